@@ -1,0 +1,37 @@
+/*
+ * cli.h - the `pista` program's commands. Each command lives in its own
+ * cmd_<name>.c, takes the arguments after its name, prints its own output and
+ * returns the process exit status (0 ok, 1 failure, 2 usage error).
+ */
+#ifndef PISTA_CLI_H
+#define PISTA_CLI_H
+
+#include "core/core.h"
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+
+int cli_cmd_bench(int argc, char **argv);     /* cmd_bench.c */
+int cli_cmd_devices(int argc, char **argv);   /* cmd_devices.c */
+
+/* Print "pista: <message>" for err to stderr; returns 1. */
+int cli_fail(const pa_err *err);
+/* Print a usage error to stderr; returns 2. */
+int cli_usage(const char *fmt, ...) PA_PRINTF(1, 2);
+
+/* Shared option parsing: if argv[*i] is one of the global options
+ * (--device X, --memory-limit X, --threads N), consume it (and its value),
+ * advance *i and return 1; return 0 if not an option of ours, -1 (with a
+ * message printed) on a bad value. */
+typedef struct cli_global {
+    const char *device;      /* --device / PISTA_DEVICE, default "auto" */
+    uint64_t memory_limit;   /* --memory-limit / PISTA_MEMORY_LIMIT, 0 = default */
+    int threads;             /* --threads, 0 = all cores */
+} cli_global;
+void cli_global_defaults(cli_global *g);
+int cli_global_option(cli_global *g, int argc, char **argv, int *i);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * main.c - `pista`: dispatch to a command by its first argument, and the
+ * helpers every command shares (error printing, global options). Library
+ * code never prints; this program is where messages reach the user.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_command commands[] = {
+    {"bench", cli_cmd_bench, "measure hardware ceilings (bench device)"},
+    {"devices", cli_cmd_devices, "list the devices this build can use"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: pista <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nglobal options: --device auto|cpu|cuda[:N]  --memory-limit SIZE  --threads N\n"
+               "environment: PISTA_DEVICE, PISTA_MEMORY_LIMIT\n");
+}
+
+int cli_fail(const pa_err *err)
+{
+    fprintf(stderr, "pista: %s: %s\n", pa_status_message(err->code), err->msg);
+    return 1;
+}
+
+int cli_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("pista: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+void cli_global_defaults(cli_global *g)
+{
+    memset(g, 0, sizeof *g);
+    const char *d = getenv("PISTA_DEVICE");
+    g->device = d && *d ? d : "auto";
+}
+
+int cli_global_option(cli_global *g, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *names[] = {"--device", "--memory-limit", "--threads"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(names[k]);
+        if (strncmp(a, names[k], n) != 0 || (a[n] != '\0' && a[n] != '='))
+            continue;
+        const char *v = a[n] == '=' ? a + n + 1 : (*i + 1 < argc ? argv[*i + 1] : NULL);
+        if (!v) {
+            cli_usage("%s needs a value", names[k]);
+            return -1;
+        }
+        if (a[n] != '=')
+            (*i)++;
+        (*i)++;
+        if (k == 0) {
+            g->device = v;
+        } else if (k == 1) {
+            pa_err e;
+            pa_err_init(&e);
+            if (pa_parse_size(v, &g->memory_limit, &e) != PA_OK) {
+                cli_usage("--memory-limit: %s", e.msg);
+                pa_err_close(&e);
+                return -1;
+            }
+            pa_err_close(&e);
+        } else {
+            char *end;
+            long t = strtol(v, &end, 10);
+            if (*end || t < 0 || t > 4096) {
+                cli_usage("--threads: '%s' is not a thread count", v);
+                return -1;
+            }
+            g->threads = (int)t;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("pista %s\n", PISTA_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "pista: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,319 @@
+/*
+ * core.h - Pista's core runtime: the whole public surface of src/core.
+ *
+ * Status codes and the error context, logging through a caller-chosen sink,
+ * host allocation with accounting and fault injection, a sub-allocating memory
+ * pool (used for device and pinned host memory), a thread pool, a bounded
+ * blocking queue, a monotonic clock and named counters. Nothing here prints,
+ * exits or aborts: every failure is an int status plus a message on a pa_err.
+ */
+#ifndef PISTA_CORE_H
+#define PISTA_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PA_PRINTF(f, a)
+#endif
+
+/* ------------------------------------------------------------------ status */
+
+/* X(NAME, message). PA_OK is 0; every error is negative (-1, -2, ...). */
+#define PA_STATUS_LIST(X)                                                     \
+    X(OK, "success")                                                          \
+    X(ENOMEM, "out of memory")                                                \
+    X(EINVAL, "invalid argument")                                             \
+    X(EIO, "input/output error")                                              \
+    X(ECORRUPT, "corrupt or truncated data")                                  \
+    X(EUNSUPPORTED, "unsupported feature")                                    \
+    X(ETIMEDOUT, "timed out")                                                 \
+    X(ECLOSED, "queue or stream closed")                                      \
+    X(ECANCELED, "canceled")                                                  \
+    X(EDEVICE, "device error")                                                \
+    X(ENOTFOUND, "not found")                                                 \
+    X(EOVERFLOW, "numeric overflow")                                          \
+    X(ESYNTAX, "syntax error")                                                \
+    X(ENET, "network or communication error")                             \
+    X(EBUSY, "busy, try again")                                               \
+    X(EINTERNAL, "internal error")
+
+enum pa_status_index {
+#define PA__IDX(name, msg) PA__IDX_##name,
+    PA_STATUS_LIST(PA__IDX)
+#undef PA__IDX
+    PA__STATUS_COUNT
+};
+
+typedef enum pa_status {
+#define PA__CODE(name, msg) PA_##name = -(int)PA__IDX_##name,
+    PA_STATUS_LIST(PA__CODE)
+#undef PA__CODE
+} pa_status;
+
+/* "PA_ENOMEM" / "out of memory"; "PA_UNKNOWN" / "unknown status" otherwise. */
+const char *pa_status_name(int status);
+const char *pa_status_message(int status);
+
+/* ------------------------------------------------------------ error context
+ *
+ * A pa_err keeps the FIRST error reported to it (code, message, file, line);
+ * later reports are counted but do not overwrite it. It is thread-safe, so the
+ * worker threads of one query can share one. Functions that take a pa_err *
+ * accept NULL when the caller does not want the message.
+ */
+typedef struct pa_err {
+    int code;            /* PA_OK until the first error */
+    int line;
+    const char *file;
+    uint32_t n_errors;   /* every report, including ignored ones */
+    char msg[512];
+    void *mu_;           /* internal lock (lazily created), see pa_err_close */
+} pa_err;
+
+void pa_err_init(pa_err *e);
+void pa_err_close(pa_err *e);
+/* Forget the recorded error so the context can serve the next query. */
+void pa_err_clear(pa_err *e);
+
+/* Record an error (if e has none yet) and return code, so callers can write
+ * `return pa_error(err, PA_EIO, "reading %s: %s", path, strerror(errno));`.
+ * A code of PA_OK is turned into PA_EINTERNAL. */
+int pa_error_at(pa_err *e, int code, const char *file, int line,
+                const char *fmt, ...) PA_PRINTF(5, 6);
+int pa_verror_at(pa_err *e, int code, const char *file, int line,
+                 const char *fmt, va_list ap);
+#define pa_error(e, code, ...) pa_error_at((e), (code), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Copy src's error into dst (if src holds one and dst does not). Returns src->code. */
+int pa_err_propagate(pa_err *dst, const pa_err *src);
+static inline bool pa_err_failed(const pa_err *e) { return e && e->code != PA_OK; }
+
+/* Linear cleanup helper: `PA_TRY(rc = f(...));` jumps to the local `fail` label. */
+#define PA_TRY(expr)                                                          \
+    do {                                                                      \
+        if ((expr) != PA_OK) goto fail;                                       \
+    } while (0)
+
+/* ------------------------------------------------------------------ logging */
+
+typedef enum pa_log_level { PA_LOG_DEBUG, PA_LOG_INFO, PA_LOG_WARN, PA_LOG_ERROR } pa_log_level;
+typedef void (*pa_log_sink)(void *user, pa_log_level level, const char *msg);
+
+/* The library logs nowhere until the embedding program sets a sink.
+ * Messages below min_level are dropped before formatting. */
+void pa_log_set_sink(pa_log_sink sink, void *user, pa_log_level min_level);
+void pa_log(pa_log_level level, const char *fmt, ...) PA_PRINTF(2, 3);
+const char *pa_log_level_name(pa_log_level level);
+
+/* ------------------------------------------------------ clock and counters */
+
+/* Monotonic nanoseconds (CLOCK_MONOTONIC). */
+uint64_t pa_now_ns(void);
+static inline double pa_now_s(void) { return (double)pa_now_ns() * 1e-9; }
+
+#define PA_COUNTER_LIST(X)                                                    \
+    X(BYTES_READ, "bytes read from storage")                                  \
+    X(READ_REQUESTS, "storage read requests")                                 \
+    X(BYTES_SENT, "bytes sent on the network")                                \
+    X(BYTES_RECEIVED, "bytes received from the network")                      \
+    X(BYTES_H2D, "bytes copied host to device")                               \
+    X(BYTES_D2H, "bytes copied device to host")                               \
+    X(BYTES_D2D, "bytes copied device to device")                             \
+    X(BYTES_H2D_ELIDED, "host to device bytes served without a copy")         \
+    X(BYTES_D2H_ELIDED, "device to host bytes served without a copy")         \
+    X(COPY_OPS, "copy operations enqueued")                                   \
+    X(KERNELS_LAUNCHED, "kernels launched")                                   \
+    X(HOST_SYNCS, "host-device synchronisations")                             \
+    X(DEVICE_ALLOCS, "device pool allocations")                               \
+    X(PINNED_ALLOCS, "pinned pool allocations")
+
+typedef enum pa_counter_id {
+#define PA__CTR(name, desc) PA_CTR_##name,
+    PA_COUNTER_LIST(PA__CTR)
+#undef PA__CTR
+    PA_CTR__COUNT
+} pa_counter_id;
+
+/* Process-wide counters (atomic). Reports read them before and after a query. */
+void pa_counter_add(pa_counter_id id, int64_t delta);
+int64_t pa_counter_get(pa_counter_id id);
+/* Lower-case name ("bytes_read") and description; NULL for a bad id. */
+const char *pa_counter_name(pa_counter_id id);
+const char *pa_counter_desc(pa_counter_id id);
+
+typedef struct pa_counters { int64_t v[PA_CTR__COUNT]; } pa_counters;
+void pa_counters_snapshot(pa_counters *out);
+/* out = after - before, per counter. */
+void pa_counters_diff(const pa_counters *after, const pa_counters *before, pa_counters *out);
+
+/* ---------------------------------------------------------- host allocation
+ *
+ * Every host allocation of the library goes through these, so tests can make
+ * the N-th one fail and reports can show current and peak use. pa_malloc(0)
+ * returns a unique non-NULL pointer; pa_free(NULL) does nothing.
+ */
+void *pa_malloc(size_t n);
+void *pa_calloc(size_t count, size_t n);
+void *pa_realloc(void *p, size_t n);
+void pa_free(void *p);
+char *pa_strdup(const char *s);
+
+typedef struct pa_mem_stats {
+    int64_t current, peak, allocs, frees, failed;
+} pa_mem_stats;
+void pa_host_mem_stats(pa_mem_stats *out);
+
+/* Fault injection (tests): after `countdown` more successful allocations
+ * through pa_malloc/pa_calloc/pa_realloc AND the memory pools, every
+ * allocation fails until pa_fault_alloc_clear(). A countdown < 0 disables. */
+void pa_fault_alloc_after(int64_t countdown);
+void pa_fault_alloc_clear(void);
+/* True if an allocation should fail now (used by the pools). */
+bool pa_fault_alloc_hit(void);
+
+/* Parse "1048576", "512K", "64MiB", "4G", "1.5GB" into bytes (K/M/G/T are
+ * powers of 1024 with or without "iB"/"B"). Returns PA_EINVAL with a message. */
+int pa_parse_size(const char *text, uint64_t *out, pa_err *err);
+/* "1.50 GiB" into buf; returns buf. */
+const char *pa_format_size(uint64_t bytes, char *buf, size_t cap);
+
+/* -------------------------------------------------------------- memory pool
+ *
+ * An RMM-style pool: large regions are taken from an upstream allocator (the
+ * device or pinned-host allocator of a backend) and carved into blocks with
+ * host-side bookkeeping only, so it serves device memory it cannot touch.
+ * Freed blocks coalesce with free neighbours; lookups are size-class bins, so
+ * allocate and free are O(1) in the number of blocks for typical use.
+ * Thread-safe. Allocation beyond the limit fails with PA_ENOMEM and a message
+ * naming the pool, the request and the limit; the pool stays usable.
+ */
+typedef struct pa_mempool pa_mempool;
+
+typedef struct pa_upstream {
+    /* Allocate a region of `size` bytes; return PA_OK and *out, or an error. */
+    int (*alloc)(void *user, size_t size, void **out, pa_err *err);
+    void (*free)(void *user, void *p, size_t size);
+    void *user;
+} pa_upstream;
+
+typedef struct pa_mempool_config {
+    const char *name;        /* "cuda:0 device", "pinned host", ... (copied) */
+    uint64_t limit;          /* most bytes handed out at once; 0 = no limit */
+    uint64_t initial_size;   /* first region reserved at create; 0 = on demand */
+    uint64_t grow_size;      /* minimum size of later regions; 0 = 256 MiB */
+    size_t alignment;        /* of every block; power of two, 0 = 256 */
+} pa_mempool_config;
+
+typedef struct pa_mempool_stats {
+    uint64_t current;       /* bytes handed out (rounded to alignment) */
+    uint64_t peak;
+    uint64_t limit;         /* 0 = none */
+    uint64_t reserved;      /* bytes taken from upstream */
+    uint64_t n_allocs, n_frees, n_failed, n_regions;
+} pa_mempool_stats;
+
+/* Creates a pool; the caller frees it with pa_mempool_destroy. */
+int pa_mempool_create(const pa_mempool_config *cfg, pa_upstream up, pa_mempool **out, pa_err *err);
+/* Returns every region to upstream; outstanding blocks become invalid. */
+void pa_mempool_destroy(pa_mempool *pool);
+/* size 0 is served as one alignment unit. *out is left unchanged on error. */
+int pa_mempool_alloc(pa_mempool *pool, size_t size, void **out, pa_err *err);
+/* Frees a block from this pool; NULL is ignored. Returns PA_EINVAL for a
+ * pointer the pool never handed out (and does nothing else). */
+int pa_mempool_free(pa_mempool *pool, void *p);
+/* True if p points inside one of the pool's regions. */
+bool pa_mempool_owns(pa_mempool *pool, const void *p);
+/* Size the block at p was rounded to, or 0 if not a live block. */
+size_t pa_mempool_block_size(pa_mempool *pool, const void *p);
+void pa_mempool_stats_get(pa_mempool *pool, pa_mempool_stats *out);
+/* Change the limit; lowering it below current use only blocks new allocations. */
+void pa_mempool_set_limit(pa_mempool *pool, uint64_t limit);
+const char *pa_mempool_name(const pa_mempool *pool);
+
+/* The memory limit from the environment: PISTA_MEMORY_LIMIT (a size as for
+ * pa_parse_size). Returns PA_OK with *out = 0 when unset. */
+int pa_memory_limit_from_env(uint64_t *out, pa_err *err);
+
+/* ------------------------------------------------------------- thread pool */
+
+typedef struct pa_threadpool pa_threadpool;
+typedef void (*pa_task_fn)(void *arg);
+
+/* n_threads <= 0 means the number of online CPUs. Free with _destroy. */
+int pa_threadpool_create(int n_threads, pa_threadpool **out, pa_err *err);
+/* Runs every task already submitted, then joins the workers. */
+void pa_threadpool_destroy(pa_threadpool *tp);
+/* Queue fn(arg). Never blocks; fails only with PA_ENOMEM. Tasks may submit
+ * tasks, also while _destroy drains the pool. */
+int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg);
+/* Block until every task submitted so far (and those they submit) finished. */
+void pa_threadpool_wait_idle(pa_threadpool *tp);
+int pa_threadpool_size(const pa_threadpool *tp);
+
+/* ----------------------------------------------------------- bounded queue
+ *
+ * A FIFO of pointers with a fixed capacity for any number of producers and
+ * consumers. push blocks while full (back-pressure), pop blocks while empty.
+ * Timeouts are in nanoseconds: 0 = try once, PA_WAIT_FOREVER = no limit.
+ * After pa_queue_close, push fails with PA_ECLOSED at once and pop drains
+ * what is left, then fails with PA_ECLOSED; every blocked thread wakes.
+ */
+typedef struct pa_queue pa_queue;
+#define PA_WAIT_FOREVER UINT64_MAX
+
+int pa_queue_create(size_t capacity, pa_queue **out, pa_err *err);
+/* The queue must have no blocked threads left. Items still inside are not freed. */
+void pa_queue_destroy(pa_queue *q);
+/* PA_OK, PA_ETIMEDOUT (when full for the whole timeout) or PA_ECLOSED. */
+int pa_queue_push(pa_queue *q, void *item, uint64_t timeout_ns);
+/* PA_OK, PA_ETIMEDOUT (when empty for the whole timeout) or PA_ECLOSED. */
+int pa_queue_pop(pa_queue *q, void **item, uint64_t timeout_ns);
+void pa_queue_close(pa_queue *q);
+size_t pa_queue_length(pa_queue *q);
+size_t pa_queue_capacity(const pa_queue *q);
+bool pa_queue_closed(pa_queue *q);
+
+/* ------------------------------------------------------------------- types */
+
+/* Engine column types (DESIGN.md, Data). X(NAME, sql name, fixed width or 0). */
+#define PA_TYPE_LIST(X)                                                       \
+    X(BOOLEAN, "BOOLEAN", 1)                                                  \
+    X(INTEGER, "INTEGER", 4)                                                  \
+    X(BIGINT, "BIGINT", 8)                                                    \
+    X(DOUBLE, "DOUBLE", 8)                                                    \
+    X(DECIMAL, "DECIMAL", 8)                                                  \
+    X(DATE, "DATE", 4)                                                        \
+    X(VARCHAR, "VARCHAR", 0)
+
+typedef enum pa_type_id {
+#define PA__TYPE(name, sql, width) PA_TYPE_##name,
+    PA_TYPE_LIST(PA__TYPE)
+#undef PA__TYPE
+    PA_TYPE__COUNT
+} pa_type_id;
+
+typedef struct pa_type {
+    pa_type_id id;
+    uint8_t precision;   /* DECIMAL only: 1..38 */
+    uint8_t scale;       /* DECIMAL only */
+} pa_type;
+
+const char *pa_type_name(pa_type_id id);
+/* Bytes per value in a column of this type; 0 for VARCHAR. */
+int pa_type_width(pa_type_id id);
+/* "DECIMAL(15,2)", "INTEGER" into buf; returns buf. */
+const char *pa_type_format(pa_type t, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PISTA_CORE_H */

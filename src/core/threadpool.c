@@ -1,0 +1,127 @@
+/*
+ * threadpool.c - a fixed set of worker threads running submitted tasks in
+ * FIFO order. The task list is unbounded (a linked list of nodes from the
+ * host allocator): submit never blocks, so a task may submit more tasks
+ * without deadlock. Back-pressure belongs to pa_queue, not here.
+ */
+#include "core/core.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+typedef struct task {
+    pa_task_fn fn;
+    void *arg;
+    struct task *next;
+} task;
+
+struct pa_threadpool {
+    pthread_mutex_t mu;
+    pthread_cond_t work;   /* tasks arrived or shutting down */
+    pthread_cond_t idle;   /* pending reached 0 */
+    task *head, *tail;
+    size_t pending;        /* queued + running */
+    int shutdown;
+    int n;
+    pthread_t *threads;
+};
+
+static void *worker(void *arg)
+{
+    pa_threadpool *tp = arg;
+    pthread_mutex_lock(&tp->mu);
+    for (;;) {
+        while (!tp->head && !tp->shutdown)
+            pthread_cond_wait(&tp->work, &tp->mu);
+        task *t = tp->head;
+        if (!t)
+            break;   /* shutdown and drained */
+        tp->head = t->next;
+        if (!tp->head)
+            tp->tail = NULL;
+        pthread_mutex_unlock(&tp->mu);
+        t->fn(t->arg);
+        pa_free(t);
+        pthread_mutex_lock(&tp->mu);
+        if (--tp->pending == 0)
+            pthread_cond_broadcast(&tp->idle);
+    }
+    pthread_mutex_unlock(&tp->mu);
+    return NULL;
+}
+
+int pa_threadpool_create(int n_threads, pa_threadpool **out, pa_err *err)
+{
+    if (n_threads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n_threads = c > 0 ? (int)c : 1;
+    }
+    pa_threadpool *tp = pa_calloc(1, sizeof *tp);
+    pthread_t *th = pa_calloc((size_t)n_threads, sizeof *th);
+    if (!tp || !th) {
+        pa_free(tp);
+        pa_free(th);
+        return pa_error(err, PA_ENOMEM, "out of memory creating a thread pool of %d", n_threads);
+    }
+    pthread_mutex_init(&tp->mu, NULL);
+    pthread_cond_init(&tp->work, NULL);
+    pthread_cond_init(&tp->idle, NULL);
+    tp->threads = th;
+    for (int i = 0; i < n_threads; i++) {
+        if (pthread_create(&th[i], NULL, worker, tp) != 0) {
+            tp->n = i;
+            pa_threadpool_destroy(tp);
+            return pa_error(err, PA_EINTERNAL, "could not start thread %d of %d", i + 1, n_threads);
+        }
+    }
+    tp->n = n_threads;
+    *out = tp;
+    return PA_OK;
+}
+
+void pa_threadpool_destroy(pa_threadpool *tp)
+{
+    if (!tp)
+        return;
+    pthread_mutex_lock(&tp->mu);
+    tp->shutdown = 1;
+    pthread_cond_broadcast(&tp->work);
+    pthread_mutex_unlock(&tp->mu);
+    for (int i = 0; i < tp->n; i++)
+        pthread_join(tp->threads[i], NULL);
+    pthread_mutex_destroy(&tp->mu);
+    pthread_cond_destroy(&tp->work);
+    pthread_cond_destroy(&tp->idle);
+    pa_free(tp->threads);
+    pa_free(tp);
+}
+
+int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg)
+{
+    task *t = pa_malloc(sizeof *t);
+    if (!t)
+        return PA_ENOMEM;
+    t->fn = fn;
+    t->arg = arg;
+    t->next = NULL;
+    pthread_mutex_lock(&tp->mu);
+    if (tp->tail)
+        tp->tail->next = t;
+    else
+        tp->head = t;
+    tp->tail = t;
+    tp->pending++;
+    pthread_cond_signal(&tp->work);
+    pthread_mutex_unlock(&tp->mu);
+    return PA_OK;
+}
+
+void pa_threadpool_wait_idle(pa_threadpool *tp)
+{
+    pthread_mutex_lock(&tp->mu);
+    while (tp->pending)
+        pthread_cond_wait(&tp->idle, &tp->mu);
+    pthread_mutex_unlock(&tp->mu);
+}
+
+int pa_threadpool_size(const pa_threadpool *tp) { return tp->n; }

@@ -1,0 +1,434 @@
+/*
+ * backend_cpu.c - the `cpu` device: device memory is host memory, a stream is
+ * an ordered queue of operations drained by one thread-pool task at a time.
+ *
+ * Streams never block a pool worker: an operation that waits for an event
+ * whose record has not run yet parks the stream on the event's waiter list
+ * and the drain task returns; the record operation, when it runs,
+ * reschedules every parked stream. So any number of streams share a pool of
+ * any size (even one thread) without deadlock.
+ *
+ * Events count records: `recorded` is bumped when dv_event_record is called,
+ * `completed` when that record operation runs. A wait captures `recorded` at
+ * the time it is enqueued (CUDA semantics: the most recent record as of the
+ * call) and is satisfied once `completed` reaches it.
+ */
+#include "device/device_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+enum op_kind { OP_COPY, OP_BATCH, OP_HOST_FN, OP_FILL, OP_RECORD, OP_WAIT };
+
+typedef struct cpu_event cpu_event;
+
+typedef struct op {
+    enum op_kind kind;
+    struct op *next;
+    union {
+        struct { void *dst; const void *src; size_t n; } copy;
+        struct { size_t count; void **dsts; const void **srcs; size_t *sizes; } batch;
+        struct { void (*fn)(void *); void *arg; } host;
+        struct { uint32_t *dst; uint32_t value; size_t count; } fill;
+        struct { cpu_event *ev; uint64_t gen; } event;
+    } u;
+} op;
+
+typedef struct cpu_stream {
+    pthread_mutex_t mu;
+    pthread_cond_t drained;
+    op *head, *tail;
+    int scheduled;      /* a drain task is queued or running */
+    int parked;         /* waiting on an event; the drain task has returned */
+    pa_threadpool *tp;
+    struct cpu_stream *next_waiter;
+} cpu_stream;
+
+struct cpu_event {
+    pthread_mutex_t mu;
+    pthread_cond_t done;
+    uint64_t recorded, completed;
+    cpu_stream *waiters;   /* parked streams */
+};
+
+/* Operations run per drain task before it yields the worker to other streams. */
+#define DRAIN_BATCH 64
+
+static void drain(void *arg);
+
+static void schedule_locked(cpu_stream *s)
+{
+    if (!s->scheduled && !s->parked && s->head) {
+        s->scheduled = 1;
+        /* Submission only fails without memory; then the caller drains inline
+         * on its next sync, which checks `head`. */
+        if (pa_threadpool_submit(s->tp, drain, s) != PA_OK)
+            s->scheduled = 0;
+    }
+}
+
+static void run_op(op *o)
+{
+    switch (o->kind) {
+    case OP_COPY:
+        if (o->u.copy.n && o->u.copy.dst != o->u.copy.src)
+            memmove(o->u.copy.dst, o->u.copy.src, o->u.copy.n);
+        break;
+    case OP_BATCH:
+        for (size_t i = 0; i < o->u.batch.count; i++)
+            if (o->u.batch.sizes[i] && o->u.batch.dsts[i] != o->u.batch.srcs[i])
+                memmove(o->u.batch.dsts[i], o->u.batch.srcs[i], o->u.batch.sizes[i]);
+        break;
+    case OP_HOST_FN:
+        o->u.host.fn(o->u.host.arg);
+        break;
+    case OP_FILL:
+        for (size_t i = 0; i < o->u.fill.count; i++)
+            o->u.fill.dst[i] = o->u.fill.value;
+        break;
+    case OP_RECORD: {
+        cpu_event *ev = o->u.event.ev;
+        pthread_mutex_lock(&ev->mu);
+        if (o->u.event.gen > ev->completed)
+            ev->completed = o->u.event.gen;
+        cpu_stream *w = ev->waiters;
+        ev->waiters = NULL;
+        pthread_cond_broadcast(&ev->done);
+        pthread_mutex_unlock(&ev->mu);
+        while (w) {
+            cpu_stream *next = w->next_waiter;
+            pthread_mutex_lock(&w->mu);
+            w->parked = 0;
+            schedule_locked(w);
+            pthread_mutex_unlock(&w->mu);
+            w = next;
+        }
+        break;
+    }
+    case OP_WAIT:
+        break;   /* handled in drain */
+    }
+}
+
+static void free_op(op *o)
+{
+    if (o->kind == OP_BATCH)
+        pa_free(o->u.batch.dsts);   /* one allocation holds all three arrays */
+    pa_free(o);
+}
+
+/* If the head op is an unsatisfied wait, park s on the event and return 1.
+ * Called with s->mu held. Lock order: stream, then event. */
+static int park_if_blocked(cpu_stream *s)
+{
+    op *o = s->head;
+    if (o->kind != OP_WAIT)
+        return 0;
+    cpu_event *ev = o->u.event.ev;
+    pthread_mutex_lock(&ev->mu);
+    int blocked = ev->completed < o->u.event.gen;
+    if (blocked) {
+        s->parked = 1;
+        s->next_waiter = ev->waiters;
+        ev->waiters = s;
+    }
+    pthread_mutex_unlock(&ev->mu);
+    return blocked;
+}
+
+static void drain(void *arg)
+{
+    cpu_stream *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (int n = 0; s->head; n++) {
+        if (n == DRAIN_BATCH) {   /* yield: requeue behind other streams */
+            s->scheduled = 0;
+            schedule_locked(s);
+            pthread_mutex_unlock(&s->mu);
+            return;
+        }
+        if (park_if_blocked(s)) {
+            s->scheduled = 0;
+            pthread_mutex_unlock(&s->mu);
+            return;
+        }
+        op *o = s->head;
+        pthread_mutex_unlock(&s->mu);
+        run_op(o);
+        pthread_mutex_lock(&s->mu);
+        s->head = o->next;
+        if (!s->head)
+            s->tail = NULL;
+        free_op(o);
+    }
+    s->scheduled = 0;
+    pthread_cond_broadcast(&s->drained);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static int enqueue(dv_stream *st, op *o, pa_err *err)
+{
+    cpu_stream *s = st->impl;
+    o->next = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (s->tail)
+        s->tail->next = o;
+    else
+        s->head = o;
+    s->tail = o;
+    schedule_locked(s);
+    pthread_mutex_unlock(&s->mu);
+    return PA_OK;
+}
+
+static op *new_op(enum op_kind kind, pa_err *err)
+{
+    op *o = pa_calloc(1, sizeof *o);
+    if (!o)
+        pa_error(err, PA_ENOMEM, "cpu device: out of host memory enqueuing an operation");
+    else
+        o->kind = kind;
+    return o;
+}
+
+/* ------------------------------------------------------------ devices */
+
+static uint64_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
+}
+
+static int cpu_enumerate(dv_info *out, int cap, int *n, char *note, size_t note_cap)
+{
+    if (cap > 0) {
+        memset(&out[0], 0, sizeof out[0]);
+        snprintf(out[0].name, sizeof out[0].name, "cpu");
+        snprintf(out[0].model, sizeof out[0].model, "host CPU, %ld cores", sysconf(_SC_NPROCESSORS_ONLN));
+        out[0].memory = physical_memory();
+    }
+    *n = 1;
+    return PA_OK;
+}
+
+static int cpu_open(dv_device *d, int ordinal, const dv_options *opt, pa_err *err)
+{
+    if (ordinal != 0)
+        return pa_error(err, PA_EDEVICE, "there is one cpu device (cpu), not cpu:%d", ordinal);
+    int rc = pa_threadpool_create(opt->cpu_threads, &d->threads, err);
+    if (rc != PA_OK)
+        return rc;
+    snprintf(d->model, sizeof d->model, "host CPU, %d threads", pa_threadpool_size(d->threads));
+    d->memory_total = physical_memory();
+    d->host_visible = true;
+    return PA_OK;
+}
+
+static void cpu_close(dv_device *d)
+{
+    pa_threadpool_destroy(d->threads);
+    d->threads = NULL;
+}
+
+/* Regions come straight from mmap: page aligned, returned to the OS on free. */
+static int cpu_mem_alloc(void *user, size_t size, void **out, pa_err *err)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return pa_error(err, PA_ENOMEM, "cpu device: mmap of %zu bytes failed", size);
+    *out = p;
+    return PA_OK;
+}
+
+static void cpu_mem_free(void *user, void *p, size_t size)
+{
+    munmap(p, size);
+}
+
+/* ------------------------------------------------------------ streams */
+
+static int cpu_stream_create(dv_device *d, void **impl, pa_err *err)
+{
+    cpu_stream *s = pa_calloc(1, sizeof *s);
+    if (!s)
+        return pa_error(err, PA_ENOMEM, "cpu device: out of host memory creating a stream");
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->drained, NULL);
+    s->tp = d->threads;
+    *impl = s;
+    return PA_OK;
+}
+
+static void cpu_stream_destroy(dv_device *d, void *impl)
+{
+    cpu_stream *s = impl;
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->drained);
+    pa_free(s);
+}
+
+static int cpu_stream_sync(dv_stream *st, pa_err *err)
+{
+    cpu_stream *s = st->impl;
+    pthread_mutex_lock(&s->mu);
+    schedule_locked(s);   /* in case an earlier submission failed */
+    while (s->head || s->scheduled)
+        pthread_cond_wait(&s->drained, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- events */
+
+static int cpu_event_create(dv_device *d, void **impl, pa_err *err)
+{
+    cpu_event *e = pa_calloc(1, sizeof *e);
+    if (!e)
+        return pa_error(err, PA_ENOMEM, "cpu device: out of host memory creating an event");
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->done, NULL);
+    *impl = e;
+    return PA_OK;
+}
+
+static void cpu_event_destroy(dv_device *d, void *impl)
+{
+    cpu_event *e = impl;
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->done);
+    pa_free(e);
+}
+
+static int cpu_event_record(dv_event *ev, dv_stream *st, pa_err *err)
+{
+    cpu_event *e = ev->impl;
+    op *o = new_op(OP_RECORD, err);
+    if (!o)
+        return PA_ENOMEM;
+    pthread_mutex_lock(&e->mu);
+    o->u.event.ev = e;
+    o->u.event.gen = ++e->recorded;
+    pthread_mutex_unlock(&e->mu);
+    return enqueue(st, o, err);
+}
+
+static int cpu_stream_wait_event(dv_stream *st, dv_event *ev, pa_err *err)
+{
+    cpu_event *e = ev->impl;
+    pthread_mutex_lock(&e->mu);
+    uint64_t target = e->recorded;
+    int done = e->completed >= target;
+    pthread_mutex_unlock(&e->mu);
+    if (done)
+        return PA_OK;   /* nothing to wait for */
+    op *o = new_op(OP_WAIT, err);
+    if (!o)
+        return PA_ENOMEM;
+    o->u.event.ev = e;
+    o->u.event.gen = target;
+    return enqueue(st, o, err);
+}
+
+static int cpu_event_query(dv_event *ev, bool *done, pa_err *err)
+{
+    cpu_event *e = ev->impl;
+    pthread_mutex_lock(&e->mu);
+    *done = e->completed >= e->recorded;
+    pthread_mutex_unlock(&e->mu);
+    return PA_OK;
+}
+
+static int cpu_event_sync(dv_event *ev, pa_err *err)
+{
+    cpu_event *e = ev->impl;
+    pthread_mutex_lock(&e->mu);
+    uint64_t target = e->recorded;
+    while (e->completed < target)
+        pthread_cond_wait(&e->done, &e->mu);
+    pthread_mutex_unlock(&e->mu);
+    return PA_OK;
+}
+
+/* --------------------------------------------------------------- work */
+
+static int cpu_copy(dv_stream *st, void *dst, const void *src, size_t n, dv_copy_kind kind, pa_err *err)
+{
+    op *o = new_op(OP_COPY, err);
+    if (!o)
+        return PA_ENOMEM;
+    o->u.copy.dst = dst;
+    o->u.copy.src = src;
+    o->u.copy.n = n;
+    return enqueue(st, o, err);
+}
+
+static int cpu_copy_batch(dv_stream *st, size_t count, void *const *dsts, const void *const *srcs,
+                          const size_t *sizes, dv_copy_kind kind, pa_err *err)
+{
+    op *o = new_op(OP_BATCH, err);
+    if (!o)
+        return PA_ENOMEM;
+    /* Copy the caller's arrays: they may be reused once we return. */
+    void **arr = pa_malloc(count * (2 * sizeof(void *) + sizeof(size_t)) + 1);
+    if (!arr) {
+        pa_free(o);
+        return pa_error(err, PA_ENOMEM, "cpu device: out of host memory for a batch of %zu copies", count);
+    }
+    o->u.batch.count = count;
+    o->u.batch.dsts = arr;
+    o->u.batch.srcs = (const void **)(arr + count);
+    o->u.batch.sizes = (size_t *)(arr + 2 * count);
+    memcpy(o->u.batch.dsts, dsts, count * sizeof(void *));
+    memcpy(o->u.batch.srcs, srcs, count * sizeof(void *));
+    memcpy(o->u.batch.sizes, sizes, count * sizeof(size_t));
+    return enqueue(st, o, err);
+}
+
+static int cpu_host_fn(dv_stream *st, void (*fn)(void *), void *arg, pa_err *err)
+{
+    op *o = new_op(OP_HOST_FN, err);
+    if (!o)
+        return PA_ENOMEM;
+    o->u.host.fn = fn;
+    o->u.host.arg = arg;
+    return enqueue(st, o, err);
+}
+
+static int cpu_fill_u32(dv_stream *st, void *dst, uint32_t value, size_t count, pa_err *err)
+{
+    op *o = new_op(OP_FILL, err);
+    if (!o)
+        return PA_ENOMEM;
+    o->u.fill.dst = dst;
+    o->u.fill.value = value;
+    o->u.fill.count = count;
+    return enqueue(st, o, err);
+}
+
+const dv_ops dv__cpu_ops = {
+    .name = "cpu",
+    .kind = DV_KIND_CPU,
+    .enumerate = cpu_enumerate,
+    .open = cpu_open,
+    .close = cpu_close,
+    .mem_alloc = cpu_mem_alloc,
+    .mem_free = cpu_mem_free,
+    .pinned_alloc = cpu_mem_alloc,
+    .pinned_free = cpu_mem_free,
+    .stream_create = cpu_stream_create,
+    .stream_destroy = cpu_stream_destroy,
+    .stream_sync = cpu_stream_sync,
+    .event_create = cpu_event_create,
+    .event_destroy = cpu_event_destroy,
+    .event_record = cpu_event_record,
+    .stream_wait_event = cpu_stream_wait_event,
+    .event_query = cpu_event_query,
+    .event_sync = cpu_event_sync,
+    .copy = cpu_copy,
+    .copy_batch = cpu_copy_batch,
+    .host_fn = cpu_host_fn,
+    .fill_u32 = cpu_fill_u32,
+};

@@ -1,0 +1,149 @@
+/*
+ * device.h - the device runtime: the whole public surface of src/device.
+ *
+ * One interface over two backends: `cpu` (always built; device memory is host
+ * memory and a stream is an ordered task queue on a thread pool) and `cuda`
+ * (built when nvcc is found; a thin mapping onto the CUDA runtime). Both keep
+ * CUDA's semantics: work on one stream runs in order, work on different
+ * streams is ordered only through events, and nothing here blocks the caller
+ * except the calls named *_sync, each of which counts one host-device
+ * synchronisation (PA_CTR_HOST_SYNCS).
+ *
+ * Device memory comes from a per-device pool (pa_mempool) with a limit;
+ * pinned host memory (I/O buffers, the small values kernels hand back) from a
+ * second pool. Every copy is counted (PA_CTR_BYTES_H2D/D2H/D2D, COPY_OPS).
+ */
+#ifndef PISTA_DEVICE_H
+#define PISTA_DEVICE_H
+
+#include "core/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dv_device dv_device;
+typedef struct dv_stream dv_stream;
+typedef struct dv_event dv_event;
+
+typedef enum dv_kind { DV_KIND_CPU, DV_KIND_CUDA } dv_kind;
+
+typedef enum dv_copy_kind {
+    DV_COPY_H2D,   /* host (pinned or pageable) to device */
+    DV_COPY_D2H,
+    DV_COPY_D2D,
+    DV_COPY_H2H,
+} dv_copy_kind;
+
+typedef struct dv_options {
+    const char *spec;        /* "auto" (default), "cpu", "cuda", "cuda:N" */
+    uint64_t memory_limit;   /* device pool limit; 0 = PISTA_MEMORY_LIMIT or the default */
+    uint64_t pinned_limit;   /* pinned pool limit; 0 = default (1/4 of the device limit) */
+    int cpu_threads;         /* cpu backend worker threads; 0 = online CPUs */
+} dv_options;
+
+/* What one device is, for listings. */
+typedef struct dv_info {
+    char name[16];           /* "cpu", "cuda:0" */
+    char model[96];          /* "NVIDIA H200", "x86_64, 2 threads" */
+    uint64_t memory;         /* bytes of device memory (physical RAM for cpu) */
+} dv_info;
+
+/* Devices this build and machine can offer. Fills at most cap entries and
+ * sets *n to the number found. Never fails for lack of a GPU: the reason the
+ * CUDA backend offers none is written to note (may be NULL). */
+int dv_enumerate(dv_info *out, int cap, int *n, char *note, size_t note_cap);
+
+/* Open a device. "auto" takes cuda:0 when the CUDA backend is built and a
+ * GPU works, else cpu, and says why in dv_selection(). An explicit "cuda"
+ * that cannot start is an error (PA_EDEVICE), never a silent fallback.
+ * The caller closes the device with dv_close. */
+int dv_open(const dv_options *opt, dv_device **out, pa_err *err);
+/* Waits for all streams' work, then frees the pools. Streams and events
+ * must have been destroyed. */
+void dv_close(dv_device *d);
+
+dv_kind dv_kind_of(const dv_device *d);
+const char *dv_name(const dv_device *d);       /* "cpu", "cuda:0" */
+const char *dv_describe(const dv_device *d);   /* "cuda:0 (NVIDIA H200, 139.8 GiB)" */
+/* How the device was chosen: "requested cpu", "auto: no usable CUDA device (...)". */
+const char *dv_selection(const dv_device *d);
+/* True when device memory is ordinary host memory (the cpu backend). */
+bool dv_host_visible(const dv_device *d);
+/* The cpu backend's thread pool (NULL for cuda): CPU kernels run on it. */
+pa_threadpool *dv_cpu_threads(dv_device *d);
+
+/* ----------------------------------------------------------------- memory */
+
+/* From the device pool. PA_ENOMEM with a message at the limit. */
+int dv_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
+void dv_free(dv_device *d, void *ptr);
+/* From the pinned host pool. */
+int dv_host_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
+void dv_host_free(dv_device *d, void *ptr);
+void dv_memory_stats(dv_device *d, pa_mempool_stats *device, pa_mempool_stats *pinned);
+/* The backend's own allocator, bypassing the pool (cudaMalloc / mmap): for
+ * benchmarks that compare the pool against it. Not limited, not counted. */
+int dv_raw_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
+void dv_raw_free(dv_device *d, void *ptr, size_t size);
+void dv_set_memory_limit(dv_device *d, uint64_t limit);
+
+/* ---------------------------------------------------------------- streams */
+
+int dv_stream_create(dv_device *d, dv_stream **out, pa_err *err);
+/* Waits for the stream's work to finish, then frees it. */
+void dv_stream_destroy(dv_stream *s);
+/* Block until all work enqueued so far finished. Counts one host sync. */
+int dv_stream_sync(dv_stream *s, pa_err *err);
+dv_device *dv_stream_device(const dv_stream *s);
+
+/* ----------------------------------------------------------------- events */
+
+int dv_event_create(dv_device *d, dv_event **out, pa_err *err);
+void dv_event_destroy(dv_event *e);
+/* Capture the work enqueued on s so far; the event completes after it. */
+int dv_event_record(dv_event *e, dv_stream *s, pa_err *err);
+/* Later work on s waits for the event's most recent record (as of this
+ * call). An event never recorded is already complete. Does not block. */
+int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err);
+/* *done = whether the most recent record completed. Never blocks. */
+int dv_event_query(dv_event *e, bool *done, pa_err *err);
+/* Block until the most recent record completed. Counts one host sync. */
+int dv_event_sync(dv_event *e, pa_err *err);
+
+/* ----------------------------------------------------------------- copies */
+
+/* Enqueue a copy of n bytes. Host memory should come from dv_host_alloc for
+ * full speed on cuda; pageable host memory works but is staged. */
+int dv_copy_async(dv_stream *s, void *dst, const void *src, size_t n, dv_copy_kind kind, pa_err *err);
+/* Many independent ranges as one operation (cudaMemcpyBatchAsync on CUDA
+ * 12.8+). Ranges must not overlap; they may complete in any order relative to
+ * each other, but all before later work on s. The arrays may be reused as
+ * soon as the call returns. */
+int dv_copy_batch_async(dv_stream *s, size_t count, void *const *dsts, const void *const *srcs,
+                        const size_t *sizes, dv_copy_kind kind, pa_err *err);
+
+/* Make n bytes of host memory available on the device. On a host-visible
+ * device this is zero-copy: *dev = host, nothing is enqueued, and the bytes
+ * count as PA_CTR_BYTES_H2D_ELIDED; the caller keeps host alive until it
+ * calls dv_release. Otherwise device memory is allocated and a copy enqueued. */
+int dv_upload(dv_stream *s, const void *host, size_t n, void **dev, pa_err *err);
+/* The reverse: device memory readable from the host once s reaches this point
+ * (zero-copy on a host-visible device; else a pinned buffer and a copy). */
+int dv_download(dv_stream *s, const void *dev, size_t n, void **host, pa_err *err);
+/* Free what dv_upload / dv_download returned (nothing for a zero-copy view). */
+void dv_release_upload(dv_device *d, void *dev);
+void dv_release_download(dv_device *d, void *host);
+
+/* ----------------------------------------------------------- work on streams */
+
+/* Run fn(arg) on a host thread once the work before it on s finished; later
+ * work on s waits for fn to return. fn must not call *_sync functions. */
+int dv_launch_host_fn(dv_stream *s, void (*fn)(void *arg), void *arg, pa_err *err);
+/* Kernel: set count 32-bit words at dst (device memory) to value. */
+int dv_fill_u32_async(dv_stream *s, void *dst, uint32_t value, size_t count, pa_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PISTA_DEVICE_H */

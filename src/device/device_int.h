@@ -1,0 +1,86 @@
+/*
+ * device_int.h - internals of the device runtime, shared by device.c (the
+ * wrappers) and the backends (backend_cpu.c, backend_cuda.c).
+ *
+ * Design notes:
+ * - A backend is a table of operations (dv_ops). The wrappers in device.c
+ *   validate arguments, keep the counters (copies, syncs, kernels) so every
+ *   backend counts the same way, and own the two memory pools; the backend
+ *   only maps operations onto its machinery.
+ * - dv_stream and dv_event are small generic handles holding the backend's
+ *   object in `impl`. The caller owns handles: create/destroy pairs.
+ * - Pools: the device pool serves dv_alloc, the pinned pool dv_host_alloc.
+ *   Their upstream is the backend's raw allocator (mmap on cpu, cudaMalloc /
+ *   cudaHostAlloc on cuda).
+ * - Errors from the backend carry file and line (pa_error_at) and, on cuda,
+ *   the CUDA error string.
+ */
+#ifndef PISTA_DEVICE_INT_H
+#define PISTA_DEVICE_INT_H
+
+#include "device/device.h"
+
+typedef struct dv_ops {
+    const char *name;   /* "cpu", "cuda" */
+    dv_kind kind;
+    /* List the backend's devices; on none, say why in note. */
+    int (*enumerate)(dv_info *out, int cap, int *n, char *note, size_t note_cap);
+    /* Fill d->impl, d->model, d->memory_total. */
+    int (*open)(dv_device *d, int ordinal, const dv_options *opt, pa_err *err);
+    void (*close)(dv_device *d);
+
+    /* Raw upstream allocators for the pools (user = the dv_device). */
+    int (*mem_alloc)(void *user, size_t size, void **out, pa_err *err);
+    void (*mem_free)(void *user, void *p, size_t size);
+    int (*pinned_alloc)(void *user, size_t size, void **out, pa_err *err);
+    void (*pinned_free)(void *user, void *p, size_t size);
+
+    int (*stream_create)(dv_device *d, void **impl, pa_err *err);
+    void (*stream_destroy)(dv_device *d, void *impl);   /* after a sync */
+    int (*stream_sync)(dv_stream *s, pa_err *err);
+
+    int (*event_create)(dv_device *d, void **impl, pa_err *err);
+    void (*event_destroy)(dv_device *d, void *impl);
+    int (*event_record)(dv_event *e, dv_stream *s, pa_err *err);
+    int (*stream_wait_event)(dv_stream *s, dv_event *e, pa_err *err);
+    int (*event_query)(dv_event *e, bool *done, pa_err *err);
+    int (*event_sync)(dv_event *e, pa_err *err);
+
+    int (*copy)(dv_stream *s, void *dst, const void *src, size_t n, dv_copy_kind kind, pa_err *err);
+    int (*copy_batch)(dv_stream *s, size_t count, void *const *dsts, const void *const *srcs,
+                      const size_t *sizes, dv_copy_kind kind, pa_err *err);
+    int (*host_fn)(dv_stream *s, void (*fn)(void *), void *arg, pa_err *err);
+    int (*fill_u32)(dv_stream *s, void *dst, uint32_t value, size_t count, pa_err *err);
+} dv_ops;
+
+struct dv_device {
+    const dv_ops *ops;
+    int ordinal;
+    char name[16];
+    char model[96];
+    char desc[192];
+    char selection[320];
+    uint64_t memory_total;   /* set by the backend's open */
+    bool host_visible;       /* device memory is host memory */
+    pa_mempool *pool;        /* device memory */
+    pa_mempool *pinned;      /* pinned host memory */
+    pa_threadpool *threads;  /* cpu backend only */
+    void *impl;
+};
+
+struct dv_stream {
+    dv_device *dev;
+    void *impl;
+};
+
+struct dv_event {
+    dv_device *dev;
+    void *impl;
+};
+
+extern const dv_ops dv__cpu_ops;
+#ifdef PISTA_HAVE_CUDA
+extern const dv_ops dv__cuda_ops;
+#endif
+
+#endif /* PISTA_DEVICE_INT_H */
