@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test.sh - install what is missing, build, and run every test twice: in the
+# normal build (CUDA backend compiled when nvcc is found) and in the
+# AddressSanitizer + UndefinedBehaviorSanitizer build (host only; tests named
+# *slow* are skipped there). Ends with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+
+bash scripts/deps.sh || exit 1
+if [ -x tests/oracle/setup.sh ] || [ -f tests/oracle/setup.sh ]; then
+  bash tests/oracle/setup.sh || exit 1
+fi
+
+passed=0; failed=0
+run_suite() {   # name, build dir, cmake args..., then ctest args after "--"
+  local name=$1 dir=$2; shift 2
+  local cargs=() targs=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do cargs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  targs=("$@")
+  echo "== $name build ($dir)"
+  cmake -S . -B "$dir" "${cargs[@]}" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; failed=$((failed+1)); return; }
+  if ! cmake --build "$dir" -j"$JOBS" >"$dir.build.log" 2>&1; then
+    grep -E 'error|Error' "$dir.build.log" | head -40
+    echo "== $name: build FAILED (full log: $dir.build.log)"; failed=$((failed+1)); return
+  fi
+  echo "== $name tests"
+  (cd "$dir" && ctest --output-on-failure -j"$JOBS" "${targs[@]}") | tee "$dir.ctest.log"
+  local p f
+  p=$(grep -oE '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$dir.ctest.log" | tail -1)
+  f=$(echo "$p" | sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+)/\1/')
+  local total; total=$(echo "$p" | sed -E 's/.*out of ([0-9]+)/\1/')
+  if [ -z "$p" ]; then failed=$((failed+1)); return; fi
+  passed=$((passed + total - f)); failed=$((failed + f))
+}
+
+mkdir -p build
+run_suite normal build/normal -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
