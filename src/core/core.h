@@ -313,6 +313,50 @@ int pa_type_width(pa_type_id id);
 /* "DECIMAL(15,2)", "INTEGER" into buf; returns buf. */
 const char *pa_type_format(pa_type t, char *buf, size_t cap);
 
+/* ----------------------------------------------------------------- columns
+ *
+ * A column is a non-owning view of one column of a chunk: `length` values of
+ * one type in device memory (host memory on the cpu device). Whoever made the
+ * buffers frees them. Layout by type:
+ *   BOOLEAN uint8 (0/1), INTEGER and DATE int32 (DATE = days since
+ *   1970-01-01), BIGINT int64, DOUBLE double, DECIMAL int64 scaled by
+ *   10^scale, VARCHAR int32 offsets[length + 1] into the bytes at `data`.
+ * `validity` is NULL when no value is NULL, else bit i (LSB first in byte
+ * i / 8) is 1 when row i is valid. A NULL row's value bytes are unspecified.
+ */
+typedef struct pa_column {
+    pa_type type;
+    int64_t length;
+    void *data;
+    int32_t *offsets;     /* VARCHAR only */
+    uint8_t *validity;    /* NULL = all valid */
+} pa_column;
+
+static inline bool pa_column_valid(const pa_column *c, int64_t row)
+{
+    return !c->validity || ((c->validity[row >> 3] >> (row & 7)) & 1);
+}
+
+/* Output styles: PA_FMT_ANSWER is the TPC-H answers format (DECIMAL and
+ * DOUBLE with exactly 2 digits after the point, decimals rounded half away
+ * from zero on the exact value, doubles on the exact binary value, -0.00 as
+ * 0.00; NULL as an empty field). PA_FMT_FULL keeps a DECIMAL's own scale and
+ * prints DOUBLE with 17 significant digits. */
+typedef enum pa_fmt { PA_FMT_ANSWER, PA_FMT_FULL } pa_fmt;
+
+/* Format row `row` of a host-visible column into buf (NUL-terminated,
+ * truncated to cap). Returns the length it needed, as snprintf does. */
+size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, size_t cap);
+/* DECIMAL value v with `scale` digits, rounded to `digits` after the point
+ * (half away from zero), as text. */
+size_t pa_format_decimal(int64_t v, int scale, int digits, char *buf, size_t cap);
+
+/* Dates: days since 1970-01-01 <-> proleptic Gregorian calendar. */
+int32_t pa_date_from_ymd(int year, int month, int day);
+void pa_date_to_ymd(int32_t days, int *year, int *month, int *day);
+/* Parse "YYYY-MM-DD" (checked: month 1..12, day within the month). */
+int pa_date_parse(const char *text, int32_t *out, pa_err *err);
+
 #ifdef __cplusplus
 }
 #endif
