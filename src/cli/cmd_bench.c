@@ -252,8 +252,10 @@ fail:
 int cli_cmd_bench(int argc, char **argv)
 {
     if (argc < 1)
-        return cli_usage("bench: which benchmark? (device)");
+        return cli_usage("bench: which benchmark? (device, io)");
     if (!strcmp(argv[0], "device"))
         return bench_device(argc - 1, argv + 1);
-    return cli_usage("bench: unknown benchmark '%s' (device)", argv[0]);
+    if (!strcmp(argv[0], "io"))
+        return cli_bench_io(argc - 1, argv + 1);
+    return cli_usage("bench: unknown benchmark '%s' (device, io)", argv[0]);
 }
