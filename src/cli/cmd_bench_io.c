@@ -6,7 +6,7 @@
  * --keep-cache, so buffered numbers are the storage device's.
  */
 #include "cli/cli.h"
-#include "storage/io.h"
+#include "storage/storage.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
 static const cli_command commands[] = {
     {"bench", cli_cmd_bench, "measure hardware ceilings (bench device)"},
     {"devices", cli_cmd_devices, "list the devices this build can use"},
+    {"parquet", cli_cmd_parquet, "inspect Parquet files (parquet meta FILE)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -39,7 +39,7 @@
 #ifndef PISTA_STORAGE_IO_INT_H
 #define PISTA_STORAGE_IO_INT_H
 
-#include "storage/io.h"
+#include "storage/storage.h"
 
 #include <pthread.h>
 #include <sys/types.h>

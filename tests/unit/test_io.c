@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "storage/io.h"
+#include "storage/storage.h"
 #include "storage/io_int.h"   /* test hooks only */
 
 #define KiB 1024u

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "storage/io.h"
+#include "storage/storage.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,0 +1,343 @@
+/*
+ * kn_codec.c - page (de)compression: UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop
+ * framing, raw-block fallback), ZSTD and LZ4_RAW on the CPU libraries, plus
+ * the batch entry point. Every decompressor is told the exact output size
+ * and fails with PA_ECORRUPT, never writing past it, when the data disagrees.
+ */
+#include "kernels/kernels_int.h"
+
+#include <limits.h>
+
+#ifdef PISTA_HAVE_SNAPPY
+#include <snappy-c.h>
+#endif
+#ifdef PISTA_HAVE_LIBZSTD
+#include <zstd.h>
+#endif
+#ifdef PISTA_HAVE_LIBLZ4
+#include <lz4.h>
+#include <lz4hc.h>
+#endif
+#ifdef PISTA_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+bool kn_codec_supported(int codec)
+{
+    switch (codec) {
+    case KN_CODEC_UNCOMPRESSED: return true;
+#ifdef PISTA_HAVE_SNAPPY
+    case KN_CODEC_SNAPPY: return true;
+#endif
+#ifdef PISTA_HAVE_ZLIB
+    case KN_CODEC_GZIP: return true;
+#endif
+#ifdef PISTA_HAVE_LIBLZ4
+    case KN_CODEC_LZ4:
+    case KN_CODEC_LZ4_RAW: return true;
+#endif
+#ifdef PISTA_HAVE_LIBZSTD
+    case KN_CODEC_ZSTD: return true;
+#endif
+    default: return false;
+    }
+}
+
+static int unsupported(int codec, pa_err *err)
+{
+    return pa_error(err, PA_EUNSUPPORTED, "compression codec %s (%d) is not supported by this build",
+                    kn_codec_name(codec), codec);
+}
+
+#ifdef PISTA_HAVE_LIBLZ4
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Hadoop framing: blocks of [BE u32 raw size] then ([BE u32 size][LZ4 block])
+ * until that many raw bytes came out. Returns false when it does not fit. */
+static bool lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
+{
+    size_t in = 0, out = 0;
+    if (n < 8)
+        return false;
+    while (in < n) {
+        if (n - in < 4)
+            return false;
+        uint32_t raw = be32(src + in);
+        in += 4;
+        if (raw > cap - out)
+            return false;
+        size_t block_end = out + raw;
+        do {   /* every block holds at least one compressed chunk */
+            if (n - in < 4)
+                return false;
+            uint32_t clen = be32(src + in);
+            in += 4;
+            if (clen > n - in || clen > INT_MAX)
+                return false;
+            int got = LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)clen,
+                                          (int)(block_end - out > INT_MAX ? INT_MAX : block_end - out));
+            if (got < 0 || (got == 0 && out < block_end))
+                return false;
+            in += clen;
+            out += (size_t)got;
+        } while (out < block_end);
+    }
+    return out == cap;
+}
+#endif
+
+#ifdef PISTA_HAVE_ZLIB
+static int gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, pa_err *err)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 15 + 32) != Z_OK)   /* 32: accept gzip or zlib headers */
+        return pa_error(err, PA_ENOMEM, "GZIP: inflateInit2 failed");
+    int rc = PA_OK;
+    size_t in = 0, out = 0;
+    for (;;) {
+        /* Feed in pieces so sizes above 4 GiB work with zlib's uInt fields. */
+        zs.next_in = (Bytef *)(uintptr_t)(src + in);
+        zs.avail_in = (uInt)(n - in > UINT_MAX ? UINT_MAX : n - in);
+        zs.next_out = dst + out;
+        zs.avail_out = (uInt)(cap - out > UINT_MAX ? UINT_MAX : cap - out);
+        uInt ai = zs.avail_in, ao = zs.avail_out;
+        int z = inflate(&zs, Z_NO_FLUSH);
+        in += ai - zs.avail_in;
+        out += ao - zs.avail_out;
+        if (z == Z_STREAM_END) {
+            if (in == n)
+                break;
+            /* Concatenated gzip members. */
+            if (inflateReset(&zs) != Z_OK) {
+                rc = KN__CORRUPT(err, "GZIP", "cannot restart after a member");
+                break;
+            }
+            continue;
+        }
+        if (z == Z_OK)
+            continue;
+        if (z == Z_BUF_ERROR && out == cap) {
+            rc = KN__CORRUPT(err, "GZIP", "data inflates past the expected %zu bytes", cap);
+            break;
+        }
+        if (z == Z_BUF_ERROR && in == n) {
+            rc = KN__CORRUPT(err, "GZIP", "stream truncated after %zu of %zu bytes", out, cap);
+            break;
+        }
+        rc = KN__CORRUPT(err, "GZIP", "inflate failed: %s", zs.msg ? zs.msg : "bad data");
+        break;
+    }
+    inflateEnd(&zs);
+    if (rc == PA_OK && out != cap)
+        rc = KN__CORRUPT(err, "GZIP", "inflated to %zu bytes, expected %zu", out, cap);
+    return rc;
+}
+#endif
+
+int kn_decompress(int codec, const void *src_, size_t n, void *dst_, size_t cap, pa_err *err)
+{
+    const uint8_t *src = src_;
+    uint8_t *dst = dst_;
+    switch (codec) {
+    case KN_CODEC_UNCOMPRESSED:
+        if (n != cap)
+            return KN__CORRUPT(err, "UNCOMPRESSED", "page has %zu bytes, header says %zu", n, cap);
+        if (n)
+            memcpy(dst, src, n);
+        return PA_OK;
+#ifdef PISTA_HAVE_SNAPPY
+    case KN_CODEC_SNAPPY: {
+        size_t len = 0;
+        if (snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK)
+            return KN__CORRUPT(err, "SNAPPY", "bad length preamble");
+        if (len != cap)
+            return KN__CORRUPT(err, "SNAPPY", "data holds %zu bytes, expected %zu", len, cap);
+        if (snappy_uncompress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK || len != cap)
+            return KN__CORRUPT(err, "SNAPPY", "invalid compressed data");
+        return PA_OK;
+    }
+#endif
+#ifdef PISTA_HAVE_ZLIB
+    case KN_CODEC_GZIP:
+        return gunzip(src, n, dst, cap, err);
+#endif
+#ifdef PISTA_HAVE_LIBZSTD
+    case KN_CODEC_ZSTD: {
+        size_t r = ZSTD_decompress(dst, cap, src, n);
+        if (ZSTD_isError(r))
+            return KN__CORRUPT(err, "ZSTD", "%s", ZSTD_getErrorName(r));
+        if (r != cap)
+            return KN__CORRUPT(err, "ZSTD", "data holds %zu bytes, expected %zu", r, cap);
+        return PA_OK;
+    }
+#endif
+#ifdef PISTA_HAVE_LIBLZ4
+    case KN_CODEC_LZ4:
+        if (lz4_hadoop(src, n, dst, cap))
+            return PA_OK;
+        /* Old writers stored one raw LZ4 block under codec 5. */
+        __attribute__((fallthrough));
+    case KN_CODEC_LZ4_RAW: {
+        const char *name = codec == KN_CODEC_LZ4 ? "LZ4" : "LZ4_RAW";
+        if (n > INT_MAX || cap > INT_MAX)
+            return pa_error(err, PA_EUNSUPPORTED, "%s: pages above 2 GiB are not supported", name);
+        if (cap == 0)
+            return n == 0 || (n == 1 && src[0] == 0) ? PA_OK
+                                         : KN__CORRUPT(err, name, "non-empty data for an empty page");
+        int got = LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)cap);
+        if (got < 0)
+            return KN__CORRUPT(err, name, "invalid compressed data");
+        if ((size_t)got != cap)
+            return KN__CORRUPT(err, name, "data holds %d bytes, expected %zu", got, cap);
+        return PA_OK;
+    }
+#endif
+    default:
+        return unsupported(codec, err);
+    }
+}
+
+size_t kn_compress_bound(int codec, size_t n)
+{
+    switch (codec) {
+    case KN_CODEC_UNCOMPRESSED: return n;
+#ifdef PISTA_HAVE_SNAPPY
+    case KN_CODEC_SNAPPY: return snappy_max_compressed_length(n);
+#endif
+#ifdef PISTA_HAVE_ZLIB
+    /* compressBound is for zlib framing (6 bytes); gzip adds 12 more. */
+    case KN_CODEC_GZIP: return n > UINT32_MAX ? 0 : (size_t)compressBound((uLong)n) + 32;
+#endif
+#ifdef PISTA_HAVE_LIBZSTD
+    case KN_CODEC_ZSTD: return ZSTD_compressBound(n);
+#endif
+#ifdef PISTA_HAVE_LIBLZ4
+    case KN_CODEC_LZ4_RAW:
+        return n > LZ4_MAX_INPUT_SIZE ? 0 : (size_t)LZ4_compressBound((int)n);
+    case KN_CODEC_LZ4:
+        return n > LZ4_MAX_INPUT_SIZE ? 0 : (size_t)LZ4_compressBound((int)n) + 8;
+#endif
+    default: return 0;
+    }
+}
+
+#ifdef PISTA_HAVE_ZLIB
+static int gzip(int level, const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *out,
+                pa_err *err)
+{
+    if (n > UINT_MAX || cap > UINT_MAX)
+        return pa_error(err, PA_EUNSUPPORTED, "GZIP: pages above 4 GiB are not supported");
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, level ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return pa_error(err, PA_EINVAL, "GZIP: bad compression level %d", level);
+    zs.next_in = (Bytef *)(uintptr_t)src;
+    zs.avail_in = (uInt)n;
+    zs.next_out = dst;
+    zs.avail_out = (uInt)cap;
+    int z = deflate(&zs, Z_FINISH);
+    size_t total = zs.total_out;
+    deflateEnd(&zs);
+    if (z != Z_STREAM_END)
+        return pa_error(err, PA_EINVAL, "GZIP: output capacity %zu too small", cap);
+    *out = total;
+    return PA_OK;
+}
+#endif
+
+int kn_compress(int codec, int level, const void *src_, size_t n, void *dst_, size_t cap,
+                size_t *out_size, pa_err *err)
+{
+    const uint8_t *src = src_;
+    uint8_t *dst = dst_;
+    switch (codec) {
+    case KN_CODEC_UNCOMPRESSED:
+        if (cap < n)
+            return pa_error(err, PA_EINVAL, "UNCOMPRESSED: output capacity %zu < %zu", cap, n);
+        if (n)
+            memcpy(dst, src, n);
+        *out_size = n;
+        return PA_OK;
+#ifdef PISTA_HAVE_SNAPPY
+    case KN_CODEC_SNAPPY: {
+        size_t len = cap;
+        if (cap < snappy_max_compressed_length(n))
+            return pa_error(err, PA_EINVAL, "SNAPPY: output capacity %zu below the bound", cap);
+        if (snappy_compress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK)
+            return pa_error(err, PA_EINVAL, "SNAPPY: compression failed");
+        *out_size = len;
+        return PA_OK;
+    }
+#endif
+#ifdef PISTA_HAVE_ZLIB
+    case KN_CODEC_GZIP:
+        return gzip(level, src, n, dst, cap, out_size, err);
+#endif
+#ifdef PISTA_HAVE_LIBZSTD
+    case KN_CODEC_ZSTD: {
+        size_t r = ZSTD_compress(dst, cap, src, n, level ? level : 3);
+        if (ZSTD_isError(r))
+            return pa_error(err, PA_EINVAL, "ZSTD: %s", ZSTD_getErrorName(r));
+        *out_size = r;
+        return PA_OK;
+    }
+#endif
+#ifdef PISTA_HAVE_LIBLZ4
+    case KN_CODEC_LZ4_RAW:
+    case KN_CODEC_LZ4: {
+        size_t hdr = codec == KN_CODEC_LZ4 ? 8 : 0;
+        if (n > LZ4_MAX_INPUT_SIZE)
+            return pa_error(err, PA_EUNSUPPORTED, "LZ4: pages above %d bytes are not supported",
+                            LZ4_MAX_INPUT_SIZE);
+        if (cap < hdr)
+            return pa_error(err, PA_EINVAL, "LZ4: output capacity %zu too small", cap);
+        size_t room = cap - hdr > INT_MAX ? INT_MAX : cap - hdr;
+        int r = level > 0 ? LZ4_compress_HC((const char *)src, (char *)dst + hdr, (int)n, (int)room, level)
+                          : LZ4_compress_default((const char *)src, (char *)dst + hdr, (int)n, (int)room);
+        if (r <= 0)
+            return pa_error(err, PA_EINVAL, "LZ4: output capacity %zu too small", cap);
+        if (hdr) {
+            /* One Hadoop block: raw size, compressed size, both big-endian. */
+            uint32_t v[2] = {(uint32_t)n, (uint32_t)r};
+            for (int k = 0; k < 2; k++)
+                for (int b = 0; b < 4; b++)
+                    dst[4 * k + b] = (uint8_t)(v[k] >> (24 - 8 * b));
+        }
+        *out_size = (size_t)r + hdr;
+        return PA_OK;
+    }
+#endif
+    default:
+        return unsupported(codec, err);
+    }
+}
+
+/* ------------------------------------------------------------------ batch */
+
+typedef struct codec_batch {
+    kn_codec_job *jobs;
+    pa_err *err;
+} codec_batch;
+
+static void run_codec_job(void *ctx, size_t i)
+{
+    codec_batch *b = ctx;
+    kn_codec_job *j = &b->jobs[i];
+    j->status = kn_decompress(j->codec, j->src, (size_t)j->src_size, j->dst, (size_t)j->dst_size,
+                              b->err);
+}
+
+int kn_decompress_batch(kn_codec_job *jobs, size_t n, pa_threadpool *tp, pa_err *err)
+{
+    codec_batch b = {jobs, err};
+    kn__parallel_for(tp, n, run_codec_job, &b);
+    for (size_t i = 0; i < n; i++)
+        if (jobs[i].status != PA_OK)
+            return jobs[i].status;
+    return PA_OK;
+}
