@@ -88,6 +88,32 @@ int dv_raw_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
 void dv_raw_free(dv_device *d, void *ptr, size_t size);
 void dv_set_memory_limit(dv_device *d, uint64_t limit);
 
+/* ----------------------------------------------------------------- chunks
+ *
+ * A chunk is the unit of work of every operator: `length` rows of
+ * n_columns columns (pa_column views) whose buffers live in this device's
+ * memory and belong to the chunk. Buffers are taken with dv_chunk_alloc and
+ * all freed by dv_chunk_destroy, so whoever holds the chunk frees it with one
+ * call, on any thread.
+ */
+typedef struct dv_chunk {
+    dv_device *dev;
+    int64_t length;
+    int n_columns;
+    pa_column *columns;   /* n_columns views, zero-initialised by _create */
+    void **buffers_;      /* owned device allocations (internal) */
+    int n_buffers_, cap_buffers_;
+} dv_chunk;
+
+/* A chunk with n_columns empty columns; free it with dv_chunk_destroy. */
+int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err);
+/* Device memory owned by the chunk (freed with it). */
+int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err);
+/* Frees every buffer and the chunk; NULL is ignored. */
+void dv_chunk_destroy(dv_chunk *c);
+/* Bytes of device memory the chunk's buffers hold. */
+size_t dv_chunk_bytes(const dv_chunk *c);
+
 /* ---------------------------------------------------------------- streams */
 
 int dv_stream_create(dv_device *d, dv_stream **out, pa_err *err);

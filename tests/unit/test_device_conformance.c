@@ -440,6 +440,31 @@ static void test_zero_copy_and_counters(void **state)
     dv_close(d);
 }
 
+/* ------------------------------------------------------------ chunks */
+
+static void test_chunks(void **state)
+{
+    dv_device *d = open_dev(1 << 20, 0);
+    dv_chunk *c;
+    assert_int_equal(dv_chunk_create(d, 2, &c, NULL), PA_OK);
+    assert_int_equal(c->n_columns, 2);
+    assert_int_equal(c->columns[1].length, 0);
+    void *a, *b;
+    assert_int_equal(dv_chunk_alloc(c, 1000, &a, NULL), PA_OK);
+    for (int i = 0; i < 20; i++)   /* grows its buffer list */
+        assert_int_equal(dv_chunk_alloc(c, 256, &b, NULL), PA_OK);
+    assert_int_equal(dv_chunk_bytes(c), 1024 + 20 * 256);
+    pa_mempool_stats st;
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, 1024 + 20 * 256);
+    assert_int_equal(dv_chunk_alloc(c, 2 << 20, &b, NULL), PA_ENOMEM);   /* the limit holds */
+    dv_chunk_destroy(c);
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, 0);   /* one call frees every buffer */
+    dv_chunk_destroy(NULL);
+    dv_close(d);
+}
+
 /* ---------------------------------------------------------- selection */
 
 static void test_selection(void **state)
@@ -501,7 +526,8 @@ int main(void)
         cmocka_unit_test(test_events_few_threads), cmocka_unit_test(test_odd_copies),
         cmocka_unit_test(test_batch_copy),        cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_fault_injection),   cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_zero_copy_and_counters), cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_zero_copy_and_counters), cmocka_unit_test(test_chunks),
+        cmocka_unit_test(test_selection),
     };
     return cmocka_run_group_tests_name(spec(), tests, NULL, NULL);
 }
