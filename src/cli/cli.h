@@ -17,6 +17,8 @@ typedef struct cli_command {
 int cli_cmd_bench(int argc, char **argv);     /* cmd_bench.c */
 int cli_cmd_devices(int argc, char **argv);   /* cmd_devices.c */
 int cli_bench_io(int argc, char **argv);      /* cmd_bench_io.c: `bench io` */
+int cli_cmd_gen(int argc, char **argv);       /* cmd_gen.c */
+int cli_cmd_tpch(int argc, char **argv);      /* cmd_tpch.c */
 int cli_cmd_parquet(int argc, char **argv);   /* cmd_parquet.c */
 
 /* Print "pista: <message>" for err to stderr; returns 1. */
