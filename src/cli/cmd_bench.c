@@ -252,10 +252,20 @@ fail:
 int cli_cmd_bench(int argc, char **argv)
 {
     if (argc < 1)
-        return cli_usage("bench: which benchmark? (device, io)");
+        return cli_usage("bench: which benchmark? (device, io, gen)");
     if (!strcmp(argv[0], "device"))
         return bench_device(argc - 1, argv + 1);
     if (!strcmp(argv[0], "io"))
         return cli_bench_io(argc - 1, argv + 1);
-    return cli_usage("bench: unknown benchmark '%s' (device, io)", argv[0]);
+    if (!strcmp(argv[0], "gen")) {   /* = pista gen tpch --bench ... */
+        char *args[64];
+        int n = 0;
+        args[n++] = "tpch";
+        args[n++] = "--bench";
+        for (int i = 1; i < argc && n < 63; i++)
+            args[n++] = argv[i];
+        args[n] = NULL;
+        return cli_cmd_gen(n, args);
+    }
+    return cli_usage("bench: unknown benchmark '%s' (device, io, gen)", argv[0]);
 }
