@@ -5,7 +5,8 @@ set -euo pipefail
 
 PKGS=(build-essential cmake pkg-config git
       libcmocka-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev liburing-dev
-      libpg-query-dev libedit-dev)
+      libpg-query-dev libedit-dev
+      clang libclang-rt-14-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -39,5 +39,26 @@ mkdir -p build
 run_suite normal build/normal -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
 
+# Bounded fuzzing of footer and page decoding (clang's libFuzzer, ASan+UBSan).
+fuzz_stage() {
+  local dir=build/fuzz secs=${PISTA_FUZZ_SECONDS:-60}
+  echo "== fuzz build ($dir)"
+  if ! command -v clang >/dev/null; then echo "== fuzz: clang missing"; failed=$((failed+1)); return; fi
+  if ! CC=clang cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
+        >"$dir.configure.log" 2>&1 || ! cmake --build "$dir" --target fuzz_parquet -j"$JOBS" >"$dir.build.log" 2>&1; then
+    tail -30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
+  fi
+  rm -rf "$dir/corpus" && mkdir -p "$dir/corpus"
+  echo "== fuzz: fuzz_parquet for ${secs}s"
+  if (cd "$dir" && ./fuzz_parquet corpus ../../tests/data/parquet ../../tests/fuzz/corpus \
+        -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 >fuzz.log 2>&1); then
+    echo "fuzz: $(grep -E '^Done [0-9]+ runs' "$dir/fuzz.log" | tail -1), no crash"; passed=$((passed+1))
+  else
+    tail -40 "$dir/fuzz.log"
+    echo "fuzz: FAILED; the input is in $dir (crash-*): add it to tests/fuzz/corpus"; failed=$((failed+1))
+  fi
+}
+fuzz_stage
+
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,184 @@
+/*
+ * fuzz_parquet.c - libFuzzer target over Parquet footer and page decoding.
+ *
+ * The input is a whole file. It goes through what a scan does with a file's
+ * bytes: footer parse and validation, schema mapping, the page-header walk of
+ * every column chunk, decompression, dictionary and data page decoding. Any
+ * outcome but a crash, a sanitizer report or a leak is fine. Claims that are
+ * legal but huge (a page of 10^9 values) are skipped so the fuzzer spends its
+ * time on parsing, not on allocating.
+ */
+#include "kernels/kernels.h"
+#include "storage/storage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROWS (1u << 20)
+#define MAX_BYTES (16u << 20)
+
+typedef struct dict_buf {
+    kn_dict dict;
+    void *values;
+    int32_t *offsets;
+    uint8_t *bytes;
+} dict_buf;
+
+static void dict_free(dict_buf *d)
+{
+    free(d->values);
+    free(d->offsets);
+    free(d->bytes);
+    memset(d, 0, sizeof *d);
+}
+
+/* Decode n values of p[0..size) with `encoding` into fresh buffers. */
+static int decode_flat(const kn_column *col, const kn_dict *dict, int encoding, const uint8_t *p, size_t size,
+                       uint64_t n, dict_buf *out)
+{
+    uint64_t sbytes = 0;
+    if (n > MAX_ROWS || kn_measure_values(encoding, col, dict, p, size, n, &sbytes, NULL) != PA_OK ||
+        sbytes > MAX_BYTES)
+        return -1;
+    int w = pa_type_width(col->type.id);
+    out->values = calloc(n + 1, w ? (size_t)w : 1);
+    out->offsets = calloc(n + 1, sizeof(int32_t));
+    out->bytes = malloc(sbytes + 1);
+    kn_out o = {.values = out->values, .offsets = out->offsets, .bytes = out->bytes, .capacity = n,
+                .bytes_capacity = sbytes};
+    int rc = kn_decode_values(encoding, col, dict, p, size, n, &o, 0, NULL, NULL);
+    out->dict = (kn_dict){.values = out->values, .offsets = out->offsets, .bytes = out->bytes, .n = n};
+    return rc == PA_OK ? 0 : -1;
+}
+
+static void decode_data_page(const kn_column *col, const kn_dict *dict, const pq_page_header *h, int codec,
+                             const uint8_t *src, size_t src_size)
+{
+    kn_page pg = {0};
+    size_t usize = (size_t)h->uncompressed_page_size;
+    if (h->uncompressed_page_size < 0 || usize > MAX_BYTES)
+        return;
+    uint8_t *scratch = malloc(usize + 1);
+    const uint8_t *body = src;
+    if (h->type == PQ_PAGE_DATA_PAGE && h->has_data_page) {
+        if (codec != KN_CODEC_UNCOMPRESSED) {
+            if (kn_decompress(codec, src, src_size, scratch, usize, NULL) != PA_OK)
+                goto done;
+            body = scratch;
+        } else if (src_size != usize) {
+            goto done;
+        }
+        pg = (kn_page){.version = 1, .encoding = h->data_page.encoding,
+                       .def_level_encoding = h->data_page.definition_level_encoding,
+                       .num_values = h->data_page.num_values, .data = body, .size = usize};
+    } else if (h->type == PQ_PAGE_DATA_PAGE_V2 && h->has_data_page_v2) {
+        const pq_data_page_header_v2 *v = &h->data_page_v2;
+        uint64_t lv = (uint64_t)(uint32_t)v->definition_levels_byte_length +
+                      (uint32_t)v->repetition_levels_byte_length;
+        if (v->definition_levels_byte_length < 0 || v->repetition_levels_byte_length < 0 || lv > src_size ||
+            lv > usize)
+            goto done;
+        const uint8_t *vals = src + lv;
+        size_t vsize = src_size - lv, vusize = usize - lv;
+        if (codec != KN_CODEC_UNCOMPRESSED && v->is_compressed) {
+            if (kn_decompress(codec, vals, vsize, scratch, vusize, NULL) != PA_OK)
+                goto done;
+            vals = scratch;
+            vsize = vusize;
+        }
+        pg = (kn_page){.version = 2, .encoding = v->encoding, .num_values = v->num_values,
+                       .num_nulls = v->num_nulls, .data = vals, .size = vsize, .levels = src,
+                       .rep_levels_size = (uint32_t)v->repetition_levels_byte_length,
+                       .def_levels_size = (uint32_t)v->definition_levels_byte_length};
+    } else {
+        goto done;
+    }
+    kn_page_info info;
+    if (pg.num_values < 0 || (uint64_t)pg.num_values > MAX_ROWS ||
+        kn_page_measure(&pg, col, dict, &info, NULL) != PA_OK || info.rows > MAX_ROWS ||
+        info.string_bytes > MAX_BYTES)
+        goto done;
+    int w = pa_type_width(col->type.id);
+    kn_out o = {.capacity = info.rows, .bytes_capacity = info.string_bytes};
+    o.values = calloc(info.rows + 1, w ? (size_t)w : 1);
+    o.offsets = calloc(info.rows + 1, sizeof(int32_t));
+    o.bytes = malloc(info.string_bytes + 1);
+    o.validity = calloc(info.rows / 8 + 1, 1);
+    kn_page_decode(&pg, col, dict, &o, 0, NULL);
+    free(o.values);
+    free(o.offsets);
+    free(o.bytes);
+    free(o.validity);
+done:
+    free(scratch);
+}
+
+static void decode_chunk(const pq_file_meta *m, const pq_column_desc *d, const pq_column_meta *cm,
+                         const uint8_t *data, size_t size)
+{
+    int64_t start = pq_chunk_start(cm);
+    if (start < 0 || cm->total_compressed_size < 0 || (uint64_t)start > size ||
+        (uint64_t)cm->total_compressed_size > size - (uint64_t)start)
+        return;
+    const uint8_t *chunk = data + start;
+    pq_page_info *pages = NULL;
+    uint32_t n = 0;
+    if (pq_chunk_pages(cm, chunk, (size_t)cm->total_compressed_size, "fuzz", &pages, &n, NULL) != PA_OK)
+        return;
+    const pq_leaf *leaf = &m->leaves[d->leaf_index];
+    kn_column col = {.ptype = d->physical_type, .type_length = d->type_length, .type = d->type,
+                     .max_def_level = leaf->max_def_level, .max_rep_level = leaf->max_rep_level};
+    dict_buf dict = {0};
+    int have_dict = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const pq_page_header *h = &pages[i].header;
+        uint64_t at = pages[i].offset - (uint64_t)start + pages[i].header_len;
+        if (h->compressed_page_size < 0 || at > (uint64_t)cm->total_compressed_size ||
+            (uint64_t)h->compressed_page_size > (uint64_t)cm->total_compressed_size - at)
+            break;
+        const uint8_t *src = chunk + at;
+        size_t src_size = (size_t)h->compressed_page_size;
+        if (h->type == PQ_PAGE_DICTIONARY_PAGE && h->has_dictionary_page) {
+            size_t usize = (size_t)h->uncompressed_page_size;
+            if (h->uncompressed_page_size < 0 || usize > MAX_BYTES || have_dict)
+                break;
+            uint8_t *buf = malloc(usize + 1);
+            const uint8_t *body = src;
+            int ok = 1;
+            if (cm->codec != KN_CODEC_UNCOMPRESSED) {
+                ok = kn_decompress(cm->codec, src, src_size, buf, usize, NULL) == PA_OK;
+                body = buf;
+            } else {
+                usize = src_size;
+            }
+            if (ok)
+                have_dict = decode_flat(&col, NULL, KN_ENC_PLAIN, body, usize,
+                                        (uint64_t)(uint32_t)h->dictionary_page.num_values, &dict) == 0;
+            free(buf);
+            if (!have_dict)
+                break;
+        } else {
+            decode_data_page(&col, have_dict ? &dict.dict : NULL, h, cm->codec, src, src_size);
+        }
+    }
+    dict_free(&dict);
+    pa_free(pages);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pq_file_meta *m = NULL;
+    size_t need = 0;
+    if (pq_footer_parse(data, size, size, "fuzz", &m, &need, NULL) != PA_OK)
+        return 0;
+    pq_column_desc *descs = NULL;
+    if (pq_schema_map(m, &descs, NULL) == PA_OK) {
+        for (uint32_t rg = 0; rg < m->n_row_groups; rg++)
+            for (uint32_t c = 0; c < m->n_leaves && c < m->row_groups[rg].n_columns; c++)
+                if (m->row_groups[rg].columns[c].has_meta_data)
+                    decode_chunk(m, &descs[c], &m->row_groups[rg].columns[c].meta_data, data, size);
+        pa_free(descs);
+    }
+    pq_file_meta_release(m);
+    return 0;
+}
