@@ -19,6 +19,7 @@ int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err)
         return pa_error(err, PA_ENOMEM, "out of host memory creating a chunk of %d columns", n_columns);
     }
     c->dev = d;
+    c->refs_ = 1;
     c->n_columns = n_columns;
     c->columns = cols;
     *out = c;
@@ -44,12 +45,35 @@ int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err)
     return PA_OK;
 }
 
+int dv_chunk_depend(dv_chunk *c, dv_chunk *other, pa_err *err)
+{
+    if (c->n_deps_ == c->cap_deps_) {
+        int cap = c->cap_deps_ ? c->cap_deps_ * 2 : 4;
+        dv_chunk **d = pa_realloc(c->deps_, (size_t)cap * sizeof *d);
+        if (!d)
+            return pa_error(err, PA_ENOMEM, "out of host memory tracking chunk references");
+        c->deps_ = d;
+        c->cap_deps_ = cap;
+    }
+    c->deps_[c->n_deps_++] = dv_chunk_retain(other);
+    return PA_OK;
+}
+
+dv_chunk *dv_chunk_retain(dv_chunk *c)
+{
+    __atomic_add_fetch(&c->refs_, 1, __ATOMIC_RELAXED);
+    return c;
+}
+
 void dv_chunk_destroy(dv_chunk *c)
 {
-    if (!c)
+    if (!c || __atomic_sub_fetch(&c->refs_, 1, __ATOMIC_ACQ_REL) > 0)
         return;
     for (int i = 0; i < c->n_buffers_; i++)
         dv_free(c->dev, c->buffers_[i]);
+    for (int i = 0; i < c->n_deps_; i++)
+        dv_chunk_destroy(c->deps_[i]);
+    pa_free(c->deps_);
     pa_free(c->buffers_);
     pa_free(c->columns);
     pa_free(c);

@@ -103,13 +103,24 @@ typedef struct dv_chunk {
     pa_column *columns;   /* n_columns views, zero-initialised by _create */
     void **buffers_;      /* owned device allocations (internal) */
     int n_buffers_, cap_buffers_;
+    struct dv_chunk **deps_;   /* chunks whose buffers our columns view (internal) */
+    int n_deps_, cap_deps_;
+    int refs_;                 /* reference count (internal) */
 } dv_chunk;
 
-/* A chunk with n_columns empty columns; free it with dv_chunk_destroy. */
+/* A chunk with n_columns empty columns and one reference; free it with
+ * dv_chunk_destroy. */
 int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err);
 /* Device memory owned by the chunk (freed with it). */
 int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err);
-/* Frees every buffer and the chunk; NULL is ignored. */
+/* Let c's columns view other's buffers without copying (a projection that
+ * passes a column through, a filter that only adds a selection): c keeps a
+ * reference to other until c is destroyed. */
+int dv_chunk_depend(dv_chunk *c, dv_chunk *other, pa_err *err);
+/* One more reference (thread-safe); each is dropped with dv_chunk_destroy. */
+dv_chunk *dv_chunk_retain(dv_chunk *c);
+/* Drops a reference; the last one frees every buffer, the references to
+ * other chunks, and the chunk. NULL is ignored. */
 void dv_chunk_destroy(dv_chunk *c);
 /* Bytes of device memory the chunk's buffers hold. */
 size_t dv_chunk_bytes(const dv_chunk *c);

@@ -462,6 +462,24 @@ static void test_chunks(void **state)
     dv_memory_stats(d, &st, NULL);
     assert_int_equal(st.current, 0);   /* one call frees every buffer */
     dv_chunk_destroy(NULL);
+
+    /* A view chunk keeps the chunk it views alive; references count. */
+    dv_chunk *base, *view;
+    assert_int_equal(dv_chunk_create(d, 1, &base, NULL), PA_OK);
+    assert_int_equal(dv_chunk_alloc(base, 4096, &a, NULL), PA_OK);
+    assert_int_equal(dv_chunk_create(d, 1, &view, NULL), PA_OK);
+    assert_int_equal(dv_chunk_depend(view, base, NULL), PA_OK);
+    view->columns[0] = base->columns[0];
+    dv_chunk_destroy(base);              /* still viewed: nothing freed */
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, 4096);
+    dv_chunk_retain(view);
+    dv_chunk_destroy(view);
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, 4096);
+    dv_chunk_destroy(view);              /* last reference: both go */
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, 0);
     dv_close(d);
 }
 
