@@ -53,32 +53,62 @@ int pa_date_parse(const char *text, int32_t *out, pa_err *err)
     return PA_OK;
 }
 
-size_t pa_format_decimal(int64_t v, int scale, int digits, char *buf, size_t cap)
+size_t pa_format_decimal128(__int128 v, int scale, int digits, char *buf, size_t cap)
 {
-    /* Work on the magnitude as unsigned so INT64_MIN is fine. */
+    /* Work on the magnitude as unsigned so the most negative value is fine. */
     int neg = v < 0;
-    uint64_t mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    unsigned __int128 mag = neg ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
     if (scale > digits) {
-        uint64_t div = 1;
+        unsigned __int128 div = 1;
         for (int i = 0; i < scale - digits; i++)
             div *= 10;
-        uint64_t q = mag / div, r = mag % div;
+        unsigned __int128 q = mag / div, r = mag % div;
         if (r >= div - r)          /* r >= div / 2 exactly: half away from zero */
             q++;
         mag = q;
         scale = digits;
     }
-    uint64_t pow = 1;
+    unsigned __int128 pow = 1;
     for (int i = 0; i < scale; i++)
         pow *= 10;
-    uint64_t ip = mag / pow, fp = mag % pow;
+    unsigned __int128 ip = mag / pow, fp = mag % pow;
     for (int i = scale; i < digits; i++)   /* pad: 7 -> 7.00 */
         fp *= 10;
     if (mag == 0)
         neg = 0;
-    if (digits == 0)
-        return (size_t)snprintf(buf, cap, "%s%" PRIu64, neg ? "-" : "", ip);
-    return (size_t)snprintf(buf, cap, "%s%" PRIu64 ".%0*" PRIu64, neg ? "-" : "", ip, digits, fp);
+    /* Digits of the integer part, most significant last. */
+    char tmp[48];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(ip % 10));
+        ip /= 10;
+    } while (ip);
+    char out[96];
+    size_t k = 0;
+    if (neg)
+        out[k++] = '-';
+    while (n)
+        out[k++] = tmp[--n];
+    if (digits > 0) {
+        out[k++] = '.';
+        for (int i = digits - 1; i >= 0; i--) {
+            out[k + (size_t)i] = (char)('0' + (int)(fp % 10));
+            fp /= 10;
+        }
+        k += (size_t)digits;
+    }
+    out[k] = '\0';
+    if (cap) {
+        size_t c = k < cap - 1 ? k : cap - 1;
+        memcpy(buf, out, c);
+        buf[c] = '\0';
+    }
+    return k;
+}
+
+size_t pa_format_decimal(int64_t v, int scale, int digits, char *buf, size_t cap)
+{
+    return pa_format_decimal128(v, scale, digits, buf, cap);
 }
 
 /* A double rounded to 2 decimals on its exact binary value, ties away from
@@ -119,8 +149,13 @@ size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, s
         return fmt == PA_FMT_ANSWER ? format_double2(x, buf, cap) : (size_t)snprintf(buf, cap, "%.17g", x);
     }
     case PA_TYPE_DECIMAL: {
-        int64_t v = ((const int64_t *)c->data)[row];
-        return pa_format_decimal(v, c->type.scale, fmt == PA_FMT_ANSWER ? 2 : c->type.scale, buf, cap);
+        int digits = fmt == PA_FMT_ANSWER ? 2 : c->type.scale;
+        if (c->type.precision > PA_DECIMAL64_MAX_PRECISION) {
+            __int128 v;
+            memcpy(&v, (const char *)c->data + 16 * row, sizeof v);
+            return pa_format_decimal128(v, c->type.scale, digits, buf, cap);
+        }
+        return pa_format_decimal(((const int64_t *)c->data)[row], c->type.scale, digits, buf, cap);
     }
     case PA_TYPE_DATE: {
         int y, m, d;

@@ -308,8 +308,14 @@ typedef struct pa_type {
 } pa_type;
 
 const char *pa_type_name(pa_type_id id);
-/* Bytes per value in a column of this type; 0 for VARCHAR. */
+/* Bytes per value in a column of this type id; 0 for VARCHAR. DECIMAL is
+ * given as 8: use pa_type_bytes for a full type. */
 int pa_type_width(pa_type_id id);
+/* Bytes per value of a full type: DECIMAL with precision > 18 is 16
+ * (__int128), every other type as pa_type_width. */
+int pa_type_bytes(pa_type t);
+/* Precision above which a DECIMAL is held in 128 bits. */
+#define PA_DECIMAL64_MAX_PRECISION 18
 /* "DECIMAL(15,2)", "INTEGER" into buf; returns buf. */
 const char *pa_type_format(pa_type t, char *buf, size_t cap);
 
@@ -319,8 +325,9 @@ const char *pa_type_format(pa_type t, char *buf, size_t cap);
  * one type in device memory (host memory on the cpu device). Whoever made the
  * buffers frees them. Layout by type:
  *   BOOLEAN uint8 (0/1), INTEGER and DATE int32 (DATE = days since
- *   1970-01-01), BIGINT int64, DOUBLE double, DECIMAL int64 scaled by
- *   10^scale, VARCHAR int32 offsets[length + 1] into the bytes at `data`.
+ *   1970-01-01), BIGINT int64, DOUBLE double, DECIMAL scaled by 10^scale in
+ *   an int64 (precision <= 18) or an __int128 (precision 19..38, wide sums),
+ *   VARCHAR int32 offsets[length + 1] into the bytes at `data`.
  * `validity` is NULL when no value is NULL, else bit i (LSB first in byte
  * i / 8) is 1 when row i is valid. A NULL row's value bytes are unspecified.
  */
@@ -350,6 +357,7 @@ size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, s
 /* DECIMAL value v with `scale` digits, rounded to `digits` after the point
  * (half away from zero), as text. */
 size_t pa_format_decimal(int64_t v, int scale, int digits, char *buf, size_t cap);
+size_t pa_format_decimal128(__int128 v, int scale, int digits, char *buf, size_t cap);
 
 /* Dates: days since 1970-01-01 <-> proleptic Gregorian calendar. */
 int32_t pa_date_from_ymd(int year, int month, int day);

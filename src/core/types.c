@@ -34,3 +34,10 @@ const char *pa_type_format(pa_type t, char *buf, size_t cap)
         snprintf(buf, cap, "%s", pa_type_name(t.id));
     return buf;
 }
+
+int pa_type_bytes(pa_type t)
+{
+    if (t.id == PA_TYPE_DECIMAL && t.precision > PA_DECIMAL64_MAX_PRECISION)
+        return 16;
+    return pa_type_width(t.id);
+}

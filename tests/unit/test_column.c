@@ -33,6 +33,20 @@ static void test_decimals(void **state)
     assert_string_equal(dec(1235000, 6, 2), "1.24");     /* exact tie goes away from zero */
     assert_string_equal(dec(INT64_MIN, 2, 2), "-92233720368547758.08");
     assert_string_equal(dec(17, 0, 0), "17");
+    /* 128-bit: wide sums. 10^30 + 0.005 at scale 3 -> rounds up. */
+    char buf[64];
+    __int128 big = (__int128)1000000000000000ll * 1000000000000000ll;   /* 10^30 */
+    pa_format_decimal128(big * 1000 + 5, 3, 2, buf, sizeof buf);
+    assert_string_equal(buf, "1000000000000000000000000000000.01");
+    pa_format_decimal128(-(big * 1000 + 4), 3, 2, buf, sizeof buf);
+    assert_string_equal(buf, "-1000000000000000000000000000000.00");
+    __int128 v = -(big * 100 + 12345);
+    pa_column c = {.type = {PA_TYPE_DECIMAL, 38, 4}, .length = 1, .data = &v};
+    pa_format_value(&c, 0, PA_FMT_FULL, buf, sizeof buf);
+    assert_string_equal(buf, "-10000000000000000000000000001.2345");
+    pa_type t38 = {PA_TYPE_DECIMAL, 38, 2}, t15 = {PA_TYPE_DECIMAL, 15, 2};
+    assert_int_equal(pa_type_bytes(t38), 16);
+    assert_int_equal(pa_type_bytes(t15), 8);
 }
 
 static const char *fmt_double(double x)
