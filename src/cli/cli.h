@@ -20,6 +20,8 @@ int cli_bench_io(int argc, char **argv);      /* cmd_bench_io.c: `bench io` */
 int cli_cmd_gen(int argc, char **argv);       /* cmd_gen.c */
 int cli_cmd_tpch(int argc, char **argv);      /* cmd_tpch.c */
 int cli_cmd_parquet(int argc, char **argv);   /* cmd_parquet.c */
+int cli_parquet_cat(int argc, char **argv);   /* cmd_parquet_cat.c: `parquet cat` */
+int cli_parquet_write_test(int argc, char **argv); /* cmd_parquet_write.c: `parquet write-test` */
 
 /* Print "pista: <message>" for err to stderr; returns 1. */
 int cli_fail(const pa_err *err);

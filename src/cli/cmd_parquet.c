@@ -1,5 +1,6 @@
 /*
- * cmd_parquet.c - `pista parquet meta [--pages | --csv] FILE...`: print what
+ * cmd_parquet.c - `pista parquet meta|cat ...`. `cat` (the rows) lives in
+ * cmd_parquet_cat.c. `pista parquet meta [--pages | --csv] FILE...`: print what
  * a Parquet file's footer says (schema with engine types, row groups, column
  * chunks with codec, encodings, sizes, statistics, page index presence) and,
  * with --pages, every page header of every column chunk. --csv prints one
@@ -349,6 +350,9 @@ int cli_cmd_parquet(int argc, char **argv)
     if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) {
         fprintf(argc < 1 ? stderr : stdout,
                 "usage: pista parquet meta [--pages | --csv] FILE...\n"
+                "       pista parquet cat FILE|DIR|GLOB... [--columns a,b] [--where \"col op value\"]...\n"
+                "             [--limit N] [--format csv|table] [--stats] (cat --help for more)\n"
+                "  cat      print the rows of Parquet files (scan with projection and predicates)\n"
                 "  meta     print a Parquet file's footer: schema and engine types, row groups,\n"
                 "           column chunks (codec, encodings, sizes, statistics, page index)\n"
                 "  --pages  also list every page header of every column chunk\n"
@@ -357,5 +361,9 @@ int cli_cmd_parquet(int argc, char **argv)
     }
     if (!strcmp(argv[0], "meta"))
         return cmd_meta(argc - 1, argv + 1);
-    return cli_usage("parquet: unknown subcommand '%s' (try: pista parquet meta FILE)", argv[0]);
+    if (!strcmp(argv[0], "cat"))
+        return cli_parquet_cat(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "write-test"))   /* hidden: test files for the DuckDB oracle */
+        return cli_parquet_write_test(argc - 1, argv + 1);
+    return cli_usage("parquet: unknown subcommand '%s' (try: pista parquet meta FILE, pista parquet cat FILE)", argv[0]);
 }

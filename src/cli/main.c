@@ -13,7 +13,7 @@ static const cli_command commands[] = {
     {"bench", cli_cmd_bench, "measure hardware ceilings (bench device)"},
     {"devices", cli_cmd_devices, "list the devices this build can use"},
     {"gen", cli_cmd_gen, "generate data (gen tpch --sf X --out DIR --format tbl)"},
-    {"parquet", cli_cmd_parquet, "inspect Parquet files (parquet meta FILE)"},
+    {"parquet", cli_cmd_parquet, "inspect and read Parquet files (parquet meta|cat FILE)"},
     {"tpch", cli_cmd_tpch, "TPC-H helpers (tpch query N [--seed S])"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

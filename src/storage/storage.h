@@ -9,7 +9,8 @@
  *   5. Process-wide metadata cache         (pq_meta_cache.c)
  *   6. Page headers of a column chunk      (pq_meta_pages.c)
  *   7. I/O engine: io_uring or pread threads into pinned buffers (io*.c)
- *   (later: scan planning and the Parquet writer)
+ *   8. Scan: files -> pruned, coalesced reads -> decoded chunks (scan*.c)
+ *   (later: the Parquet writer)
  *
  * Parquet names use the prefix pq_. Enumerated Thrift values (physical type,
  * encoding, codec, ...) are kept as the raw int32 of the file so that values
@@ -20,6 +21,7 @@
 #define PISTA_STORAGE_H
 
 #include "core/core.h"
+#include "device/device.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -679,6 +681,227 @@ typedef struct io_bench_result {
  * measure the storage device. */
 int io_bench_sequential(io_engine *e, const char *path, size_t block_size, int depth,
                         bool direct, bool keep_cache, io_bench_result *out, pa_err *err);
+
+
+/* ================================================================ 8. Scan
+ *
+ * A scan reads a set of Parquet files (paths, directories, globs), the
+ * columns wanted and an AND of predicates, and hands out chunks of decoded
+ * columns in engine types (DESIGN.md, "Storage path"). Row groups are pruned
+ * by their statistics and pages by the page index (when the files have one);
+ * the byte ranges of the needed column chunks (or of their surviving pages)
+ * are coalesced and read through the shared I/O engine into pinned buffers,
+ * several row groups ahead of decoding; pages are decompressed and decoded as
+ * batches of independent page jobs on a thread pool; the predicates are then
+ * applied to the decoded rows exactly, so callers get exactly the matching
+ * rows. A column that is neither projected nor (with filter_rows) filtered on
+ * is never read.
+ *
+ * One chunk = the surviving rows of one row group, in file order then row
+ * group order (deterministic). Row groups with no surviving row give no chunk.
+ * Chunks wait in a bounded queue (max_chunks): a consumer that stops popping
+ * stalls the scan's reading and decoding (back-pressure).
+ */
+
+/* X(NAME, text): comparison operators of a predicate. */
+#define PQ_OP_LIST(X)                                                         \
+    X(EQ, "=") X(NE, "<>") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=")        \
+    X(IS_NULL, "IS NULL") X(IS_NOT_NULL, "IS NOT NULL")
+typedef enum pq_op {
+#define PQ__OP(name, text) PQ_OP_##name,
+    PQ_OP_LIST(PQ__OP)
+#undef PQ__OP
+    PQ_OP__COUNT
+} pq_op;
+/* "=", "IS NULL", ...; NULL for a bad value. */
+const char *pq_op_name(pq_op op);
+
+/* `column op value`. The constant is text, read by the column's engine type
+ * when the scan opens: INTEGER, BIGINT (also TIMESTAMP columns, in
+ * microseconds since the epoch) and DECIMAL take an exact decimal number
+ * ("42", "-0.055": compared exactly, whatever the column's scale), DATE
+ * "YYYY-MM-DD", DOUBLE anything strtod reads, BOOLEAN true/false, VARCHAR
+ * the bytes as given (compared bytewise, unsigned). value is ignored by IS
+ * NULL / IS NOT NULL. SQL semantics: NULL never satisfies a comparison.
+ * DOUBLE follows DuckDB's total order: NaN is above every number and equal
+ * to itself. */
+typedef struct pq_pred {
+    const char *column;
+    pq_op op;
+    const char *value;
+} pq_pred;
+
+/* Parses "col op value", "col IS NULL" or "col IS NOT NULL" (op one of = ==
+ * <> != < <= > >=; a value in single quotes loses them). The result points
+ * into `text` (which is modified: NULs are written into it) and lives as
+ * long as it. PA_ESYNTAX with a message on a bad text. */
+int pq_pred_parse(char *text, pq_pred *out, pa_err *err);
+
+typedef struct pq_scan_options {
+    const char *const *paths;   /* files, directories (their *.parquet, sorted), globs */
+    size_t n_paths;
+    const char *const *columns; /* names to return, in this order; NULL = every column */
+    size_t n_columns;           /* with columns != NULL, 0 gives chunks without columns */
+    const pq_pred *preds;       /* ANDed */
+    size_t n_preds;
+    dv_device *device;          /* where chunks live (required) */
+    io_engine *io;              /* NULL = io_engine_shared() */
+    pa_threadpool *threads;     /* decode threads; NULL = dv_cpu_threads(device), else a pool of our own */
+    int decode_threads;         /* size of that own pool; 0 = online CPUs */
+    int max_chunks;             /* output queue capacity; 0 = 4 */
+    int read_ahead;             /* row groups whose reads may be in flight; 0 = 3 */
+    uint64_t max_gap;           /* io_plan max_gap between needed ranges; 0 = only touching */
+    uint64_t max_read;          /* io_plan max_read; 0 = 16 MiB */
+    bool filter_rows;           /* apply the predicates to the rows (default true); when
+                                 * false only pruning happens: whole surviving row groups
+                                 * (or page row ranges) come out */
+    bool use_page_index;        /* prune pages with ColumnIndex/OffsetIndex (default true) */
+} pq_scan_options;
+
+/* Defaults: everything zero/NULL, filter_rows and use_page_index true. */
+void pq_scan_options_init(pq_scan_options *opt);
+
+typedef struct pq_scan pq_scan;
+
+/* Opens a scan: resolves the paths, gets every footer from the metadata
+ * cache, maps the columns (every file must have each requested column with
+ * the same engine type; otherwise PA_EINVAL naming both files), binds the
+ * predicates, prunes row groups by statistics, and starts reading. Errors:
+ * PA_ENOTFOUND (a path, a glob or directory without Parquet files, a column),
+ * PA_EUNSUPPORTED (a requested column that is nested or of a type without
+ * an engine type, naming it and the file), PA_ESYNTAX (a constant), the
+ * footer errors of section 3. The caller closes the scan with pq_scan_close. */
+int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err);
+
+/* Output columns: count, names (owned by the scan) and engine types. */
+int pq_scan_n_columns(const pq_scan *s);
+const char *pq_scan_column_name(const pq_scan *s, int i);
+pa_type pq_scan_column_type(const pq_scan *s, int i);
+
+/* The next chunk, blocking until it is decoded: PA_OK with *out set (the
+ * caller frees it with dv_chunk_destroy, on any thread), or PA_OK with *out
+ * NULL at the end. A failure of the scan's reading or decoding (corrupt page,
+ * PA_ENOMEM at the device's memory limit, ...) is returned once the chunks
+ * before it were handed out, with a message naming the file, row group,
+ * column and page; every later call returns the same status. */
+int pq_scan_next(pq_scan *s, dv_chunk **out, pa_err *err);
+
+typedef struct pq_scan_stats {
+    uint64_t files;
+    uint64_t row_groups;          /* in all files */
+    uint64_t row_groups_pruned;   /* by statistics, or by the page index to nothing */
+    uint64_t pages;               /* data pages of the columns read, in row groups not pruned */
+    uint64_t pages_pruned;        /* of those, skipped thanks to the page index */
+    uint64_t rows_decoded;        /* rows decoded (per row group, not per column) */
+    uint64_t rows_out;            /* rows handed out in chunks */
+    uint64_t chunks_out;
+    uint64_t bytes_read;          /* data and page-index bytes read by this scan */
+    uint64_t read_requests;
+    uint64_t ns_read;             /* per row group, submit to last read done, summed */
+    uint64_t ns_read_wait;        /* time the scan thread waited for reads */
+    uint64_t ns_decompress;       /* wall time of the decompression batches */
+    uint64_t ns_decode;           /* wall time of measuring and decoding pages */
+    uint64_t ns_filter;           /* wall time of filtering and compacting rows */
+} pq_scan_stats;
+
+/* A snapshot (consistent once the scan ended; approximate while it runs). */
+void pq_scan_get_stats(pq_scan *s, pq_scan_stats *out);
+
+/* Stops the scan wherever it is (reads not started are canceled, chunks not
+ * handed out are freed), waits for its threads and frees everything. Safe at
+ * any time, also before the end; NULL is ignored. Chunks already handed out
+ * stay valid. */
+void pq_scan_close(pq_scan *s);
+
+/* ================================================ 9. Writer (writer*.c)
+ *
+ * Writes flat Parquet files of engine columns, one row group at a time:
+ * pq_writer_write copies rows into a row-group buffer (host memory bounded
+ * by one row group: row_group_rows rows or row_group_bytes bytes, whichever
+ * comes first); when it is full every column chunk is encoded page by page
+ * (PLAIN, or RLE_DICTIONARY falling back to PLAIN when the dictionary
+ * outgrows its cap), compressed and appended to "<path>.tmp". Close adds the
+ * page index (ColumnIndex + OffsetIndex of every chunk), the footer and
+ * "PAR1", then renames the file to <path>, so a failed write never leaves a
+ * truncated file under the final name.
+ *
+ * Types: BOOLEAN -> BOOLEAN; INTEGER -> INT32 (INTEGER(32,true), INT_32);
+ * BIGINT -> INT64; DOUBLE -> DOUBLE; DECIMAL(p,s) -> INT32 (p <= 9) or
+ * INT64 (p <= 18) with DECIMAL logical and converted types; DATE -> INT32
+ * DATE; VARCHAR -> BYTE_ARRAY STRING (UTF8). A column is OPTIONAL when
+ * nullable, REQUIRED otherwise. Statistics are min_value/max_value (type
+ * order: signed for numbers and dates, unsigned bytes for strings; NaN is
+ * never a bound; long strings are cut to stats_truncate bytes at a UTF-8
+ * character boundary, the max then rounded up, and flagged inexact) plus
+ * null_count, per column chunk and per page (the ColumnIndex).
+ */
+
+typedef struct pq_write_column {
+    const char *name;          /* copied by pq_writer_create */
+    pa_type type;              /* DECIMAL precision 1..18 */
+    bool nullable;             /* OPTIONAL; else REQUIRED (NULLs are PA_EINVAL) */
+} pq_write_column;
+
+typedef struct pq_writer_options {
+    /* enum pq_codec: UNCOMPRESSED, SNAPPY, GZIP, ZSTD or LZ4_RAW. Default
+     * LZ4_RAW: the fastest to decode on a CPU (and supported by GPU codec
+     * libraries), at a ratio close to SNAPPY's; scans are decode bound on
+     * fast storage. UNCOMPRESSED when this build lacks liblz4. */
+    int32_t codec;
+    int level;                 /* codec level; 0 = the codec's default */
+    /* Rows per row group; default 1048576 (2^20): a GPU chunk is millions
+     * of rows, a 4-byte column chunk is then ~4 MB (reads large enough for
+     * NVMe), and the page index still prunes inside a row group. */
+    int64_t row_group_rows;
+    /* Also end a row group when the buffered column bytes reach this
+     * (strings make rows wide); default 512 MiB, at most 2^31-1. */
+    uint64_t row_group_bytes;
+    uint64_t page_bytes;       /* target PLAIN bytes per data page; default 1 MiB */
+    int64_t page_rows;         /* most rows per data page; 0 = no limit */
+    int data_page_version;     /* 1 (DATA_PAGE, default) or 2 (DATA_PAGE_V2) */
+    bool dictionary;           /* try RLE_DICTIONARY (not for BOOLEAN); default on */
+    uint64_t dictionary_bytes; /* PLAIN size cap of a dictionary; default 1 MiB */
+    bool statistics;           /* chunk statistics; default on */
+    bool page_index;           /* ColumnIndex + OffsetIndex; default on */
+    uint32_t stats_truncate;   /* longest string min/max kept; default 64 */
+    const char *created_by;    /* default "pista version <version>"; copied */
+    const pq_key_value *key_value;  /* file key-value metadata; copied */
+    uint32_t n_key_value;
+} pq_writer_options;
+
+/* Fill o with the defaults above. */
+void pq_writer_options_init(pq_writer_options *o);
+
+/* A writer is used by one thread at a time. */
+typedef struct pq_writer pq_writer;
+
+/* Create "<path>.tmp" for n columns (1..32767, distinct non-empty names).
+ * opt may be NULL (defaults). PA_EINVAL for bad columns or options,
+ * PA_EUNSUPPORTED for a codec this build cannot write, PA_EIO (naming the
+ * file) when it cannot be created. On success the caller ends the writer
+ * with pq_writer_close or pq_writer_abort, which free it. */
+int pq_writer_create(const char *path, const pq_write_column *cols, uint32_t n,
+                     const pq_writer_options *opt, pq_writer **out, pa_err *err);
+
+/* Append `rows` rows: columns[i] is a host-visible view (core.h layout) of
+ * column i with length >= rows; its type must equal the declared one.
+ * Flushes every row group that fills. On error (PA_EINVAL for bad input,
+ * PA_EOVERFLOW for a DECIMAL that does not fit its precision's physical
+ * type, PA_EIO, PA_ENOMEM) the writer is failed: later calls return
+ * PA_EINVAL, and close or abort only clean up. */
+int pq_writer_write(pq_writer *w, const pa_column *columns, int64_t rows, pa_err *err);
+
+/* Write the last row group, the page index and the footer, then rename the
+ * file to its final name. Frees w in every case; on error the temporary
+ * file is removed and nothing exists under the final name. */
+int pq_writer_close(pq_writer *w, pa_err *err);
+
+/* Remove the temporary file and free w (NULL is ignored). */
+void pq_writer_abort(pq_writer *w);
+
+/* Rows written so far (buffered ones included) and row groups flushed. */
+int64_t pq_writer_rows(const pq_writer *w);
+uint32_t pq_writer_row_groups(const pq_writer *w);
 
 
 #ifdef __cplusplus

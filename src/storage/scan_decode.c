@@ -1,0 +1,788 @@
+/*
+ * scan_decode.c - decoding one unit (row group) whose bytes are in its
+ * pinned read buffer into a chunk: list the pages, then batches of
+ * independent page tasks on the thread pool (decompress; dictionaries;
+ * measure strings; decode via kn_page_job), then filter and compact
+ * (scan_filter.c) and hand the columns to a dv_chunk. See scan_int.h.
+ * The file is long (~800 lines) because the stages share one private
+ * working struct (dec); splitting it means moving that struct into
+ * scan_int.h, a follow-up.
+ */
+#include "storage/scan_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct dpage {
+    int col;                  /* read column */
+    uint32_t index;           /* page number within its column chunk */
+    uint64_t offset;          /* file offset of its header */
+    pq_page_header h;
+    const uint8_t *body;      /* stored bytes after the header */
+    uint64_t body_len;
+    uint8_t *data;            /* the page, uncompressed (v2: levels then values) */
+    uint64_t data_len;
+    bool compressed;
+    bool dict;
+    int64_t pos, rows;        /* data pages: output positions */
+    int64_t first_row;        /* data pages: first row in the row group */
+    uint64_t str_bytes;       /* VARCHAR data pages: bytes they append */
+    kn_page_job job;
+} dpage;
+
+typedef struct dcol {
+    scan_dcol d;
+    const pq_column_meta *cm;
+    const char *name;
+    bool used, output, is_string;
+    uint64_t bytes_total;     /* VARCHAR: string bytes of all its pages */
+    int dict_page;            /* index into pages, -1 = none */
+    kn_dict dict;
+    pq_page_info *walked;
+} dcol;
+
+typedef struct dec {
+    pq_scan *s;
+    scan_unit *u;
+    dcol *cols;
+    dpage *pages;
+    size_t n_pages, cap_pages;
+    uint8_t *scratch;
+    void **host;              /* pa_malloc'ed, freed at the end */
+    size_t n_host, cap_host;
+    void **pinned;            /* staging for non-host-visible devices */
+    size_t n_pinned, cap_pinned;
+    dv_chunk *chunk;
+    pthread_mutex_t mu;       /* guards the first failure below */
+    size_t fail_at;
+    int fail_code;
+    char fail_msg[700];
+} dec;
+
+/* Record a page task's failure; the lowest page index wins. */
+static void task_fail(dec *x, size_t i, const pa_err *e)
+{
+    const dpage *p = &x->pages[i];
+    pthread_mutex_lock(&x->mu);
+    if (!x->fail_code || i < x->fail_at) {
+        x->fail_at = i;
+        x->fail_code = e->code ? e->code : PA_EINTERNAL;
+        snprintf(x->fail_msg, sizeof x->fail_msg, "%s: row group %u column %s page %u (at byte %llu): %s",
+                 SCAN_WHERE(x->s, x->u), x->cols[p->col].name, p->index, (unsigned long long)p->offset, e->msg);
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
+static int batch_result(dec *x, pa_err *err)
+{
+    return x->fail_code ? pa_error(err, x->fail_code, "%s", x->fail_msg) : PA_OK;
+}
+
+static int track(void ***list, size_t *n, size_t *cap, void *p)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        void **nl = pa_realloc(*list, nc * sizeof *nl);
+        if (!nl)
+            return PA_ENOMEM;
+        *list = nl;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = p;
+    return PA_OK;
+}
+
+/* Working memory freed with the unit. */
+static int host_alloc(dec *x, size_t size, void **out, pa_err *err)
+{
+    void *p = pa_malloc(size ? size : 1);
+    pthread_mutex_lock(&x->mu);   /* page tasks allocate concurrently */
+    int rc = p ? track(&x->host, &x->n_host, &x->cap_host, p) : PA_ENOMEM;
+    pthread_mutex_unlock(&x->mu);
+    if (rc != PA_OK) {
+        pa_free(p);
+        return pa_error(err, PA_ENOMEM, "%s: row group %u: out of host memory (%zu bytes)", SCAN_WHERE(x->s, x->u),
+                        size);
+    }
+    *out = p;
+    return PA_OK;
+}
+
+/* A column buffer: chunk memory for output columns on a host-visible
+ * device, pinned staging on others, host memory for filter-only columns. */
+static int col_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err)
+{
+    if (!c->output)
+        return host_alloc(x, size, out, err);
+    int rc;
+    pa_err e2;
+    pa_err_init(&e2);
+    if (dv_host_visible(x->s->dev)) {
+        rc = dv_chunk_alloc(x->chunk, size, out, &e2);
+    } else if ((rc = dv_host_alloc(x->s->dev, size, out, &e2)) == PA_OK &&
+               track(&x->pinned, &x->n_pinned, &x->cap_pinned, *out) != PA_OK) {
+        dv_host_free(x->s->dev, *out);
+        rc = pa_error(&e2, PA_ENOMEM, "out of host memory");
+    }
+    if (rc != PA_OK)
+        pa_error(err, rc, "%s: row group %u column %s: %s", SCAN_WHERE(x->s, x->u), c->name, e2.msg);
+    pa_err_close(&e2);
+    return rc;
+}
+
+/* ------------------------------------------------------------- page lists */
+
+static int add_page(dec *x, int col, uint32_t index, uint64_t offset, const pq_page_header *h,
+                    const uint8_t *body, pa_err *err)
+{
+    if (x->n_pages == x->cap_pages) {
+        size_t nc = x->cap_pages ? x->cap_pages * 2 : 64;
+        dpage *np = pa_realloc(x->pages, nc * sizeof *np);
+        if (!np)
+            return pa_error(err, PA_ENOMEM, "out of memory listing pages");
+        x->pages = np;
+        x->cap_pages = nc;
+    }
+    dpage *p = &x->pages[x->n_pages++];
+    memset(p, 0, sizeof *p);
+    p->col = col;
+    p->index = index;
+    p->offset = offset;
+    p->h = *h;
+    p->body = body;
+    p->body_len = (uint64_t)(h->compressed_page_size < 0 ? 0 : h->compressed_page_size);
+    p->dict = h->type == PQ_PAGE_DICTIONARY_PAGE;
+    return PA_OK;
+}
+
+/* Pages of column r: walk the whole chunk, or decode the headers of the
+ * dictionary prefix and the picked pages. Index pages are skipped. */
+static int list_pages(dec *x, int r, pa_err *err)
+{
+    pq_scan *s = x->s;
+    scan_unit *u = x->u;
+    scan_ucol *uc = &u->ucols[r];
+    dcol *c = &x->cols[r];
+    char what[512];
+    snprintf(what, sizeof what, "%s: row group %u column %s", SCAN_WHERE(s, u), c->name);
+    c->dict_page = -1;
+    const uint8_t *base = u->buf + u->range_at[uc->first_range];
+    int rc;
+    if (uc->whole) {
+        uint32_t n = 0;
+        if ((rc = pq_chunk_pages(c->cm, base, (size_t)uc->len, what, &c->walked, &n, err)) != PA_OK)
+            return rc;
+        for (uint32_t j = 0; j < n; j++) {
+            const pq_page_info *pi = &c->walked[j];
+            int32_t t = pi->header.type;
+            if (t != PQ_PAGE_DICTIONARY_PAGE && t != PQ_PAGE_DATA_PAGE && t != PQ_PAGE_DATA_PAGE_V2)
+                continue;
+            if (t == PQ_PAGE_DICTIONARY_PAGE)
+                c->dict_page = (int)x->n_pages;
+            const uint8_t *body = base + (pi->offset - (uint64_t)uc->start) + pi->header_len;
+            if ((rc = add_page(x, r, j, pi->offset, &pi->header, body, err)) != PA_OK)
+                return rc;
+        }
+        return PA_OK;
+    }
+    uint32_t range = uc->first_range;
+    pq_page_header h;
+    size_t hlen;
+    if (uc->len > 0) {
+        if ((rc = pq_page_header_decode(base, (size_t)uc->len, what, (uint64_t)uc->start, &h, &hlen, err)) != PA_OK)
+            return rc;
+        if (h.type != PQ_PAGE_DICTIONARY_PAGE || !h.has_dictionary_page || h.compressed_page_size < 0 ||
+            (uint64_t)h.compressed_page_size != (uint64_t)uc->len - hlen)
+            return pa_error(err, PA_ECORRUPT, "%s: the %lld bytes before the first data page are not one dictionary page",
+                            what, (long long)uc->len);
+        c->dict_page = (int)x->n_pages;
+        if ((rc = add_page(x, r, 0, (uint64_t)uc->start, &h, base + hlen, err)) != PA_OK)
+            return rc;
+        range++;
+    }
+    for (uint32_t j = 0; j < uc->n_picks; j++, range++) {
+        const scan_pick *pk = &uc->picks[j];
+        const uint8_t *b = u->buf + u->range_at[range];
+        if ((rc = pq_page_header_decode(b, (size_t)pk->size, what, (uint64_t)pk->offset, &h, &hlen, err)) != PA_OK)
+            return rc;
+        bool v1 = h.type == PQ_PAGE_DATA_PAGE && h.has_data_page;
+        bool v2 = h.type == PQ_PAGE_DATA_PAGE_V2 && h.has_data_page_v2;
+        int64_t nv = v1 ? h.data_page.num_values : v2 ? h.data_page_v2.num_values : -1;
+        if ((!v1 && !v2) || h.compressed_page_size < 0 || (uint64_t)h.compressed_page_size != (uint64_t)pk->size - hlen ||
+            nv != pk->rows)
+            return pa_error(err, PA_ECORRUPT, "%s: the page at byte %lld does not match the offset index "
+                            "(%lld bytes, %lld rows)", what, (long long)pk->offset, (long long)pk->size,
+                            (long long)pk->rows);
+        if ((rc = add_page(x, r, j, (uint64_t)pk->offset, &h, b + hlen, err)) != PA_OK)
+            return rc;
+        x->pages[x->n_pages - 1].first_row = pk->first_row;
+    }
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- checks */
+
+static int page_error(dec *x, const dpage *p, pa_err *err, int code, const char *fmt, ...) PA_PRINTF(5, 6);
+static int page_error(dec *x, const dpage *p, pa_err *err, int code, const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pa_error(err, code, "%s: row group %u column %s page %u (at byte %llu): %s", SCAN_WHERE(x->s, x->u),
+                    x->cols[p->col].name, p->index, (unsigned long long)p->offset, msg);
+}
+
+/* Sizes, rows and where each page's uncompressed bytes go. */
+static int prepare_pages(dec *x, pa_err *err)
+{
+    uint64_t scratch = 0;
+    for (size_t i = 0; i < x->n_pages; i++) {
+        dpage *p = &x->pages[i];
+        const dcol *c = &x->cols[p->col];
+        const pq_page_header *h = &p->h;
+        int codec = c->cm->codec;
+        if (h->uncompressed_page_size < 0 || h->uncompressed_page_size > c->cm->total_uncompressed_size)
+            return page_error(x, p, err, PA_ECORRUPT, "uncompressed size %d outside the column chunk's %lld bytes",
+                              h->uncompressed_page_size, (long long)c->cm->total_uncompressed_size);
+        p->compressed = codec != PQ_CODEC_UNCOMPRESSED;
+        if (p->dict) {
+            if (i != (size_t)c->dict_page || !h->has_dictionary_page)
+                return page_error(x, p, err, PA_ECORRUPT, "misplaced dictionary page");
+        } else if (h->type == PQ_PAGE_DATA_PAGE_V2) {
+            const pq_data_page_header_v2 *v2 = &h->data_page_v2;
+            int64_t lv = (int64_t)v2->definition_levels_byte_length + v2->repetition_levels_byte_length;
+            if (v2->definition_levels_byte_length < 0 || v2->repetition_levels_byte_length < 0 ||
+                lv > h->compressed_page_size || lv > h->uncompressed_page_size)
+                return page_error(x, p, err, PA_ECORRUPT, "level sizes %d + %d exceed the page",
+                                  v2->repetition_levels_byte_length, v2->definition_levels_byte_length);
+            if (v2->num_rows != v2->num_values)
+                return page_error(x, p, err, PA_ECORRUPT, "%d rows but %d values in a flat column", v2->num_rows,
+                                  v2->num_values);
+            p->compressed = p->compressed && (!v2->has_is_compressed || v2->is_compressed);
+            p->rows = v2->num_values;
+        } else {
+            p->rows = h->data_page.num_values;
+        }
+        if (p->rows < 0)
+            return page_error(x, p, err, PA_ECORRUPT, "negative value count");
+        if (p->compressed) {
+            if (!kn_codec_supported(codec))
+                return page_error(x, p, err, PA_EUNSUPPORTED, "codec %s is not supported by this build",
+                                  kn_codec_name(codec));
+            p->data_len = (uint64_t)h->uncompressed_page_size;
+            p->pos = (int64_t)scratch;   /* temporarily: offset into the scratch arena */
+            scratch += p->data_len;
+        } else {
+            p->data = (uint8_t *)p->body;
+            p->data_len = p->body_len;
+        }
+    }
+    if (scratch) {
+        int rc = host_alloc(x, (size_t)scratch, (void **)&x->scratch, err);
+        if (rc != PA_OK)
+            return rc;
+    }
+    for (size_t i = 0; i < x->n_pages; i++)
+        if (x->pages[i].compressed) {
+            x->pages[i].data = x->scratch + x->pages[i].pos;
+            x->pages[i].pos = 0;
+        }
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- page tasks */
+
+static void decompress_task(void *ctx, size_t i)
+{
+    dec *x = ctx;
+    dpage *p = &x->pages[i];
+    if (!p->compressed)
+        return;
+    pa_err e;
+    pa_err_init(&e);
+    int codec = x->cols[p->col].cm->codec;
+    uint64_t lv = 0;
+    if (!p->dict && p->h.type == PQ_PAGE_DATA_PAGE_V2) {
+        lv = (uint64_t)p->h.data_page_v2.definition_levels_byte_length + (uint64_t)p->h.data_page_v2.repetition_levels_byte_length;
+        memcpy(p->data, p->body, lv);   /* levels are never compressed */
+    }
+    if (kn_decompress(codec, p->body + lv, p->body_len - lv, p->data + lv, p->data_len - lv, &e) != PA_OK)
+        task_fail(x, i, &e);
+    pa_err_close(&e);
+}
+
+/* Dictionary page of column c -> kn_dict (engine representation). */
+static void dict_task(void *ctx, size_t i)
+{
+    dec *x = ctx;
+    dpage *p = &x->pages[i];
+    if (!p->dict)
+        return;
+    dcol *c = &x->cols[p->col];
+    pa_err e;
+    pa_err_init(&e);
+    int32_t n = p->h.dictionary_page.num_values, enc = p->h.dictionary_page.encoding;
+    int width = pa_type_width(c->d.type.id);
+    uint64_t sb = 0;
+    int rc = PA_OK;
+    kn_out out = {0};
+    if (enc != PQ_ENC_PLAIN && enc != PQ_ENC_PLAIN_DICTIONARY) {
+        rc = pa_error(&e, PA_EUNSUPPORTED, "dictionary page encoding %s", kn_encoding_name(enc));
+    } else if (n < 0 || (uint64_t)n > p->data_len * 8) {
+        rc = pa_error(&e, PA_ECORRUPT, "dictionary of %d entries in %llu bytes", n, (unsigned long long)p->data_len);
+    } else if (c->is_string) {
+        if ((rc = kn_measure_values(KN_ENC_PLAIN, &c->d.kc, NULL, p->data, p->data_len, (uint64_t)n, &sb, &e)) == PA_OK &&
+            (rc = host_alloc(x, ((size_t)n + 1) * 4, (void **)&out.offsets, &e)) == PA_OK)
+            rc = host_alloc(x, (size_t)sb, (void **)&out.bytes, &e);
+        if (rc == PA_OK)
+            out.offsets[0] = 0;
+    } else {
+        rc = host_alloc(x, (size_t)n * (size_t)width, &out.values, &e);
+    }
+    if (rc == PA_OK) {
+        out.capacity = (uint64_t)n;
+        out.bytes_capacity = sb;
+        rc = kn_decode_values(KN_ENC_PLAIN, &c->d.kc, NULL, p->data, p->data_len, (uint64_t)n, &out, 0, NULL, &e);
+    }
+    if (rc == PA_OK) {
+        c->dict.values = out.values;
+        c->dict.offsets = out.offsets;
+        c->dict.bytes = out.bytes;
+        c->dict.n = (uint64_t)n;
+    } else {
+        task_fail(x, i, &e);
+    }
+    pa_err_close(&e);
+}
+
+/* The kn_page of a data page whose bytes are uncompressed at p->data. */
+static void page_view(const dpage *p, kn_page *pg)
+{
+    memset(pg, 0, sizeof *pg);
+    if (p->h.type == PQ_PAGE_DATA_PAGE_V2) {
+        const pq_data_page_header_v2 *v2 = &p->h.data_page_v2;
+        uint64_t lv = (uint64_t)v2->definition_levels_byte_length + (uint64_t)v2->repetition_levels_byte_length;
+        pg->version = 2;
+        pg->encoding = v2->encoding;
+        pg->num_values = v2->num_values;
+        pg->num_nulls = v2->num_nulls;
+        pg->levels = p->data;
+        pg->rep_levels_size = (uint32_t)v2->repetition_levels_byte_length;
+        pg->def_levels_size = (uint32_t)v2->definition_levels_byte_length;
+        pg->data = p->data + lv;
+        pg->size = p->data_len - lv;
+    } else {
+        pg->version = 1;
+        pg->encoding = p->h.data_page.encoding;
+        pg->def_level_encoding = p->h.data_page.definition_level_encoding;
+        pg->num_values = p->h.data_page.num_values;
+        pg->data = p->data;
+        pg->size = p->data_len;
+    }
+}
+
+static const kn_dict *col_dict(const dcol *c)
+{
+    return c->dict_page >= 0 ? &c->dict : NULL;
+}
+
+static void measure_task(void *ctx, size_t i)
+{
+    dec *x = ctx;
+    dpage *p = &x->pages[i];
+    const dcol *c = &x->cols[p->col];
+    if (p->dict || !c->is_string)
+        return;
+    pa_err e;
+    pa_err_init(&e);
+    kn_page pg;
+    kn_page_info info;
+    page_view(p, &pg);
+    if (p->data_len != (uint64_t)p->h.uncompressed_page_size) {
+        pa_error(&e, PA_ECORRUPT, "%llu bytes stored, header says %d uncompressed", (unsigned long long)p->data_len,
+                 p->h.uncompressed_page_size);
+        task_fail(x, i, &e);
+    } else if (kn_page_measure(&pg, &c->d.kc, col_dict(c), &info, &e) != PA_OK)
+        task_fail(x, i, &e);
+    else
+        p->str_bytes = info.string_bytes;
+    pa_err_close(&e);
+}
+
+static void decode_page(dec *x, size_t i)
+{
+    dpage *p = &x->pages[i];
+    if (p->dict)
+        return;
+    const dcol *c = &x->cols[p->col];
+    kn_page_job *j = &p->job;
+    memset(j, 0, sizeof *j);
+    j->src = p->data;
+    j->src_size = p->data_len;
+    j->uncompressed_size = (uint64_t)p->h.uncompressed_page_size;
+    j->codec = KN_CODEC_UNCOMPRESSED;   /* decompressed by the batch before */
+    page_view(p, &j->page);
+    j->page.data = NULL;
+    j->page.levels = NULL;
+    j->col = c->d.kc;
+    if (c->dict_page >= 0)
+        j->dict = c->dict;
+    j->out.values = c->d.values;
+    j->out.offsets = c->d.offsets;
+    j->out.bytes = c->d.bytes;
+    j->out.validity = c->d.validity;
+    j->out.capacity = c->d.rows;
+    j->out.bytes_capacity = c->bytes_total;
+    j->row_offset = (uint64_t)p->pos;
+    pa_err e;
+    pa_err_init(&e);
+    if (kn_page_job_run(j, &e) != PA_OK)
+        task_fail(x, i, &e);
+    pa_err_close(&e);
+}
+
+/* Pages that share a byte of their column's validity bitmap (a page whose
+ * first row is not a multiple of 8 shares one with the page before) are
+ * decoded in order by one task: the bitmap is written byte by byte. */
+typedef struct group_ctx {
+    dec *x;
+    const size_t *first;   /* n + 1 boundaries into pages */
+} group_ctx;
+
+static void decode_group(void *ctx, size_t g)
+{
+    group_ctx *gc = ctx;
+    for (size_t i = gc->first[g]; i < gc->first[g + 1]; i++)
+        decode_page(gc->x, i);
+}
+
+static int decode_pages(dec *x, pa_err *err)
+{
+    size_t *first = pa_malloc((x->n_pages + 1) * sizeof *first), n = 0;
+    if (!first)
+        return pa_error(err, PA_ENOMEM, "out of memory decoding");
+    for (size_t i = 0; i < x->n_pages; i++) {
+        const dpage *p = &x->pages[i];
+        bool joins = i > 0 && x->pages[i - 1].col == p->col && !x->pages[i - 1].dict && !p->dict &&
+                     x->cols[p->col].d.validity && p->pos % 8 != 0;
+        if (!joins)
+            first[n++] = i;
+    }
+    first[n] = x->n_pages;
+    group_ctx gc = {x, first};
+    scan__parallel_for(x->s->tp, n, decode_group, &gc);
+    pa_free(first);
+    return batch_result(x, err);
+}
+
+/* ------------------------------------------------------------- layout */
+
+static int add_seg(scan_dcol *d, int64_t row, int64_t n, int64_t pos, pa_err *err)
+{
+    if (d->n_segs && d->segs[d->n_segs - 1].row + d->segs[d->n_segs - 1].n == row &&
+        d->segs[d->n_segs - 1].pos + d->segs[d->n_segs - 1].n == pos) {
+        d->segs[d->n_segs - 1].n += n;
+        return PA_OK;
+    }
+    scan_seg *ns = pa_realloc(d->segs, (d->n_segs + 1) * sizeof *ns);
+    if (!ns)
+        return pa_error(err, PA_ENOMEM, "out of memory");
+    d->segs = ns;
+    d->segs[d->n_segs++] = (scan_seg){row, n, pos};
+    return PA_OK;
+}
+
+/* Positions of every data page, string start offsets, and the buffers. */
+static int layout_column(dec *x, int r, pa_err *err)
+{
+    dcol *c = &x->cols[r];
+    const scan_ucol *uc = &x->u->ucols[r];
+    int64_t pos = 0, row = 0;
+    uint64_t sb = 0;
+    int rc;
+    for (size_t i = 0; i < x->n_pages; i++) {
+        dpage *p = &x->pages[i];
+        if (p->col != r || p->dict)
+            continue;
+        if (uc->whole)
+            p->first_row = row;
+        p->pos = pos;
+        if ((rc = add_seg(&c->d, p->first_row, p->rows, pos, err)) != PA_OK)
+            return rc;
+        row = p->first_row + p->rows;
+        pos += p->rows;
+        sb += p->str_bytes;
+    }
+    if (uc->whole && (pos != x->u->num_rows || c->cm->num_values != x->u->num_rows))
+        return pa_error(err, PA_ECORRUPT, "%s: row group %u column %s: data pages hold %lld rows, the row group %lld",
+                        SCAN_WHERE(x->s, x->u), c->name, (long long)pos, (long long)x->u->num_rows);
+    if (sb > INT32_MAX)
+        return pa_error(err, PA_EUNSUPPORTED, "%s: row group %u column %s: %llu bytes of strings (at most 2^31-1 in a chunk)",
+                        SCAN_WHERE(x->s, x->u), c->name, (unsigned long long)sb);
+    c->d.rows = (uint64_t)pos;
+    c->bytes_total = sb;
+    size_t n = (size_t)pos;
+    if (c->is_string) {
+        if ((rc = col_alloc(x, c, (n + 1) * 4, (void **)&c->d.offsets, err)) != PA_OK ||
+            (rc = col_alloc(x, c, (size_t)sb, (void **)&c->d.bytes, err)) != PA_OK)
+            return rc;
+        c->d.values = c->d.bytes;
+        int64_t at = 0;
+        for (size_t i = 0; i < x->n_pages; i++) {
+            dpage *p = &x->pages[i];
+            if (p->col != r || p->dict)
+                continue;
+            c->d.offsets[p->pos] = (int32_t)at;
+            at += (int64_t)p->str_bytes;
+        }
+        c->d.offsets[n] = (int32_t)at;
+    } else if ((rc = col_alloc(x, c, n * (size_t)pa_type_width(c->d.type.id), &c->d.values, err)) != PA_OK) {
+        return rc;
+    }
+    if (c->d.kc.max_def_level > 0 && (rc = col_alloc(x, c, (n + 7) / 8, (void **)&c->d.validity, err)) != PA_OK)
+        return rc;
+    return PA_OK;
+}
+
+/* Engine representation fix-ups the kernels do not know about. */
+static void fixup_column(dcol *c, const pq_column_desc *d)
+{
+    if (d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS) {
+        int64_t *v = c->d.values;
+        for (uint64_t i = 0; i < c->d.rows; i++) {
+            int64_t t;
+            if (d->time_unit == PQ_TU_NANOS)
+                v[i] = v[i] / 1000 - (v[i] % 1000 < 0);   /* floor */
+            else if (__builtin_mul_overflow(v[i], 1000, &t))
+                v[i] = v[i] < 0 ? INT64_MIN : INT64_MAX;
+            else
+                v[i] = t;
+        }
+    } else if (d->physical_type == PQ_T_INT32 && d->type.id == PA_TYPE_BIGINT) {   /* UINT_32 */
+        int64_t *v = c->d.values;
+        for (uint64_t i = 0; i < c->d.rows; i++)
+            v[i] = (int64_t)(uint32_t)v[i];
+    }
+}
+
+/* ------------------------------------------------------------- the unit */
+
+typedef struct compact_ctx {
+    dec *x;
+    int *cols;
+    const uint32_t *sel;
+    uint64_t n;
+} compact_ctx;
+
+static void compact_task(void *ctx, size_t i)
+{
+    compact_ctx *cc = ctx;
+    scan__compact(&cc->x->cols[cc->cols[i]].d, cc->sel, cc->n);
+}
+
+/* Non-host-visible device: copy the compacted staging columns into chunk
+ * buffers (one batched copy, one sync). */
+static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs, uint8_t **dv_valid, pa_err *err)
+{
+    pq_scan *s = x->s;
+    size_t cap = (size_t)s->n_rcols * 3, k = 0;
+    void **dsts = pa_calloc(cap ? cap : 1, sizeof *dsts);
+    const void **srcs = pa_calloc(cap ? cap : 1, sizeof *srcs);
+    size_t *sizes = pa_calloc(cap ? cap : 1, sizeof *sizes);
+    int rc = PA_OK;
+    if (!dsts || !srcs || !sizes) {
+        rc = pa_error(err, PA_ENOMEM, "out of memory uploading a chunk");
+        goto done;
+    }
+    for (int r = 0; r < s->n_rcols; r++) {
+        dcol *c = &x->cols[r];
+        if (!c->used || !c->output)
+            continue;
+        size_t vs = c->is_string ? (size_t)c->d.offsets[n] : (size_t)n * (size_t)pa_type_width(c->d.type.id);
+        void *p;
+        PA_TRY(rc = dv_chunk_alloc(x->chunk, vs, &p, err));
+        dv_vals[r] = p;
+        dsts[k] = p, srcs[k] = c->d.values, sizes[k++] = vs;
+        if (c->is_string) {
+            PA_TRY(rc = dv_chunk_alloc(x->chunk, ((size_t)n + 1) * 4, &p, err));
+            dv_offs[r] = p;
+            dsts[k] = p, srcs[k] = c->d.offsets, sizes[k++] = ((size_t)n + 1) * 4;
+        }
+        if (c->d.validity) {
+            PA_TRY(rc = dv_chunk_alloc(x->chunk, ((size_t)n + 7) / 8, &p, err));
+            dv_valid[r] = p;
+            dsts[k] = p, srcs[k] = c->d.validity, sizes[k++] = ((size_t)n + 7) / 8;
+        }
+    }
+    if (k) {
+        PA_TRY(rc = dv_copy_batch_async(s->stream, k, dsts, srcs, sizes, DV_COPY_H2D, err));
+        PA_TRY(rc = dv_stream_sync(s->stream, err));
+    }
+fail:
+done:
+    pa_free(dsts);
+    pa_free((void *)srcs);
+    pa_free(sizes);
+    return rc;
+}
+
+static int assemble(dec *x, uint64_t n, dv_chunk **out, pa_err *err)
+{
+    pq_scan *s = x->s;
+    int rc = PA_OK;
+    size_t nr = (size_t)(s->n_rcols ? s->n_rcols : 1);
+    void **vals = pa_calloc(nr, sizeof *vals);
+    int32_t **offs = pa_calloc(nr, sizeof *offs);
+    uint8_t **valid = pa_calloc(nr, sizeof *valid);
+    if (!vals || !offs || !valid) {
+        rc = pa_error(err, PA_ENOMEM, "out of memory assembling a chunk");
+        goto done;
+    }
+    for (int r = 0; r < s->n_rcols; r++) {
+        vals[r] = x->cols[r].d.values;
+        offs[r] = x->cols[r].d.offsets;
+        valid[r] = x->cols[r].d.validity;
+    }
+    if (!dv_host_visible(s->dev) && (rc = upload_columns(x, n, vals, offs, valid, err)) != PA_OK)
+        goto done;
+    x->chunk->length = (int64_t)n;
+    for (int i = 0; i < s->n_out; i++) {
+        int r = s->out_rcol[i];
+        pa_column *col = &x->chunk->columns[i];
+        col->type = s->rcols[r].type;
+        col->length = (int64_t)n;
+        col->data = vals[r];
+        col->offsets = x->cols[r].is_string ? offs[r] : NULL;
+        col->validity = valid[r];
+    }
+    *out = x->chunk;
+    x->chunk = NULL;
+done:
+    pa_free(vals);
+    pa_free(offs);
+    pa_free(valid);
+    return rc;
+}
+
+static int setup_columns(dec *x, pa_err *err)
+{
+    pq_scan *s = x->s;
+    scan_unit *u = x->u;
+    const pq_file_meta *m = s->files[u->file].meta;
+    uint64_t whole_pages = 0;
+    for (int r = 0; r < s->n_rcols; r++) {
+        dcol *c = &x->cols[r];
+        c->dict_page = -1;
+        if (!(c->used = u->ucols[r].used))
+            continue;
+        const pq_column_desc *d = &s->rcols[r].desc[u->file];
+        c->cm = &m->row_groups[u->rg].columns[d->leaf_index].meta_data;
+        c->name = s->rcols[r].name;
+        c->output = s->rcols[r].output;
+        c->is_string = d->type.id == PA_TYPE_VARCHAR;
+        c->d.type = d->type;
+        c->d.kc = (kn_column){d->physical_type, d->type_length, d->type, m->leaves[d->leaf_index].max_def_level, 0};
+        size_t before = x->n_pages;
+        int rc = list_pages(x, r, err);
+        if (rc != PA_OK)
+            return rc;
+        if (u->ucols[r].whole)
+            whole_pages += x->n_pages - before - (c->dict_page >= 0);
+    }
+    pthread_mutex_lock(&s->mu);
+    s->stats.pages += whole_pages;
+    pthread_mutex_unlock(&s->mu);
+    return PA_OK;
+}
+
+int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
+{
+    dec x;
+    memset(&x, 0, sizeof x);
+    x.s = s;
+    x.u = u;
+    pthread_mutex_init(&x.mu, NULL);
+    *out = NULL;
+    uint32_t *sel = NULL;
+    int *ccols = NULL;
+    uint64_t n = 0, t0, t1, t2;
+    int rc = PA_OK;
+    if (!(x.cols = pa_calloc((size_t)(s->n_rcols ? s->n_rcols : 1), sizeof *x.cols))) {
+        rc = pa_error(err, PA_ENOMEM, "out of memory decoding");
+        goto done;
+    }
+    PA_TRY(rc = dv_chunk_create(s->dev, s->n_out, &x.chunk, err));
+    PA_TRY(rc = setup_columns(&x, err));
+    PA_TRY(rc = prepare_pages(&x, err));
+
+    t0 = pa_now_ns();
+    scan__parallel_for(s->tp, x.n_pages, decompress_task, &x);
+    PA_TRY(rc = batch_result(&x, err));
+    t1 = pa_now_ns();
+    scan__parallel_for(s->tp, x.n_pages, dict_task, &x);
+    PA_TRY(rc = batch_result(&x, err));
+    scan__parallel_for(s->tp, x.n_pages, measure_task, &x);
+    PA_TRY(rc = batch_result(&x, err));
+    for (int r = 0; r < s->n_rcols; r++)
+        if (x.cols[r].used)
+            PA_TRY(rc = layout_column(&x, r, err));
+    PA_TRY(rc = decode_pages(&x, err));
+    for (int r = 0; r < s->n_rcols; r++)
+        if (x.cols[r].used)
+            fixup_column(&x.cols[r], &s->rcols[r].desc[u->file]);
+    t2 = pa_now_ns();
+
+    scan_dcol **dc = pa_calloc((size_t)(s->n_rcols ? s->n_rcols : 1), sizeof *dc);
+    ccols = pa_calloc((size_t)(s->n_rcols ? s->n_rcols : 1), sizeof *ccols);
+    if (!dc || !ccols) {
+        pa_free(dc);
+        rc = pa_error(err, PA_ENOMEM, "out of memory filtering");
+        goto fail;
+    }
+    for (int r = 0; r < s->n_rcols; r++)
+        dc[r] = x.cols[r].used ? &x.cols[r].d : NULL;
+    rc = scan__select(s, u, dc, &sel, &n, err);
+    pa_free(dc);
+    if (rc != PA_OK)
+        goto fail;
+    if (sel) {
+        compact_ctx cc = {&x, ccols, sel, n};
+        size_t k = 0;
+        for (int r = 0; r < s->n_rcols; r++)
+            if (x.cols[r].used && x.cols[r].output)
+                ccols[k++] = r;
+        scan__parallel_for(s->tp, k, compact_task, &cc);
+    }
+    pthread_mutex_lock(&s->mu);
+    s->stats.ns_decompress += t1 - t0;
+    s->stats.ns_decode += t2 - t1;
+    s->stats.ns_filter += pa_now_ns() - t2;
+    for (uint32_t k = 0; k < u->rows.n; k++)
+        s->stats.rows_decoded += (uint64_t)(u->rows.hi[k] - u->rows.lo[k]);
+    pthread_mutex_unlock(&s->mu);
+    if (n > 0)
+        rc = assemble(&x, n, out, err);
+fail:
+done:
+    pa_free(sel);
+    pa_free(ccols);
+    dv_chunk_destroy(x.chunk);
+    if (x.cols)
+        for (int r = 0; r < s->n_rcols; r++) {
+            pa_free(x.cols[r].walked);
+            pa_free(x.cols[r].d.segs);
+        }
+    pa_free(x.cols);
+    for (size_t i = 0; i < x.n_host; i++)
+        pa_free(x.host[i]);
+    pa_free(x.host);
+    for (size_t i = 0; i < x.n_pinned; i++)
+        dv_host_free(s->dev, x.pinned[i]);
+    pa_free(x.pinned);
+    pa_free(x.pages);
+    pthread_mutex_destroy(&x.mu);
+    return rc;
+}

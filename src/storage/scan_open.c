@@ -1,0 +1,416 @@
+/*
+ * scan_open.c - opening and closing a scan: paths to files, footers from the
+ * metadata cache, columns mapped per file (same engine types everywhere),
+ * predicates bound, row groups pruned by statistics; then the scan thread
+ * (scan_run.c) starts. Also the accessors, pq_scan_next and the stats.
+ */
+#include "storage/scan_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void *scan__thread_main(void *arg);   /* scan_run.c */
+
+void pq_scan_options_init(pq_scan_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->filter_rows = true;
+    opt->use_page_index = true;
+}
+
+/* ------------------------------------------------------------- files */
+
+static int add_file(pq_scan *s, uint32_t *cap, const char *path, pa_err *err)
+{
+    if (s->n_files == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        scan_file *nf = pa_realloc(s->files, nc * sizeof *nf);
+        if (!nf)
+            return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
+        s->files = nf;
+        *cap = nc;
+    }
+    scan_file *f = &s->files[s->n_files];
+    memset(f, 0, sizeof *f);
+    if (!(f->path = pa_strdup(path)))
+        return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
+    s->n_files++;
+    return PA_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's *.parquet entries (not recursive), sorted by name. */
+static int add_dir(pq_scan *s, uint32_t *cap, const char *dir, pa_err *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return pa_error(err, PA_EIO, "%s: cannot open directory: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, ncap = 0;
+    int rc = PA_OK;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 9 || strcmp(e->d_name + len - 8, ".parquet") || e->d_name[0] == '.')
+            continue;
+        if (n == ncap) {
+            size_t nc = ncap ? ncap * 2 : 16;
+            char **nn = pa_realloc(names, nc * sizeof *nn);
+            if (!nn) {
+                rc = pa_error(err, PA_ENOMEM, "out of memory listing %s", dir);
+                goto done;
+            }
+            names = nn;
+            ncap = nc;
+        }
+        size_t dl = strlen(dir);
+        if (!(names[n] = pa_malloc(dl + len + 2))) {
+            rc = pa_error(err, PA_ENOMEM, "out of memory listing %s", dir);
+            goto done;
+        }
+        snprintf(names[n], dl + len + 2, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", e->d_name);
+        n++;
+    }
+    if (n == 0) {
+        rc = pa_error(err, PA_ENOTFOUND, "%s: directory holds no *.parquet files", dir);
+        goto done;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n && rc == PA_OK; i++)
+        rc = add_file(s, cap, names[i], err);
+done:
+    for (size_t i = 0; i < n; i++)
+        pa_free(names[i]);
+    pa_free(names);
+    closedir(d);
+    return rc;
+}
+
+static int resolve_paths(pq_scan *s, pa_err *err)
+{
+    uint32_t cap = 0;
+    if (!s->opt.n_paths)
+        return pa_error(err, PA_EINVAL, "scan of no files");
+    for (size_t i = 0; i < s->opt.n_paths; i++) {
+        const char *p = s->opt.paths[i];
+        int rc = PA_OK;
+        struct stat st;
+        if (!p)
+            return pa_error(err, PA_EINVAL, "scan path %zu is NULL", i);
+        if (stat(p, &st) == 0) {
+            rc = S_ISDIR(st.st_mode) ? add_dir(s, &cap, p, err) : add_file(s, &cap, p, err);
+        } else if (strpbrk(p, "*?[")) {
+            glob_t g;
+            int gr = glob(p, 0, NULL, &g);
+            if (gr == GLOB_NOMATCH)
+                rc = pa_error(err, PA_ENOTFOUND, "%s: no file matches", p);
+            else if (gr != 0)
+                rc = pa_error(err, PA_EIO, "%s: glob failed", p);
+            for (size_t k = 0; gr == 0 && k < g.gl_pathc && rc == PA_OK; k++)
+                rc = add_file(s, &cap, g.gl_pathv[k], err);   /* glob sorts */
+            if (gr == 0)
+                globfree(&g);
+        } else {
+            rc = pa_error(err, errno == ENOENT ? PA_ENOTFOUND : PA_EIO, "%s: %s", p, strerror(errno));
+        }
+        if (rc != PA_OK)
+            return rc;
+    }
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- columns */
+
+static int find_or_add_rcol(pq_scan *s, const char *name, bool output, pa_err *err)
+{
+    for (int i = 0; i < s->n_rcols; i++)
+        if (!strcmp(s->rcols[i].name, name)) {
+            s->rcols[i].output |= output;
+            return i;
+        }
+    scan_rcol *nr = pa_realloc(s->rcols, (size_t)(s->n_rcols + 1) * sizeof *nr);
+    if (!nr)
+        return pa_error(err, PA_ENOMEM, "out of memory mapping scan columns");
+    s->rcols = nr;
+    scan_rcol *r = &s->rcols[s->n_rcols];
+    memset(r, 0, sizeof *r);
+    r->output = output;
+    if (!(r->name = pa_strdup(name)) || !(r->desc = pa_calloc(s->n_files, sizeof *r->desc))) {
+        pa_free((void *)r->name);
+        return pa_error(err, PA_ENOMEM, "out of memory mapping scan columns");
+    }
+    return s->n_rcols++;
+}
+
+/* Map read column r in file f (its leaf by name, checked supported). */
+static int map_column(pq_scan *s, int r, uint32_t f, pa_err *err)
+{
+    const pq_file_meta *m = s->files[f].meta;
+    scan_rcol *rc = &s->rcols[r];
+    const char *path = s->files[f].path;
+    size_t nl = strlen(rc->name);
+    for (uint32_t i = 0; i < m->n_leaves; i++) {
+        const pq_leaf *l = &m->leaves[i];
+        if (!strcmp(l->path, rc->name) || (!strncmp(l->path, rc->name, nl) && l->path[nl] == '.')) {
+            if (l->max_rep_level > 0 || strchr(l->path, '.'))
+                return pa_error(err, PA_EUNSUPPORTED, "%s: column %s is nested (only flat columns are supported)",
+                                path, rc->name);
+            pq_column_desc *d = &rc->desc[f];
+            pa_err e2;
+            pa_err_init(&e2);
+            int st = pq_element_type(&m->schema[l->schema_index], l->path, d, &e2);
+            if (st != PA_OK) {
+                pa_error(err, st, "%s: %s", path, e2.msg);
+                pa_err_close(&e2);
+                return st;
+            }
+            pa_err_close(&e2);
+            d->leaf_index = i;
+            d->schema_index = l->schema_index;
+            d->nullable = l->max_def_level > 0;
+            if (f == 0) {
+                rc->type = d->type;
+            } else if (d->type.id != rc->type.id || d->type.precision != rc->type.precision ||
+                       d->type.scale != rc->type.scale) {
+                char t0[32], t1[32];
+                return pa_error(err, PA_EINVAL, "column %s is %s in %s but %s in %s", rc->name,
+                                pa_type_format(rc->type, t0, sizeof t0), s->files[0].path,
+                                pa_type_format(d->type, t1, sizeof t1), path);
+            }
+            return PA_OK;
+        }
+    }
+    if (f > 0)
+        return pa_error(err, PA_EINVAL, "column %s is in %s but not in %s", rc->name, s->files[0].path, path);
+    return pa_error(err, PA_ENOTFOUND, "%s: no column %s", path, rc->name);
+}
+
+static int map_columns(pq_scan *s, pa_err *err)
+{
+    const pq_file_meta *m0 = s->files[0].meta;
+    size_t n_out = s->opt.columns ? s->opt.n_columns : m0->n_leaves;
+    s->out_rcol = pa_calloc(n_out ? n_out : 1, sizeof *s->out_rcol);
+    if (!s->out_rcol)
+        return pa_error(err, PA_ENOMEM, "out of memory mapping scan columns");
+    for (size_t i = 0; i < n_out; i++) {
+        const char *name = s->opt.columns ? s->opt.columns[i] : m0->leaves[i].path;
+        if (!name)
+            return pa_error(err, PA_EINVAL, "scan column %zu is NULL", i);
+        int r = find_or_add_rcol(s, name, true, err);
+        if (r < 0)
+            return r;
+        s->out_rcol[s->n_out++] = r;
+    }
+    /* Filter-only columns are read only when rows are filtered. */
+    s->preds = pa_calloc(s->opt.n_preds ? s->opt.n_preds : 1, sizeof *s->preds);
+    if (!s->preds)
+        return pa_error(err, PA_ENOMEM, "out of memory binding predicates");
+    for (size_t i = 0; i < s->opt.n_preds; i++) {
+        const pq_pred *p = &s->opt.preds[i];
+        if (!p->column)
+            return pa_error(err, PA_EINVAL, "predicate %zu has no column", i);
+        int r = find_or_add_rcol(s, p->column, false, err);
+        if (r < 0)
+            return r;
+    }
+    for (int r = 0; r < s->n_rcols; r++)
+        for (uint32_t f = 0; f < s->n_files; f++) {
+            int rc = map_column(s, r, f, err);
+            if (rc != PA_OK)
+                return rc;
+        }
+    for (size_t i = 0; i < s->opt.n_preds; i++) {
+        const pq_pred *p = &s->opt.preds[i];
+        int r = find_or_add_rcol(s, p->column, false, err);
+        int rc = scan__bind_pred(s, p, r, &s->preds[s->n_preds], err);
+        if (rc != PA_OK)
+            return rc;
+        s->n_preds++;
+    }
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- pruning */
+
+static int make_units(pq_scan *s, pa_err *err)
+{
+    uint64_t total = 0;
+    for (uint32_t f = 0; f < s->n_files; f++)
+        total += s->files[f].meta->n_row_groups;
+    s->units = pa_calloc(total ? total : 1, sizeof *s->units);
+    if (!s->units)
+        return pa_error(err, PA_ENOMEM, "out of memory planning the scan");
+    s->stats.files = s->n_files;
+    s->stats.row_groups = total;
+    for (uint32_t f = 0; f < s->n_files; f++) {
+        const pq_file_meta *m = s->files[f].meta;
+        for (uint32_t g = 0; g < m->n_row_groups; g++) {
+            const pq_row_group *rg = &m->row_groups[g];
+            bool keep = rg->num_rows > 0;
+            for (int k = 0; k < s->n_preds && keep; k++) {
+                const pq_column_desc *d = &s->rcols[s->preds[k].col].desc[f];
+                keep = scan__rg_may_match(&s->preds[k], d, &rg->columns[d->leaf_index].meta_data);
+            }
+            if (!keep) {
+                s->stats.row_groups_pruned++;
+                continue;
+            }
+            if (rg->num_rows > INT32_MAX)
+                return pa_error(err, PA_EUNSUPPORTED, "%s: row group %u has %lld rows (at most 2^31-1 supported)",
+                                s->files[f].path, g, (long long)rg->num_rows);
+            scan_unit *u = &s->units[s->n_units++];
+            u->file = f;
+            u->rg = g;
+            u->num_rows = rg->num_rows;
+            pa_err_init(&u->err);
+        }
+    }
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- open/close */
+
+int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err)
+{
+    if (!opt || !opt->device || !out)
+        return pa_error(err, PA_EINVAL, "pq_scan_open: options with a device are required");
+    pq_scan *s = pa_calloc(1, sizeof *s);
+    if (!s)
+        return pa_error(err, PA_ENOMEM, "out of memory opening a scan");
+    s->opt = *opt;
+    s->dev = opt->device;
+    pa_err_init(&s->err);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (s->opt.max_chunks <= 0)
+        s->opt.max_chunks = 4;
+    if (s->opt.read_ahead <= 0)
+        s->opt.read_ahead = 3;
+    if (!s->opt.max_read)
+        s->opt.max_read = 16u << 20;
+    int rc;
+    PA_TRY(rc = resolve_paths(s, err));
+    for (uint32_t f = 0; f < s->n_files; f++)
+        PA_TRY(rc = pq_meta_get(s->files[f].path, &s->files[f].meta, err));
+    PA_TRY(rc = map_columns(s, err));
+    PA_TRY(rc = make_units(s, err));
+    s->io = opt->io;
+    if (!s->io)
+        PA_TRY(rc = io_engine_shared(&s->io, err));
+    for (uint32_t f = 0; f < s->n_files; f++)
+        PA_TRY(rc = io_file_open(s->io, s->files[f].path, IO_OPEN_DEFAULT, &s->files[f].io, err));
+    s->tp = opt->threads ? opt->threads : dv_cpu_threads(s->dev);
+    if (!s->tp) {
+        PA_TRY(rc = pa_threadpool_create(opt->decode_threads, &s->own_tp, err));
+        s->tp = s->own_tp;
+    }
+    if (!dv_host_visible(s->dev))
+        PA_TRY(rc = dv_stream_create(s->dev, &s->stream, err));
+    PA_TRY(rc = pa_queue_create((size_t)s->opt.max_chunks, &s->outq, err));
+    if (pthread_create(&s->thread, NULL, scan__thread_main, s) != 0) {
+        rc = pa_error(err, PA_ENOMEM, "cannot start the scan thread");
+        goto fail;
+    }
+    s->thread_started = true;
+    *out = s;
+    return PA_OK;
+fail:
+    pq_scan_close(s);
+    return rc;
+}
+
+int pq_scan_n_columns(const pq_scan *s) { return s->n_out; }
+
+const char *pq_scan_column_name(const pq_scan *s, int i)
+{
+    return i >= 0 && i < s->n_out ? s->rcols[s->out_rcol[i]].name : NULL;
+}
+
+pa_type pq_scan_column_type(const pq_scan *s, int i)
+{
+    pa_type none = {PA_TYPE__COUNT, 0, 0};
+    return i >= 0 && i < s->n_out ? s->rcols[s->out_rcol[i]].type : none;
+}
+
+int pq_scan_next(pq_scan *s, dv_chunk **out, pa_err *err)
+{
+    *out = NULL;
+    void *item = NULL;
+    int rc = pa_queue_pop(s->outq, &item, PA_WAIT_FOREVER);
+    if (rc == PA_OK) {
+        *out = item;
+        return PA_OK;
+    }
+    /* Closed: the scan thread ended (after its last push). */
+    pthread_mutex_lock(&s->mu);
+    int code = s->err.code;
+    pthread_mutex_unlock(&s->mu);
+    if (code != PA_OK) {
+        pa_err_propagate(err, &s->err);
+        return code;
+    }
+    return PA_OK;
+}
+
+void pq_scan_get_stats(pq_scan *s, pq_scan_stats *out)
+{
+    pthread_mutex_lock(&s->mu);
+    *out = s->stats;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void pq_scan_close(pq_scan *s)
+{
+    if (!s)
+        return;
+    s->stop = 1;
+    if (s->outq)
+        pa_queue_close(s->outq);
+    if (s->thread_started)
+        pthread_join(s->thread, NULL);
+    if (s->outq) {
+        void *item;
+        while (pa_queue_pop(s->outq, &item, 0) == PA_OK)
+            dv_chunk_destroy(item);
+        pa_queue_destroy(s->outq);
+    }
+    for (uint32_t i = 0; i < s->n_units; i++) {
+        scan__unit_release(s, &s->units[i]);
+        pa_err_close(&s->units[i].err);
+    }
+    pa_free(s->units);
+    if (s->stream)
+        dv_stream_destroy(s->stream);
+    if (s->own_tp)
+        pa_threadpool_destroy(s->own_tp);
+    for (int k = 0; k < s->n_preds; k++)
+        scan__pred_free(&s->preds[k]);
+    pa_free(s->preds);
+    for (int r = 0; r < s->n_rcols; r++) {
+        pa_free((void *)s->rcols[r].name);
+        pa_free(s->rcols[r].desc);
+    }
+    pa_free(s->rcols);
+    pa_free(s->out_rcol);
+    for (uint32_t f = 0; f < s->n_files; f++) {
+        if (s->files[f].io)
+            io_file_close(s->files[f].io);
+        if (s->files[f].meta)
+            pq_file_meta_release(s->files[f].meta);
+        pa_free(s->files[f].path);
+    }
+    pa_free(s->files);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    pa_err_close(&s->err);
+    pa_free(s);
+}
