@@ -165,12 +165,18 @@ struct pq_scan {
     bool thread_started;
     pthread_mutex_t mu;
     pthread_cond_t cv;     /* a unit's reads completed */
-    volatile int stop;     /* set by pq_scan_close */
+    int stop;              /* set by pq_scan_close; atomic access only (scan_stopped) */
     pa_err err;            /* the scan thread's first error */
     int final_rc;
 
     pq_scan_stats stats;   /* guarded by mu while the thread runs */
 };
+
+static inline bool scan_stopped(const pq_scan *s)
+{
+    return __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
 
 /* scan_pred.c */
 int scan__bind_pred(pq_scan *s, const pq_pred *p, int col, scan_pred *out, pa_err *err);

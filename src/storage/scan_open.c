@@ -372,7 +372,7 @@ void pq_scan_close(pq_scan *s)
 {
     if (!s)
         return;
-    s->stop = 1;
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
     if (s->outq)
         pa_queue_close(s->outq);
     if (s->thread_started)

@@ -203,8 +203,8 @@ void *scan__thread_main(void *arg)
         rc = pa_error(&err, PA_ENOMEM, "out of memory starting the scan");
         goto out;
     }
-    while (head < s->n_units && !s->stop) {
-        while (next < s->n_units && next - head < (uint32_t)s->opt.read_ahead && !s->stop) {
+    while (head < s->n_units && !scan_stopped(s)) {
+        while (next < s->n_units && next - head < (uint32_t)s->opt.read_ahead && !scan_stopped(s)) {
             bool retry;
             pa_err e2;
             pa_err_init(&e2);
@@ -220,7 +220,7 @@ void *scan__thread_main(void *arg)
                 goto out;
             next++;
         }
-        if (s->stop)
+        if (scan_stopped(s))
             break;
         scan_unit *u = &s->units[head];
         dv_chunk *chunk = NULL;
