@@ -108,8 +108,7 @@ else
 fi
 
 # ------------------------------------------------------------ several files
-same "glob" "select l_orderkey, l_tax from read_parquet(['$DATA/lineitem-rowgroup10000.parquet',
-        '$DATA/lineitem-v2.parquet', '$DATA/lineitem-zstd.parquet']) where l_tax = 0.08" -- \
+same "glob" "select l_orderkey, l_tax from read_parquet('$DATA/lineitem-*.parquet') where l_tax = 0.08" -- \
     "$DATA/lineitem-*.parquet" --columns l_orderkey,l_tax --where "l_tax = 0.08"
 same "limit" "select * from '$DATA/supplier.parquet' limit 7" -- "$DATA/supplier.parquet" --limit 7
 
