@@ -235,6 +235,8 @@ bool pa_mempool_owns(pa_mempool *pool, const void *p);
 /* Size the block at p was rounded to, or 0 if not a live block. */
 size_t pa_mempool_block_size(pa_mempool *pool, const void *p);
 void pa_mempool_stats_get(pa_mempool *pool, pa_mempool_stats *out);
+/* Restart peak tracking from the current use (a query's own peak). */
+void pa_mempool_reset_peak(pa_mempool *pool);
 /* Change the limit; lowering it below current use only blocks new allocations. */
 void pa_mempool_set_limit(pa_mempool *pool, uint64_t limit);
 const char *pa_mempool_name(const pa_mempool *pool);

@@ -389,6 +389,13 @@ void pa_mempool_stats_get(pa_mempool *p, pa_mempool_stats *out)
     pthread_mutex_unlock(&p->mu);
 }
 
+void pa_mempool_reset_peak(pa_mempool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->st.peak = p->st.current;
+    pthread_mutex_unlock(&p->mu);
+}
+
 void pa_mempool_set_limit(pa_mempool *p, uint64_t limit)
 {
     pthread_mutex_lock(&p->mu);

@@ -223,6 +223,12 @@ void dv_memory_stats(dv_device *d, pa_mempool_stats *device, pa_mempool_stats *p
         pa_mempool_stats_get(d->pinned, pinned);
 }
 
+void dv_memory_reset_peak(dv_device *d)
+{
+    pa_mempool_reset_peak(d->pool);
+    pa_mempool_reset_peak(d->pinned);
+}
+
 void dv_set_memory_limit(dv_device *d, uint64_t limit)
 {
     pa_mempool_set_limit(d->pool, limit);

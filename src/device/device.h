@@ -87,6 +87,8 @@ void dv_memory_stats(dv_device *d, pa_mempool_stats *device, pa_mempool_stats *p
 int dv_raw_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
 void dv_raw_free(dv_device *d, void *ptr, size_t size);
 void dv_set_memory_limit(dv_device *d, uint64_t limit);
+/* Restart both pools' peak tracking from their current use (per query). */
+void dv_memory_reset_peak(dv_device *d);
 
 /* ----------------------------------------------------------------- chunks
  *

@@ -327,6 +327,588 @@ int kn_dict_index_width(uint32_t n_entries);
 int kn_encode_dict_indices(const uint32_t *indices, size_t n, uint32_t n_entries, uint8_t *dst,
                            size_t cap, size_t *out_size, pa_err *err);
 
+/* ======================================================================
+ * Relational kernels
+ *
+ * Conventions for every kernel below (DESIGN.md rules 2 and 3):
+ * - A kernel takes a kn_ctx (device + stream) and whole columns (pa_column
+ *   views of chunk buffers) with their row count; never host copies of
+ *   device data. On the cpu device it runs on the calling thread before
+ *   returning; on cuda it is enqueued on the stream.
+ * - Kernels never allocate. One whose scratch depends on the input has a
+ *   *_scratch_size() function the caller uses first; outputs are caller
+ *   buffers sized from the input (a filter's output can hold all input rows).
+ * - A data-dependent output size (rows that passed, groups found, strings
+ *   bytes) is written to an int64_t in pinned memory (dv_host_alloc) and
+ *   read by the caller once the stream reached it, never by blocking.
+ * - NULLs follow SQL: validity bitmaps as in core.h (NULL = all valid).
+ * - Errors (overflow in DECIMAL arithmetic, a bad cast) are reported through
+ *   the pa_err like everywhere else.
+ * Each family of kernels has its own subsection, added by its module.
+ * ====================================================================== */
+
+typedef struct kn_ctx {
+    dv_device *dev;
+    dv_stream *stream;
+} kn_ctx;
+
+/* ----------------------------------------------------------------------
+ * Aggregation (kn_agg*.c): group-by tables for GROUP BY, DISTINCT and
+ * COUNT(DISTINCT)
+ *
+ * A table is flat arrays in one caller-allocated block of device memory:
+ * group keys normalised to a fixed-width row (null flags, fixed-width
+ * values, strings as length + 4-byte prefix, with their bytes in an arena),
+ * one hash per group, an open-addressing index of (hash tag, group id)
+ * words, one state array per aggregate slot (indexed by group id), and a
+ * direct-indexed map for small dense key domains. Group ids are dense
+ * 0..groups-1 in order of first appearance.
+ *
+ * Capacity contract (kernels never allocate): before kn_agg_update the
+ * caller ensures cap_groups >= groups + n and cap_arena >= arena used +
+ * kn_agg_input_bytes(); before kn_agg_merge, room for the source's groups
+ * and arena bytes. Growing = a larger block, kn_agg_table_init on it, then
+ * kn_agg_table_move. The sizes (groups, arena bytes used) live in pinned
+ * memory the caller gives at init (DESIGN.md rule 2).
+ * ---------------------------------------------------------------------- */
+
+#define KN_AGG_MAX_KEYS 64
+#define KN_AGG_MAX_SLOTS 64
+/* Codes of the dense map: 2^16 uint32 entries = 256 KiB, a size that stays
+ * in L2 and covers e.g. two 1-character flags or a few small integers. */
+#define KN_AGG_DENSE_CODES (1 << 16)
+
+typedef enum kn_agg_op {
+    KN_AGG_COUNT_STAR,   /* rows; the argument is not read */
+    KN_AGG_COUNT,        /* non-NULL arguments */
+    KN_AGG_SUM,          /* INTEGER, BIGINT, DECIMAL -> __int128 state; DOUBLE -> double */
+    KN_AGG_MIN,          /* any type; VARCHAR bytes are copied to the arena */
+    KN_AGG_MAX,
+    KN_AGG_EXTERN,       /* int64 count not updated by kn_agg_update (kn_agg_count_distinct) */
+} kn_agg_op;
+
+typedef struct kn_agg_slot {
+    kn_agg_op op;
+    pa_type type;        /* argument type (ignored by COUNT_STAR, COUNT, EXTERN) */
+} kn_agg_slot;
+
+/* Derived once per table shape by kn_agg_layout_init; copied into tables. */
+typedef struct kn_agg_layout {
+    int n_keys, n_str, n_slots;
+    int stride;                          /* bytes of a normalised key, multiple of 8 */
+    pa_type key_types[KN_AGG_MAX_KEYS];
+    int key_off[KN_AGG_MAX_KEYS];        /* byte offset of each key's field */
+    int key_str[KN_AGG_MAX_KEYS];        /* index among string keys, -1 if fixed */
+    int null_off;                        /* null flag of key k at null_off + k */
+    bool dense_ok;                       /* every key type can use the dense map */
+    kn_agg_slot slots[KN_AGG_MAX_SLOTS];
+    int slot_width[KN_AGG_MAX_SLOTS];    /* bytes of state per group */
+} kn_agg_layout;
+
+typedef struct kn_agg_table {
+    kn_agg_layout L;
+    int64_t cap_groups, cap_arena;
+    uint64_t index_mask;                 /* index has index_mask + 1 words */
+    uint8_t *keys;                       /* cap_groups * stride */
+    int64_t *str_off;                    /* cap_groups * n_str arena offsets */
+    uint64_t *ghash;                     /* cap_groups */
+    uint64_t *index;                     /* (tag << 32) | (gid + 1); 0 = empty */
+    void *state[KN_AGG_MAX_SLOTS];
+    uint8_t *arena;
+    uint32_t *dense_map;                 /* KN_AGG_DENSE_CODES gid+1 words, or NULL */
+    int dense;                           /* 0 off, 1 not yet decided, 2 on */
+    int64_t dense_base[KN_AGG_MAX_KEYS], dense_span[KN_AGG_MAX_KEYS];
+    int64_t *sizes;                      /* pinned: [0] groups, [1] arena bytes used */
+} kn_agg_table;
+
+/* Check the key and slot types (SUM of VARCHAR/BOOLEAN/DATE, too many keys
+ * or slots: PA_EINVAL) and compute the layout. */
+int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, const kn_agg_slot *slots,
+                       int n_slots, pa_err *err);
+/* Bytes of one block holding a table with these capacities. */
+size_t kn_agg_table_bytes(const kn_agg_layout *L, int64_t cap_groups, int64_t cap_arena);
+/* Lay an empty table out in mem (kn_agg_table_bytes bytes, 16-aligned) and
+ * initialise its states; sizes points to 2 int64 of pinned memory. A table
+ * without keys starts with its single group (global aggregation). */
+int kn_agg_table_init(kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups,
+                      int64_t cap_arena, int64_t *sizes, pa_err *err);
+/* Copy src's groups, states and arena into dst (freshly initialised, same
+ * layout, capacities at least src's use) keeping group ids; src unchanged. */
+int kn_agg_table_move(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err);
+static inline int64_t kn_agg_groups(const kn_agg_table *t) { return t->sizes[0]; }
+static inline int64_t kn_agg_arena_used(const kn_agg_table *t) { return t->sizes[1]; }
+
+/* Most arena bytes kn_agg_update can add for these inputs (string keys and
+ * VARCHAR MIN/MAX arguments), written to *out (pinned). */
+int kn_agg_input_bytes(kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys, const pa_column *args,
+                       int64_t n, int64_t *out, pa_err *err);
+/* Scratch kn_agg_update needs for n rows. */
+size_t kn_agg_update_scratch(const kn_agg_layout *L, int64_t n);
+/* Find or insert the group of each of n rows (keys: n_keys columns) and fold
+ * args[s] (one column per slot; ignored for COUNT_STAR/EXTERN) into the
+ * slots. gids (optional, n entries) receives each row's group id. */
+int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args, int64_t n,
+                  void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err);
+/* Fold every group of src into dst (same layout), combining states.
+ * key0_map (optional) rewrites src's key 0 (an INTEGER group id of another
+ * table) through key0_map[] first: COUNT(DISTINCT) pair tables use it.
+ * gid_map (optional, src groups entries) receives dst's id of each group. */
+int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
+                 uint32_t *gid_map, pa_err *err);
+/* pairs has keys (INTEGER group id of t, x): add to t's EXTERN slot, per
+ * group, the number of pairs whose x is not NULL (= COUNT(DISTINCT x)). */
+int kn_agg_count_distinct(kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err);
+
+/* How a result column is made from slots. */
+typedef enum kn_agg_fin_kind {
+    KN_AGG_FIN_COUNT,    /* value slot (an int64 count) -> BIGINT */
+    KN_AGG_FIN_SUM,      /* value slot; NULL when count slot is 0; out BIGINT (checked),
+                          * DECIMAL(38,s) or DOUBLE */
+    KN_AGG_FIN_AVG,      /* sum / count / 10^scale -> DOUBLE; NULL when count is 0 */
+    KN_AGG_FIN_MINMAX,   /* value slot as its type; NULL when count is 0 */
+} kn_agg_fin_kind;
+
+typedef struct kn_agg_fin {
+    kn_agg_fin_kind kind;
+    int value_slot, count_slot;
+    pa_type out_type;
+} kn_agg_fin;
+
+/* Bytes of string data that emitting groups [first, first+count) of key
+ * `key` (kn_agg_emit_key) or of VARCHAR MIN/MAX f (kn_agg_emit, key < 0)
+ * produce, written to *out (pinned). */
+int kn_agg_emit_bytes(kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f, int64_t first,
+                      int64_t count, int64_t *out, pa_err *err);
+/* Write key `key` of groups [first, first+count) to out: out->data (count
+ * values, or the bytes for VARCHAR with out->offsets[count+1]) and
+ * out->validity ((count+7)/8 bytes, always written) are caller buffers. */
+int kn_agg_emit_key(kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count, pa_column *out,
+                    pa_err *err);
+/* Write the result column f of groups [first, first+count), as above.
+ * A SUM that does not fit its output type is PA_EOVERFLOW. */
+int kn_agg_emit(kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first, int64_t count,
+                pa_column *out, pa_err *err);
+
+/* ---------------------------------------------------------------------
+ * Sort and top-N (kn_sort*.c)
+ *
+ * Rows are ordered through normalized keys: the sort keys of a row are
+ * encoded into a fixed-width byte string whose unsigned byte order (memcmp)
+ * is the SQL order, followed by an 8-byte reference saying where the row
+ * lives. An array of such records is radix sorted, merged with another
+ * sorted array, or filtered against a threshold record; then the rows are
+ * gathered from their sources (the column sets the references point into).
+ *
+ * Record layout (kn_sort_layout): per key, one flag byte (NULLS FIRST: NULL
+ * 0, value 1; NULLS LAST: value 0, NULL 1) then the value: BOOLEAN 1 byte;
+ * INTEGER/DATE 4, BIGINT/DECIMAL(<=18) 8, DECIMAL(>18) 16 bytes big-endian
+ * with the sign bit flipped; DOUBLE 8 bytes in total order (-0 = +0, every
+ * NaN equal and greater than +Inf, as in PostgreSQL and DuckDB); VARCHAR its
+ * first KN_SORT_STR_PREFIX bytes, zero-padded. DESC complements the value
+ * bytes; a NULL's value bytes are zero. Then zero padding to a multiple of 8
+ * and the reference: uint32 tag (which source), uint32 row.
+ * When two rows tie on a VARCHAR key's prefix, its full strings decide
+ * before any later key's bytes (has_strings); that needs the sources.
+ * Sorts are not stable; rows equal on every key come out in any order.
+ */
+#define KN_SORT_MAX_KEYS 32
+#define KN_SORT_STR_PREFIX 16
+
+typedef struct kn_sort_key {
+    int column;           /* index into a source's columns */
+    pa_type type;
+    bool descending;
+    bool nulls_first;
+} kn_sort_key;
+
+typedef struct kn_sort_layout {
+    int n_keys;
+    kn_sort_key keys[KN_SORT_MAX_KEYS];
+    uint32_t offset[KN_SORT_MAX_KEYS];   /* of each key's flag byte */
+    uint32_t key_bytes;                  /* normalized key width */
+    uint32_t stride;                     /* record bytes, a multiple of 8 */
+    bool has_strings;
+} kn_sort_layout;
+
+/* A source: the columns of one chunk (host descriptors of device buffers),
+ * indexed by kn_sort_key.column and by the gather's column argument. */
+typedef const pa_column *kn_sort_source;
+
+/* Fill l from keys (types BOOLEAN..VARCHAR). PA_EINVAL for 0 or more than
+ * KN_SORT_MAX_KEYS keys or a bad type. */
+int kn_sort_layout_init(kn_sort_layout *l, const kn_sort_key *keys, int n_keys, pa_err *err);
+
+/* Encode rows [0, n) of the source `cols` into n records at recs (n *
+ * stride bytes, device memory), references (tag, row). */
+int kn_sort_encode(kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n, uint32_t tag,
+                   uint8_t *recs, pa_err *err);
+
+/* Scratch bytes kn_sort_records needs for n records. */
+size_t kn_sort_scratch_size(const kn_sort_layout *l, int64_t n);
+/* Sort n records in place (MSD radix on the key bytes, then the full
+ * strings for ties). sources[tag] is read only when l->has_strings. */
+int kn_sort_records(kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,
+                    size_t scratch_size, const kn_sort_source *sources, pa_err *err);
+
+/* Merge sorted a[na] and b[nb] into out[na + nb] (out overlaps neither). */
+int kn_sort_merge(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na, const uint8_t *b,
+                  int64_t nb, uint8_t *out, const kn_sort_source *sources, pa_err *err);
+
+/* Merge step over n_runs sorted runs (runs[i] holds counts[i] records, the
+ * first pos[i] of them already taken): write the next m records in order to
+ * out (fewer if the runs run out: min(m, records left)) and advance pos
+ * (device memory). Meant for a few runs (a linear scan of the heads). */
+int kn_sort_merge_next(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs, const int64_t *counts,
+                       int64_t *pos, int n_runs, int64_t m, uint8_t *out, const kn_sort_source *sources,
+                       pa_err *err);
+
+/* Keep the records of in[n] that do not sort after the record at
+ * threshold, compacted in order into out (out == in allowed, not a partial
+ * overlap); the count goes to *count (pinned memory). With sources (which
+ * must cover the threshold's tag) the full order decides; without, a tie
+ * on a string prefix is kept. Rows dropped certainly sort after the
+ * threshold, so a top-N whose N-th best is `threshold` loses nothing. */
+int kn_sort_filter(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,
+                   const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,
+                   pa_err *err);
+
+/* Copy n records from src to dst adding tag_add to every tag (dst == src
+ * allowed: re-tag in place). */
+int kn_sort_copy(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n, uint32_t tag_add,
+                 uint8_t *dst, pa_err *err);
+
+/* Gather column `column` of the rows the n records reference into out.
+ * Fixed width: out->data holds n values. VARCHAR: first kn_sort_gather_bytes
+ * writes the bytes needed to *bytes (pinned memory); the caller sizes
+ * out->data, out->offsets has n + 1 slots. out->validity (n bits) must be
+ * set when any source's column has one; it is written for every row.
+ * PA_EUNSUPPORTED when the strings exceed INT32_MAX bytes. */
+int kn_sort_gather_bytes(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int column,
+                         const uint8_t *recs, int64_t n, int64_t *bytes, pa_err *err);
+int kn_sort_gather(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int column,
+                   const uint8_t *recs, int64_t n, pa_column *out, pa_err *err);
+
+/* ----------------------------------------------------------------------
+ * Expression programs (kn_expr*.c) and selection (kn_select.c)
+ *
+ * An expression (or several: a PROJECT's list) is compiled once per query
+ * (src/exec/expr_compile.c) into a kn_program: ONE contiguous,
+ * position-independent block (header, then arrays located by byte offsets
+ * from the header; no pointers), so it can be copied to a device as is.
+ * Instructions work on registers: column-sized temporaries of one batch of
+ * KN_EVAL_BATCH rows (values + validity), held in the caller's scratch
+ * (kn_eval_scratch_size). kn_eval runs every instruction over a whole batch
+ * in a tight typed loop, batch after batch, so temporaries stay in cache and
+ * nothing is interpreted per row. Operand types are uniform per instruction
+ * (the compiler inserts casts), so each loop is monomorphic.
+ *
+ * Register value layout by kind of pa_type: BOOLEAN uint8, INTEGER/DATE
+ * int32, BIGINT/DOUBLE/DECIMAL(<=18) 8 bytes, DECIMAL(19..38) __int128,
+ * VARCHAR a string view {pointer, length} into an input column, the
+ * program's byte pool or a register's byte area (CAST to VARCHAR).
+ * ---------------------------------------------------------------------- */
+
+#define KN_EVAL_BATCH 1024        /* rows per register; multiple of 64 */
+#define KN_EVAL_MAX_REGS 200      /* registers one program may use */
+#define KN_EVAL_STR_ROW_BYTES 48  /* text bytes per row of a CAST to VARCHAR */
+
+/* X(NAME): instruction codes. Operands: a, b, c are registers unless the
+ * matching KN_F_*_CONST flag says they index the constant table. */
+#define KN_OPCODE_LIST(X)                                                     \
+    X(LOAD)       /* dst = input column imm */                                \
+    X(CONST)      /* dst = constant a, broadcast (prologue only) */           \
+    X(ADD) X(SUB) X(MUL) /* dst = a op b; overflow is PA_EOVERFLOW */         \
+    X(DIV)        /* DOUBLE a / b (IEEE: x/0 = inf) */                        \
+    X(NEG)        /* dst = -a */                                              \
+    X(CMP)        /* dst = a sub b, sub a kn_cmp; any kind incl. VARCHAR */   \
+    X(AND) X(OR)  /* BOOLEAN, SQL three-valued logic */                       \
+    X(NOT)                                                                    \
+    X(IS_NULL)    /* sub 1: IS NOT NULL */                                    \
+    X(SELECT)     /* dst = (a is TRUE) ? b : c (CASE) */                      \
+    X(IN)         /* dst = a IN constants [imm, imm+imm2); sub 1: list had NULL */ \
+    X(LIKE)       /* dst = a LIKE constant b; sub 1: NOT LIKE */              \
+    X(SUBSTR)     /* dst = SUBSTRING(a FROM b FOR c); imm 0: no FOR */        \
+    X(EXTRACT)    /* dst = BIGINT field sub (kn_date_field) of DATE a */      \
+    X(ADD_MONTHS) /* dst = DATE a + imm months, day clamped to month end */   \
+    X(CAST)       /* dst (type) = CAST(a (atype)) */
+
+typedef enum kn_opcode {
+#define KN__OPC(name) KN_OP_##name,
+    KN_OPCODE_LIST(KN__OPC)
+#undef KN__OPC
+    KN_OP__COUNT
+} kn_opcode;
+const char *kn_opcode_name(int op);
+
+typedef enum kn_cmp { KN_CMP_EQ, KN_CMP_NE, KN_CMP_LT, KN_CMP_LE, KN_CMP_GT, KN_CMP_GE } kn_cmp;
+typedef enum kn_date_field { KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY } kn_date_field;
+
+enum { KN_F_A_CONST = 1, KN_F_B_CONST = 2, KN_F_C_CONST = 4 };
+
+typedef struct kn_insn {
+    uint8_t op;          /* kn_opcode */
+    uint8_t sub;         /* kn_cmp, kn_date_field, negation flag, ... */
+    uint8_t flags;       /* KN_F_*_CONST */
+    uint8_t pad_;
+    int16_t dst, a, b, c;
+    int32_t imm, imm2;
+    pa_type type;        /* of dst */
+    pa_type atype;       /* of a (and b, c where they have a's type) */
+} kn_insn;
+
+/* A constant: VARCHAR bytes live in the program's pool. */
+typedef struct kn_value {
+    pa_type type;
+    uint8_t is_null;
+    uint32_t str_off, str_len;
+    union {
+        int64_t i;       /* BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL(<=18) */
+        double f;
+        __int128 w;      /* DECIMAL(19..38) */
+    } v;
+} kn_value;
+
+typedef struct kn_output {
+    int16_t reg;
+    uint8_t may_null;    /* can be NULL even when no input column has NULLs */
+    pa_type type;
+} kn_output;
+
+/* The program header; the arrays follow at the byte offsets given. */
+typedef struct kn_program {
+    uint32_t bytes;                   /* whole block, header included */
+    uint16_t n_insns, n_prologue;     /* the first n_prologue run once */
+    uint16_t n_consts, n_regs, n_inputs, n_outputs;
+    uint32_t insns_at, consts_at, reg_bytes_at, inputs_at, outputs_at, pool_at, pool_bytes;
+} kn_program;
+
+static inline const kn_insn *kn_program_insns(const kn_program *p)
+{ return (const kn_insn *)((const char *)p + p->insns_at); }
+static inline const kn_value *kn_program_consts(const kn_program *p)
+{ return (const kn_value *)((const char *)p + p->consts_at); }
+/* Per register: bytes per row of its own text area (0 = none). */
+static inline const uint32_t *kn_program_reg_bytes(const kn_program *p)
+{ return (const uint32_t *)((const char *)p + p->reg_bytes_at); }
+/* Per input column index: its expected type (id PA_TYPE__COUNT = unused). */
+static inline const pa_type *kn_program_inputs(const kn_program *p)
+{ return (const pa_type *)((const char *)p + p->inputs_at); }
+static inline const kn_output *kn_program_outputs(const kn_program *p)
+{ return (const kn_output *)((const char *)p + p->outputs_at); }
+static inline const char *kn_program_pool(const kn_program *p)
+{ return (const char *)p + p->pool_at; }
+
+/* Check a program's structure (offsets inside the block, register and
+ * constant indexes in range, opcodes known). PA_EINVAL naming the problem. */
+int kn_program_check(const kn_program *p, pa_err *err);
+
+/* Scratch kn_eval / kn_filter need for this program (any row count). */
+size_t kn_eval_scratch_size(const kn_program *p);
+/* Whether output `out` may have NULLs given which inputs have validity
+ * (metadata only): the caller gives that output a validity buffer iff so. */
+bool kn_eval_may_null(const kn_program *p, int out, const pa_column *inputs, int n_inputs);
+/* Upper bound of the text bytes of VARCHAR output `out` over `rows` rows
+ * (from the inputs' offsets): the caller sizes the output's bytes with it. */
+int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs, int64_t rows);
+
+/* Evaluate every output of p over rows [0, rows) of inputs (a chunk's
+ * columns; each column the program reads must have the type it expects).
+ * outs[i] has data for `rows` values of its type (VARCHAR: offsets[rows+1]
+ * and bytes of kn_eval_str_bound capacity) and validity iff
+ * kn_eval_may_null; types are set by the caller to kn_program_outputs.
+ * ctx->dev may be NULL: evaluate on the host (constant folding).
+ * Errors: PA_EOVERFLOW / PA_EINVAL naming the operation and the value (a
+ * row whose inputs are NULL never errs); outs are then unspecified. */
+int kn_eval(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+            pa_column *outs, void *scratch, pa_err *err);
+
+/* Fused filter: p has one BOOLEAN output; writes the ascending indexes of
+ * the rows where it is TRUE to sel (capacity rows) and their number to
+ * *count (pinned memory). */
+int kn_filter(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+              int32_t *sel, int64_t *count, void *scratch, pa_err *err);
+
+/* Selection from a BOOLEAN column: indexes of rows that are TRUE (not NULL,
+ * not 0) to sel (capacity rows), their number to *count (pinned). */
+int kn_select(kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count,
+              pa_err *err);
+
+/* Gather: output row out_at + k = input row (sel ? sel[k] : in_at + k), for
+ * k in [0, n). Fixed width: out->data holds out_at + n values. Validity:
+ * when in has a bitmap, out->validity must have one (its bits written);
+ * when in has none and out has one, the bits are set. VARCHAR: as the page
+ * decoders, out->offsets[out_at] must hold where these bytes start; the
+ * call writes offsets[out_at+1 .. out_at+n] and the bytes, whose size
+ * kn_gather_str_bytes gives first. Rows may repeat and be in any order. */
+int kn_gather(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
+              pa_column *out, int64_t out_at, pa_err *err);
+/* Bytes of the strings kn_gather would copy, to *bytes (pinned). */
+int kn_gather_str_bytes(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
+                        int64_t *bytes, pa_err *err);
+
+/* ---------------------------------------------------------------------
+ * Hashing, hash partitioning and hash join (kn_hash.c, kn_join*.c)
+ * ---------------------------------------------------------------------
+ *
+ * Key columns may be BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL (64 or 128
+ * bits), DOUBLE or VARCHAR. The hash is a pure function of the key values
+ * (stable across processes and ranks): integer-like keys hash their value as
+ * int64, so INTEGER 7, BIGINT 7 and DECIMAL(p,s) 7 hash alike; a NULL value
+ * hashes to a constant. Row ids are int32 (a chunk, and a hash join's build
+ * side, hold at most INT32_MAX rows).
+ */
+
+/* True if t may be a key column. */
+bool kn_hash_key_type_ok(pa_type t);
+/* True if build type a and probe type b may be joined: the same type id
+ * (DECIMAL: the same scale, 64 or 128 bits on either side), or INTEGER with
+ * BIGINT (compared as BIGINT). */
+bool kn_join_key_types_ok(pa_type a, pa_type b);
+
+/* hashes[i] = hash of row i's keys (n_keys >= 1 columns of rows rows). */
+int kn_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t rows, uint64_t *hashes,
+                 pa_err *err);
+
+/* The partition (0 .. n_parts-1) of a hash: exact and the same everywhere. */
+static inline uint32_t kn_partition_of(uint64_t hash, uint32_t n_parts)
+{
+    return (uint32_t)(((hash >> 32) * (uint64_t)n_parts) >> 32);
+}
+/* part[i] = kn_partition_of(hashes[i], n_parts); n_parts >= 1. */
+int kn_partition_ids(const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,
+                     uint32_t *part, pa_err *err);
+/* offsets[p] = first position of partition p in the partitioned order,
+ * offsets[n_parts] = rows (n_parts + 1 entries: pinned memory, the sizes of
+ * the partitions are data dependent). */
+int kn_partition_offsets(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
+                         int64_t *offsets, pa_err *err);
+size_t kn_partition_order_scratch_size(uint32_t n_parts);
+/* row_order[offsets[p] .. offsets[p+1]) = the rows of partition p in their
+ * input order (a stable counting sort). Gather columns with kn_take. */
+int kn_partition_order(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
+                       const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,
+                       pa_err *err);
+
+/* ------------------------------------------------ take (gather with NULLs)
+ *
+ * dst row i = src row idx[i], or NULL where idx[i] < 0 (the build side of a
+ * LEFT join's unmatched rows). dst is caller memory: `type` as src, `data`
+ * for n values (VARCHAR: the bytes kn_take_string_bytes counted), `offsets`
+ * n+1 entries (VARCHAR), `validity` (n bits) required when src has NULLs or
+ * idx holds a negative entry (PA_EINVAL otherwise); dst->length is set. */
+int kn_take_string_bytes(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,
+                         int64_t *bytes, pa_err *err);
+int kn_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n, pa_column *dst,
+            pa_err *err);
+/* Append all of src (src->length rows) at row `at` of dst, which has room:
+ * fixed width values copied; VARCHAR bytes appended at byte dst->offsets[at]
+ * (written by the previous append; at == 0 starts at byte 0) and offsets
+ * rebased;
+ * dst->validity (if not NULL) gets src's bits, or ones. Used to concatenate
+ * chunks into one columnar buffer. */
+int kn_append_column(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err);
+
+/* ------------------------------------------------------------ hash join
+ *
+ * The table is flat, in device memory, built once over the whole build side
+ * (columnar, rows 0..build_rows-1): a power-of-two array of slots, one per
+ * distinct key, holding the first build row of that key; `next` chains the
+ * other build rows with an equal key. When the build keys are integer-like
+ * and fit in 64 bits (one key, or two 32-bit keys) the slot also holds the
+ * packed key, so a probe compares one word per slot it visits. When no key
+ * repeats (reported by the build) the probe never follows a chain: the
+ * unique-key fast path. Build rows with a NULL key are not inserted (they
+ * never match) but are listed for MARK's SQL semantics.
+ */
+typedef enum kn_join_kind {
+    KN_JOIN_INNER,   /* every (probe, build) pair with equal keys */
+    KN_JOIN_LEFT,    /* INNER, plus (probe, -1) for each probe row without a match */
+    KN_JOIN_SEMI,    /* each probe row with a match, once */
+    KN_JOIN_ANTI,    /* each probe row without a match (NOT EXISTS: NULL keys included) */
+    KN_JOIN_MARK,    /* each probe row, with mark = its IN (build keys) value: TRUE if a
+                      * match; else NULL when the build side is not empty and the
+                      * comparison is unknown (a NULL in the probe key, or a build key
+                      * equal up to its NULL components); else FALSE */
+} kn_join_kind;
+
+/* Results of the build, data dependent (put the struct in pinned memory). */
+typedef struct kn_join_build_info {
+    int64_t distinct_keys;    /* slots used */
+    int64_t null_key_rows;    /* build rows with a NULL in any key column */
+    int32_t unique;           /* 1 if no key occurs twice */
+    int32_t pad_;
+} kn_join_build_info;
+
+typedef struct kn_join_table {
+    int64_t build_rows;
+    uint64_t n_slots;         /* power of two, >= 2 * build_rows */
+    int32_t packed;           /* 1 = slots hold packed 64-bit keys */
+    int32_t n_keys;
+    const pa_column *keys;    /* the build key columns (caller's, must outlive the table) */
+    void *slots;              /* n_slots * kn_join_slot_bytes */
+    int32_t *next;            /* build_rows: next row with an equal key, or -1 */
+    int32_t *null_rows;       /* build_rows: rows with a NULL key, first null_key_rows used */
+    kn_join_build_info *info; /* pinned: written by kn_join_build */
+} kn_join_table;
+
+/* Device bytes a table of build_rows rows needs (one allocation). */
+size_t kn_join_table_bytes(int64_t build_rows, const pa_type *build_types, const pa_type *probe_types,
+                           int n_keys);
+/* Lay out a table in mem (kn_join_table_bytes of it) for the given build key
+ * columns and probe key types; info points to pinned memory. No work is
+ * done; PA_EINVAL for incompatible key types (kn_join_key_types_ok). */
+int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_rows, const pa_column *build_keys,
+                       const pa_type *probe_types, int n_keys, kn_join_build_info *info, pa_err *err);
+/* Insert every build row; hashes = kn_hash_keys of the build keys. */
+int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err);
+
+/* Probe progress over one probe chunk: zero it (all fields) before the first
+ * call for a chunk; it lives in pinned memory. The call writes up to
+ * `capacity` output rows; when `done` is 0, call again (same chunk, same
+ * cursor) for the rest: a key matching many build rows fans out over calls. */
+typedef struct kn_join_cursor {
+    int64_t row;          /* next probe row to start */
+    int32_t chain;        /* build row to continue row `row` with, or -1 */
+    int32_t started;      /* internal: the scratch holds this chunk's keys */
+    int32_t done;         /* out: the chunk is finished */
+    int32_t pad_;
+    int64_t n_out;        /* out: rows written by the last call */
+    int64_t n_null;       /* out: LEFT rows with build -1; MARK rows with a NULL mark */
+} kn_join_cursor;
+
+/* Scratch bytes a probe of `rows` rows needs; keep it unchanged between
+ * the calls for one chunk. */
+size_t kn_join_probe_scratch_size(const kn_join_table *t, int64_t rows);
+/* Probe rows of probe_keys (hashes = kn_hash_keys of them). Outputs:
+ *  INNER, LEFT: pairs probe_idx[i], build_idx[i] (build -1 = no match, LEFT);
+ *  SEMI, ANTI:  probe_idx only (build_idx may be NULL), in probe order;
+ *  MARK:        one row per probe row in order: probe_idx[i] = i, mark[i]
+ *               (uint8 0/1) and mark_valid (bitmap, all rows; may be NULL
+ *               only if no mark is NULL -> PA_EINVAL otherwise).
+ * capacity >= 1; for SEMI, ANTI and MARK a capacity >= rows finishes in one
+ * call. */
+int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,
+                  const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
+                  kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
+                  uint8_t *mark, uint8_t *mark_valid, pa_err *err);
+
+/* ---------------------------------------------------------------------
+ * Concatenation (kn_concat.c): RECHUNK gathers small chunks into one.
+ *
+ * srcs are n views of the same column in several chunks (each from its
+ * row 0). The caller sizes the output: values for the sum of the lengths
+ * (VARCHAR: offsets for rows + 1 and kn_concat_bytes of string bytes) and a
+ * validity bitmap of (rows + 7) / 8 bytes when any source has one (dst
+ * validity NULL = the caller knows every row is valid).
+ */
+
+/* String bytes of the VARCHAR sources together, written to *bytes (pinned
+ * memory; read once the stream reached it). */
+int kn_concat_bytes(kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err);
+/* Copy the sources one after the other into dst (dst->length = the sum of
+ * their lengths; same type): values, offsets rebased to dst's bytes,
+ * validity bits shifted into place. PA_EOVERFLOW past 2 GiB of strings. */
+int kn_concat(kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err);
+
 #ifdef __cplusplus
 }
 #endif

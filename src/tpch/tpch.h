@@ -243,6 +243,18 @@ int tp_bench_gen(double sf, int threads, tp_bench_result *out, pa_err *err);
  * FRACTION = 0.0001 / sf when a seed is given. PA_EINVAL for a bad n. */
 int tp_query_text(int n, uint64_t seed, double sf, char **out, pa_err *err);
 
+/* ------------------------------------------------ hand-built plans (plans.c)
+ *
+ * Physical plans for Q1, Q3, Q6 and Q18 with the validation parameters over
+ * data_dir/<table>.parquet (or data_dir/<table>/, a directory of parts):
+ * the engine's end-to-end checks until SQL plans the query texts. The
+ * result columns are named as in the answers. */
+typedef struct ex_plan ex_plan;
+typedef struct ex_op ex_op;
+bool tp_plan_available(int query);
+/* Build query's plan into plan; *root is its top operator. */
+int tp_plan_build(int query, const char *data_dir, ex_plan *plan, ex_op **root, pa_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -316,7 +316,7 @@ static void test_many_files(void **state)
     (void)state;
     /* Three lineitem variants by directory-free glob and by list: same rows. */
     char glob[700];
-    snprintf(glob, sizeof glob, "%s/parquet/lineitem-*.parquet", data_dir);
+    snprintf(glob, sizeof glob, "%s/parquet/lineitem-[rvz]*.parquet", data_dir);
     const char *g = glob;
     const char *cols[] = {"l_orderkey", "l_comment"};
     drained a, b;

@@ -1,0 +1,292 @@
+/*
+ * exec.h - the execution engine: the whole public surface of src/exec.
+ *
+ * A caller (the SQL front end, a test, a benchmark) builds a physical plan:
+ * a tree of operators made by the ex_<operator> builders below, each taking
+ * its input operator(s) and returning the new one. Expressions are trees made
+ * by the ex_expr_* builders, over the output columns of an operator's input
+ * (by index). ex_run cuts the plan into pipelines at the breakers (hash-join
+ * build, aggregate, sort), runs them on a device with worker threads and
+ * bounded queues, and returns the result rows in host memory plus statistics.
+ *
+ * Ownership: operators and expressions belong to their ex_plan and are freed
+ * with it (ex_plan_destroy). A plan runs at most once.
+ */
+#ifndef PISTA_EXEC_H
+#define PISTA_EXEC_H
+
+#include "core/core.h"
+#include "device/device.h"
+#include "storage/storage.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ex_plan ex_plan;
+typedef struct ex_op ex_op;
+typedef struct ex_expr ex_expr;
+
+/* ------------------------------------------------------------------- plans */
+
+int ex_plan_create(ex_plan **out, pa_err *err);
+void ex_plan_destroy(ex_plan *p);
+
+/* Output schema of an operator. Names point into the plan. */
+int ex_op_columns(const ex_op *op);
+const char *ex_op_column_name(const ex_op *op, int i);
+pa_type ex_op_column_type(const ex_op *op, int i);
+/* Index of the output column called name, or -1. */
+int ex_op_find_column(const ex_op *op, const char *name);
+
+/* ------------------------------------------------------------- expressions
+ *
+ * Built bottom-up over the output columns of the operator they will be
+ * given to (by index); types are derived at build time with SQL's (DuckDB's)
+ * rules, written out in src/exec/expr_int.h. In short: INTEGER op INTEGER
+ * -> INTEGER, with BIGINT -> BIGINT, with DECIMAL -> DECIMAL, with DOUBLE ->
+ * DOUBLE; DECIMAL(p1,s1) +/- DECIMAL(p2,s2) -> DECIMAL(max(p1-s1,p2-s2) +
+ * max(s1,s2) + 1, max(s1,s2)); DECIMAL(p1,s1) * DECIMAL(p2,s2) ->
+ * DECIMAL(p1+p2, s1+s2), kept at 18 digits when both inputs fit 18 (then
+ * checked at run time); precision is capped at 38; `/` always gives DOUBLE
+ * (x / 0 is +-inf or NaN). Integer and DECIMAL overflow is PA_EOVERFLOW at
+ * run time, naming the values. Constant subtrees are folded at build time.
+ *
+ * Errors: a builder returns NULL and sets err (PA_EINVAL for a type error,
+ * PA_ENOMEM). A builder given a NULL operand returns NULL and keeps the
+ * error already on err, so a whole tree can be built and checked once.
+ * Expressions live in the plan's memory (freed with it).
+ */
+typedef enum ex_arith { EX_ADD, EX_SUB, EX_MUL, EX_DIV } ex_arith;
+typedef enum ex_cmp { EX_EQ, EX_NE, EX_LT, EX_LE, EX_GT, EX_GE } ex_cmp;
+typedef enum ex_field { EX_YEAR, EX_MONTH, EX_DAY } ex_field;
+typedef enum ex_unit { EX_DAYS, EX_MONTHS, EX_YEARS } ex_unit;
+
+/* Column `index` of input's output, with its type. */
+ex_expr *ex_expr_col(ex_plan *p, const ex_op *input, int index, pa_err *err);
+/* Column `index` of an input whose column has type t. */
+ex_expr *ex_expr_col_typed(ex_plan *p, int index, pa_type t, pa_err *err);
+
+/* Constants. ex_expr_decimal reads exact text ("0.05", "-12", "1e3" is not
+ * accepted): precision = its digits, scale = digits after the point.
+ * ex_expr_date reads YYYY-MM-DD. ex_expr_null is a NULL of type t. */
+ex_expr *ex_expr_bool(ex_plan *p, bool v, pa_err *err);
+ex_expr *ex_expr_int(ex_plan *p, int32_t v, pa_err *err);
+ex_expr *ex_expr_bigint(ex_plan *p, int64_t v, pa_err *err);
+ex_expr *ex_expr_double(ex_plan *p, double v, pa_err *err);
+ex_expr *ex_expr_decimal(ex_plan *p, const char *text, pa_err *err);
+ex_expr *ex_expr_decimal_scaled(ex_plan *p, int64_t v, int precision, int scale, pa_err *err);
+ex_expr *ex_expr_varchar(ex_plan *p, const char *s, pa_err *err);
+ex_expr *ex_expr_date(ex_plan *p, const char *ymd, pa_err *err);
+ex_expr *ex_expr_null(ex_plan *p, pa_type t, pa_err *err);
+
+/* a op b on numbers; DATE + / - INTEGER or BIGINT days -> DATE; DATE - DATE
+ * -> BIGINT days. */
+ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *err);
+ex_expr *ex_expr_neg(ex_plan *p, ex_expr *a, pa_err *err);
+/* Comparison -> BOOLEAN after promotion to a common type (numbers; DATE
+ * with DATE or a VARCHAR constant; VARCHAR bytewise; BOOLEAN). */
+ex_expr *ex_expr_cmp(ex_plan *p, ex_cmp op, ex_expr *a, ex_expr *b, pa_err *err);
+/* SQL three-valued logic. */
+ex_expr *ex_expr_and(ex_plan *p, ex_expr *a, ex_expr *b, pa_err *err);
+ex_expr *ex_expr_or(ex_plan *p, ex_expr *a, ex_expr *b, pa_err *err);
+ex_expr *ex_expr_not(ex_plan *p, ex_expr *a, pa_err *err);
+/* a IS NULL, or with negate a IS NOT NULL. */
+ex_expr *ex_expr_is_null(ex_plan *p, ex_expr *a, bool negate, pa_err *err);
+/* CASE WHEN whens[0] THEN thens[0] ... ELSE else_ END (else_ NULL: ELSE
+ * NULL). Result: the common type of the THENs and the ELSE. Every branch is
+ * evaluated for every row: an error (overflow, bad cast) in a branch whose
+ * condition is false for that row still fails the query. */
+ex_expr *ex_expr_case(ex_plan *p, ex_expr *const *whens, ex_expr *const *thens, int n, ex_expr *else_, pa_err *err);
+/* a [NOT] IN (list of constants): NULL when a is NULL, or when there is no
+ * match and the list holds a NULL. */
+ex_expr *ex_expr_in(ex_plan *p, ex_expr *a, ex_expr *const *list, int n, bool negate, pa_err *err);
+/* a [NOT] BETWEEN lo AND hi (= a >= lo AND a <= hi, a evaluated once). */
+ex_expr *ex_expr_between(ex_plan *p, ex_expr *a, ex_expr *lo, ex_expr *hi, bool negate, pa_err *err);
+/* a [NOT] LIKE pattern: % any characters, _ one character, no escape. */
+ex_expr *ex_expr_like(ex_plan *p, ex_expr *a, const char *pattern, bool negate, pa_err *err);
+/* SUBSTRING(s FROM from FOR len) in characters, 1-based (len NULL: to the
+ * end); DuckDB's rules for negative or zero positions and lengths. */
+ex_expr *ex_expr_substring(ex_plan *p, ex_expr *s, ex_expr *from, ex_expr *len, pa_err *err);
+/* EXTRACT(field FROM date) -> BIGINT. */
+ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err);
+/* date + n units (n < 0 subtracts) -> DATE; months and years keep the day,
+ * clamped to the end of the month (1996-02-29 + 1 year = 1997-02-28). */
+ex_expr *ex_expr_date_add(ex_plan *p, ex_expr *date, int64_t n, ex_unit unit, pa_err *err);
+/* CAST(a AS t): between every pair of types except DATE with a number. */
+ex_expr *ex_expr_cast(ex_plan *p, ex_expr *a, pa_type t, pa_err *err);
+
+pa_type ex_expr_type(const ex_expr *e);
+/* True when e is a plain column reference (its index to *index). */
+bool ex_expr_is_column(const ex_expr *e, int *index);
+/* True when e is a constant (after folding); NULL constants included. */
+bool ex_expr_is_const(const ex_expr *e);
+
+/* ------------------------------------------------------------- operators
+ *
+ * Every builder returns PA_OK and *out, or an error (bad column index, type
+ * mismatch...) leaving the plan unchanged. Column references are indexes
+ * into the input operator's output columns.
+ */
+
+/* Scan Parquet files (paths: files, directories or globs) projecting
+ * `columns` (NULL = all) with the conjunction of `preds` pushed into the
+ * scan (row-group and page pruning, exact row filtering). */
+int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns, int n_columns,
+            const pq_pred *preds, int n_preds, ex_op **out, pa_err *err);
+
+/* Rows of the input for which pred (BOOLEAN) is TRUE (op_filter.c). Chunks
+ * where every row passes go on without a copy; empty results are dropped. */
+int ex_filter(ex_plan *p, ex_op *input, ex_expr *pred, ex_op **out, pa_err *err);
+/* One output column per expression, named names[i] (NULL names or entries:
+ * "col<i>", or the input's name for a column reference), (op_project.c).
+ * Column references pass through without a copy; the other expressions are
+ * compiled into one program (shared subexpressions evaluated once). */
+int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *const *names, int n, ex_op **out,
+               pa_err *err);
+
+/* Concatenate the inputs (same column types; names of the first). */
+int ex_union_all(ex_plan *p, ex_op *const *inputs, int n_inputs, ex_op **out, pa_err *err);
+
+/* Gather small chunks into chunks of about target_rows (0 = the device's
+ * default chunk size) before a size-sensitive operator. The planner
+ * inserts these; a plan may also place them by hand. */
+int ex_rechunk(ex_plan *p, ex_op *input, int64_t target_rows, ex_op **out, pa_err *err);
+
+/* Group-by aggregation (op_agg*.c). Output: the group columns (input names
+ * and types) then one column per aggregate, named names[i] (names or an
+ * entry NULL: "sum(l_quantity)", "count_star()"). n_groups = 0 is a global
+ * aggregate: exactly one row, COUNT 0 and NULL SUM/AVG/MIN/MAX on empty
+ * input. NULL arguments are ignored; NULL keys form one group. Result
+ * types: COUNT* BIGINT; SUM of INTEGER/BIGINT BIGINT (summed in 128 bits,
+ * PA_EOVERFLOW if the total leaves BIGINT: DuckDB's HUGEINT prints the same
+ * digits), of DECIMAL(p,s) DECIMAL(38,s), of DOUBLE DOUBLE; AVG DOUBLE;
+ * MIN/MAX the argument's type. */
+typedef enum ex_agg_kind {
+    EX_AGG_SUM, EX_AGG_COUNT, EX_AGG_COUNT_STAR, EX_AGG_COUNT_DISTINCT, EX_AGG_AVG, EX_AGG_MIN, EX_AGG_MAX,
+} ex_agg_kind;
+typedef struct ex_agg {
+    ex_agg_kind kind;
+    int column;               /* input column index (ignored for COUNT_STAR) */
+} ex_agg;
+int ex_aggregate(ex_plan *p, ex_op *input, const int *group_cols, int n_groups, const ex_agg *aggs, int n_aggs,
+                 const char *const *names, ex_op **out, pa_err *err);
+/* Distinct rows over all input columns (NULLs equal), in no set order. */
+int ex_distinct(ex_plan *p, ex_op *input, ex_op **out, pa_err *err);
+
+/* Sort, top-N and limit (op_sort.c, op_topn.c, op_limit.c).
+ * A sort key is an input column and its direction. The builders take
+ * explicit NULL placement; SQL's defaults (PostgreSQL and DuckDB) are ASC
+ * NULLS LAST and DESC NULLS FIRST, i.e. nulls_first = descending unless the
+ * query says NULLS FIRST/LAST. DOUBLE orders -0 = +0 and NaN above +Inf;
+ * VARCHAR by bytes (memcmp, then length). Ties come out in any order. */
+typedef struct ex_sort_key {
+    int column;
+    bool descending;
+    bool nulls_first;
+} ex_sort_key;
+
+/* ORDER BY keys (1..32 keys; a pipeline breaker; output in order). */
+int ex_sort(ex_plan *p, ex_op *input, const ex_sort_key *keys, int n_keys, ex_op **out, pa_err *err);
+/* ORDER BY keys LIMIT limit OFFSET offset, keeping only about
+ * limit + offset rows per worker while it runs. limit, offset >= 0. */
+int ex_topn(ex_plan *p, ex_op *input, const ex_sort_key *keys, int n_keys, int64_t limit, int64_t offset,
+            ex_op **out, pa_err *err);
+/* Streaming LIMIT/OFFSET: rows [offset, offset + limit) of the input in
+ * the order chunks reach it (with several workers, which rows is not
+ * defined, their number is). Stops its pipeline (EX_FINISHED) once enough
+ * rows passed. limit, offset >= 0. */
+int ex_limit(ex_plan *p, ex_op *input, int64_t limit, int64_t offset, ex_op **out, pa_err *err);
+
+/* Hash join (op_join*.c). The build side is a pipeline breaker (its
+ * chunks are gathered, then one hash table is built); the probe side
+ * streams. Keys are column indexes, probe_keys[k] of probe matched with
+ * build_keys[k] of build (1..32 keys); a key pair has the same type (DECIMAL:
+ * the same scale) or is INTEGER with BIGINT. NULL keys never match.
+ * Output: every probe column, then for INNER and LEFT the build columns
+ * build_out_cols (names and types of the build input; NULL for LEFT's
+ * unmatched rows); SEMI and ANTI output only the probe columns; MARK adds a
+ * BOOLEAN column "mark" = probe keys IN (build keys) with SQL's NULL rules:
+ * TRUE on a match, else NULL if the build side is not empty and a NULL
+ * makes the comparison unknown, else FALSE. ANTI is NOT EXISTS: probe rows
+ * whose key is NULL are kept (for NOT IN, filter on MARK instead). Rows come
+ * out in no set order. */
+typedef enum ex_join_type {
+    EX_JOIN_INNER, EX_JOIN_LEFT, EX_JOIN_SEMI, EX_JOIN_ANTI, EX_JOIN_MARK,
+} ex_join_type;
+int ex_hash_join(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, const int *probe_keys,
+                 const int *build_keys, int n_keys, const int *build_out_cols, int n_build_out, ex_op **out,
+                 pa_err *err);
+
+/* --------------------------------------------------------------- running */
+
+typedef enum ex_mode {
+    EX_MODE_OVERLAPPED,   /* default: pipelines and I/O overlap, chunks stream */
+    EX_MODE_CHUNKED,      /* chunks stream, one pipeline at a time, scans start with their pipeline */
+    EX_MODE_BLOCKING,     /* each scan materialises its table, each operator runs to completion */
+} ex_mode;
+
+const char *ex_mode_name(ex_mode m);
+int ex_mode_parse(const char *text, ex_mode *out, pa_err *err);
+
+typedef struct ex_run_options {
+    dv_device *dev;           /* required */
+    ex_mode mode;
+    int threads;              /* workers per pipeline; 0 = the device's default */
+    int64_t chunk_rows;       /* target rows per chunk; 0 = the device's default */
+    int queue_chunks;         /* capacity of the queues between stages; 0 = default */
+} ex_run_options;
+
+/* Per-operator statistics (summed over workers). */
+typedef struct ex_op_stats {
+    const char *label;        /* "HASH_JOIN inner" ... (owned by the result) */
+    int depth;                /* in the plan tree, for indenting */
+    int pipeline;             /* first pipeline it belongs to */
+    int64_t rows_in, rows_out, chunks_out;
+    uint64_t ns;              /* busy time in the operator, all workers */
+    uint64_t mem_peak;        /* bytes of operator state at its largest */
+} ex_op_stats;
+
+typedef struct ex_query_stats {
+    uint64_t ns_total;
+    int n_pipelines;
+    int n_ops;
+    ex_op_stats *ops;         /* n_ops entries, owned by the result: [0] is RESULT, then
+                               * the tree under root in pre-order (input before build side) */
+    pa_counters counters;     /* counter deltas over the run: bytes read, copied, syncs... */
+    uint64_t mem_peak;        /* device pool peak during the query */
+    char device[192];         /* dv_describe of the device used */
+    ex_mode mode;
+} ex_query_stats;
+
+/* The result: host-visible columns. Rows are in the order the plan produces
+ * (a SORT or TOPN at the top gives a total order). */
+typedef struct ex_result {
+    int n_columns;
+    const char **names;
+    pa_type *types;
+    int64_t n_rows;
+    dv_chunk **chunks;        /* host-visible chunks, in order */
+    int n_chunks;
+    ex_query_stats stats;
+} ex_result;
+
+/* Run the plan whose top operator is root. On error (including PA_ENOMEM
+ * with the operator named) nothing is returned and every resource of the
+ * run is freed: the device stays usable for the next query. */
+int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, pa_err *err);
+void ex_result_destroy(ex_result *r);
+
+/* Print helpers for tools and tests (the answers format: '|' separated,
+ * header line of names, PA_FMT_ANSWER values). Returns bytes written or -1. */
+int ex_result_write_csv(const ex_result *r, FILE *f, char sep, bool header);
+/* The plan with pipelines, device and (after a run) per-operator rows, time
+ * and memory, as text lines into f. */
+int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, dv_device *dev, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PISTA_EXEC_H */

@@ -1,0 +1,185 @@
+/*
+ * exec_int.h - internals of the execution engine: the operator contract,
+ * pipelines and the worker context. Every operator file (op_*.c) and the
+ * scheduler (pipeline.c, scheduler.c) include it.
+ *
+ * Design notes
+ *
+ * - An operator (ex_op) is one node of the physical plan. It has one vtable
+ *   with up to three roles, and the pipeline builder decides which it plays:
+ *     source     produces chunks (SCAN; the output side of AGGREGATE, SORT,
+ *                TOPN, DISTINCT; the probe pipeline never sources a join).
+ *     streaming  turns one input chunk into zero or more output chunks
+ *                (FILTER, PROJECT, LIMIT, RECHUNK, the probe side of
+ *                HASH_JOIN, UNION_ALL's pass-through).
+ *     sink       consumes every chunk of a pipeline (the build side of
+ *                HASH_JOIN, the input side of AGGREGATE/SORT/TOPN/DISTINCT,
+ *                and RESULT at the top).
+ * - Pipelines are cut at breakers: source -> streaming* -> sink. A pipeline
+ *   depends on the pipelines whose sinks its operators read (a probe
+ *   pipeline on the build pipeline; an aggregate's output pipeline on its
+ *   input pipeline). UNION_ALL makes each input a pipeline of its own that
+ *   continues into the same downstream operators and sink.
+ * - Workers: a pipeline runs on W worker threads (morsel-style); each worker
+ *   has an ex_worker (its own stream) and, per operator, a local state made by
+ *   local_init. Sources hand out chunks to whichever worker asks (thread-
+ *   safe). Sinks keep per-worker local state, merged by combine (called once
+ *   per worker at its end, may lock the op's global state), then finalize
+ *   runs once when every worker combined. Only then do dependent pipelines
+ *   start reading the sink's results.
+ * - Order: a source that must keep order (SORT, TOPN output) declares
+ *   `ordered`; its pipeline then runs with one worker so RESULT sees chunks in
+ *   order.
+ * - Chunks: operators exchange dv_chunk (device memory). An input chunk passed
+ *   to execute/sink is borrowed: to keep viewing its buffers in an output
+ *   chunk, the operator calls dv_chunk_depend(out, in). Output chunks are owned
+ *   by the caller. A chunk with 0 rows may be passed on or dropped.
+ * - Kernels (kernels.h) take a kn_ctx {dev, stream}. On the cpu device they
+ *   run on the calling worker thread before returning; data-dependent sizes
+ *   land in pinned memory (DESIGN.md rule 2) and are read after the worker's
+ *   stream reaches them: dv_event_query, never a blocking sync on the hot path.
+ * - Memory: operator state comes from ex_alloc (device pool, accounted per
+ *   operator and per query); running out is PA_ENOMEM with a message naming
+ *   the operator (ex_oom), and the query fails cleanly.
+ * - Errors: every hook returns PA_OK or an error on its pa_err; the first
+ *   error of any worker stops the query (workers check ex_query_failed) and is
+ *   what ex_run reports.
+ */
+#ifndef PISTA_EXEC_INT_H
+#define PISTA_EXEC_INT_H
+
+#include "exec/exec.h"
+#include "kernels/kernels.h"
+
+#include <pthread.h>
+
+#define EX_OP_KIND_LIST(X)                                                    \
+    X(SCAN) X(FILTER) X(PROJECT) X(HASH_JOIN) X(AGGREGATE) X(DISTINCT)        \
+    X(SORT) X(TOPN) X(LIMIT) X(UNION_ALL) X(RECHUNK) X(RESULT)
+
+typedef enum ex_op_kind {
+#define EX__K(name) EX_OP_##name,
+    EX_OP_KIND_LIST(EX__K)
+#undef EX__K
+    EX_OP__COUNT
+} ex_op_kind;
+
+const char *ex_op_kind_name(ex_op_kind k);
+
+typedef enum ex_state {
+    EX_NEED_INPUT,    /* done with this input: pass the next one */
+    EX_HAVE_OUTPUT,   /* call again with the same input for more output */
+    EX_FINISHED,      /* no more output ever (LIMIT reached): the pipeline may stop */
+    EX_BLOCKED,       /* waiting on something (an event); call again later */
+} ex_state;
+
+typedef struct ex_query ex_query;
+
+/* The role an operator plays in a pipeline (an AGGREGATE is the sink of
+ * one pipeline and the source of the next; a HASH_JOIN the sink of its build
+ * pipeline and streaming in its probe pipeline). */
+typedef enum ex_role { EX_ROLE_SOURCE, EX_ROLE_STREAMING, EX_ROLE_SINK } ex_role;
+
+/* What a worker thread carries through one pipeline. */
+typedef struct ex_worker {
+    int id;                 /* 0 .. workers-1 within the pipeline */
+    ex_query *q;
+    dv_device *dev;
+    dv_stream *stream;
+    kn_ctx kn;              /* {dev, stream} for kernel calls */
+    int pipeline;           /* id of the pipeline it runs */
+    ex_role role;           /* the role of the op being called (set before every hook) */
+} ex_worker;
+
+typedef struct ex_op_vt {
+    ex_op_kind kind;
+    /* Per-worker state (may be NULL: no local state). local_init runs once
+     * per worker for each op of its pipeline, w->role telling which role
+     * (an op with two roles gets one local per role, in different
+     * pipelines; *local may stay NULL). local_free runs at the worker's end,
+     * after combine, also on failure. */
+    int (*local_init)(ex_op *op, ex_worker *w, void **local, pa_err *err);
+    void (*local_free)(ex_op *op, void *local);
+
+    /* Source role. source_open runs once before any worker asks (start I/O
+     * here); source_next hands the next chunk to any worker (*out NULL when
+     * exhausted). Thread-safe. */
+    int (*source_open)(ex_op *op, ex_query *q, pa_err *err);
+    int (*source_next)(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err);
+    bool ordered;           /* output order matters: one worker */
+
+    /* Streaming role. in is borrowed; *out (may be NULL) is the caller's.
+     * flush is called at the end of a worker's input until *out is NULL. */
+    int (*execute)(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chunk **out, ex_state *st,
+                   pa_err *err);
+    int (*flush)(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err);
+
+    /* Sink role. */
+    int (*sink)(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err);
+    int (*combine)(ex_op *op, ex_worker *w, void *local, pa_err *err);
+    int (*finalize)(ex_op *op, ex_query *q, pa_err *err);
+
+    /* Frees the op's global state (the ex_op itself belongs to the plan).
+     * Called once: at the end of ex_run (success or failure, while the
+     * device is still open), or by ex_plan_destroy for an op never run. */
+    void (*destroy)(ex_op *op);
+} ex_op_vt;
+
+struct ex_op {
+    const ex_op_vt *vt;
+    ex_plan *plan;
+    ex_op *child[2];        /* child[0]: input / probe side; child[1]: build side */
+    int n_child;
+    ex_op **inputs;         /* UNION_ALL: all inputs */
+    int n_inputs;
+    /* Output schema. */
+    int n_cols;
+    const char **names;
+    pa_type *types;
+    char label[96];         /* for EXPLAIN: "HASH_JOIN inner" */
+    int64_t est_rows;       /* estimate for planning, -1 unknown */
+    void *state;            /* operator-specific global state */
+    /* Statistics, updated atomically by workers. */
+    int64_t rows_in, rows_out, chunks_out;
+    uint64_t ns;
+    uint64_t mem_cur, mem_peak;
+    int pipeline;           /* set by the pipeline builder */
+};
+
+/* Allocate an operator in plan p with vt and an output schema of n_cols
+ * columns (names copied into the plan); the builder fills the rest. */
+int ex_op_new(ex_plan *p, const ex_op_vt *vt, int n_cols, ex_op **out, pa_err *err);
+/* Set output column i (name copied into the plan). */
+int ex_op_set_column(ex_op *op, int i, const char *name, pa_type type, pa_err *err);
+/* Memory that lives as long as the plan (names, parameters). */
+void *ex_plan_alloc(ex_plan *p, size_t size);
+char *ex_plan_strdup(ex_plan *p, const char *s);
+
+/* The query being run. */
+struct ex_query {
+    ex_plan *plan;
+    ex_run_options opt;
+    dv_device *dev;
+    pa_err err;              /* first error of any worker */
+    int failed;              /* set with the error; workers stop */
+    int64_t chunk_rows;      /* resolved target rows per chunk */
+    int threads;             /* resolved workers per pipeline */
+};
+
+static inline bool ex_query_failed(const ex_query *q)
+{
+    return __atomic_load_n(&q->failed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Operator state memory from the device pool, accounted to op (and so to the
+ * query). PA_ENOMEM names the operator. */
+int ex_alloc(ex_op *op, size_t size, void **ptr, pa_err *err);
+void ex_free(ex_op *op, void *ptr, size_t size);
+/* A new chunk for op's output, its buffers accounted to op while alive.
+ * PA_ENOMEM names the operator. */
+int ex_chunk_new(ex_op *op, ex_worker *w, int n_columns, dv_chunk **out, pa_err *err);
+int ex_chunk_alloc(ex_op *op, dv_chunk *c, size_t size, void **ptr, pa_err *err);
+/* Rewrite an error from below (PA_ENOMEM from the pool) to name op. */
+int ex_oom(ex_op *op, int rc, pa_err *err);
+
+#endif /* PISTA_EXEC_INT_H */

@@ -1,0 +1,471 @@
+/*
+ * expr_build.c - the typed expression builders: type derivation with the
+ * promotion rules of expr_int.h, explicit CAST nodes on operands, NULL
+ * propagation and folding of constant operands.
+ */
+#include "exec/expr_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static pa_type T(pa_type_id id) { return (pa_type){id, 0, 0}; }
+static pa_type DEC(int p, int s) { return (pa_type){PA_TYPE_DECIMAL, (uint8_t)p, (uint8_t)s}; }
+
+static bool is_num(pa_type t)
+{
+    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || t.id == PA_TYPE_DOUBLE;
+}
+static bool is_exact(pa_type t) { return is_num(t) && t.id != PA_TYPE_DOUBLE; }
+static bool is_null_const(const ex_expr *e) { return e->kind == EX__CONST && e->is_null; }
+
+/* An exact number as a DECIMAL: INTEGER (10,0), BIGINT (19,0). */
+static pa_type as_dec(pa_type t)
+{
+    if (t.id == PA_TYPE_INTEGER)
+        return DEC(10, 0);
+    if (t.id == PA_TYPE_BIGINT)
+        return DEC(19, 0);
+    return t;
+}
+
+static int type_error(pa_err *err, const char *what, pa_type a, pa_type b)
+{
+    char x[32], y[32];
+    return pa_error(err, PA_EINVAL, "%s of %s and %s is not defined", what, pa_type_format(a, x, sizeof x),
+                    pa_type_format(b, y, sizeof y));
+}
+
+/* Common type of two types for comparison, IN and CASE. */
+static int common_type(pa_type a, pa_type b, pa_type *out, pa_err *err)
+{
+    if (ex__type_eq(a, b)) {
+        *out = a;
+        return PA_OK;
+    }
+    if (is_num(a) && is_num(b)) {
+        if (a.id == PA_TYPE_DOUBLE || b.id == PA_TYPE_DOUBLE)
+            *out = T(PA_TYPE_DOUBLE);
+        else if (a.id != PA_TYPE_DECIMAL && b.id != PA_TYPE_DECIMAL)
+            *out = T(PA_TYPE_BIGINT);
+        else {
+            pa_type x = as_dec(a), y = as_dec(b);
+            int s = x.scale > y.scale ? x.scale : y.scale;
+            int ip = x.precision - x.scale > y.precision - y.scale ? x.precision - x.scale : y.precision - y.scale;
+            *out = DEC(ip + s > 38 ? 38 : ip + s, s);
+        }
+        return PA_OK;
+    }
+    if ((a.id == PA_TYPE_DATE && b.id == PA_TYPE_VARCHAR) || (a.id == PA_TYPE_VARCHAR && b.id == PA_TYPE_DATE)) {
+        *out = T(PA_TYPE_DATE);
+        return PA_OK;
+    }
+    return type_error(err, "comparison", a, b);
+}
+
+/* Cast constant c to type t only when that is exact (no rounding, no
+ * overflow): returns the cast constant, or NULL (err untouched). */
+static ex_expr *exact_const(ex_plan *p, ex_expr *c, pa_type t)
+{
+    if (c->kind != EX__CONST || c->is_null || !is_exact(t) || !is_exact(c->type))
+        return NULL;
+    if (as_dec(c->type).scale > as_dec(t).scale)
+        return NULL;
+    pa_err e;
+    pa_err_init(&e);
+    ex_expr *r = ex__cast(p, c, t, &e);
+    pa_err_close(&e);
+    return r;
+}
+
+/* Bring a and b to one type for a comparison. */
+static int unify(ex_plan *p, ex_expr **a, ex_expr **b, pa_err *err)
+{
+    if (ex__type_eq((*a)->type, (*b)->type))
+        return PA_OK;
+    ex_expr *n;
+    if ((n = exact_const(p, *b, (*a)->type))) {
+        *b = n;
+        return PA_OK;
+    }
+    if ((n = exact_const(p, *a, (*b)->type))) {
+        *a = n;
+        return PA_OK;
+    }
+    pa_type t;
+    int rc = common_type((*a)->type, (*b)->type, &t, err);
+    if (rc != PA_OK)
+        return rc;
+    *a = ex__cast(p, *a, t, err);
+    *b = ex__cast(p, *b, t, err);
+    return *a && *b ? PA_OK : (err && err->code ? err->code : PA_EINVAL);
+}
+
+/* A strict node with a NULL constant operand is a NULL constant. */
+static ex_expr *finish_strict(ex_plan *p, ex_expr *e, pa_err *err)
+{
+    if (!e)
+        return NULL;
+    for (int i = 0; i < e->n_args; i++)
+        if (is_null_const(e->args[i]))
+            return ex_expr_null(p, e->type, err);
+    return ex__fold(p, e, err);
+}
+
+static ex_expr *node1(ex_plan *p, ex__node k, pa_type t, ex_expr *a, pa_err *err)
+{
+    ex_expr *e = ex__node_new(p, k, t, 1, err);
+    if (e)
+        e->args[0] = a;
+    return e;
+}
+
+static ex_expr *node2(ex_plan *p, ex__node k, pa_type t, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    ex_expr *e = ex__node_new(p, k, t, 2, err);
+    if (e)
+        e->args[0] = a, e->args[1] = b;
+    return e;
+}
+
+/* ------------------------------------------------------------ arithmetic */
+
+static ex_expr *date_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    pa_type ta = a->type, tb = b->type;
+    if (op == EX_ADD && ta.id != PA_TYPE_DATE) {   /* n + date */
+        ex_expr *t = a;
+        a = b, b = t;
+        ta = a->type, tb = b->type;
+    }
+    if (ta.id == PA_TYPE_DATE && (tb.id == PA_TYPE_INTEGER || tb.id == PA_TYPE_BIGINT) &&
+        (op == EX_ADD || op == EX_SUB)) {
+        b = ex__cast(p, b, T(PA_TYPE_INTEGER), err);
+        /* DATE +- days runs as int32 arithmetic typed DATE. */
+        ex_expr *e = b ? node2(p, EX__ARITH, T(PA_TYPE_DATE), a, b, err) : NULL;
+        if (e)
+            e->sub = op;
+        return finish_strict(p, e, err);
+    }
+    if (ta.id == PA_TYPE_DATE && tb.id == PA_TYPE_DATE && op == EX_SUB) {
+        ex_expr *e = node2(p, EX__ARITH, T(PA_TYPE_INTEGER), a, b, err);
+        if (e)
+            e->sub = op;
+        return ex__cast(p, finish_strict(p, e, err), T(PA_TYPE_BIGINT), err);
+    }
+    type_error(err, "arithmetic", a->type, b->type);
+    return NULL;
+}
+
+ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    if (!a || !b)
+        return NULL;
+    if ((unsigned)op > EX_DIV) {
+        pa_error(err, PA_EINVAL, "bad arithmetic operator %d", (int)op);
+        return NULL;
+    }
+    pa_type ta = a->type, tb = b->type;
+    if (ta.id == PA_TYPE_DATE || tb.id == PA_TYPE_DATE)
+        return date_arith(p, op, a, b, err);
+    if (!is_num(ta) || !is_num(tb)) {
+        type_error(err, "arithmetic", ta, tb);
+        return NULL;
+    }
+    pa_type res, oa, ob;
+    int64_t check = 0;
+    if (op == EX_DIV || ta.id == PA_TYPE_DOUBLE || tb.id == PA_TYPE_DOUBLE) {
+        res = oa = ob = T(PA_TYPE_DOUBLE);
+    } else if (ta.id != PA_TYPE_DECIMAL && tb.id != PA_TYPE_DECIMAL) {
+        res = oa = ob = (ta.id == PA_TYPE_BIGINT || tb.id == PA_TYPE_BIGINT) ? T(PA_TYPE_BIGINT) : T(PA_TYPE_INTEGER);
+    } else {
+        pa_type x = as_dec(ta), y = as_dec(tb);
+        if (op == EX_MUL) {
+            int s = x.scale + y.scale, prec = x.precision + y.precision;
+            if (s > 38) {
+                pa_error(err, PA_EINVAL, "DECIMAL multiplication with scale %d (at most 38)", s);
+                return NULL;
+            }
+            if (prec > 18 && x.precision <= 18 && y.precision <= 18)
+                prec = 18, check = 1;
+            else if (prec > 38)
+                prec = 38, check = 1;
+            if (prec < s)
+                prec = s;
+            res = DEC(prec, s);
+            /* Operands keep their scale, in the result's width. */
+            bool wide = prec > PA_DECIMAL64_MAX_PRECISION;
+            oa = DEC(wide && x.precision <= 18 ? 38 : x.precision, x.scale);
+            ob = DEC(wide && y.precision <= 18 ? 38 : y.precision, y.scale);
+        } else {
+            int s = x.scale > y.scale ? x.scale : y.scale;
+            int ip = x.precision - x.scale > y.precision - y.scale ? x.precision - x.scale : y.precision - y.scale;
+            int prec = ip + s + 1;
+            if (prec > 38)
+                prec = 38, check = 1;
+            res = oa = ob = DEC(prec, s);
+        }
+    }
+    a = ex__cast(p, a, oa, err);
+    b = ex__cast(p, b, ob, err);
+    if (!a || !b)
+        return NULL;
+    ex_expr *e = node2(p, EX__ARITH, res, a, b, err);
+    if (!e)
+        return NULL;
+    e->sub = op;
+    e->imm = check;
+    return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_neg(ex_plan *p, ex_expr *a, pa_err *err)
+{
+    if (!a)
+        return NULL;
+    if (!is_num(a->type)) {
+        pa_error(err, PA_EINVAL, "negation of %s", pa_type_name(a->type.id));
+        return NULL;
+    }
+    return finish_strict(p, node1(p, EX__NEG, a->type, a, err), err);
+}
+
+/* ----------------------------------------------------------- comparisons */
+
+ex_expr *ex_expr_cmp(ex_plan *p, ex_cmp op, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    if (!a || !b)
+        return NULL;
+    if ((unsigned)op > EX_GE) {
+        pa_error(err, PA_EINVAL, "bad comparison operator %d", (int)op);
+        return NULL;
+    }
+    if (unify(p, &a, &b, err) != PA_OK)
+        return NULL;
+    ex_expr *e = node2(p, EX__CMP, T(PA_TYPE_BOOLEAN), a, b, err);
+    if (e)
+        e->sub = op;
+    return finish_strict(p, e, err);
+}
+
+static bool check_bool(const ex_expr *a, const char *what, pa_err *err)
+{
+    if (a->type.id == PA_TYPE_BOOLEAN)
+        return true;
+    pa_error(err, PA_EINVAL, "%s of a %s operand (BOOLEAN expected)", what, pa_type_name(a->type.id));
+    return false;
+}
+
+static ex_expr *andor(ex_plan *p, ex__node k, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    if (!a || !b)
+        return NULL;
+    const char *what = k == EX__AND ? "AND" : "OR";
+    if (!check_bool(a, what, err) || !check_bool(b, what, err))
+        return NULL;
+    /* x AND TRUE = x, x AND FALSE = FALSE; x OR FALSE = x, x OR TRUE = TRUE. */
+    const int64_t unit = k == EX__AND;
+    for (int side = 0; side < 2; side++) {
+        ex_expr *c = side ? b : a, *o = side ? a : b;
+        if (c->kind == EX__CONST && !c->is_null)
+            return c->v.i == unit ? o : c;
+    }
+    return ex__fold(p, node2(p, k, T(PA_TYPE_BOOLEAN), a, b, err), err);
+}
+
+ex_expr *ex_expr_and(ex_plan *p, ex_expr *a, ex_expr *b, pa_err *err) { return andor(p, EX__AND, a, b, err); }
+ex_expr *ex_expr_or(ex_plan *p, ex_expr *a, ex_expr *b, pa_err *err) { return andor(p, EX__OR, a, b, err); }
+
+ex_expr *ex_expr_not(ex_plan *p, ex_expr *a, pa_err *err)
+{
+    if (!a || !check_bool(a, "NOT", err))
+        return NULL;
+    return finish_strict(p, node1(p, EX__NOT, T(PA_TYPE_BOOLEAN), a, err), err);
+}
+
+ex_expr *ex_expr_is_null(ex_plan *p, ex_expr *a, bool negate, pa_err *err)
+{
+    if (!a)
+        return NULL;
+    ex_expr *e = node1(p, EX__IS_NULL, T(PA_TYPE_BOOLEAN), a, err);
+    if (e)
+        e->sub = negate;
+    return ex__fold(p, e, err);
+}
+
+ex_expr *ex_expr_between(ex_plan *p, ex_expr *a, ex_expr *lo, ex_expr *hi, bool negate, pa_err *err)
+{
+    if (!a || !lo || !hi)
+        return NULL;
+    ex_expr *r = ex_expr_and(p, ex_expr_cmp(p, EX_GE, a, lo, err), ex_expr_cmp(p, EX_LE, a, hi, err), err);
+    return negate ? ex_expr_not(p, r, err) : r;
+}
+
+/* ------------------------------------------------------------ CASE / IN */
+
+ex_expr *ex_expr_case(ex_plan *p, ex_expr *const *whens, ex_expr *const *thens, int n, ex_expr *else_, pa_err *err)
+{
+    if (n < 1 || !whens || !thens) {
+        pa_error(err, PA_EINVAL, "CASE needs at least one WHEN");
+        return NULL;
+    }
+    pa_type t = {PA_TYPE__COUNT, 0, 0};
+    for (int i = 0; i <= n; i++) {
+        ex_expr *v = i < n ? thens[i] : else_;
+        if (i < n && (!whens[i] || !thens[i]))
+            return NULL;
+        if (i < n && !check_bool(whens[i], "CASE WHEN", err))
+            return NULL;
+        if (!v || is_null_const(v))
+            continue;
+        if (t.id == PA_TYPE__COUNT)
+            t = v->type;
+        else if (common_type(t, v->type, &t, err) != PA_OK)
+            return NULL;
+    }
+    if (t.id == PA_TYPE__COUNT)
+        t = thens[0]->type;   /* every branch NULL */
+    ex_expr *e = ex__node_new(p, EX__CASE, t, 2 * n + 1, err);
+    if (!e)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        e->args[2 * i] = whens[i];
+        e->args[2 * i + 1] = ex__cast(p, thens[i], t, err);
+        if (!e->args[2 * i + 1])
+            return NULL;
+    }
+    e->args[2 * n] = else_ ? ex__cast(p, else_, t, err) : ex_expr_null(p, t, err);
+    if (!e->args[2 * n])
+        return NULL;
+    /* Leading constant conditions decide at build time. */
+    for (int i = 0; i < n; i++) {
+        ex_expr *w = whens[i];
+        if (w->kind != EX__CONST)
+            break;
+        if (!w->is_null && w->v.i)
+            return e->args[2 * i + 1];
+        if (i == n - 1)
+            return e->args[2 * n];
+    }
+    return ex__fold(p, e, err);
+}
+
+ex_expr *ex_expr_in(ex_plan *p, ex_expr *a, ex_expr *const *list, int n, bool negate, pa_err *err)
+{
+    if (!a)
+        return NULL;
+    if (n < 1 || !list) {
+        pa_error(err, PA_EINVAL, "IN needs a list of at least one constant");
+        return NULL;
+    }
+    pa_type t = a->type;
+    bool narrow = true;
+    for (int i = 0; i < n; i++) {
+        if (!list[i])
+            return NULL;
+        if (list[i]->kind != EX__CONST) {
+            pa_error(err, PA_EINVAL, "IN list entry %d is not a constant", i);
+            return NULL;
+        }
+        if (!is_null_const(list[i]) && !ex__type_eq(list[i]->type, a->type) && !exact_const(p, list[i], a->type))
+            narrow = false;
+    }
+    if (!narrow)
+        for (int i = 0; i < n; i++)
+            if (!is_null_const(list[i]) && common_type(t, list[i]->type, &t, err) != PA_OK)
+                return NULL;
+    ex_expr *e = ex__node_new(p, EX__IN, T(PA_TYPE_BOOLEAN), n + 1, err);
+    if (!e)
+        return NULL;
+    e->args[0] = ex__cast(p, a, t, err);
+    for (int i = 0; i < n; i++)
+        if (!(e->args[i + 1] = ex__cast(p, list[i], t, err)))
+            return NULL;
+    if (!e->args[0])
+        return NULL;
+    ex_expr *r = is_null_const(e->args[0]) ? ex_expr_null(p, T(PA_TYPE_BOOLEAN), err) : ex__fold(p, e, err);
+    return negate ? ex_expr_not(p, r, err) : r;
+}
+
+/* --------------------------------------------------------------- strings */
+
+ex_expr *ex_expr_like(ex_plan *p, ex_expr *a, const char *pattern, bool negate, pa_err *err)
+{
+    if (!a)
+        return NULL;
+    if (a->type.id != PA_TYPE_VARCHAR || !pattern) {
+        pa_error(err, PA_EINVAL, "LIKE on a %s (VARCHAR and a pattern expected)", pa_type_name(a->type.id));
+        return NULL;
+    }
+    ex_expr *e = node1(p, EX__LIKE, T(PA_TYPE_BOOLEAN), a, err);
+    if (!e)
+        return NULL;
+    size_t n = strlen(pattern);
+    char *s = ex_plan_alloc(p, n + 1);
+    if (!s) {
+        pa_error(err, PA_ENOMEM, "out of memory building LIKE");
+        return NULL;
+    }
+    memcpy(s, pattern, n + 1);
+    e->str = s;
+    e->str_len = (int32_t)n;
+    e->sub = negate;
+    return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_substring(ex_plan *p, ex_expr *s, ex_expr *from, ex_expr *len, pa_err *err)
+{
+    if (!s || !from)
+        return NULL;
+    if (s->type.id != PA_TYPE_VARCHAR || (from->type.id != PA_TYPE_INTEGER && from->type.id != PA_TYPE_BIGINT) ||
+        (len && len->type.id != PA_TYPE_INTEGER && len->type.id != PA_TYPE_BIGINT)) {
+        pa_error(err, PA_EINVAL, "SUBSTRING takes a VARCHAR and INTEGER or BIGINT positions");
+        return NULL;
+    }
+    ex_expr *e = ex__node_new(p, EX__SUBSTR, T(PA_TYPE_VARCHAR), len ? 3 : 2, err);
+    if (!e)
+        return NULL;
+    e->args[0] = s;
+    e->args[1] = ex__cast(p, from, T(PA_TYPE_BIGINT), err);
+    if (len)
+        e->args[2] = ex__cast(p, len, T(PA_TYPE_BIGINT), err);
+    if (!e->args[1] || (len && !e->args[2]))
+        return NULL;
+    return finish_strict(p, e, err);
+}
+
+/* ----------------------------------------------------------------- dates */
+
+ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)
+{
+    if (!date)
+        return NULL;
+    if (date->type.id != PA_TYPE_DATE || (unsigned)field > EX_DAY) {
+        pa_error(err, PA_EINVAL, "EXTRACT from a %s (DATE expected)", pa_type_name(date->type.id));
+        return NULL;
+    }
+    ex_expr *e = node1(p, EX__EXTRACT, T(PA_TYPE_BIGINT), date, err);
+    if (e)
+        e->sub = field;
+    return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_date_add(ex_plan *p, ex_expr *date, int64_t n, ex_unit unit, pa_err *err)
+{
+    if (!date)
+        return NULL;
+    if (date->type.id != PA_TYPE_DATE || (unsigned)unit > EX_YEARS) {
+        pa_error(err, PA_EINVAL, "date arithmetic on a %s (DATE expected)", pa_type_name(date->type.id));
+        return NULL;
+    }
+    int64_t months = unit == EX_YEARS ? n * 12 : n;
+    if (n < -100000000 || n > 100000000 || (unit != EX_DAYS && (months < INT32_MIN || months > INT32_MAX))) {
+        pa_error(err, PA_EOVERFLOW, "interval of %lld %s out of range", (long long)n,
+                 unit == EX_DAYS ? "days" : unit == EX_MONTHS ? "months" : "years");
+        return NULL;
+    }
+    if (unit == EX_DAYS)
+        return ex_expr_arith(p, EX_ADD, date, ex_expr_int(p, (int32_t)n, err), err);
+    ex_expr *e = node1(p, EX__ADD_MONTHS, T(PA_TYPE_DATE), date, err);
+    if (e)
+        e->imm = months;
+    return finish_strict(p, e, err);
+}

@@ -1,0 +1,285 @@
+/*
+ * op_agg.c - AGGREGATE and DISTINCT: builders (output schema, aggregates
+ * mapped to shared kernel slots), table memory (create, grow, free) and
+ * the operator's global state. The hooks are in op_agg_run.c.
+ */
+#include "exec/op_agg_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const ex_op_vt agg_vt = {
+    .kind = EX_OP_AGGREGATE,
+    .local_init = agg_local_init,
+    .local_free = agg_local_free,
+    .source_open = agg_source_open,
+    .source_next = agg_source_next,
+    .sink = agg_sink,
+    .combine = agg_combine,
+    .finalize = agg_finalize,
+    .destroy = agg_destroy,
+};
+
+const ex_op_vt distinct_vt = {
+    .kind = EX_OP_DISTINCT,
+    .local_init = agg_local_init,
+    .local_free = agg_local_free,
+    .source_open = agg_source_open,
+    .source_next = agg_source_next,
+    .sink = agg_sink,
+    .combine = agg_combine,
+    .finalize = agg_finalize,
+    .destroy = agg_destroy,
+};
+
+/* ------------------------------------------------------------ table memory */
+
+void agg_tab_free(ex_op *op, agg_tab *a)
+{
+    if (a->mem)
+        ex_free(op, a->mem, a->bytes);
+    if (a->sizes)
+        dv_host_free(a->dev, a->sizes);
+    memset(a, 0, sizeof *a);
+}
+
+int agg_tab_reserve(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t need_groups,
+                    int64_t need_arena, pa_err *err)
+{
+    int64_t groups = a->mem ? kn_agg_groups(&a->t) : 0, used = a->mem ? kn_agg_arena_used(&a->t) : 0;
+    if (a->mem && groups + need_groups <= a->t.cap_groups && used + need_arena <= a->t.cap_arena)
+        return PA_OK;
+    int64_t cg = a->mem ? a->t.cap_groups : 0, ca = a->mem ? a->t.cap_arena : 0;
+    int64_t want_g = groups + need_groups, want_a = used + need_arena;
+    if (cg < want_g)
+        cg = cg * 2 > want_g ? cg * 2 : want_g;
+    if (cg < AGG_MIN_GROUPS)
+        cg = AGG_MIN_GROUPS;
+    if (ca < want_a)
+        ca = ca * 2 > want_a ? ca * 2 : want_a;
+    if (L->n_str && ca < 16 * AGG_MIN_GROUPS)
+        ca = 16 * AGG_MIN_GROUPS;
+    if (cg >= (int64_t)UINT32_MAX - 1)
+        return pa_error(err, PA_EUNSUPPORTED, "%s: more than 2^32 groups", op->label);
+    agg_tab n = {.dev = kn->dev};
+    int rc;
+    n.bytes = kn_agg_table_bytes(L, cg, ca);
+    if ((rc = ex_alloc(op, n.bytes, &n.mem, err)) != PA_OK)
+        return rc;
+    if (a->sizes) {
+        n.sizes = a->sizes;   /* the pinned pair is reused across growth */
+    } else if ((rc = dv_host_alloc(kn->dev, 2 * sizeof(int64_t), (void **)&n.sizes, err)) != PA_OK) {
+        ex_free(op, n.mem, n.bytes);
+        return ex_oom(op, rc, err);
+    }
+    int64_t keep[2] = {groups, used};
+    if (a->mem) {
+        /* init writes the (shared) sizes: move restores them from the copy. */
+        kn_agg_table old = a->t;
+        int64_t tmp[2] = {keep[0], keep[1]};
+        old.sizes = tmp;
+        if ((rc = kn_agg_table_init(kn, &n.t, L, n.mem, cg, ca, n.sizes, err)) != PA_OK ||
+            (rc = kn_agg_table_move(kn, &n.t, &old, err)) != PA_OK) {
+            n.sizes[0] = keep[0], n.sizes[1] = keep[1];
+            ex_free(op, n.mem, n.bytes);
+            return rc;
+        }
+        ex_free(op, a->mem, a->bytes);
+    } else if ((rc = kn_agg_table_init(kn, &n.t, L, n.mem, cg, ca, n.sizes, err)) != PA_OK) {
+        ex_free(op, n.mem, n.bytes);
+        dv_host_free(kn->dev, n.sizes);
+        return rc;
+    }
+    *a = n;
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------------ build */
+
+static const char *kind_name(ex_agg_kind k)
+{
+    switch (k) {
+    case EX_AGG_SUM: return "sum";
+    case EX_AGG_COUNT: return "count";
+    case EX_AGG_COUNT_STAR: return "count_star";
+    case EX_AGG_COUNT_DISTINCT: return "count_distinct";
+    case EX_AGG_AVG: return "avg";
+    case EX_AGG_MIN: return "min";
+    case EX_AGG_MAX: return "max";
+    }
+    return "?";
+}
+
+/* Index of slot (op, column), added if new. */
+static int slot_of(agg_state *s, kn_agg_slot *slots, int *n, kn_agg_op kop, int col, pa_type type, bool share)
+{
+    for (int i = 0; share && i < *n; i++)
+        if (slots[i].op == kop && s->slot_col[i] == col)
+            return i;
+    if (*n >= KN_AGG_MAX_SLOTS)
+        return -1;
+    slots[*n] = (kn_agg_slot){kop, type};
+    s->slot_col[*n] = col;
+    return (*n)++;
+}
+
+static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_cols, int n_groups,
+                 const ex_agg *aggs, int n_aggs, const char *const *names, ex_op **out, pa_err *err)
+{
+    if (!p || !input || n_groups < 0 || n_aggs < 0 || (n_groups && !group_cols) || (n_aggs && !aggs))
+        return pa_error(err, PA_EINVAL, "aggregate: bad arguments");
+    int nin = ex_op_columns(input);
+    agg_state *s = ex_plan_alloc(p, sizeof *s);
+    int *kc = ex_plan_alloc(p, (size_t)(n_groups + 1) * sizeof *kc);
+    kn_agg_fin *fin = ex_plan_alloc(p, (size_t)(n_aggs + 1) * sizeof *fin);
+    if (!s || !kc || !fin)
+        return pa_error(err, PA_ENOMEM, "aggregate: out of memory");
+    pa_type ktypes[KN_AGG_MAX_KEYS];
+    if (n_groups > KN_AGG_MAX_KEYS)
+        return pa_error(err, PA_EINVAL, "aggregate: %d group columns (at most %d)", n_groups, KN_AGG_MAX_KEYS);
+    for (int k = 0; k < n_groups; k++) {
+        if (group_cols[k] < 0 || group_cols[k] >= nin)
+            return pa_error(err, PA_EINVAL, "aggregate: group column %d out of range", group_cols[k]);
+        kc[k] = group_cols[k];
+        ktypes[k] = ex_op_column_type(input, kc[k]);
+    }
+    kn_agg_slot slots[KN_AGG_MAX_SLOTS];
+    int ns = 0;
+    pa_type otypes[KN_AGG_MAX_SLOTS];
+    const pa_type t_bigint = {PA_TYPE_BIGINT, 0, 0}, t_double = {PA_TYPE_DOUBLE, 0, 0};
+    for (int i = 0; i < n_aggs; i++) {
+        const ex_agg *a = &aggs[i];
+        bool star = a->kind == EX_AGG_COUNT_STAR;
+        if (!star && (a->column < 0 || a->column >= nin))
+            return pa_error(err, PA_EINVAL, "aggregate %d: column %d out of range", i, a->column);
+        pa_type at = star ? t_bigint : ex_op_column_type(input, a->column);
+        bool numeric = at.id == PA_TYPE_INTEGER || at.id == PA_TYPE_BIGINT || at.id == PA_TYPE_DECIMAL ||
+                       at.id == PA_TYPE_DOUBLE;
+        kn_agg_fin *f = &fin[i];
+        int c = star ? -1 : a->column;
+        switch (a->kind) {
+        case EX_AGG_COUNT_STAR:
+        case EX_AGG_COUNT:
+            f->kind = KN_AGG_FIN_COUNT;
+            f->value_slot = slot_of(s, slots, &ns, star ? KN_AGG_COUNT_STAR : KN_AGG_COUNT, c, at, true);
+            otypes[i] = t_bigint;
+            break;
+        case EX_AGG_COUNT_DISTINCT: {
+            int j = 0;
+            while (j < s->n_dist && s->dist_col[j] != c)
+                j++;
+            if (j == AGG_MAX_DISTINCT)
+                return pa_error(err, PA_EUNSUPPORTED, "aggregate: more than %d COUNT(DISTINCT) columns",
+                                AGG_MAX_DISTINCT);
+            if (j == s->n_dist) {
+                s->dist_col[s->n_dist++] = c;
+                f->value_slot = slot_of(s, slots, &ns, KN_AGG_EXTERN, -2 - j, at, false);
+            } else {
+                f->value_slot = slot_of(s, slots, &ns, KN_AGG_EXTERN, -2 - j, at, true);
+            }
+            f->kind = KN_AGG_FIN_COUNT;
+            otypes[i] = t_bigint;
+            break;
+        }
+        case EX_AGG_SUM:
+        case EX_AGG_AVG:
+            if (!numeric)
+                return pa_error(err, PA_EINVAL, "aggregate: %s of a %s column", kind_name(a->kind),
+                                pa_type_name(at.id));
+            f->kind = a->kind == EX_AGG_SUM ? KN_AGG_FIN_SUM : KN_AGG_FIN_AVG;
+            f->value_slot = slot_of(s, slots, &ns, KN_AGG_SUM, c, at, true);
+            f->count_slot = slot_of(s, slots, &ns, KN_AGG_COUNT, c, at, true);
+            if (a->kind == EX_AGG_AVG || at.id == PA_TYPE_DOUBLE)
+                otypes[i] = t_double;
+            else if (at.id == PA_TYPE_DECIMAL)
+                otypes[i] = (pa_type){PA_TYPE_DECIMAL, 38, at.scale};
+            else
+                otypes[i] = t_bigint;
+            break;
+        case EX_AGG_MIN:
+        case EX_AGG_MAX:
+            f->kind = KN_AGG_FIN_MINMAX;
+            f->value_slot = slot_of(s, slots, &ns, a->kind == EX_AGG_MIN ? KN_AGG_MIN : KN_AGG_MAX, c, at, true);
+            f->count_slot = slot_of(s, slots, &ns, KN_AGG_COUNT, c, at, true);
+            otypes[i] = at;
+            break;
+        default: return pa_error(err, PA_EINVAL, "aggregate %d: unknown kind %d", i, (int)a->kind);
+        }
+        if (f->value_slot < 0 || (f->kind != KN_AGG_FIN_COUNT && f->count_slot < 0))
+            return pa_error(err, PA_EINVAL, "aggregate: more than %d aggregate slots", KN_AGG_MAX_SLOTS);
+        f->out_type = otypes[i];
+    }
+    int rc = kn_agg_layout_init(&s->L, ktypes, n_groups, slots, ns, err);
+    for (int j = 0; rc == PA_OK && j < s->n_dist; j++) {
+        pa_type dk[2] = {{PA_TYPE_INTEGER, 0, 0}, ex_op_column_type(input, s->dist_col[j])};
+        rc = kn_agg_layout_init(&s->Ld[j], dk, 2, NULL, 0, err);
+    }
+    if (rc != PA_OK)
+        return rc;
+    s->n_keys = n_groups;
+    s->key_cols = kc;
+    s->n_aggs = n_aggs;
+    s->fin = fin;
+
+    ex_op *op;
+    if ((rc = ex_op_new(p, vt, n_groups + n_aggs, &op, err)) != PA_OK)
+        return rc;
+    for (int k = 0; k < n_groups && rc == PA_OK; k++)
+        rc = ex_op_set_column(op, k, ex_op_column_name(input, kc[k]), ktypes[k], err);
+    for (int i = 0; i < n_aggs && rc == PA_OK; i++) {
+        char buf[160];
+        const char *nm = names ? names[i] : NULL;
+        if (!nm) {
+            if (aggs[i].kind == EX_AGG_COUNT_STAR)
+                snprintf(buf, sizeof buf, "count_star()");
+            else if (aggs[i].kind == EX_AGG_COUNT_DISTINCT)
+                snprintf(buf, sizeof buf, "count(DISTINCT %s)", ex_op_column_name(input, aggs[i].column));
+            else
+                snprintf(buf, sizeof buf, "%s(%s)", kind_name(aggs[i].kind), ex_op_column_name(input, aggs[i].column));
+            nm = buf;
+        }
+        rc = ex_op_set_column(op, n_groups + i, nm, otypes[i], err);
+    }
+    if (rc != PA_OK)
+        return rc;
+    op->child[0] = input;
+    op->n_child = 1;
+    op->state = s;
+    if (vt == &agg_vt)
+        snprintf(op->label, sizeof op->label, "AGGREGATE %d keys, %d aggregates", n_groups, n_aggs);
+    if (pthread_mutex_init(&s->mu, NULL) != 0)
+        return pa_error(err, PA_EINTERNAL, "aggregate: mutex");
+    *out = op;
+    return PA_OK;
+}
+
+int ex_aggregate(ex_plan *p, ex_op *input, const int *group_cols, int n_groups, const ex_agg *aggs, int n_aggs,
+                 const char *const *names, ex_op **out, pa_err *err)
+{
+    return build(p, &agg_vt, input, group_cols, n_groups, aggs, n_aggs, names, out, err);
+}
+
+int ex_distinct(ex_plan *p, ex_op *input, ex_op **out, pa_err *err)
+{
+    if (!input)
+        return pa_error(err, PA_EINVAL, "distinct: no input");
+    int n = ex_op_columns(input);
+    if (n < 1 || n > KN_AGG_MAX_KEYS)
+        return pa_error(err, PA_EINVAL, "distinct: %d columns (1 to %d)", n, KN_AGG_MAX_KEYS);
+    int cols[KN_AGG_MAX_KEYS];
+    for (int i = 0; i < n; i++)
+        cols[i] = i;
+    return build(p, &distinct_vt, input, cols, n, NULL, 0, NULL, out, err);
+}
+
+void agg_destroy(ex_op *op)
+{
+    agg_state *s = op->state;
+    if (!s)
+        return;
+    agg_tab_free(op, &s->g);
+    for (int j = 0; j < s->n_dist; j++)
+        agg_tab_free(op, &s->gd[j]);
+    pthread_mutex_destroy(&s->mu);
+    op->state = NULL;
+}

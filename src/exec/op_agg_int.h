@@ -1,0 +1,88 @@
+/*
+ * op_agg_int.h - shared by op_agg.c (builders, state, tables) and
+ * op_agg_run.c (the hooks) of the AGGREGATE and DISTINCT operators.
+ *
+ * Design notes
+ * - One operator, two roles: the sink of its input pipeline (each worker
+ *   folds its chunks into a local group-by table, kn_agg_update), combine
+ *   (under the op's lock: the first worker's table is adopted as the global
+ *   one, later ones are merged into it), finalize (COUNT(DISTINCT) counts,
+ *   the number of result rows), and the source of the next pipeline (result
+ *   chunks of ~chunk_rows groups, any worker, kn_agg_emit*).
+ * - User aggregates become kernel slots, shared where equal: SUM/AVG(x)
+ *   need SUM(x) and COUNT(x), MIN/MAX(x) need COUNT(x) for NULL-ness, so
+ *   sum(q), avg(q) use two slots, not four.
+ * - COUNT(DISTINCT x): per such argument a pair table keyed (group id, x),
+ *   fed with each batch's group ids; merged with the ids rewritten to the
+ *   global table's (kn_agg_merge key0_map); counted into an EXTERN slot.
+ * - Batches: a chunk is folded in batches of at most AGG_BATCH rows, each
+ *   no larger than the table's free group capacity (a multiple of 8 rows so
+ *   validity bitmaps can be sliced), so a table with few groups stays small
+ *   and the scratch stays cache-sized. Tables grow by doubling into a new
+ *   block (kn_agg_table_move). All table memory is ex_alloc'ed (accounted
+ *   to the op; PA_ENOMEM names it).
+ */
+#ifndef PISTA_OP_AGG_INT_H
+#define PISTA_OP_AGG_INT_H
+
+#include "exec/exec_int.h"
+
+#include <pthread.h>
+
+#define AGG_BATCH 16384          /* rows per kn_agg_update: scratch of ~0.5 MiB at stride 16 */
+#define AGG_MIN_GROUPS 2048      /* a table's first capacity */
+#define AGG_MAX_DISTINCT 8       /* COUNT(DISTINCT) arguments per aggregate op */
+
+/* A group-by table with the memory behind it. */
+typedef struct agg_tab {
+    kn_agg_table t;
+    void *mem;                   /* ex_alloc'ed block, NULL when not made yet */
+    size_t bytes;
+    int64_t *sizes;              /* pinned (dv_host_alloc) */
+    dv_device *dev;              /* where sizes came from */
+} agg_tab;
+
+typedef struct agg_state {
+    int n_keys;
+    int *key_cols;               /* input columns of the keys */
+    int n_aggs;
+    kn_agg_fin *fin;             /* per aggregate */
+    kn_agg_layout L;             /* main table */
+    int slot_col[KN_AGG_MAX_SLOTS];   /* input column per slot, -1 none */
+    int n_dist;
+    int dist_col[AGG_MAX_DISTINCT];
+    kn_agg_layout Ld[AGG_MAX_DISTINCT];
+
+    pthread_mutex_t mu;
+    agg_tab g;                   /* global table (after the first combine) */
+    agg_tab gd[AGG_MAX_DISTINCT];
+    int64_t n_out;               /* result rows, set by finalize */
+    int64_t next;                /* next group to emit (atomic) */
+} agg_state;
+
+typedef struct agg_local {
+    agg_tab t;
+    agg_tab d[AGG_MAX_DISTINCT];
+    void *scratch;
+    size_t scratch_bytes;
+    uint32_t *gids;              /* AGG_BATCH */
+} agg_local;
+
+/* Make sure a can take need_groups more groups and need_arena more bytes
+ * (creating or growing it). On error a is unchanged. */
+int agg_tab_reserve(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L,
+                    int64_t need_groups, int64_t need_arena, pa_err *err);
+void agg_tab_free(ex_op *op, agg_tab *a);
+
+extern const ex_op_vt agg_vt, distinct_vt;
+
+int agg_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err);
+void agg_local_free(ex_op *op, void *local);
+int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err);
+int agg_combine(ex_op *op, ex_worker *w, void *local, pa_err *err);
+int agg_finalize(ex_op *op, ex_query *q, pa_err *err);
+int agg_source_open(ex_op *op, ex_query *q, pa_err *err);
+int agg_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err);
+void agg_destroy(ex_op *op);
+
+#endif /* PISTA_OP_AGG_INT_H */

@@ -1,0 +1,183 @@
+/*
+ * op_project.c - PROJECT, streaming: one output column per expression.
+ *
+ * Plain column references are passed through: the output chunk views the
+ * input's buffers (dv_chunk_depend), nothing is copied. All the other
+ * expressions are compiled at build into ONE kernel program with one output
+ * each, so subexpressions they share (Q1's price * (1 - discount)) are
+ * computed once per row; kn_eval writes them into new buffers of the output
+ * chunk. VARCHAR results are sized with kn_eval_str_bound (from the input's
+ * offsets), a validity bitmap is given only to outputs that may be NULL.
+ */
+#include "exec/expr_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct project_state {
+    int n;                   /* output columns */
+    int *src;                /* per output: input column passed through, or -1 */
+    int *prog_out;           /* per output: output index in prog, or -1 */
+    int n_prog;
+    kn_program *prog;        /* NULL when every output is a pass-through */
+} project_state;
+
+typedef struct project_local {
+    void *scratch;
+    size_t scratch_size;
+    pa_column *outs;         /* n_prog columns handed to kn_eval */
+} project_local;
+
+static void project_local_free(ex_op *op, void *local)
+{
+    project_local *l = local;
+    if (!l)
+        return;
+    ex_free(op, l->scratch, l->scratch_size);
+    pa_free(l->outs);
+    pa_free(l);
+}
+
+static int project_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
+{
+    project_state *s = op->state;
+    if (!s->prog)
+        return PA_OK;
+    project_local *l = pa_calloc(1, sizeof *l);
+    int rc;
+    if (!l || !(l->outs = pa_calloc((size_t)s->n_prog, sizeof *l->outs))) {
+        rc = pa_error(err, PA_ENOMEM, "out of memory in %s", op->label);
+        goto fail;
+    }
+    l->scratch_size = kn_eval_scratch_size(s->prog);
+    PA_TRY(rc = ex_alloc(op, l->scratch_size, &l->scratch, err));
+    *local = l;
+    return PA_OK;
+fail:
+    project_local_free(op, l);
+    return rc;
+}
+
+/* Buffers for program output j over rows rows, in chunk c. */
+static int alloc_output(ex_op *op, project_state *s, dv_chunk *in, dv_chunk *c, int j, pa_column *col, pa_err *err)
+{
+    const kn_output *o = &kn_program_outputs(s->prog)[j];
+    const int64_t rows = in->length;
+    int rc;
+    memset(col, 0, sizeof *col);
+    col->type = o->type;
+    col->length = rows;
+    if (o->type.id == PA_TYPE_VARCHAR) {
+        int64_t bound = kn_eval_str_bound(s->prog, j, in->columns, in->n_columns, rows);
+        if ((rc = ex_chunk_alloc(op, c, (size_t)(bound > 0 ? bound : 1), &col->data, err)) != PA_OK ||
+            (rc = ex_chunk_alloc(op, c, (size_t)(rows + 1) * sizeof(int32_t), (void **)&col->offsets, err)) != PA_OK)
+            return rc;
+        col->offsets[0] = 0;
+    } else if ((rc = ex_chunk_alloc(op, c, (size_t)rows * (size_t)pa_type_bytes(o->type), &col->data, err)) !=
+               PA_OK) {
+        return rc;
+    }
+    if (kn_eval_may_null(s->prog, j, in->columns, in->n_columns))
+        return ex_chunk_alloc(op, c, (size_t)(rows + 7) / 8, (void **)&col->validity, err);
+    return PA_OK;
+}
+
+static int project_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chunk **out, ex_state *st,
+                           pa_err *err)
+{
+    project_state *s = op->state;
+    project_local *l = local;
+    const int64_t rows = in->length;
+    dv_chunk *c = NULL;
+    int rc;
+    *out = NULL;
+    *st = EX_NEED_INPUT;
+    if (rows == 0)
+        return PA_OK;
+    if ((rc = ex_chunk_new(op, w, s->n, &c, err)) != PA_OK)
+        return rc;
+    if (s->n_prog < s->n)
+        PA_TRY(rc = dv_chunk_depend(c, in, err));
+    if (s->prog) {
+        for (int j = 0; j < s->n_prog; j++)
+            PA_TRY(rc = alloc_output(op, s, in, c, j, &l->outs[j], err));
+        PA_TRY(rc = kn_eval(&w->kn, s->prog, in->columns, in->n_columns, rows, l->outs, l->scratch, err));
+    }
+    for (int i = 0; i < s->n; i++) {
+        if (s->src[i] >= 0)
+            c->columns[i] = in->columns[s->src[i]];
+        else
+            c->columns[i] = l->outs[s->prog_out[i]];
+        c->columns[i].length = rows;
+    }
+    c->length = rows;
+    *out = c;
+    return PA_OK;
+fail:
+    dv_chunk_destroy(c);
+    return rc;
+}
+
+static const ex_op_vt project_vt = {
+    .kind = EX_OP_PROJECT,
+    .local_init = project_local_init,
+    .local_free = project_local_free,
+    .execute = project_execute,
+};
+
+int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *const *names, int n, ex_op **out,
+               pa_err *err)
+{
+    if (!p || !input || !out || n < 1 || !exprs)
+        return pa_error(err, PA_EINVAL, "PROJECT: bad arguments");
+    project_state *s = ex_plan_alloc(p, sizeof *s);
+    int *src = ex_plan_alloc(p, (size_t)n * sizeof *src);
+    int *po = ex_plan_alloc(p, (size_t)n * sizeof *po);
+    ex_expr **computed = ex_plan_alloc(p, (size_t)n * sizeof *computed);
+    if (!s || !src || !po || !computed)
+        return pa_error(err, PA_ENOMEM, "PROJECT: out of memory");
+    memset(s, 0, sizeof *s);
+    int rc, k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!exprs[i])   /* a builder failed: its error is already on err */
+            return err && err->code ? err->code : pa_error(err, PA_EINVAL, "PROJECT: expression %d is NULL", i);
+        int idx;
+        src[i] = po[i] = -1;
+        if (ex_expr_is_column(exprs[i], &idx)) {
+            if (idx >= input->n_cols || !ex__type_eq(input->types[idx], exprs[i]->type))
+                return pa_error(err, PA_EINVAL, "PROJECT: expression %d reads column %d, which %s", i, idx,
+                                idx >= input->n_cols ? "does not exist" : "has another type");
+            src[i] = idx;
+        } else {
+            po[i] = k;
+            computed[k++] = exprs[i];
+        }
+    }
+    s->n = n;
+    s->src = src;
+    s->prog_out = po;
+    s->n_prog = k;
+    if (k > 0 && (rc = ex__compile_plan(p, computed, k, input, &s->prog, err)) != PA_OK)
+        return rc;
+    ex_op *op;
+    if ((rc = ex_op_new(p, &project_vt, n, &op, err)) != PA_OK)
+        return rc;
+    for (int i = 0; i < n; i++) {
+        char buf[32];
+        const char *name = names && names[i] ? names[i] : NULL;
+        if (!name && src[i] >= 0)
+            name = input->names[src[i]];
+        if (!name) {
+            snprintf(buf, sizeof buf, "col%d", i);
+            name = buf;
+        }
+        if ((rc = ex_op_set_column(op, i, name, exprs[i]->type, err)) != PA_OK)
+            return rc;
+    }
+    op->state = s;
+    op->child[0] = input;
+    op->n_child = 1;
+    op->est_rows = input->est_rows;
+    *out = op;
+    return PA_OK;
+}

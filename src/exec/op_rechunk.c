@@ -1,0 +1,197 @@
+/*
+ * op_rechunk.c - RECHUNK ("dynamic buffering", DESIGN.md rule 7): a
+ * streaming op that gathers the small chunks a selective filter leaves into
+ * chunks of about target rows before a size-sensitive operator.
+ *
+ * Per worker it keeps references to pending chunks. A chunk of at least half
+ * the target arriving with nothing pending passes through untouched (no
+ * copy); otherwise it joins the pending ones, and once they hold target rows
+ * or more they are concatenated (kn_concat) into one new chunk. So outputs
+ * hold between target/2 and about 2 x target rows, except the last one a
+ * worker flushes. The pending list is host bookkeeping (pa_malloc); the
+ * chunks' buffers are device memory already accounted by the device pool.
+ */
+#include "exec/sched_int.h"
+
+#include <string.h>
+
+typedef struct rc_local {
+    dv_chunk **pending;
+    int n, cap;
+    int64_t rows;
+    int64_t *bytes;         /* pinned: kn_concat_bytes' output */
+    dv_device *dev;
+    pa_column *srcs;        /* scratch views, cap entries */
+} rc_local;
+
+static int64_t target_of(const ex_op *op, const ex_worker *w)
+{
+    int64_t t = *(const int64_t *)op->state;
+    return t > 0 ? t : w->q->chunk_rows > 0 ? w->q->chunk_rows : 1;
+}
+
+static int rc_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
+{
+    rc_local *l = pa_calloc(1, sizeof *l);
+    if (!l)
+        return pa_error(err, PA_ENOMEM, "out of memory in %s: worker state", op->label);
+    int rc = dv_host_alloc(w->dev, sizeof(int64_t), (void **)&l->bytes, err);
+    if (rc != PA_OK) {
+        pa_free(l);
+        return ex_oom(op, rc, err);
+    }
+    l->bytes[0] = 0;
+    l->dev = w->dev;
+    *local = l;
+    return PA_OK;
+}
+
+static void drop_pending(rc_local *l)
+{
+    for (int i = 0; i < l->n; i++)
+        dv_chunk_destroy(l->pending[i]);
+    l->n = 0;
+    l->rows = 0;
+}
+
+static void rc_local_free(ex_op *op, void *local)
+{
+    rc_local *l = local;
+    drop_pending(l);
+    pa_free(l->pending);
+    pa_free(l->srcs);
+    dv_host_free(l->dev, l->bytes);
+    pa_free(l);
+}
+
+static int add_pending(ex_op *op, rc_local *l, dv_chunk *in, pa_err *err)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 16;
+        dv_chunk **p = pa_realloc(l->pending, (size_t)cap * sizeof *p);
+        pa_column *s = pa_realloc(l->srcs, (size_t)cap * sizeof *s);
+        if (p)
+            l->pending = p;
+        if (s)
+            l->srcs = s;
+        if (!p || !s)
+            return pa_error(err, PA_ENOMEM, "out of memory in %s: pending chunk list", op->label);
+        l->cap = cap;
+    }
+    l->pending[l->n++] = dv_chunk_retain(in);
+    l->rows += in->length;
+    return PA_OK;
+}
+
+/* One column of the output: size its buffers, then concatenate. */
+static int concat_column(ex_op *op, ex_worker *w, rc_local *l, dv_chunk *c, int col, pa_err *err)
+{
+    pa_column *d = &c->columns[col];
+    bool nulls = false;
+    for (int i = 0; i < l->n; i++) {
+        l->srcs[i] = l->pending[i]->columns[col];
+        nulls |= l->srcs[i].validity != NULL;
+    }
+    d->type = op->types[col];
+    d->length = l->rows;
+    int rc;
+    if (d->type.id == PA_TYPE_VARCHAR) {
+        if ((rc = kn_concat_bytes(&w->kn, l->srcs, l->n, l->bytes, err)) != PA_OK)
+            return rc;
+        /* The cpu kernel finished before returning (ex_run takes host-visible
+         * devices only); a GPU backend reads this after an event. */
+        size_t bytes = (size_t)l->bytes[0];
+        if ((rc = ex_chunk_alloc(op, c, (size_t)(l->rows + 1) * sizeof(int32_t), (void **)&d->offsets, err)) != PA_OK ||
+            (rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &d->data, err)) != PA_OK)
+            return rc;
+    } else if ((rc = ex_chunk_alloc(op, c, (size_t)l->rows * (size_t)pa_type_bytes(d->type), &d->data, err)) != PA_OK) {
+        return rc;
+    }
+    if (nulls && (rc = ex_chunk_alloc(op, c, (size_t)(l->rows + 7) / 8, (void **)&d->validity, err)) != PA_OK)
+        return rc;
+    return kn_concat(&w->kn, l->srcs, l->n, d, err);
+}
+
+/* Concatenate the pending chunks into *out (one pending chunk is passed on). */
+static int emit(ex_op *op, ex_worker *w, rc_local *l, dv_chunk **out, pa_err *err)
+{
+    if (l->n == 0)
+        return PA_OK;
+    if (l->n == 1) {
+        *out = l->pending[0];
+        l->n = 0;
+        l->rows = 0;
+        return PA_OK;
+    }
+    dv_chunk *c;
+    int rc = ex_chunk_new(op, w, op->n_cols, &c, err);
+    if (rc != PA_OK)
+        return rc;
+    c->length = l->rows;
+    for (int col = 0; col < op->n_cols && rc == PA_OK; col++)
+        rc = concat_column(op, w, l, c, col, err);
+    if (rc != PA_OK) {
+        dv_chunk_destroy(c);
+        return rc;
+    }
+    drop_pending(l);
+    *out = c;
+    return PA_OK;
+}
+
+static int rc_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chunk **out, ex_state *st,
+                      pa_err *err)
+{
+    rc_local *l = local;
+    int64_t target = target_of(op, w);
+    *st = EX_NEED_INPUT;
+    if (in->length == 0)
+        return PA_OK;
+    if (l->n == 0 && in->length >= (target + 1) / 2) {
+        *out = dv_chunk_retain(in);
+        return PA_OK;
+    }
+    int rc = add_pending(op, l, in, err);
+    if (rc == PA_OK && l->rows >= target)
+        rc = emit(op, w, l, out, err);
+    return rc;
+}
+
+static int rc_flush(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
+{
+    return emit(op, w, local, out, err);
+}
+
+static const ex_op_vt rechunk_vt = {
+    .kind = EX_OP_RECHUNK,
+    .local_init = rc_local_init,
+    .local_free = rc_local_free,
+    .execute = rc_execute,
+    .flush = rc_flush,
+};
+
+int ex_rechunk(ex_plan *p, ex_op *input, int64_t target_rows, ex_op **out, pa_err *err)
+{
+    if (!p || !input || input->plan != p || target_rows < 0 || !out)
+        return pa_error(err, PA_EINVAL, "ex_rechunk: bad arguments");
+    ex_op *op;
+    int rc = ex_op_new(p, &rechunk_vt, input->n_cols, &op, err);
+    if (rc != PA_OK)
+        return rc;
+    int64_t *t = ex_plan_alloc(p, sizeof *t);
+    if (!t)
+        return pa_error(err, PA_ENOMEM, "out of memory building RECHUNK");
+    *t = target_rows;
+    for (int i = 0; i < input->n_cols; i++) {
+        op->names[i] = input->names[i];
+        op->types[i] = input->types[i];
+    }
+    op->state = t;
+    op->child[0] = input;
+    op->n_child = 1;
+    op->est_rows = input->est_rows;
+    if (target_rows > 0)
+        snprintf(op->label, sizeof op->label, "RECHUNK %lld rows", (long long)target_rows);
+    *out = op;
+    return PA_OK;
+}

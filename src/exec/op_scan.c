@@ -1,0 +1,266 @@
+/*
+ * op_scan.c - SCAN: the source over the Parquet scan of src/storage (paths,
+ * projection, predicates pushed down for pruning and exact filtering). The
+ * builder reads the first file's footer (through the metadata cache) for
+ * the output schema and every file's row count for the estimate; the scan
+ * itself (pq_scan_open) starts when the scheduler opens the source - at
+ * query start in OVERLAPPED mode - and checks every file. Workers share it:
+ * pq_scan_next pops the scan's bounded queue and is thread-safe.
+ */
+#include "exec/sched_int.h"
+
+#include <dirent.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct scan_state {
+    const char **paths;
+    int n_paths;
+    const char **columns;    /* the output columns, always explicit */
+    int n_columns;
+    pq_pred *preds;
+    int n_preds;
+    pq_scan *scan;
+} scan_state;
+
+typedef struct flist {
+    char **v;
+    size_t n, cap;
+} flist;
+
+static int flist_add(flist *l, const char *a, const char *b, pa_err *err)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **v = pa_realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
+        l->v = v;
+        l->cap = cap;
+    }
+    size_t la = strlen(a), lb = b ? strlen(b) : 0;
+    char *s = pa_malloc(la + lb + 2);
+    if (!s)
+        return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
+    if (b)
+        snprintf(s, la + lb + 2, "%s%s%s", a, la && a[la - 1] == '/' ? "" : "/", b);
+    else
+        memcpy(s, a, la + 1);
+    l->v[l->n++] = s;
+    return PA_OK;
+}
+
+static void flist_free(flist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        pa_free(l->v[i]);
+    pa_free(l->v);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The files a scan of `paths` will read, as pq_scan_open resolves them
+ * (a directory's *.parquet sorted, a glob's matches). */
+static int list_files(const char *const *paths, int n, flist *out, pa_err *err)
+{
+    int rc = PA_OK;
+    for (int i = 0; i < n && rc == PA_OK; i++) {
+        const char *p = paths[i];
+        struct stat st;
+        if (!p)
+            return pa_error(err, PA_EINVAL, "scan path %d is NULL", i);
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(p);
+            if (!d)
+                return pa_error(err, PA_EIO, "%s: cannot open directory", p);
+            size_t first = out->n;
+            struct dirent *e;
+            while (rc == PA_OK && (e = readdir(d))) {
+                size_t len = strlen(e->d_name);
+                if (len >= 9 && !strcmp(e->d_name + len - 8, ".parquet") && e->d_name[0] != '.')
+                    rc = flist_add(out, p, e->d_name, err);
+            }
+            closedir(d);
+            if (rc == PA_OK && out->n == first)
+                rc = pa_error(err, PA_ENOTFOUND, "%s: directory holds no *.parquet files", p);
+            qsort(out->v + first, out->n - first, sizeof *out->v, cmp_str);
+        } else if (stat(p, &st) == 0) {
+            rc = flist_add(out, p, NULL, err);
+        } else {
+            glob_t g;
+            int gr = glob(p, 0, NULL, &g);
+            if (gr != 0)
+                rc = pa_error(err, PA_ENOTFOUND, "%s: no such file", p);
+            for (size_t k = 0; gr == 0 && k < g.gl_pathc && rc == PA_OK; k++)
+                rc = flist_add(out, g.gl_pathv[k], NULL, err);
+            if (gr == 0)
+                globfree(&g);
+        }
+    }
+    return rc;
+}
+
+/* Output column `name` of file meta m: its engine type. */
+static int column_type(const pq_file_meta *m, const char *file, const char *name, pa_type *out, pa_err *err)
+{
+    for (uint32_t i = 0; i < m->n_leaves; i++) {
+        const pq_leaf *l = &m->leaves[i];
+        size_t nl = strlen(name);
+        if (strcmp(l->path, name) && (strncmp(l->path, name, nl) || l->path[nl] != '.'))
+            continue;
+        if (l->max_rep_level > 0 || strchr(l->path, '.'))
+            return pa_error(err, PA_EUNSUPPORTED, "%s: column %s is nested (only flat columns are supported)",
+                            file, name);
+        pq_column_desc d;
+        int rc = pq_element_type(&m->schema[l->schema_index], l->path, &d, err);
+        if (rc == PA_OK)
+            *out = d.type;
+        return rc;
+    }
+    return pa_error(err, PA_ENOTFOUND, "%s: no column %s", file, name);
+}
+
+static int scan_open(ex_op *op, ex_query *q, pa_err *err)
+{
+    scan_state *s = op->state;
+    pq_scan_options o;
+    pq_scan_options_init(&o);
+    o.paths = s->paths;
+    o.n_paths = (size_t)s->n_paths;
+    o.columns = s->columns;
+    o.n_columns = (size_t)s->n_columns;
+    o.preds = s->preds;
+    o.n_preds = (size_t)s->n_preds;
+    o.device = q->dev;
+    o.max_chunks = q->opt.queue_chunks;
+    int rc = pq_scan_open(&o, &s->scan, err);
+    if (rc != PA_OK)
+        return rc;
+    /* The files may have changed since the plan was built. */
+    if (pq_scan_n_columns(s->scan) != op->n_cols)
+        return pa_error(err, PA_EINVAL, "%s: the files' columns changed since the plan was built", op->label);
+    for (int i = 0; i < op->n_cols; i++) {
+        pa_type t = pq_scan_column_type(s->scan, i);
+        if (t.id != op->types[i].id || t.precision != op->types[i].precision || t.scale != op->types[i].scale)
+            return pa_error(err, PA_EINVAL, "%s: column %s changed type since the plan was built", op->label,
+                            op->names[i]);
+    }
+    return PA_OK;
+}
+
+static int scan_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
+{
+    scan_state *s = op->state;
+    return pq_scan_next(s->scan, out, err);
+}
+
+static void scan_destroy(ex_op *op)
+{
+    scan_state *s = op->state;
+    if (s && s->scan) {
+        pq_scan_close(s->scan);
+        s->scan = NULL;
+    }
+}
+
+static const ex_op_vt scan_vt = {
+    .kind = EX_OP_SCAN,
+    .source_open = scan_open,
+    .source_next = scan_next,
+    .destroy = scan_destroy,
+};
+
+static const char *copy_str(ex_plan *p, const char *s, bool *oom)
+{
+    const char *r = ex_plan_strdup(p, s);
+    if (s && !r)
+        *oom = true;
+    return r;
+}
+
+int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns, int n_columns,
+            const pq_pred *preds, int n_preds, ex_op **out, pa_err *err)
+{
+    if (!p || !paths || n_paths <= 0 || n_columns < 0 || n_preds < 0 || (n_preds && !preds) || !out)
+        return pa_error(err, PA_EINVAL, "ex_scan: bad arguments");
+    flist files = {0};
+    const pq_file_meta *m = NULL;
+    int rc = list_files(paths, n_paths, &files, err);
+    if (rc != PA_OK)
+        goto done;
+    if ((rc = pq_meta_get(files.v[0], &m, err)) != PA_OK)
+        goto done;
+    int n_out = columns ? n_columns : (int)m->n_leaves;
+    ex_op *op;
+    if ((rc = ex_op_new(p, &scan_vt, n_out, &op, err)) != PA_OK)
+        goto done;
+    scan_state *s = ex_plan_alloc(p, sizeof *s);
+    bool oom = !s;
+    if (s) {
+        s->paths = ex_plan_alloc(p, (size_t)n_paths * sizeof *s->paths);
+        s->columns = ex_plan_alloc(p, (size_t)(n_out ? n_out : 1) * sizeof *s->columns);
+        s->preds = ex_plan_alloc(p, (size_t)(n_preds ? n_preds : 1) * sizeof *s->preds);
+        oom = !s->paths || !s->columns || !s->preds;
+    }
+    for (int i = 0; !oom && i < n_paths; i++)
+        s->paths[i] = copy_str(p, paths[i], &oom);
+    for (int i = 0; !oom && i < n_preds; i++) {
+        s->preds[i].column = copy_str(p, preds[i].column, &oom);
+        s->preds[i].op = preds[i].op;
+        s->preds[i].value = copy_str(p, preds[i].value, &oom);
+    }
+    if (oom) {
+        rc = pa_error(err, PA_ENOMEM, "out of memory building a scan");
+        goto done;
+    }
+    s->n_paths = n_paths;
+    s->n_preds = n_preds;
+    s->n_columns = n_out;
+    for (int i = 0; i < n_out; i++) {
+        const char *name = columns ? columns[i] : m->leaves[i].path;
+        pa_type t;
+        if (!name) {
+            rc = pa_error(err, PA_EINVAL, "ex_scan: column %d is NULL", i);
+            goto done;
+        }
+        if ((rc = column_type(m, files.v[0], name, &t, err)) != PA_OK ||
+            (rc = ex_op_set_column(op, i, name, t, err)) != PA_OK)
+            goto done;
+        s->columns[i] = op->names[i];
+    }
+    for (int i = 0; i < n_preds; i++)
+        if (!preds[i].column || ex_op_find_column(op, preds[i].column) < 0) {
+            /* A filter-only column: it must exist too (the scan reads it). */
+            pa_type t;
+            if (!preds[i].column) {
+                rc = pa_error(err, PA_EINVAL, "ex_scan: predicate %d has no column", i);
+                goto done;
+            }
+            if ((rc = column_type(m, files.v[0], preds[i].column, &t, err)) != PA_OK)
+                goto done;
+        }
+    /* Estimate: every row of every file (predicates not counted). */
+    int64_t rows = m->num_rows;
+    for (size_t f = 1; f < files.n; f++) {
+        const pq_file_meta *mf;
+        if (pq_meta_get(files.v[f], &mf, NULL) != PA_OK) {
+            rows = -1;
+            break;
+        }
+        rows += mf->num_rows;
+        pq_file_meta_release(mf);
+    }
+    op->est_rows = rows;
+    op->state = s;
+    const char *base = strrchr(paths[0], '/');
+    snprintf(op->label, sizeof op->label, "SCAN %s%s", base ? base + 1 : paths[0], n_paths > 1 ? " ..." : "");
+    *out = op;
+done:
+    /* On error the op (if made) stays in the plan, unreachable and harmless. */
+    if (m)
+        pq_file_meta_release(m);
+    flist_free(&files);
+    return rc;
+}

@@ -1,0 +1,162 @@
+/*
+ * kn_agg_int.h - internals of the group-by kernels (kn_agg*.c).
+ *
+ * Design notes
+ * - Normalised key: one row of L.stride bytes per group (and, in the update
+ *   scratch, per input row). Fields are placed by decreasing width: 16-byte
+ *   DECIMAL(>18), 8-byte values (BIGINT, DOUBLE, DECIMAL, and VARCHAR as
+ *   {uint32 length, first 4 bytes zero-padded}), 4-byte values, BOOLEAN,
+ *   then one null flag byte per key; padding is zero. A NULL key has a zero
+ *   field and flag 1, so equality of keys without long strings is equality
+ *   of the stride's 64-bit words. DOUBLE keys are canonical (-0 -> 0, one
+ *   NaN) so equal values have equal bytes.
+ * - Strings: a row key's string offset points into its input column's bytes,
+ *   a group key's into the table arena; strings longer than 4 bytes are
+ *   compared with memcmp after the words matched.
+ * - Hash: 64-bit, over the key words and then the bytes of long strings. The
+ *   index position is the low bits, the tag stored beside the group id the
+ *   high 32 bits, so most mismatches cost no key comparison. Load <= 1/2.
+ * - Dense path: when every key type allows it, the first chunk fixes per key
+ *   a base and a power-of-two span around its value range (VARCHAR: length
+ *   <= 1, value = 1 + first byte, or 0 when empty); code 0 is NULL. The
+ *   mixed-radix code of a row indexes dense_map (gid + 1). A later chunk that
+ *   leaves the ranges turns the path off for good: the hash index is kept up
+ *   to date at every insertion, so switching costs nothing.
+ * - States: one array per slot, group-indexed: int64 counts, __int128 sums of
+ *   integer/decimal arguments, double sums, MIN/MAX in the argument's width,
+ *   VARCHAR MIN/MAX as kna_str {arena offset, length, set} (superseded bytes
+ *   stay in the arena: their total is bounded by the input bytes).
+ *   MIN/MAX states start at the type's extreme so updates need no flag; the
+ *   result is NULL exactly when the slot's companion count is 0.
+ */
+#ifndef PISTA_KN_AGG_INT_H
+#define PISTA_KN_AGG_INT_H
+
+#include "kernels/kernels.h"
+
+#include <string.h>
+
+typedef struct kna_str {
+    int64_t off;
+    int32_t len;
+    int32_t set;
+} kna_str;
+
+/* State representation of a slot. */
+typedef enum kna_repr {
+    KNA_R_I64,      /* counts */
+    KNA_R_I128,     /* integer / decimal sums, DECIMAL(>18) min/max */
+    KNA_R_F64,
+    KNA_R_I32,
+    KNA_R_I64V,     /* BIGINT / DECIMAL(<=18) min/max */
+    KNA_R_U8,
+    KNA_R_STR,
+} kna_repr;
+
+kna_repr kna_slot_repr(const kn_agg_slot *s);
+
+/* Hashing: word mix and the murmur3 64-bit finaliser. */
+static inline uint64_t kna_mix(uint64_t h, uint64_t w)
+{
+    h ^= w * 0x87c37b91114253d5ULL;
+    h = (h << 31) | (h >> 33);
+    return h * 0x4cf5ad432745937fULL + 0x52dce729;
+}
+static inline uint64_t kna_fin(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+static inline uint64_t kna_hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
+{
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = kna_mix(h, w);
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t w = 0;
+        memcpy(&w, p, (size_t)n);
+        h = kna_mix(h, w);
+    }
+    return h;
+}
+
+/* Hash of a normalised key whose long strings are at base + soff[j]. */
+static inline uint64_t kna_hash_key(const kn_agg_layout *L, const uint8_t *key, const uint8_t *const *bases,
+                                    const int64_t *soff)
+{
+    uint64_t h = 0x2545f4914f6cdd1dULL;
+    const uint64_t *w = (const uint64_t *)(const void *)key;
+    for (int i = 0; i < L->stride / 8; i++)
+        h = kna_mix(h, w[i]);
+    for (int k = 0; k < L->n_keys; k++) {
+        int j = L->key_str[k];
+        if (j < 0)
+            continue;
+        uint32_t len;
+        memcpy(&len, key + L->key_off[k], 4);
+        if (len > 4)
+            h = kna_hash_bytes(h, bases[j] + soff[j] + 4, len - 4);
+    }
+    return kna_fin(h);
+}
+
+/* Equality of key a (long strings at abase[j] + aoff[j]) and group key b
+ * (strings at barena + boff[j]). */
+static inline bool kna_key_eq(const kn_agg_layout *L, const uint8_t *a, const uint8_t *const *abase,
+                              const int64_t *aoff, const uint8_t *b, const uint8_t *barena, const int64_t *boff)
+{
+    const uint64_t *x = (const uint64_t *)(const void *)a, *y = (const uint64_t *)(const void *)b;
+    for (int i = 0; i < L->stride / 8; i++)
+        if (x[i] != y[i])
+            return false;
+    for (int k = 0; L->n_str && k < L->n_keys; k++) {
+        int j = L->key_str[k];
+        if (j < 0)
+            continue;
+        uint32_t len;
+        memcpy(&len, a + L->key_off[k], 4);
+        if (len > 4 && memcmp(abase[j] + aoff[j] + 4, barena + boff[j] + 4, len - 4) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Append a group with key (strings at bases[j] + soff[j]) and hash h at
+ * index word pos (UINT64_MAX: probe for a free one); copies string bytes
+ * to the arena. Returns the new group id. Capacity was checked by the
+ * caller. */
+uint32_t kna_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases, const int64_t *soff,
+                    uint64_t h, uint64_t pos);
+
+/* Find the group with this key, or insert it. */
+static inline uint32_t kna_find_or_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases,
+                                          const int64_t *soff, uint64_t h)
+{
+    const kn_agg_layout *L = &t->L;
+    uint64_t mask = t->index_mask, pos = h & mask, tag = h >> 32;
+    for (;;) {
+        uint64_t e = t->index[pos];
+        if (e == 0)
+            return kna_insert(t, key, bases, soff, h, pos);
+        if ((e >> 32) == tag) {
+            uint32_t g = (uint32_t)e - 1;
+            if (kna_key_eq(L, key, bases, soff, t->keys + (size_t)g * L->stride, t->arena,
+                           t->str_off + (size_t)g * L->n_str))
+                return g;
+        }
+        pos = (pos + 1) & mask;
+    }
+}
+
+/* Initialise states of groups [from, to) of every slot. */
+void kna_init_states(kn_agg_table *t, int64_t from, int64_t to);
+
+#endif /* PISTA_KN_AGG_INT_H */

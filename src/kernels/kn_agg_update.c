@@ -1,0 +1,433 @@
+/*
+ * kn_agg_update.c - folding one chunk into a group-by table: group ids by
+ * the dense map or by normalising, hashing and probing, then one vectorised
+ * scatter loop per aggregate slot. See kn_agg_int.h for the layouts.
+ */
+#include "kernels/kn_agg_int.h"
+
+#include <math.h>
+
+#define BIT(v, i) (((v)[(i) >> 3] >> ((i) & 7)) & 1)
+
+static size_t up16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+size_t kn_agg_update_scratch(const kn_agg_layout *L, int64_t n)
+{
+    size_t r = (size_t)(n > 0 ? n : 1);
+    return up16(r * (size_t)L->stride) + up16(r * (size_t)L->n_str * 8) + up16(r * 8) + up16(r * 4) * 2 + 16;
+}
+
+static int64_t str_bytes(const pa_column *c, int64_t n)
+{
+    return n > 0 ? (int64_t)c->offsets[n] - c->offsets[0] : 0;
+}
+
+int kn_agg_input_bytes(kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys, const pa_column *args,
+                       int64_t n, int64_t *out, pa_err *err)
+{
+    int64_t b = 0;
+    for (int k = 0; k < t->L.n_keys; k++)
+        if (t->L.key_types[k].id == PA_TYPE_VARCHAR)
+            b += str_bytes(&keys[k], n);
+    for (int s = 0; s < t->L.n_slots; s++)
+        if (kna_slot_repr(&t->L.slots[s]) == KNA_R_STR)
+            b += str_bytes(&args[s], n);
+    *out = b;
+    return PA_OK;
+}
+
+/* ------------------------------------------------------- normalised keys */
+
+static inline double canon_double(double v)
+{
+    if (v == 0)
+        return 0.0;
+    if (isnan(v))
+        return NAN;
+    return v;
+}
+
+/* Write field k of row i of column c into the normalised key dst. */
+static inline void put_field(const kn_agg_layout *L, int k, const pa_column *c, int64_t i, uint8_t *dst,
+                             int64_t *soff)
+{
+    uint8_t *f = dst + L->key_off[k];
+    if (!pa_column_valid(c, i)) {
+        dst[L->null_off + k] = 1;
+        return;
+    }
+    switch (c->type.id) {
+    case PA_TYPE_BOOLEAN: *f = ((const uint8_t *)c->data)[i] != 0; break;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: memcpy(f, (const int32_t *)c->data + i, 4); break;
+    case PA_TYPE_DOUBLE: {
+        double v = canon_double(((const double *)c->data)[i]);
+        memcpy(f, &v, 8);
+        break;
+    }
+    case PA_TYPE_DECIMAL:
+        if (c->type.precision > PA_DECIMAL64_MAX_PRECISION) {
+            memcpy(f, (const __int128 *)c->data + i, 16);
+            break;
+        }
+        /* fall through */
+    case PA_TYPE_BIGINT: memcpy(f, (const int64_t *)c->data + i, 8); break;
+    case PA_TYPE_VARCHAR: {
+        int32_t o = c->offsets[i];
+        uint32_t len = (uint32_t)(c->offsets[i + 1] - o);
+        memcpy(f, &len, 4);
+        memcpy(f + 4, (const uint8_t *)c->data + o, len < 4 ? len : 4);
+        soff[L->key_str[k]] = o;
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Normalise keys of rows [0, n) column by column (rows zeroed first). */
+static void normalise(const kn_agg_layout *L, const pa_column *keys, int64_t n, uint8_t *rows, int64_t *soff)
+{
+    size_t st = (size_t)L->stride;
+    memset(rows, 0, (size_t)n * st);
+    for (int k = 0; k < L->n_keys; k++) {
+        const pa_column *c = &keys[k];
+        int off = L->key_off[k];
+        if (!c->validity && (c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE)) {
+            const int32_t *v = c->data;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(rows + i * st + off, v + i, 4);
+        } else if (!c->validity && (c->type.id == PA_TYPE_BIGINT ||
+                                    (c->type.id == PA_TYPE_DECIMAL &&
+                                     c->type.precision <= PA_DECIMAL64_MAX_PRECISION))) {
+            const int64_t *v = c->data;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(rows + i * st + off, v + i, 8);
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                put_field(L, k, c, i, rows + i * st, soff + i * L->n_str);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ dense path */
+
+/* Dense value of row i (VARCHAR: 0 empty, 1 + first byte). */
+static inline int64_t dense_value(const pa_column *c, int64_t i)
+{
+    switch (c->type.id) {
+    case PA_TYPE_BOOLEAN: return ((const uint8_t *)c->data)[i] != 0;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: return ((const int32_t *)c->data)[i];
+    case PA_TYPE_VARCHAR: {
+        int32_t o = c->offsets[i];
+        return c->offsets[i + 1] == o ? 0 : 1 + (int64_t)((const uint8_t *)c->data)[o];
+    }
+    default: return ((const int64_t *)c->data)[i];
+    }
+}
+
+/* Value range of the valid rows; false if a string is longer than 1 byte. */
+static bool dense_range(const pa_column *c, int64_t n, int64_t *lo, int64_t *hi)
+{
+    int64_t a = INT64_MAX, b = INT64_MIN;
+    if (c->type.id == PA_TYPE_VARCHAR)
+        for (int64_t i = 0; i < n; i++)
+            if (c->offsets[i + 1] - c->offsets[i] > 1)
+                return false;
+    if (!c->validity && (c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE)) {
+        const int32_t *v = c->data;
+        int32_t x = INT32_MAX, y = INT32_MIN;
+        for (int64_t i = 0; i < n; i++) {
+            x = v[i] < x ? v[i] : x;
+            y = v[i] > y ? v[i] : y;
+        }
+        a = x, b = y;
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            if (!pa_column_valid(c, i))
+                continue;
+            int64_t v = dense_value(c, i);
+            a = v < a ? v : a;
+            b = v > b ? v : b;
+        }
+    }
+    if (a > b)
+        a = b = 0;
+    *lo = a, *hi = b;
+    return true;
+}
+
+static uint64_t pow2_at_least(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+/* Decide (first chunk) or check the dense ranges; false turns the path off. */
+static bool dense_fit(kn_agg_table *t, const pa_column *keys, int64_t n)
+{
+    const kn_agg_layout *L = &t->L;
+    int64_t lo[KN_AGG_MAX_KEYS], hi[KN_AGG_MAX_KEYS];
+    for (int k = 0; k < L->n_keys; k++) {
+        if (!dense_range(&keys[k], n, &lo[k], &hi[k]))
+            return false;
+        if ((uint64_t)hi[k] - (uint64_t)lo[k] >= KN_AGG_DENSE_CODES)
+            return false;
+    }
+    if (t->dense == 2) {
+        for (int k = 0; k < L->n_keys; k++)
+            if (lo[k] < t->dense_base[k] || hi[k] >= t->dense_base[k] + t->dense_span[k])
+                return false;
+        return true;
+    }
+    /* First chunk: spans with headroom around the range, else tight. */
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t codes = 1;
+        for (int k = 0; k < L->n_keys; k++) {
+            uint64_t r = (uint64_t)(hi[k] - lo[k]) + 1;
+            uint64_t span = pass == 0 ? pow2_at_least(2 * r) : r;
+            t->dense_span[k] = (int64_t)span;
+            t->dense_base[k] = lo[k] - (int64_t)((span - r) / 2);
+            codes *= span + 1;
+            if (codes > KN_AGG_DENSE_CODES)
+                break;
+        }
+        if (codes <= KN_AGG_DENSE_CODES) {
+            t->dense = 2;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void dense_codes(const kn_agg_table *t, const pa_column *keys, int64_t n, uint32_t *codes)
+{
+    memset(codes, 0, (size_t)n * 4);
+    for (int k = 0; k < t->L.n_keys; k++) {
+        const pa_column *c = &keys[k];
+        uint32_t dom = (uint32_t)t->dense_span[k] + 1;
+        int64_t b1 = t->dense_base[k] - 1;
+        if (!c->validity && c->type.id == PA_TYPE_VARCHAR) {
+            const uint8_t *d = c->data;
+            const int32_t *o = c->offsets;
+            for (int64_t i = 0; i < n; i++) {
+                int64_t v = o[i + 1] == o[i] ? 0 : 1 + (int64_t)d[o[i]];
+                codes[i] = codes[i] * dom + (uint32_t)(v - b1);
+            }
+        } else if (!c->validity && (c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE)) {
+            const int32_t *v = c->data;
+            for (int64_t i = 0; i < n; i++)
+                codes[i] = codes[i] * dom + (uint32_t)(v[i] - b1);
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                codes[i] = codes[i] * dom + (pa_column_valid(c, i) ? (uint32_t)(dense_value(c, i) - b1) : 0);
+        }
+    }
+}
+
+/* Group of row i found by the index (and put into the dense map). */
+static uint32_t dense_miss(kn_agg_table *t, const pa_column *keys, int64_t i, const uint8_t *const *bases)
+{
+    const kn_agg_layout *L = &t->L;
+    uint64_t key[(2 * KN_AGG_MAX_KEYS * 16 + 8) / 8];
+    int64_t soff[KN_AGG_MAX_KEYS];
+    memset(key, 0, (size_t)L->stride);
+    for (int k = 0; k < L->n_keys; k++)
+        put_field(L, k, &keys[k], i, (uint8_t *)key, soff);
+    uint64_t h = kna_hash_key(L, (const uint8_t *)key, bases, soff);
+    return kna_find_or_insert(t, (const uint8_t *)key, bases, soff, h);
+}
+
+/* ------------------------------------------------------------- slot loops */
+
+#define ROWS(c, ...)                                                                                 \
+    do {                                                                                              \
+        if (!(c)->validity) {                                                                         \
+            for (int64_t i = 0; i < n; i++) {                                                         \
+                __VA_ARGS__;                                                                          \
+            }                                                                                         \
+        } else {                                                                                      \
+            const uint8_t *vb_ = (c)->validity;                                                       \
+            for (int64_t i = 0; i < n; i++)                                                           \
+                if (BIT(vb_, i)) {                                                                    \
+                    __VA_ARGS__;                                                                      \
+                }                                                                                     \
+        }                                                                                             \
+    } while (0)
+
+static void minmax_str(kn_agg_table *t, kna_str *st, const pa_column *c, int64_t n, const uint32_t *gids,
+                       bool mx)
+{
+    const uint8_t *d = c->data;
+    ROWS(c, {
+        kna_str *s = &st[gids[i]];
+        int32_t o = c->offsets[i], len = c->offsets[i + 1] - o;
+        bool take = !s->set;
+        if (!take) {
+            int32_t m = len < s->len ? len : s->len;
+            int cmp = memcmp(d + o, t->arena + s->off, (size_t)m);
+            if (cmp == 0)
+                cmp = (len > s->len) - (len < s->len);
+            take = mx ? cmp > 0 : cmp < 0;
+        }
+        if (take) {
+            int64_t at = t->sizes[1];
+            memcpy(t->arena + at, d + o, (size_t)len);
+            t->sizes[1] = at + len;
+            *s = (kna_str){at, len, 1};
+        }
+    });
+}
+
+#define MINMAX(T, st, c, mx)                                                                          \
+    do {                                                                                              \
+        T *s_ = (T *)(st);                                                                            \
+        const T *v_ = (const T *)(c)->data;                                                           \
+        if (mx)                                                                                       \
+            ROWS(c, if (v_[i] > s_[gids[i]]) s_[gids[i]] = v_[i]);                                    \
+        else                                                                                          \
+            ROWS(c, if (v_[i] < s_[gids[i]]) s_[gids[i]] = v_[i]);                                    \
+    } while (0)
+
+static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, const uint32_t *gids, bool single)
+{
+    const kn_agg_slot *sl = &t->L.slots[s];
+    void *st = t->state[s];
+    switch (sl->op) {
+    case KN_AGG_EXTERN: return;
+    case KN_AGG_COUNT_STAR:
+    case KN_AGG_COUNT: {
+        int64_t *cnt = st;
+        if (sl->op == KN_AGG_COUNT_STAR || !c->validity) {
+            if (single)
+                cnt[0] += n;
+            else
+                for (int64_t i = 0; i < n; i++)
+                    cnt[gids[i]]++;
+        } else if (single) {
+            int64_t m = 0;
+            ROWS(c, m++);
+            cnt[0] += m;
+        } else {
+            ROWS(c, cnt[gids[i]]++);
+        }
+        return;
+    }
+    case KN_AGG_SUM:
+        if (c->type.id == PA_TYPE_DOUBLE) {
+            double *sum = st;
+            const double *v = c->data;
+            if (single) {
+                double a = 0;
+                ROWS(c, a += v[i]);
+                sum[0] += a;
+            } else {
+                ROWS(c, sum[gids[i]] += v[i]);
+            }
+        } else if (c->type.id == PA_TYPE_INTEGER) {
+            __int128 *sum = st;
+            const int32_t *v = c->data;
+            if (single) {
+                __int128 a = 0;
+                ROWS(c, a += v[i]);
+                sum[0] += a;
+            } else {
+                ROWS(c, sum[gids[i]] += v[i]);
+            }
+        } else if (c->type.id == PA_TYPE_DECIMAL && c->type.precision > PA_DECIMAL64_MAX_PRECISION) {
+            __int128 *sum = st;
+            const __int128 *v = c->data;
+            ROWS(c, sum[single ? 0 : gids[i]] += v[i]);
+        } else {
+            __int128 *sum = st;
+            const int64_t *v = c->data;
+            if (single) {
+                __int128 a = 0;
+                ROWS(c, a += v[i]);
+                sum[0] += a;
+            } else {
+                ROWS(c, sum[gids[i]] += v[i]);
+            }
+        }
+        return;
+    case KN_AGG_MIN:
+    case KN_AGG_MAX: {
+        bool mx = sl->op == KN_AGG_MAX;
+        switch (kna_slot_repr(sl)) {
+        case KNA_R_I32: MINMAX(int32_t, st, c, mx); break;
+        case KNA_R_I64V: MINMAX(int64_t, st, c, mx); break;
+        case KNA_R_F64: MINMAX(double, st, c, mx); break;
+        case KNA_R_I128: MINMAX(__int128, st, c, mx); break;
+        case KNA_R_U8: MINMAX(uint8_t, st, c, mx); break;
+        case KNA_R_STR: minmax_str(t, st, c, n, gids, mx); break;
+        default: break;
+        }
+        return;
+    }
+    }
+}
+
+/* ------------------------------------------------------------------ update */
+
+int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args, int64_t n,
+                  void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err)
+{
+    const kn_agg_layout *L = &t->L;
+    if (n <= 0)
+        return PA_OK;
+    int64_t need;
+    kn_agg_input_bytes(ctx, t, keys, args, n, &need, err);
+    if ((L->n_keys > 0 && t->sizes[0] + n > t->cap_groups) || t->sizes[1] + need > t->cap_arena ||
+        scratch_bytes < kn_agg_update_scratch(L, n))
+        return pa_error(err, PA_EINVAL, "aggregation update: table or scratch too small for %lld rows",
+                        (long long)n);
+    uint8_t *p = (uint8_t *)(((uintptr_t)scratch + 15) & ~(uintptr_t)15);
+    uint8_t *rows = p;
+    p += up16((size_t)n * L->stride);
+    int64_t *soff = (int64_t *)(void *)p;
+    p += up16((size_t)n * L->n_str * 8);
+    uint64_t *hashes = (uint64_t *)(void *)p;
+    p += up16((size_t)n * 8);
+    uint32_t *codes = (uint32_t *)(void *)p;
+    p += up16((size_t)n * 4);
+    if (!gids)
+        gids = (uint32_t *)(void *)p;
+
+    const uint8_t *bases[KN_AGG_MAX_KEYS];
+    for (int k = 0; k < L->n_keys; k++)
+        if (L->key_str[k] >= 0)
+            bases[L->key_str[k]] = keys[k].data;
+
+    bool single = L->n_keys == 0;
+    if (single) {
+        memset(gids, 0, (size_t)n * 4);
+    } else if (t->dense && dense_fit(t, keys, n)) {
+        dense_codes(t, keys, n, codes);
+        uint32_t *map = t->dense_map;
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t g = map[codes[i]];
+            if (__builtin_expect(g == 0, 0)) {
+                g = dense_miss(t, keys, i, bases) + 1;
+                map[codes[i]] = g;
+            }
+            gids[i] = g - 1;
+        }
+    } else {
+        t->dense = 0;
+        normalise(L, keys, n, rows, soff);
+        size_t st = (size_t)L->stride;
+        for (int64_t i = 0; i < n; i++)
+            hashes[i] = kna_hash_key(L, rows + i * st, bases, soff + i * L->n_str);
+        const int64_t pf = 16; /* rows of look-ahead: covers one memory latency */
+        for (int64_t i = 0; i < n; i++) {
+            if (i + pf < n)
+                __builtin_prefetch(&t->index[hashes[i + pf] & t->index_mask]);
+            gids[i] = kna_find_or_insert(t, rows + i * st, bases, soff + i * L->n_str, hashes[i]);
+        }
+    }
+    for (int s = 0; s < L->n_slots; s++)
+        update_slot(t, s, &args[s], n, gids, single);
+    return PA_OK;
+}

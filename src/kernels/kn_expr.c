@@ -1,0 +1,475 @@
+/*
+ * kn_expr.c - the expression program evaluator: program checks, scratch
+ * sizing, static NULL and text-size analysis, the batch loop of kn_eval and
+ * the fused filter kn_filter. The per-opcode loops live in kn_expr_*.c; see
+ * kn_expr_int.h for the design.
+ */
+#include "kernels/kn_expr_int.h"
+
+#include <stdio.h>
+
+const char *kn_opcode_name(int op)
+{
+    switch (op) {
+#define X(name) case KN_OP_##name: return #name;
+    KN_OPCODE_LIST(X)
+#undef X
+    default: return "UNKNOWN";
+    }
+}
+
+const int64_t kn__pow10_64[19] = {
+    1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
+    1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL, 10000000000000LL,
+    100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
+    1000000000000000000LL,
+};
+
+#define P10(k) ((__int128)kn__pow10_64[k])
+#define P10X(k) (P10(18) * P10(k))
+#define P10XX(k) (P10(18) * P10(18) * P10(k))
+const __int128 kn__pow10_128[39] = {
+    P10(0), P10(1), P10(2), P10(3), P10(4), P10(5), P10(6), P10(7), P10(8), P10(9),
+    P10(10), P10(11), P10(12), P10(13), P10(14), P10(15), P10(16), P10(17), P10(18),
+    P10X(1), P10X(2), P10X(3), P10X(4), P10X(5), P10X(6), P10X(7), P10X(8), P10X(9),
+    P10X(10), P10X(11), P10X(12), P10X(13), P10X(14), P10X(15), P10X(16), P10X(17),
+    P10X(18), P10XX(1), P10XX(2),
+};
+
+const double kn__pow10_f64[39] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+    1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26,
+    1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38,
+};
+
+/* ------------------------------------------------------------ checking */
+
+static bool valid_type(pa_type t)
+{
+    if ((unsigned)t.id >= PA_TYPE__COUNT)
+        return false;
+    return t.id != PA_TYPE_DECIMAL || (t.precision >= 1 && t.precision <= 38 && t.scale <= t.precision);
+}
+
+int kn_program_check(const kn_program *p, pa_err *err)
+{
+    if (!p || p->bytes < sizeof *p)
+        return pa_error(err, PA_EINVAL, "expression program: missing or truncated header");
+    const uint64_t end = p->bytes;
+    struct { uint32_t at; uint64_t size; const char *what; } parts[] = {
+        {p->insns_at, (uint64_t)p->n_insns * sizeof(kn_insn), "instructions"},
+        {p->consts_at, (uint64_t)p->n_consts * sizeof(kn_value), "constants"},
+        {p->reg_bytes_at, (uint64_t)p->n_regs * sizeof(uint32_t), "registers"},
+        {p->inputs_at, (uint64_t)p->n_inputs * sizeof(pa_type), "inputs"},
+        {p->outputs_at, (uint64_t)p->n_outputs * sizeof(kn_output), "outputs"},
+        {p->pool_at, p->pool_bytes, "byte pool"},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (parts[i].at < sizeof *p || parts[i].at + parts[i].size > end)
+            return pa_error(err, PA_EINVAL, "expression program: %s outside the block", parts[i].what);
+    if (p->n_regs > KN_EVAL_MAX_REGS || p->n_prologue > p->n_insns || p->n_outputs == 0)
+        return pa_error(err, PA_EINVAL, "expression program: bad counts (%u registers, %u outputs)",
+                        p->n_regs, p->n_outputs);
+    const kn_insn *ins = kn_program_insns(p);
+    const kn_value *cs = kn_program_consts(p);
+    for (int i = 0; i < p->n_insns; i++) {
+        const kn_insn *in = &ins[i];
+        if (in->op >= KN_OP__COUNT || !valid_type(in->type))
+            return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad opcode or type", i);
+        if (in->dst < 0 || in->dst >= p->n_regs)
+            return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad register", i);
+        const int16_t ops[3] = {in->a, in->b, in->c};
+        for (int k = 0; k < 3; k++) {
+            bool is_const = (in->flags >> k) & 1;
+            if (ops[k] < 0)
+                continue;
+            if (is_const ? ops[k] >= p->n_consts : ops[k] >= p->n_regs)
+                return pa_error(err, PA_EINVAL, "expression program: instruction %d: operand %d out of range",
+                                i, k);
+        }
+        if (in->op == KN_OP_LOAD && (in->imm < 0 || in->imm >= p->n_inputs))
+            return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad input %d", i, in->imm);
+        if (in->op == KN_OP_IN && (in->imm < 0 || in->imm2 < 0 || in->imm + in->imm2 > p->n_consts))
+            return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad IN list", i);
+        if (i < p->n_prologue && in->op != KN_OP_CONST)
+            return pa_error(err, PA_EINVAL, "expression program: prologue holds a %s", kn_opcode_name(in->op));
+    }
+    for (int i = 0; i < p->n_consts; i++)
+        if ((uint64_t)cs[i].str_off + cs[i].str_len > p->pool_bytes)
+            return pa_error(err, PA_EINVAL, "expression program: constant %d outside the pool", i);
+    for (int i = 0; i < p->n_outputs; i++) {
+        const kn_output *o = &kn_program_outputs(p)[i];
+        if (o->reg < 0 || o->reg >= p->n_regs)
+            return pa_error(err, PA_EINVAL, "expression program: output %d: bad register", i);
+    }
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- sizing */
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static size_t slot_size(const kn_program *p, int r)
+{
+    return KN__SLOT_DATA + align64(KN__WORDS * 8) + align64((size_t)KN__B * kn_program_reg_bytes(p)[r]);
+}
+
+size_t kn_eval_scratch_size(const kn_program *p)
+{
+    size_t n = 64;   /* alignment slack */
+    for (int r = 0; r < p->n_regs; r++)
+        n += slot_size(p, r);
+    return n;
+}
+
+/* Static NULL analysis: which registers may hold NULL for these inputs. */
+static void may_null_pass(const kn_program *p, const pa_column *inputs, int n_inputs, bool *nul)
+{
+    const kn_insn *ins = kn_program_insns(p);
+    const kn_value *cs = kn_program_consts(p);
+    memset(nul, 0, (size_t)p->n_regs);
+    for (int i = 0; i < p->n_insns; i++) {
+        const kn_insn *in = &ins[i];
+        bool na = false, nb = false, nc = false;
+        if (in->a >= 0)
+            na = (in->flags & KN_F_A_CONST) ? cs[in->a].is_null : nul[in->a];
+        if (in->b >= 0)
+            nb = (in->flags & KN_F_B_CONST) ? cs[in->b].is_null : nul[in->b];
+        if (in->c >= 0)
+            nc = (in->flags & KN_F_C_CONST) ? cs[in->c].is_null : nul[in->c];
+        bool r;
+        switch (in->op) {
+        case KN_OP_LOAD: r = in->imm < n_inputs && inputs[in->imm].validity != NULL; break;
+        case KN_OP_CONST: r = cs[in->a].is_null; break;
+        case KN_OP_IS_NULL: r = false; break;
+        case KN_OP_SELECT: r = nb || nc; break;
+        case KN_OP_IN: r = na || in->sub; break;
+        default: r = na || nb || nc; break;
+        }
+        nul[in->dst] = r;
+    }
+}
+
+bool kn_eval_may_null(const kn_program *p, int out, const pa_column *inputs, int n_inputs)
+{
+    bool nul[KN_EVAL_MAX_REGS];
+    if (out < 0 || out >= p->n_outputs)
+        return true;
+    may_null_pass(p, inputs, n_inputs, nul);
+    const kn_output *o = &kn_program_outputs(p)[out];
+    return o->may_null || nul[o->reg];
+}
+
+int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs, int64_t rows)
+{
+    int64_t b[KN_EVAL_MAX_REGS];
+    const kn_insn *ins = kn_program_insns(p);
+    const kn_value *cs = kn_program_consts(p);
+    memset(b, 0, sizeof b);
+    for (int i = 0; i < p->n_insns; i++) {
+        const kn_insn *in = &ins[i];
+        if (in->type.id != PA_TYPE_VARCHAR)
+            continue;
+        int64_t v = 0;
+        switch (in->op) {
+        case KN_OP_LOAD:
+            if (in->imm < n_inputs && inputs[in->imm].offsets && rows > 0)
+                v = (int64_t)inputs[in->imm].offsets[rows] - inputs[in->imm].offsets[0];
+            break;
+        case KN_OP_CONST: v = rows * (int64_t)cs[in->a].str_len; break;
+        case KN_OP_SUBSTR: v = b[in->a]; break;
+        case KN_OP_SELECT:
+            v = b[in->b] + b[in->c];
+            break;
+        default: v = rows * (int64_t)KN_EVAL_STR_ROW_BYTES; break;
+        }
+        b[in->dst] = v;
+    }
+    if (out < 0 || out >= p->n_outputs)
+        return 0;
+    return b[kn_program_outputs(p)[out].reg];
+}
+
+/* ------------------------------------------------------ validity helpers */
+
+void kn__valid_none(kn__eval *e, kn__reg *dst)
+{
+    memset(dst->valid, 0, KN__WORDS * 8);
+    dst->nulls = true;
+}
+
+void kn__valid_and3(kn__eval *e, kn__reg *dst, const kn__reg *a, const kn__reg *b, const kn__reg *c)
+{
+    const kn__reg *src[3] = {a, b, c};
+    int k = 0;
+    const uint64_t *w[3];
+    for (int i = 0; i < 3; i++)
+        if (src[i] && src[i]->nulls)
+            w[k++] = src[i]->valid;
+    dst->nulls = k > 0;
+    if (k == 0)
+        return;
+    int nw = (e->n + 63) / 64;
+    for (int i = 0; i < nw; i++) {
+        uint64_t v = w[0][i];
+        for (int j = 1; j < k; j++)
+            v &= w[j][i];
+        dst->valid[i] = v;
+    }
+}
+
+void kn__valid_and2(kn__eval *e, kn__reg *dst, const kn__reg *a, const kn__reg *b)
+{
+    kn__valid_and3(e, dst, a, b, NULL);
+}
+
+void kn__broadcast(kn__eval *e, kn__reg *r, const kn_value *v)
+{
+    r->data = r->slot;
+    if (v->is_null) {
+        memset(r->slot, 0, KN__SLOT_DATA);
+        memset(r->valid, 0, KN__WORDS * 8);
+        r->nulls = true;
+        return;
+    }
+    r->nulls = false;
+    switch (kn__kind_of(v->type)) {
+    case KN__BOOL: memset(r->slot, (int)(v->v.i != 0), KN__B); break;
+    case KN__I32: { int32_t *d = r->slot; for (int i = 0; i < KN__B; i++) d[i] = (int32_t)v->v.i; } break;
+    case KN__I64: { int64_t *d = r->slot; for (int i = 0; i < KN__B; i++) d[i] = v->v.i; } break;
+    case KN__F64: { double *d = r->slot; for (int i = 0; i < KN__B; i++) d[i] = v->v.f; } break;
+    case KN__I128: { __int128 *d = r->slot; for (int i = 0; i < KN__B; i++) d[i] = v->v.w; } break;
+    case KN__STR: {
+        kn__str *d = r->slot, s = kn__const_str(e, v);
+        for (int i = 0; i < KN__B; i++) d[i] = s;
+    } break;
+    }
+}
+
+/* ------------------------------------------------------------- the loop */
+
+static int check_inputs(const kn_program *p, const pa_column *inputs, int n_inputs, pa_err *err)
+{
+    const pa_type *want = kn_program_inputs(p);
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (want[i].id == PA_TYPE__COUNT)
+            continue;
+        char a[32], b[32];
+        if (i >= n_inputs)
+            return pa_error(err, PA_EINVAL, "expression reads column %d of a %d-column input", i, n_inputs);
+        const pa_type t = inputs[i].type;
+        if (t.id != want[i].id || (t.id == PA_TYPE_DECIMAL && (t.precision != want[i].precision ||
+                                                               t.scale != want[i].scale)))
+            return pa_error(err, PA_EINVAL, "expression expects column %d as %s, got %s", i,
+                            pa_type_format(want[i], a, sizeof a), pa_type_format(t, b, sizeof b));
+        if (t.id == PA_TYPE_VARCHAR && !inputs[i].offsets)
+            return pa_error(err, PA_EINVAL, "VARCHAR column %d has no offsets", i);
+    }
+    return PA_OK;
+}
+
+static void op_load(kn__eval *e, const kn_insn *in)
+{
+    const pa_column *c = &e->inputs[in->imm];
+    kn__reg *r = &e->regs[in->dst];
+    if (c->type.id == PA_TYPE_VARCHAR) {
+        kn__str *d = r->slot;
+        const int32_t *off = c->offsets + e->base;
+        const char *bytes = c->data;
+        for (int i = 0; i < e->n; i++) {
+            d[i].p = bytes + off[i];
+            d[i].len = off[i + 1] - off[i];
+        }
+        r->data = d;
+    } else {
+        r->data = (char *)c->data + e->base * pa_type_bytes(c->type);
+    }
+    r->nulls = false;
+    if (c->validity) {
+        size_t nb = ((size_t)e->n + 7) / 8;
+        memcpy(r->valid, c->validity + e->base / 8, nb);
+        /* Clear the bits past n, then see whether any row is NULL. */
+        if (e->n & 7)
+            ((uint8_t *)r->valid)[nb - 1] &= (uint8_t)((1u << (e->n & 7)) - 1);
+        int full = e->n / 64;
+        for (int i = 0; i < full; i++)
+            if (r->valid[i] != ~(uint64_t)0) {
+                r->nulls = true;
+                break;
+            }
+        if (!r->nulls && (e->n & 63)) {
+            uint64_t last = 0;
+            memcpy(&last, (uint8_t *)r->valid + full * 8, nb - (size_t)full * 8);
+            r->nulls = last != (((uint64_t)1 << (e->n & 63)) - 1);
+        }
+    }
+}
+
+static int run_insn(kn__eval *e, const kn_insn *in)
+{
+    switch ((kn_opcode)in->op) {
+    case KN_OP_LOAD: op_load(e, in); return PA_OK;
+    case KN_OP_CONST: kn__broadcast(e, &e->regs[in->dst], &e->consts[in->a]); return PA_OK;
+    case KN_OP_ADD:
+    case KN_OP_SUB:
+    case KN_OP_MUL: return kn__op_arith(e, in);
+    case KN_OP_DIV: return kn__op_div(e, in);
+    case KN_OP_NEG: return kn__op_neg(e, in);
+    case KN_OP_CMP: return kn__op_cmp(e, in);
+    case KN_OP_AND:
+    case KN_OP_OR: return kn__op_andor(e, in);
+    case KN_OP_NOT: return kn__op_not(e, in);
+    case KN_OP_IS_NULL: return kn__op_is_null(e, in);
+    case KN_OP_SELECT: return kn__op_select(e, in);
+    case KN_OP_IN: return kn__op_in(e, in);
+    case KN_OP_LIKE: return kn__op_like(e, in);
+    case KN_OP_SUBSTR: return kn__op_substr(e, in);
+    case KN_OP_EXTRACT: return kn__op_extract(e, in);
+    case KN_OP_ADD_MONTHS: return kn__op_add_months(e, in);
+    case KN_OP_CAST: return kn__op_cast(e, in);
+    case KN_OP__COUNT: break;
+    }
+    return pa_error(e->err, PA_EINVAL, "expression program: bad opcode %d", in->op);
+}
+
+/* Set up registers over scratch and run the prologue. */
+static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs, int n_inputs, void *scratch,
+                      pa_err *err)
+{
+    int rc = check_inputs(p, inputs, n_inputs, err);
+    if (rc != PA_OK)
+        return rc;
+    if (!scratch && p->n_regs > 0)
+        return pa_error(err, PA_EINVAL, "expression evaluation without scratch");
+    e->p = p;
+    e->consts = kn_program_consts(p);
+    e->pool = kn_program_pool(p);
+    e->inputs = inputs;
+    e->n_inputs = n_inputs;
+    e->err = err;
+    e->base = 0;
+    e->n = KN__B;
+    char *s = (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    for (int r = 0; r < p->n_regs; r++) {
+        kn__reg *g = &e->regs[r];
+        g->slot = g->data = s;
+        g->valid = (uint64_t *)(s + KN__SLOT_DATA);
+        g->text = kn_program_reg_bytes(p)[r] ? s + KN__SLOT_DATA + align64(KN__WORDS * 8) : NULL;
+        g->nulls = false;
+        s += slot_size(p, r);
+    }
+    const kn_insn *ins = kn_program_insns(p);
+    for (int i = 0; i < p->n_prologue; i++)
+        if ((rc = run_insn(e, &ins[i])) != PA_OK)
+            return rc;
+    return PA_OK;
+}
+
+static int eval_batch(kn__eval *e, int64_t base, int n)
+{
+    const kn_insn *ins = kn_program_insns(e->p);
+    e->base = base;
+    e->n = n;
+    for (int i = e->p->n_prologue; i < e->p->n_insns; i++) {
+        int rc = run_insn(e, &ins[i]);
+        if (rc != PA_OK)
+            return rc;
+    }
+    return PA_OK;
+}
+
+static int write_output(kn__eval *e, const kn__reg *r, pa_column *out, int64_t base, int n)
+{
+    if (r->nulls) {
+        if (out->validity) {
+            memcpy(out->validity + base / 8, r->valid, ((size_t)n + 7) / 8);
+        } else {
+            for (int i = 0; i < n; i++)
+                if (!kn__bit(r->valid, i))
+                    return pa_error(e->err, PA_EINVAL, "expression output has a NULL but no validity buffer");
+        }
+    } else if (out->validity) {
+        memset(out->validity + base / 8, 0xff, ((size_t)n + 7) / 8);
+    }
+    kn__kind k = kn__kind_of(out->type);
+    if (k != KN__STR) {
+        memcpy((char *)out->data + base * kn__kind_width(k), r->data, (size_t)n * kn__kind_width(k));
+        return PA_OK;
+    }
+    const kn__str *s = r->data;
+    int32_t *off = out->offsets + base;
+    char *bytes = out->data;
+    int64_t at = off[0];
+    for (int i = 0; i < n; i++) {
+        int64_t len = kn__valid(r, i) ? s[i].len : 0;
+        if (at + len > INT32_MAX)
+            return pa_error(e->err, PA_EUNSUPPORTED, "expression result exceeds %d bytes of text", INT32_MAX);
+        if (len)
+            memcpy(bytes + at, s[i].p, (size_t)len);
+        at += len;
+        off[i + 1] = (int32_t)at;
+    }
+    return PA_OK;
+}
+
+int kn_eval(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+            pa_column *outs, void *scratch, pa_err *err)
+{
+    kn__eval e;
+    int rc = eval_begin(&e, p, inputs, n_inputs, scratch, err);
+    if (rc != PA_OK)
+        return rc;
+    if (ctx && ctx->dev)
+        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
+    const kn_output *o = kn_program_outputs(p);
+    for (int j = 0; j < p->n_outputs; j++)
+        if (outs[j].type.id != o[j].type.id)
+            return pa_error(err, PA_EINVAL, "expression output %d: column of type %s, program gives %s", j,
+                            pa_type_name(outs[j].type.id), pa_type_name(o[j].type.id));
+    for (int64_t base = 0; base < rows; base += KN__B) {
+        int n = rows - base < KN__B ? (int)(rows - base) : KN__B;
+        if ((rc = eval_batch(&e, base, n)) != PA_OK)
+            return rc;
+        for (int j = 0; j < p->n_outputs; j++)
+            if ((rc = write_output(&e, &e.regs[o[j].reg], &outs[j], base, n)) != PA_OK)
+                return rc;
+    }
+    return PA_OK;
+}
+
+int kn_filter(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+              int32_t *sel, int64_t *count, void *scratch, pa_err *err)
+{
+    const kn_output *o = kn_program_outputs(p);
+    if (p->n_outputs != 1 || o[0].type.id != PA_TYPE_BOOLEAN)
+        return pa_error(err, PA_EINVAL, "filter program must have one BOOLEAN output");
+    if (rows > INT32_MAX)
+        return pa_error(err, PA_EINVAL, "filter over %lld rows: at most INT32_MAX", (long long)rows);
+    kn__eval e;
+    int rc = eval_begin(&e, p, inputs, n_inputs, scratch, err);
+    if (rc != PA_OK)
+        return rc;
+    if (ctx && ctx->dev)
+        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
+    int64_t k = 0;
+    const kn__reg *r = &e.regs[o[0].reg];
+    for (int64_t base = 0; base < rows; base += KN__B) {
+        int n = rows - base < KN__B ? (int)(rows - base) : KN__B;
+        if ((rc = eval_batch(&e, base, n)) != PA_OK)
+            return rc;
+        const uint8_t *v = r->data;
+        if (!r->nulls) {
+            for (int i = 0; i < n; i++) {
+                sel[k] = (int32_t)(base + i);
+                k += v[i] != 0;
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                sel[k] = (int32_t)(base + i);
+                k += (v[i] != 0) & kn__bit(r->valid, i);
+            }
+        }
+    }
+    *count = k;
+    return PA_OK;
+}

@@ -1,0 +1,461 @@
+/*
+ * kn_expr_cast.c - CAST between the engine types, and value formatting.
+ *
+ * Rules (DuckDB's, which the TPC-H answers come from):
+ * - Exact numbers (BOOLEAN, INTEGER, BIGINT, DECIMAL) convert as scaled
+ *   integers: scaling up is exact or PA_EOVERFLOW, scaling down rounds half
+ *   away from zero, then the target's range is checked (DECIMAL(p,s):
+ *   |v| < 10^p). DOUBLE -> INTEGER/BIGINT rounds half to even; DOUBLE ->
+ *   DECIMAL computes x * 10^s in double and rounds half away from zero; NaN
+ *   and values out of range are PA_EOVERFLOW. Anything -> BOOLEAN is v != 0.
+ * - VARCHAR -> number/DATE/BOOLEAN parses the text (surrounding spaces
+ *   allowed); bad text is PA_EINVAL quoting it. Integers accept a fraction
+ *   and round it, as DuckDB does.
+ * - Anything -> VARCHAR formats like DuckDB: DECIMAL with all its scale
+ *   digits, DOUBLE as the shortest text that reads back exactly (Python's
+ *   repr style: 0.1, 100.0, 1e+16, 1.5e-05), DATE as YYYY-MM-DD, BOOLEAN as
+ *   true/false. The text goes to the register's own area.
+ */
+#include "kernels/kn_expr_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------ formatting */
+
+static int format_double(double x, char *buf, size_t cap)
+{
+    if (isnan(x))
+        return snprintf(buf, cap, "nan");
+    if (isinf(x))
+        return snprintf(buf, cap, x < 0 ? "-inf" : "inf");
+    if (x == 0)
+        return snprintf(buf, cap, signbit(x) ? "-0.0" : "0.0");
+    char e[40];
+    int prec = 1;
+    for (; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, x);
+        if (strtod(e, NULL) == x)
+            break;
+    }
+    /* e = "-d.ddde+XX": collect the digits and the exponent. */
+    char digits[24];
+    int nd = 0, exp10;
+    const char *p = e;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    for (; *p && *p != 'e'; p++)
+        if (isdigit((unsigned char)*p))
+            digits[nd++] = *p;
+    exp10 = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = 0;
+    char out[64];
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (exp10 >= 16 || exp10 < -4) {
+        out[o++] = digits[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            for (int i = 1; i < nd; i++)
+                out[o++] = digits[i];
+        }
+        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+    } else if (exp10 < 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -exp10 - 1; i++)
+            out[o++] = '0';
+        for (int i = 0; i < nd; i++)
+            out[o++] = digits[i];
+    } else {
+        for (int i = 0; i <= exp10; i++)
+            out[o++] = i < nd ? digits[i] : '0';
+        out[o++] = '.';
+        if (nd > exp10 + 1)
+            for (int i = exp10 + 1; i < nd; i++)
+                out[o++] = digits[i];
+        else
+            out[o++] = '0';
+    }
+    out[o] = 0;
+    return snprintf(buf, cap, "%s", out);
+}
+
+int kn__format(pa_type t, const void *v, char *buf, size_t cap)
+{
+    int32_t i32;
+    int64_t i64;
+    double f;
+    __int128 w;
+    switch (t.id) {
+    case PA_TYPE_BOOLEAN: return snprintf(buf, cap, "%s", *(const uint8_t *)v ? "true" : "false");
+    case PA_TYPE_INTEGER: memcpy(&i32, v, 4); return snprintf(buf, cap, "%d", i32);
+    case PA_TYPE_BIGINT: memcpy(&i64, v, 8); return snprintf(buf, cap, "%lld", (long long)i64);
+    case PA_TYPE_DOUBLE: memcpy(&f, v, 8); return format_double(f, buf, cap);
+    case PA_TYPE_DATE: {
+        int y, m, d;
+        memcpy(&i32, v, 4);
+        pa_date_to_ymd(i32, &y, &m, &d);
+        return snprintf(buf, cap, "%04d-%02d-%02d", y, m, d);
+    }
+    case PA_TYPE_DECIMAL:
+        if (t.precision > PA_DECIMAL64_MAX_PRECISION) {
+            memcpy(&w, v, 16);
+            return (int)pa_format_decimal128(w, t.scale, t.scale, buf, cap);
+        }
+        memcpy(&i64, v, 8);
+        return (int)pa_format_decimal(i64, t.scale, t.scale, buf, cap);
+    case PA_TYPE_VARCHAR: {
+        const kn__str *s = v;
+        int64_t n = s->len < (int64_t)cap - 1 ? s->len : (int64_t)cap - 1;
+        memcpy(buf, s->p, (size_t)n);
+        buf[n] = 0;
+        return (int)n;
+    }
+    default: return snprintf(buf, cap, "?");
+    }
+}
+
+/* --------------------------------------------------------------- parsing */
+
+static void trim(kn__str *s)
+{
+    while (s->len && isspace((unsigned char)s->p[0]))
+        s->p++, s->len--;
+    while (s->len && isspace((unsigned char)s->p[s->len - 1]))
+        s->len--;
+}
+
+/* Exact decimal text -> integer scaled by 10^scale, extra digits rounded
+ * half away from zero. False on bad text or beyond 38 digits. */
+static bool parse_scaled(kn__str s, int scale, __int128 *out)
+{
+    trim(&s);
+    const char *p = s.p, *end = s.p + s.len;
+    bool neg = false;
+    if (p < end && (*p == '+' || *p == '-'))
+        neg = *p++ == '-';
+    __int128 v = 0;
+    int digits = 0, frac = 0, seen = 0;
+    bool dot = false, round_up = false;
+    for (; p < end; p++) {
+        if (*p == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        if (!isdigit((unsigned char)*p))
+            return false;
+        seen++;
+        if (dot && frac >= scale) {
+            /* The first dropped digit decides the rounding; the rest are ignored. */
+            if (frac++ == scale)
+                round_up = *p >= '5';
+            continue;
+        }
+        if (dot)
+            frac++;
+        if (v == 0 && *p == '0' && !dot) {
+            continue;
+        }
+        if (++digits > 38)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (!seen)
+        return false;
+    for (int f = frac > scale ? scale : frac; f < scale; f++) {
+        if (++digits > 38)
+            return false;
+        v *= 10;
+    }
+    v += round_up;
+    *out = neg ? -v : v;
+    return true;
+}
+
+static bool parse_date(kn__str s, int32_t *out)
+{
+    trim(&s);
+    int64_t part[3] = {0, 0, 0};
+    int k = 0, nd = 0;
+    bool neg = false;
+    const char *p = s.p, *end = s.p + s.len;
+    if (p < end && *p == '-')
+        neg = true, p++;
+    for (; p < end; p++) {
+        if (*p == '-' && nd > 0 && k < 2) {
+            k++;
+            nd = 0;
+        } else if (isdigit((unsigned char)*p) && nd < 9) {
+            part[k] = part[k] * 10 + (*p - '0');
+            nd++;
+        } else {
+            return false;
+        }
+    }
+    if (k != 2 || nd == 0)
+        return false;
+    int64_t y = neg ? -part[0] : part[0], m = part[1], d = part[2];
+    static const int8_t md[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (m < 1 || m > 12 || d < 1 || d > md[m - 1] + (m == 2 && leap) || y < -5000000 || y > 5000000)
+        return false;
+    *out = pa_date_from_ymd((int)y, (int)m, (int)d);
+    return true;
+}
+
+static bool parse_bool(kn__str s, uint8_t *out)
+{
+    static const char *const yes[] = {"true", "t", "yes", "y", "1"}, *const no[] = {"false", "f", "no", "n", "0"};
+    trim(&s);
+    for (int i = 0; i < 5; i++) {
+        if ((size_t)s.len == strlen(yes[i]) && strncasecmp(s.p, yes[i], (size_t)s.len) == 0)
+            return *out = 1, true;
+        if ((size_t)s.len == strlen(no[i]) && strncasecmp(s.p, no[i], (size_t)s.len) == 0)
+            return *out = 0, true;
+    }
+    return false;
+}
+
+static bool parse_double(kn__str s, double *out)
+{
+    char buf[128];
+    trim(&s);
+    if (s.len == 0 || s.len >= (int64_t)sizeof buf)
+        return false;
+    memcpy(buf, s.p, (size_t)s.len);
+    buf[s.len] = 0;
+    char *end;
+    *out = strtod(buf, &end);
+    return *end == 0;
+}
+
+/* ----------------------------------------------------------------- casts */
+
+/* Range of an exact target as a scaled integer. */
+static void exact_bounds(pa_type t, __int128 *lo, __int128 *hi)
+{
+    switch (t.id) {
+    case PA_TYPE_INTEGER: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case PA_TYPE_BIGINT: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    case PA_TYPE_DECIMAL: *hi = kn__pow10_128[t.precision] - 1, *lo = -*hi; break;
+    default: *hi = kn__pow10_128[38], *lo = -*hi; break;   /* BOOLEAN: anything */
+    }
+}
+
+static int type_scale(pa_type t) { return t.id == PA_TYPE_DECIMAL ? t.scale : 0; }
+
+static int fail_value(kn__eval *e, const kn_insn *in, const void *v, int code)
+{
+    char a[64], ta[32], tb[32];
+    kn__format(in->atype, v, a, sizeof a);
+    if (code == PA_EINVAL)
+        return pa_error(e->err, code, "could not convert '%s' to %s", a, pa_type_format(in->type, tb, sizeof tb));
+    return pa_error(e->err, code, "value %s of type %s out of range for %s", a, pa_type_format(in->atype, ta, sizeof ta),
+                    pa_type_format(in->type, tb, sizeof tb));
+}
+
+static void store_exact(kn__kind k, void *D, int i, __int128 v)
+{
+    switch (k) {
+    case KN__BOOL: ((uint8_t *)D)[i] = v != 0; break;
+    case KN__I32: ((int32_t *)D)[i] = (int32_t)v; break;
+    case KN__I64: ((int64_t *)D)[i] = (int64_t)v; break;
+    case KN__I128: ((__int128 *)D)[i] = v; break;
+    default: break;
+    }
+}
+
+/* Exact -> exact: rescale by 10^(s2 - s1), check the range. */
+static int cast_exact(kn__eval *e, const kn_insn *in, const kn__reg *a, void *D)
+{
+    const kn__kind ka = kn__kind_of(in->atype), kd = kn__kind_of(in->type);
+    const int shift = type_scale(in->type) - type_scale(in->atype);
+    __int128 lo, hi;
+    exact_bounds(in->type, &lo, &hi);
+    const int n = e->n;
+    /* Hot paths: widening without rescale or with an exact scale-up. */
+    if (ka == KN__I64 && kd == KN__I128 && shift >= 0 && shift <= 19) {
+        const int64_t *A = a->data;
+        __int128 *W = D;
+        const __int128 f = kn__pow10_128[shift];
+        for (int i = 0; i < n; i++)
+            W[i] = (__int128)A[i] * f;   /* |A| < 2^63, f <= 10^19: fits */
+        bool bad = false;
+        for (int i = 0; i < n; i++)
+            bad |= (W[i] > hi) | (W[i] < lo);
+        if (!bad)
+            return PA_OK;
+    } else if (ka == KN__I64 && kd == KN__I64 && shift > 0 && shift <= 18) {
+        const int64_t *A = a->data;
+        int64_t *W = D;
+        const int64_t f = kn__pow10_64[shift];
+        const int64_t lim = (int64_t)(hi / f);
+        bool bad = false;
+        for (int i = 0; i < n; i++) {
+            bad |= (A[i] > lim) | (A[i] < -lim);
+            W[i] = (int64_t)((uint64_t)A[i] * (uint64_t)f);
+        }
+        if (!bad)
+            return PA_OK;
+    } else if (ka == KN__I32 && kd == KN__I64 && shift == 0) {
+        const int32_t *A = a->data;
+        int64_t *W = D;
+        for (int i = 0; i < n; i++)
+            W[i] = A[i];
+        return PA_OK;
+    }
+    /* General path, one row at a time in 128 bits. */
+    const int abs_shift = shift < 0 ? -shift : shift;
+    const __int128 f = kn__pow10_128[abs_shift > 38 ? 38 : abs_shift];
+    const int w = kn__kind_width(ka);
+    for (int i = 0; i < n; i++) {
+        const void *src = (const char *)a->data + (size_t)i * w;
+        __int128 v = 0;
+        switch (ka) {
+        case KN__BOOL: v = *(const uint8_t *)src; break;
+        case KN__I32: v = *(const int32_t *)src; break;
+        case KN__I64: v = *(const int64_t *)src; break;
+        default: memcpy(&v, src, 16); break;
+        }
+        bool bad = false;
+        if (shift > 0) {
+            __int128 r = 0;
+            bad = abs_shift > 38 || __builtin_mul_overflow(v, f, &r);
+            v = r;
+        } else if (shift < 0) {
+            __int128 q = v / f, rem = v % f;
+            if (rem < 0)
+                rem = -rem;
+            if (rem * 2 >= f)
+                q += v < 0 ? -1 : 1;
+            v = q;
+        }
+        if (kd != KN__BOOL)
+            bad |= v < lo || v > hi;
+        if (bad && kn__valid(a, i))
+            return fail_value(e, in, src, PA_EOVERFLOW);
+        store_exact(kd, D, i, v);
+    }
+    return PA_OK;
+}
+
+static int cast_to_double(kn__eval *e, const kn_insn *in, const kn__reg *a, double *D)
+{
+    const int n = e->n;
+    const double f = kn__pow10_f64[type_scale(in->atype)];
+    switch (kn__kind_of(in->atype)) {
+    case KN__BOOL: { const uint8_t *A = a->data; for (int i = 0; i < n; i++) D[i] = A[i]; } break;
+    case KN__I32: { const int32_t *A = a->data; for (int i = 0; i < n; i++) D[i] = (double)A[i] / f; } break;
+    case KN__I64: { const int64_t *A = a->data; for (int i = 0; i < n; i++) D[i] = (double)A[i] / f; } break;
+    case KN__I128: { const __int128 *A = a->data; for (int i = 0; i < n; i++) D[i] = (double)A[i] / f; } break;
+    default: return pa_error(e->err, PA_EINVAL, "CAST from %s to DOUBLE", pa_type_name(in->atype.id));
+    }
+    return PA_OK;
+}
+
+static int cast_from_double(kn__eval *e, const kn_insn *in, const kn__reg *a, void *D)
+{
+    const double *A = a->data;
+    const kn__kind kd = kn__kind_of(in->type);
+    const int n = e->n;
+    if (kd == KN__BOOL) {
+        for (int i = 0; i < n; i++)
+            ((uint8_t *)D)[i] = A[i] != 0;
+        return PA_OK;
+    }
+    const bool is_dec = in->type.id == PA_TYPE_DECIMAL;
+    const double f = kn__pow10_f64[type_scale(in->type)];
+    /* Exclusive bounds in double: 2^31, 2^63, 10^p. */
+    const double lim = in->type.id == PA_TYPE_INTEGER ? 2147483648.0
+                     : in->type.id == PA_TYPE_BIGINT ? 9223372036854775808.0
+                                                     : kn__pow10_f64[in->type.precision];
+    for (int i = 0; i < n; i++) {
+        double x = is_dec ? round(A[i] * f) : nearbyint(A[i]);
+        if (!(x < lim && x >= -lim) || (is_dec && x <= -lim)) {
+            if (kn__valid(a, i))
+                return fail_value(e, in, &A[i], PA_EOVERFLOW);
+            x = 0;
+        }
+        store_exact(kd, D, i, (__int128)x);
+    }
+    return PA_OK;
+}
+
+static int cast_from_str(kn__eval *e, const kn_insn *in, const kn__reg *a, void *D)
+{
+    const kn__str *A = a->data;
+    const kn__kind kd = kn__kind_of(in->type);
+    __int128 lo, hi;
+    exact_bounds(in->type, &lo, &hi);
+    for (int i = 0; i < e->n; i++) {
+        if (!kn__valid(a, i)) {
+            store_exact(kd == KN__F64 || kd == KN__STR ? KN__I64 : kd, D, i, 0);
+            continue;
+        }
+        bool ok;
+        switch (in->type.id) {
+        case PA_TYPE_BOOLEAN: ok = parse_bool(A[i], &((uint8_t *)D)[i]); break;
+        case PA_TYPE_DATE: ok = parse_date(A[i], &((int32_t *)D)[i]); break;
+        case PA_TYPE_DOUBLE: ok = parse_double(A[i], &((double *)D)[i]); break;
+        default: {
+            __int128 v;
+            ok = parse_scaled(A[i], type_scale(in->type), &v);
+            if (ok && (v < lo || v > hi))
+                return fail_value(e, in, &A[i], PA_EOVERFLOW);
+            if (ok)
+                store_exact(kd, D, i, v);
+        }
+        }
+        if (!ok)
+            return fail_value(e, in, &A[i], PA_EINVAL);
+    }
+    return PA_OK;
+}
+
+static int cast_to_str(kn__eval *e, const kn_insn *in, kn__reg *d, const kn__reg *a)
+{
+    kn__str *D = d->data;
+    const int w = kn__kind_width(kn__kind_of(in->atype));
+    if (!d->text)
+        return pa_error(e->err, PA_EINVAL, "CAST to VARCHAR into a register without text area");
+    for (int i = 0; i < e->n; i++) {
+        char *t = d->text + (size_t)i * KN_EVAL_STR_ROW_BYTES;
+        int len = kn__format(in->atype, (const char *)a->data + (size_t)i * w, t, KN_EVAL_STR_ROW_BYTES);
+        D[i].p = t;
+        D[i].len = len < KN_EVAL_STR_ROW_BYTES ? len : KN_EVAL_STR_ROW_BYTES - 1;
+    }
+    return PA_OK;
+}
+
+int kn__op_cast(kn__eval *e, const kn_insn *in)
+{
+    kn__reg *d = &e->regs[in->dst];
+    const kn__reg *a = &e->regs[in->a];
+    const pa_type_id from = in->atype.id, to = in->type.id;
+    void *D = d->data = d->slot;
+    int rc;
+    kn__valid_and2(e, d, a, NULL);
+    if (to == PA_TYPE_VARCHAR)
+        rc = from == PA_TYPE_VARCHAR ? (memcpy(D, a->data, (size_t)e->n * sizeof(kn__str)), PA_OK)
+                                     : cast_to_str(e, in, d, a);
+    else if (from == PA_TYPE_VARCHAR)
+        rc = cast_from_str(e, in, a, D);
+    else if (from == PA_TYPE_DATE || to == PA_TYPE_DATE)
+        rc = from == to ? (memcpy(D, a->data, (size_t)e->n * 4), PA_OK)
+                        : pa_error(e->err, PA_EINVAL, "CAST from %s to %s is not supported", pa_type_name(from),
+                                   pa_type_name(to));
+    else if (to == PA_TYPE_DOUBLE)
+        rc = from == PA_TYPE_DOUBLE ? (memcpy(D, a->data, (size_t)e->n * 8), PA_OK) : cast_to_double(e, in, a, D);
+    else if (from == PA_TYPE_DOUBLE)
+        rc = cast_from_double(e, in, a, D);
+    else
+        rc = cast_exact(e, in, a, D);
+    return rc;
+}

@@ -1,0 +1,216 @@
+/*
+ * kn_hash_int.h - internals shared by the hashing, partition and hash-join
+ * kernels (kn_hash.c, kn_join*.c).
+ *
+ * Design notes
+ * - The key hash is a pure function of the key VALUES: no seed from the
+ *   process, no addresses, so every rank of a distributed query sends a key
+ *   to the same partition. Integer-like types (BOOLEAN, INTEGER, DATE,
+ *   BIGINT, DECIMAL in 64 bits) hash their value widened to int64, so an
+ *   INTEGER key and a BIGINT key holding the same number hash alike; a
+ *   DECIMAL in 128 bits whose value fits int64 hashes like the 64-bit one.
+ *   DOUBLE hashes its bits with -0.0 turned into 0.0 and every NaN into one
+ *   NaN. VARCHAR hashes its bytes. A NULL hashes to a constant.
+ * - Several key columns: h = column 0's hash, then h = mix(h * K + next).
+ * - Bits: the partition id comes from the HIGH 32 bits (multiply-shift range
+ *   reduction), hash-table slots from the LOW bits, so a partition's rows
+ *   still spread over the whole table of the rank that receives them.
+ * - Key equality (kn__key_eq) is typed per key column pair: integers compare
+ *   as int64, decimals of mixed width as int128, doubles with NaN = NaN and
+ *   -0.0 = 0.0 (the hash agrees), strings by length and bytes.
+ */
+#ifndef PISTA_KN_HASH_INT_H
+#define PISTA_KN_HASH_INT_H
+
+#include "kernels/kernels.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Multipliers: odd 64-bit constants with well spread bits (the golden ratio
+ * 2^64/phi and the two multipliers of the MurmurHash3 64-bit finalizer). */
+#define KN__H_K0 0x9e3779b97f4a7c15ull
+#define KN__H_K1 0xff51afd7ed558ccdull
+#define KN__H_K2 0xc4ceb9fe1a85ec53ull
+/* The hash of a NULL key value (any fixed value works; this one is not the
+ * hash of a small integer). */
+#define KN__H_NULL 0x6a09e667f3bcc909ull
+
+static inline uint64_t kn__mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= KN__H_K1;
+    x ^= x >> 33;
+    x *= KN__H_K2;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline uint64_t kn__hash_combine(uint64_t h, uint64_t x) { return kn__mix64(h * KN__H_K0 + x); }
+
+static inline uint64_t kn__hash_i64(int64_t v) { return kn__mix64((uint64_t)v); }
+
+static inline uint64_t kn__hash_i128(__int128 v)
+{
+    int64_t lo = (int64_t)v;
+    if ((__int128)lo == v)
+        return kn__hash_i64(lo);
+    return kn__mix64((uint64_t)lo ^ kn__mix64((uint64_t)(v >> 64) + KN__H_K0));
+}
+
+static inline uint64_t kn__hash_f64(double d)
+{
+    uint64_t bits;
+    if (d == 0.0)
+        d = 0.0;   /* -0.0 hashes as 0.0 */
+    if (isnan(d))
+        bits = 0x7ff8000000000000ull;
+    else
+        memcpy(&bits, &d, 8);
+    return kn__mix64(bits ^ KN__H_K2);
+}
+
+static inline uint64_t kn__rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/* Bytes of a string, 8 at a time; the tail is read with memcpy so nothing
+ * past p + len is touched. */
+static inline uint64_t kn__hash_bytes(const uint8_t *p, int64_t len)
+{
+    uint64_t h = KN__H_K0 ^ ((uint64_t)len * KN__H_K1);
+    int64_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = kn__rotl64(h ^ (w * KN__H_K1), 29) * KN__H_K2;
+    }
+    if (i < len) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, (size_t)(len - i));
+        h = kn__rotl64(h ^ (w * KN__H_K1), 29) * KN__H_K2;
+    }
+    return kn__mix64(h);
+}
+
+/* ------------------------------------------------------------ key values */
+
+/* How a key column is read for hashing and comparison. */
+typedef enum kn__kclass {
+    KN__KC_I8,      /* BOOLEAN */
+    KN__KC_I32,     /* INTEGER, DATE */
+    KN__KC_I64,     /* BIGINT, DECIMAL p <= 18 */
+    KN__KC_I128,    /* DECIMAL p > 18 */
+    KN__KC_F64,     /* DOUBLE */
+    KN__KC_STR,     /* VARCHAR */
+    KN__KC_BAD,
+} kn__kclass;
+
+static inline kn__kclass kn__key_class(pa_type t)
+{
+    switch (t.id) {
+    case PA_TYPE_BOOLEAN: return KN__KC_I8;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: return KN__KC_I32;
+    case PA_TYPE_BIGINT: return KN__KC_I64;
+    case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__KC_I128 : KN__KC_I64;
+    case PA_TYPE_DOUBLE: return KN__KC_F64;
+    case PA_TYPE_VARCHAR: return KN__KC_STR;
+    default: return KN__KC_BAD;
+    }
+}
+
+static inline bool kn__kc_is_int(kn__kclass k) { return k == KN__KC_I8 || k == KN__KC_I32 || k == KN__KC_I64; }
+
+/* Integer-like value of row r widened to int64 (class I8/I32/I64). */
+static inline int64_t kn__ld_int(const pa_column *c, kn__kclass k, int64_t r)
+{
+    switch (k) {
+    case KN__KC_I8: return ((const uint8_t *)c->data)[r];
+    case KN__KC_I32: return ((const int32_t *)c->data)[r];
+    default: return ((const int64_t *)c->data)[r];
+    }
+}
+
+static inline __int128 kn__ld_i128(const pa_column *c, kn__kclass k, int64_t r)
+{
+    if (k == KN__KC_I128) {
+        __int128 v;
+        memcpy(&v, (const uint8_t *)c->data + r * 16, 16);
+        return v;
+    }
+    return kn__ld_int(c, k, r);
+}
+
+/* One key column pair (build side a, probe side b) as the comparison sees it. */
+typedef struct kn__keypair {
+    const pa_column *a, *b;
+    kn__kclass ka, kb;
+    int cmp;   /* KN__KC_I64 (both integer-like), _I128, _F64 or _STR */
+} kn__keypair;
+
+static inline bool kn__key_eq1(const kn__keypair *kp, int64_t ra, int64_t rb)
+{
+    switch (kp->cmp) {
+    case KN__KC_I64: return kn__ld_int(kp->a, kp->ka, ra) == kn__ld_int(kp->b, kp->kb, rb);
+    case KN__KC_I128: return kn__ld_i128(kp->a, kp->ka, ra) == kn__ld_i128(kp->b, kp->kb, rb);
+    case KN__KC_F64: {
+        double x = ((const double *)kp->a->data)[ra], y = ((const double *)kp->b->data)[rb];
+        return x == y || (isnan(x) && isnan(y));
+    }
+    default: {
+        const int32_t *oa = kp->a->offsets, *ob = kp->b->offsets;
+        int32_t la = oa[ra + 1] - oa[ra], lb = ob[rb + 1] - ob[rb];
+        return la == lb &&
+               memcmp((const uint8_t *)kp->a->data + oa[ra], (const uint8_t *)kp->b->data + ob[rb], (size_t)la) == 0;
+    }
+    }
+}
+
+static inline bool kn__key_eq(const kn__keypair *kp, int n, int64_t ra, int64_t rb)
+{
+    for (int k = 0; k < n; k++)
+        if (!kn__key_eq1(&kp[k], ra, rb))
+            return false;
+    return true;
+}
+
+/* Fill kp[0..n) for build columns a and probe columns b. PA_EINVAL when a
+ * pair cannot be compared (see kn_join_key_types_ok). */
+int kn__keypairs(const pa_column *a, const pa_column *b, int n, kn__keypair *kp, pa_err *err);
+
+
+/* ------------------------------------------------------ hash-join table */
+
+typedef struct kn__pslot {
+    uint64_t key;
+    uint32_t row1;
+    uint32_t pad_;
+} kn__pslot;
+
+#define KN__MAX_KEYS 32
+/* Rows looked ahead for prefetching slots: enough to cover a cache miss
+ * at a few nanoseconds per probe, small enough to stay in L1. */
+#define KN__PREFETCH 8
+
+static inline size_t kn__align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+static inline bool kn__kc_small(kn__kclass k) { return k == KN__KC_I8 || k == KN__KC_I32; }
+
+/* True when the key pairs fit one 64-bit word (one integer-like key, or two
+ * of at most 32 bits): the table then holds packed keys. */
+static inline bool kn__packable(const pa_type *bt, const pa_type *pt, int n)
+{
+    if (n == 1)
+        return kn__kc_is_int(kn__key_class(bt[0])) && kn__kc_is_int(kn__key_class(pt[0]));
+    if (n == 2)
+        return kn__kc_small(kn__key_class(bt[0])) && kn__kc_small(kn__key_class(bt[1])) &&
+               kn__kc_small(kn__key_class(pt[0])) && kn__kc_small(kn__key_class(pt[1]));
+    return false;
+}
+
+/* All n packed keys of columns c (kn_join.c). */
+void kn__pack_keys(const pa_column *c, int n, int64_t rows, uint64_t *out);
+/* AND of the key columns' validity into out; false (out untouched) when
+ * no key column has NULLs (kn_join.c). */
+bool kn__keys_validity(const pa_column *c, int n, int64_t rows, uint8_t *out);
+
+#endif /* PISTA_KN_HASH_INT_H */

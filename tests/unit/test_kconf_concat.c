@@ -1,0 +1,193 @@
+/*
+ * test_kconf_concat.c - conformance of the concatenation kernels
+ * (kn_concat_bytes, kn_concat) on the device named by PISTA_TEST_DEVICE
+ * (default "cpu"): random sources of every type with and without NULLs,
+ * empty sources, one source, many tiny ones, checked value by value against
+ * the sources themselves. Buffers are host memory here, so the suite runs
+ * on host-visible devices; a device backend adds uploads around it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+
+static dv_device *dev;
+static dv_stream *stream;
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int setup(void **state)
+{
+    const char *s = getenv("PISTA_TEST_DEVICE");
+    dv_options o = {.spec = s && *s ? s : "cpu", .cpu_threads = 2};
+    pa_err e;
+    pa_err_init(&e);
+    if (dv_open(&o, &dev, &e) != PA_OK || dv_stream_create(dev, &stream, &e) != PA_OK)
+        fail_msg("cannot open device: %s", e.msg);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    dv_stream_destroy(stream);
+    dv_close(dev);
+    return 0;
+}
+
+static const pa_type types[] = {
+    {PA_TYPE_BOOLEAN, 0, 0}, {PA_TYPE_INTEGER, 0, 0}, {PA_TYPE_BIGINT, 0, 0}, {PA_TYPE_DOUBLE, 0, 0},
+    {PA_TYPE_DECIMAL, 15, 2}, {PA_TYPE_DECIMAL, 38, 4}, {PA_TYPE_DATE, 0, 0}, {PA_TYPE_VARCHAR, 0, 0},
+};
+
+/* A random source column of n rows (malloc'ed buffers, freed by free_col). */
+static pa_column make_col(pa_type t, int64_t n, bool nulls)
+{
+    pa_column c = {t, n, NULL, NULL, NULL};
+    if (nulls) {
+        c.validity = malloc((size_t)(n + 7) / 8 + 1);
+        for (int64_t i = 0; i < (n + 7) / 8 + 1; i++)
+            c.validity[i] = (uint8_t)next();   /* bits past n are garbage on purpose */
+    }
+    if (t.id == PA_TYPE_VARCHAR) {
+        c.offsets = malloc((size_t)(n + 1) * 4);
+        /* Start at a non-zero offset sometimes, as a sliced view would. */
+        int32_t base = (int32_t)(next() % 3);
+        c.offsets[0] = base;
+        for (int64_t i = 0; i < n; i++)
+            c.offsets[i + 1] = c.offsets[i] + (int32_t)(next() % 9);
+        c.data = malloc((size_t)c.offsets[n] + 1);
+        for (int32_t i = 0; i < c.offsets[n]; i++)
+            ((char *)c.data)[i] = (char)('a' + next() % 26);
+    } else {
+        size_t w = (size_t)pa_type_bytes(t);
+        c.data = malloc(n * w + 1);
+        for (size_t i = 0; i < n * w; i++)
+            ((uint8_t *)c.data)[i] = (uint8_t)next();
+    }
+    return c;
+}
+
+static void free_col(pa_column *c)
+{
+    free(c->data);
+    free(c->offsets);
+    free(c->validity);
+}
+
+static void check(pa_type t, int n_src, int64_t max_rows, int null_pct)
+{
+    pa_column *srcs = calloc((size_t)n_src + 1, sizeof *srcs);
+    int64_t rows = 0;
+    bool any_nulls = false;
+    for (int i = 0; i < n_src; i++) {
+        int64_t n = max_rows ? (int64_t)(next() % (uint64_t)(max_rows + 1)) : 0;
+        bool nulls = (int)(next() % 100) < null_pct;
+        srcs[i] = make_col(t, n, nulls);
+        rows += n;
+        any_nulls |= nulls;
+    }
+    kn_ctx ctx = {dev, stream};
+    int64_t *bytes;
+    assert_int_equal(dv_host_alloc(dev, 8, (void **)&bytes, NULL), PA_OK);
+    pa_column d = {t, rows, NULL, NULL, NULL};
+    if (t.id == PA_TYPE_VARCHAR) {
+        assert_int_equal(kn_concat_bytes(&ctx, srcs, n_src, bytes, NULL), PA_OK);
+        int64_t want = 0;
+        for (int i = 0; i < n_src; i++)
+            want += srcs[i].length ? srcs[i].offsets[srcs[i].length] - srcs[i].offsets[0] : 0;
+        assert_int_equal(*bytes, want);
+        d.offsets = malloc((size_t)(rows + 1) * 4);
+        d.data = malloc((size_t)*bytes + 1);
+    } else {
+        d.data = malloc((size_t)rows * (size_t)pa_type_bytes(t) + 1);
+    }
+    if (any_nulls) {
+        d.validity = malloc((size_t)(rows + 7) / 8 + 1);
+        memset(d.validity, 0xa5, (size_t)(rows + 7) / 8 + 1);   /* the kernel must clear it */
+    }
+    assert_int_equal(kn_concat(&ctx, srcs, n_src, &d, NULL), PA_OK);
+    int64_t at = 0;
+    size_t w = (size_t)pa_type_bytes(t);
+    for (int i = 0; i < n_src; i++)
+        for (int64_t r = 0; r < srcs[i].length; r++, at++) {
+            bool valid = pa_column_valid(&srcs[i], r);
+            if (d.validity)
+                assert_int_equal(pa_column_valid(&d, at), valid);
+            if (t.id == PA_TYPE_VARCHAR) {
+                int32_t l0 = srcs[i].offsets[r + 1] - srcs[i].offsets[r];
+                assert_int_equal(d.offsets[at + 1] - d.offsets[at], l0);
+                assert_memory_equal((char *)d.data + d.offsets[at], (char *)srcs[i].data + srcs[i].offsets[r],
+                                    (size_t)l0);
+            } else {
+                assert_memory_equal((char *)d.data + (size_t)at * w, (char *)srcs[i].data + (size_t)r * w, w);
+            }
+        }
+    assert_int_equal(at, rows);
+    if (d.validity && (rows & 7))   /* bits past the end stay clear */
+        assert_int_equal(d.validity[rows >> 3] >> (rows & 7), 0);
+    if (t.id == PA_TYPE_VARCHAR)
+        assert_int_equal(d.offsets[0], 0);
+    dv_host_free(dev, bytes);
+    free_col(&d);
+    for (int i = 0; i < n_src; i++)
+        free_col(&srcs[i]);
+    free(srcs);
+}
+
+static void t_random(void **state)
+{
+    if (!dv_host_visible(dev))
+        skip();
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+        check(types[k], 1, 100, 50);        /* one source */
+        check(types[k], 0, 0, 0);           /* none */
+        check(types[k], 5, 0, 50);          /* only empty sources */
+        for (int round = 0; round < 20; round++) {
+            check(types[k], 1 + (int)(next() % 40), 1 + (int64_t)(next() % 70), 50);   /* tiny, mixed NULLs */
+            check(types[k], 1 + (int)(next() % 8), 3000, 100);                         /* all with NULLs */
+            check(types[k], 1 + (int)(next() % 8), 3000, 0);                           /* no NULLs */
+        }
+    }
+}
+
+static void t_errors(void **state)
+{
+    if (!dv_host_visible(dev))
+        skip();
+    kn_ctx ctx = {dev, stream};
+    pa_column a = make_col(types[1], 10, false);
+    pa_column d = {types[2], 10, malloc(80), NULL, NULL};
+    pa_err e;
+    pa_err_init(&e);
+    assert_int_equal(kn_concat(&ctx, &a, 1, &d, &e), PA_EINVAL);   /* type mismatch */
+    d.type = types[1];
+    d.length = 11;
+    assert_int_equal(kn_concat(&ctx, &a, 1, &d, NULL), PA_EINVAL);   /* length mismatch */
+    int64_t b;
+    assert_int_equal(kn_concat_bytes(&ctx, &a, 1, &b, NULL), PA_EINVAL);   /* not VARCHAR */
+    free_col(&a);
+    free_col(&d);
+    pa_err_close(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_random),
+        cmocka_unit_test(t_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
