@@ -17,11 +17,26 @@ typedef struct cli_command {
 int cli_cmd_bench(int argc, char **argv);     /* cmd_bench.c */
 int cli_cmd_devices(int argc, char **argv);   /* cmd_devices.c */
 int cli_bench_io(int argc, char **argv);      /* cmd_bench_io.c: `bench io` */
+int cli_bench_scan(int argc, char **argv);    /* cmd_bench_scan.c: `bench scan` */
 int cli_cmd_gen(int argc, char **argv);       /* cmd_gen.c */
 int cli_cmd_tpch(int argc, char **argv);      /* cmd_tpch.c */
 int cli_cmd_parquet(int argc, char **argv);   /* cmd_parquet.c */
 int cli_parquet_cat(int argc, char **argv);   /* cmd_parquet_cat.c: `parquet cat` */
 int cli_parquet_write_test(int argc, char **argv); /* cmd_parquet_write.c: `parquet write-test` */
+
+/* DuckDB timing for the benchmarks (duckdb.c): the best of `runs` runs of
+ * sql with `threads` threads, timed inside node after a warm-up. 0 ok; -1
+ * with why[] set when node, the package or the script is missing or the
+ * query failed. rows is the first field of the first result row. */
+typedef struct cli_duckdb_result {
+    double seconds, cpu_seconds;
+    int64_t rows;
+    char version[32];
+    char first_row[512];
+} cli_duckdb_result;
+bool cli_duckdb_available(void);
+int cli_duckdb_time(const char *sql, int threads, int runs, cli_duckdb_result *r, char *why, size_t why_cap);
+int cli_bench_engine(int argc, char **argv);  /* cmd_bench_engine.c: `bench engine` */
 
 /* Print "pista: <message>" for err to stderr; returns 1. */
 int cli_fail(const pa_err *err);

@@ -138,6 +138,94 @@ static int gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, pa_err
 }
 #endif
 
+#ifdef PISTA_HAVE_SNAPPY
+/* Snappy decompression (format_description.txt of the snappy project: a
+ * varint length, then literal and copy elements) into exactly cap bytes.
+ * Our own decoder instead of snappy_uncompress: it moves short literals and
+ * copies as whole 16-byte blocks when input and output have room (bytes
+ * written past an element are overwritten by the next ones; a block copy
+ * reads only bytes already written when the offset is at least 16), which
+ * makes the text and integer pages of DuckDB-written files decode about
+ * twice as fast as the library does. Every length and offset is checked
+ * before it is used: corrupt input is PA_ECORRUPT, never a read or write
+ * out of bounds. */
+static int snappy_decode(const uint8_t *ip, size_t n, uint8_t *dst, size_t cap, pa_err *err)
+{
+    const uint8_t *ie = ip + n;
+    uint64_t len = 0;
+    if (!kn__uleb(&ip, ie, &len) || len > UINT32_MAX)
+        return KN__CORRUPT(err, "SNAPPY", "bad length preamble");
+    if (len != cap)
+        return KN__CORRUPT(err, "SNAPPY", "data holds %llu bytes, expected %zu", (unsigned long long)len, cap);
+    uint8_t *op = dst, *oe = dst + cap;
+    while (ip < ie) {
+        unsigned tag = *ip++;
+        size_t room = (size_t)(oe - op);
+        if ((tag & 3) == 0) {   /* literal */
+            size_t ll = (tag >> 2) + 1;
+            if (ll > 60) {
+                size_t nb = ll - 60;
+                if ((size_t)(ie - ip) < nb)
+                    goto bad;
+                ll = 0;
+                for (size_t b = 0; b < nb; b++)
+                    ll |= (size_t)ip[b] << (8 * b);
+                ll += 1;
+                ip += nb;
+            }
+            size_t avail = (size_t)(ie - ip);
+            if (ll > avail || ll > room)
+                goto bad;
+            if (ll <= 16 && avail >= 16 && room >= 16)
+                memcpy(op, ip, 16);
+            else
+                memcpy(op, ip, ll);
+            op += ll;
+            ip += ll;
+            continue;
+        }
+        size_t cl, off;
+        if ((tag & 3) == 1) {
+            if (ip >= ie)
+                goto bad;
+            cl = ((tag >> 2) & 7) + 4;
+            off = ((size_t)(tag >> 5) << 8) | *ip++;
+        } else if ((tag & 3) == 2) {
+            if (ie - ip < 2)
+                goto bad;
+            cl = (tag >> 2) + 1;
+            off = (size_t)ip[0] | (size_t)ip[1] << 8;
+            ip += 2;
+        } else {
+            if (ie - ip < 4)
+                goto bad;
+            cl = (tag >> 2) + 1;
+            off = kn__ld32(ip);
+            ip += 4;
+        }
+        if (off == 0 || off > (size_t)(op - dst) || cl > room)
+            goto bad;
+        const uint8_t *from = op - off;
+        if (off >= 16 && room >= cl + 15) {
+            for (size_t b = 0; b < cl; b += 16)
+                memcpy(op + b, from + b, 16);
+        } else if (off >= 8 && room >= cl + 7) {
+            for (size_t b = 0; b < cl; b += 8)
+                memcpy(op + b, from + b, 8);
+        } else {
+            for (size_t b = 0; b < cl; b++)   /* overlapping: a repeating pattern */
+                op[b] = from[b];
+        }
+        op += cl;
+    }
+    if (op != oe)
+        goto bad;
+    return PA_OK;
+bad:
+    return KN__CORRUPT(err, "SNAPPY", "invalid compressed data");
+}
+#endif
+
 int kn_decompress(int codec, const void *src_, size_t n, void *dst_, size_t cap, pa_err *err)
 {
     const uint8_t *src = src_;
@@ -150,16 +238,8 @@ int kn_decompress(int codec, const void *src_, size_t n, void *dst_, size_t cap,
             memcpy(dst, src, n);
         return PA_OK;
 #ifdef PISTA_HAVE_SNAPPY
-    case KN_CODEC_SNAPPY: {
-        size_t len = 0;
-        if (snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK)
-            return KN__CORRUPT(err, "SNAPPY", "bad length preamble");
-        if (len != cap)
-            return KN__CORRUPT(err, "SNAPPY", "data holds %zu bytes, expected %zu", len, cap);
-        if (snappy_uncompress((const char *)src, n, (char *)dst, &len) != SNAPPY_OK || len != cap)
-            return KN__CORRUPT(err, "SNAPPY", "invalid compressed data");
-        return PA_OK;
-    }
+    case KN_CODEC_SNAPPY:
+        return snappy_decode(src, n, dst, cap, err);
 #endif
 #ifdef PISTA_HAVE_ZLIB
     case KN_CODEC_GZIP:

@@ -19,6 +19,64 @@ static int dec_overflow(pa_err *err, const char *enc, uint64_t i)
                        (unsigned long long)i);
 }
 
+/* Copy len bytes from s to d. Short strings are copied as one or two
+ * 16-byte blocks when both sides have room for the whole block: the bytes
+ * written past d + len are overwritten by the strings that follow (callers
+ * copy in increasing order and pass dlim = the end of what this batch writes),
+ * and nothing past slim is read. One fixed-size move instead of a libc call
+ * per string. (Same helper in kn_dict.c.) */
+static inline void copy_str(uint8_t *d, const uint8_t *dlim, const uint8_t *s, const uint8_t *slim, size_t len)
+{
+    if (len <= 16 && dlim - d >= 16 && slim - s >= 16) {
+        memcpy(d, s, 16);
+    } else if (len <= 32 && dlim - d >= 32 && slim - s >= 32) {
+        memcpy(d, s, 32);
+    } else {
+        memcpy(d, s, len);
+    }
+}
+
+#define STR_BATCH 512
+
+/* PLAIN BYTE_ARRAY strings: n values from p[0..size) into slots [at, at+n)
+ * (offsets[at] already set), in batches: walk and check the lengths and set
+ * the offsets, then copy the batch's bytes. *used gets the bytes consumed. */
+static int plain_strings(const uint8_t *p, size_t size, uint64_t n, kn_out *out, uint64_t at, size_t *used,
+                         pa_err *err)
+{
+    size_t src[STR_BATCH];
+    size_t pos = 0;
+    for (uint64_t i = 0; i < n; i += STR_BATCH) {
+        size_t c = n - i < STR_BATCH ? (size_t)(n - i) : STR_BATCH;
+        int32_t *off = out->offsets + at + i;
+        uint64_t o = (uint64_t)off[0];
+        for (size_t k = 0; k < c; k++) {
+            if (size - pos < 4)
+                return KN__CORRUPT(err, "PLAIN", "BYTE_ARRAY value %llu of %llu: length truncated",
+                                   (unsigned long long)(i + k), (unsigned long long)n);
+            uint32_t len = kn__ld32(p + pos);
+            pos += 4;
+            if (len > size - pos)
+                return KN__CORRUPT(err, "PLAIN", "BYTE_ARRAY value %llu: length %u runs past the page end",
+                                   (unsigned long long)(i + k), len);
+            src[k] = pos;
+            pos += len;
+            o += len;
+            off[k + 1] = (int32_t)o;   /* checked below before any byte is written */
+        }
+        if (o > INT32_MAX)
+            return pa_error(err, PA_EUNSUPPORTED, "string data of one column chunk exceeds 2 GiB (int32 offsets)");
+        if (o > out->bytes_capacity)
+            return pa_error(err, PA_EINVAL, "string output capacity %llu bytes too small (need %llu)",
+                            (unsigned long long)out->bytes_capacity, (unsigned long long)o);
+        uint8_t *ob = out->bytes, *olim = out->bytes + o;
+        for (size_t k = 0; k < c; k++)
+            copy_str(ob + off[k], olim, p + src[k], p + size, (size_t)(off[k + 1] - off[k]));
+    }
+    *used = pos;
+    return PA_OK;
+}
+
 int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t *p, size_t size,
                      uint64_t n, kn_out *out, uint64_t at, size_t *consumed, pa_err *err)
 {
@@ -86,7 +144,13 @@ int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t 
                 return rc;
         break;
     }
-    case KN__CV_BA_STR:
+    case KN__CV_BA_STR: {
+        size_t used = 0;
+        if ((rc = plain_strings(p, size, n, out, at, &used, err)) != PA_OK)
+            return rc;
+        need = used;
+        break;
+    }
     case KN__CV_BA_DEC: {
         size_t pos = 0;
         for (uint64_t i = 0; i < n; i++) {
@@ -99,12 +163,8 @@ int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t 
                 return KN__CORRUPT(err, "PLAIN",
                                    "BYTE_ARRAY value %llu: length %u runs past the page end",
                                    (unsigned long long)i, len);
-            if (ci->conv == KN__CV_BA_STR) {
-                if ((rc = kn__put_string(out, at + i, p + pos, len, err)) != PA_OK)
-                    return rc;
-            } else if (!kn__be_to_i64(p + pos, len, &((int64_t *)(void *)o)[i])) {
+            if (!kn__be_to_i64(p + pos, len, &((int64_t *)(void *)o)[i]))
                 return dec_overflow(err, "PLAIN", i);
-            }
             pos += len;
         }
         need = pos;

@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct dpage {
@@ -27,7 +28,9 @@ typedef struct dpage {
     bool dict;
     int64_t pos, rows;        /* data pages: output positions */
     int64_t first_row;        /* data pages: first row in the row group */
-    uint64_t str_bytes;       /* VARCHAR data pages: bytes they append */
+    uint64_t str_bytes;       /* VARCHAR data pages: bytes they append (an upper bound
+                               * when the column is decoded by one task, see bound_strings) */
+    bool failed;              /* a task recorded a failure for this page */
     kn_page_job job;
 } dpage;
 
@@ -38,6 +41,7 @@ typedef struct dcol {
     bool used, output, is_string;
     uint64_t bytes_total;     /* VARCHAR: string bytes of all its pages */
     int dict_page;            /* index into pages, -1 = none */
+    size_t first_page, end_page;  /* its pages: [first_page, end_page) of dec.pages */
     kn_dict dict;
     pq_page_info *walked;
 } dcol;
@@ -54,25 +58,35 @@ typedef struct dec {
     void **pinned;            /* staging for non-host-visible devices */
     size_t n_pinned, cap_pinned;
     dv_chunk *chunk;
-    pthread_mutex_t mu;       /* guards the first failure below */
+    pthread_mutex_t mu;       /* guards the first failure below and allocations */
     size_t fail_at;
     int fail_code;
     char fail_msg[700];
 } dec;
 
 /* Record a page task's failure; the lowest page index wins. */
-static void task_fail(dec *x, size_t i, const pa_err *e)
+/* where: prefix the file, row group, column and page (a page's own error);
+ * else e's message is complete. */
+static void task_fail_as(dec *x, size_t i, const pa_err *e, bool where)
 {
-    const dpage *p = &x->pages[i];
+    dpage *p = i < x->n_pages ? &x->pages[i] : NULL;
+    if (p)
+        p->failed = true;
     pthread_mutex_lock(&x->mu);
     if (!x->fail_code || i < x->fail_at) {
         x->fail_at = i;
         x->fail_code = e->code ? e->code : PA_EINTERNAL;
-        snprintf(x->fail_msg, sizeof x->fail_msg, "%s: row group %u column %s page %u (at byte %llu): %s",
-                 SCAN_WHERE(x->s, x->u), x->cols[p->col].name, p->index, (unsigned long long)p->offset, e->msg);
+        if (where && p)
+            snprintf(x->fail_msg, sizeof x->fail_msg, "%s: row group %u column %s page %u (at byte %llu): %s",
+                     SCAN_WHERE(x->s, x->u), x->cols[p->col].name, p->index, (unsigned long long)p->offset,
+                     e->msg);
+        else
+            snprintf(x->fail_msg, sizeof x->fail_msg, "%s", e->msg);
     }
     pthread_mutex_unlock(&x->mu);
 }
+
+static void task_fail(dec *x, size_t i, const pa_err *e) { task_fail_as(x, i, e, true); }
 
 static int batch_result(dec *x, pa_err *err)
 {
@@ -118,6 +132,7 @@ static int col_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err
     int rc;
     pa_err e2;
     pa_err_init(&e2);
+    pthread_mutex_lock(&x->mu);   /* column tasks allocate concurrently */
     if (dv_host_visible(x->s->dev)) {
         rc = dv_chunk_alloc(x->chunk, size, out, &e2);
     } else if ((rc = dv_host_alloc(x->s->dev, size, out, &e2)) == PA_OK &&
@@ -125,6 +140,7 @@ static int col_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err
         dv_host_free(x->s->dev, *out);
         rc = pa_error(&e2, PA_ENOMEM, "out of host memory");
     }
+    pthread_mutex_unlock(&x->mu);
     if (rc != PA_OK)
         pa_error(err, rc, "%s: row group %u column %s: %s", SCAN_WHERE(x->s, x->u), c->name, e2.msg);
     pa_err_close(&e2);
@@ -280,11 +296,17 @@ static int prepare_pages(dec *x, pa_err *err)
             p->data_len = p->body_len;
         }
     }
-    if (scratch) {
-        int rc = host_alloc(x, (size_t)scratch, (void **)&x->scratch, err);
-        if (rc != PA_OK)
-            return rc;
+    if (scratch > x->s->scratch_cap) {
+        /* The scan's arena, reused by every unit: its pages stay mapped
+         * and partly cached from one row group to the next. */
+        pa_free(x->s->scratch);
+        x->s->scratch_cap = 0;
+        if (!(x->s->scratch = pa_malloc((size_t)scratch)))
+            return pa_error(err, PA_ENOMEM, "%s: row group %u: out of host memory (%llu bytes)",
+                            SCAN_WHERE(x->s, x->u), (unsigned long long)scratch);
+        x->s->scratch_cap = scratch;
     }
+    x->scratch = x->s->scratch;
     for (size_t i = 0; i < x->n_pages; i++)
         if (x->pages[i].compressed) {
             x->pages[i].data = x->scratch + x->pages[i].pos;
@@ -568,6 +590,145 @@ static void fixup_column(dcol *c, const pq_column_desc *d)
     }
 }
 
+
+/* ------------------------------------------------------------- column tasks
+ *
+ * When a unit has enough columns to keep every worker busy, each column is
+ * one task running all of its stages in order (decompress, dictionary,
+ * string sizes, layout, decode): a page is decoded while its uncompressed
+ * bytes are still in the core's cache, and the unit has one barrier instead
+ * of four. Columns start largest first (longest-processing-time order) so
+ * that the last task to finish is a small one. With few columns the staged
+ * batches keep page-level parallelism.
+ */
+
+/* Largest string bound taken from a dictionary (num_values x its longest
+ * entry) instead of measuring: beyond it the exact pass is cheaper than the
+ * memory. */
+#define DICT_BOUND_MAX ((uint64_t)32 << 20)
+
+/* Column c decoded by one task, pages in order, needs no exact page starts:
+ * each page continues at the end offset the page before wrote, so an upper
+ * bound of the string bytes is enough to size the buffer. PLAIN strings lie
+ * inside their page's bytes; dictionary pages hold at most num_values times
+ * the longest entry. Sets every data page's str_bytes to its bound and
+ * returns true, or false when a page needs the measuring pass. */
+static bool bound_strings(dec *x, dcol *c)
+{
+    uint64_t maxlen = 0, total = 0;
+    if (c->dict_page >= 0 && c->dict.offsets)
+        for (uint64_t k = 0; k < c->dict.n; k++) {
+            uint64_t len = (uint64_t)(c->dict.offsets[k + 1] - c->dict.offsets[k]);
+            maxlen = len > maxlen ? len : maxlen;
+        }
+    for (size_t i = c->first_page; i < c->end_page; i++) {
+        dpage *p = &x->pages[i];
+        if (p->dict)
+            continue;
+        kn_page pg;
+        page_view(p, &pg);
+        uint64_t b;
+        if (pg.encoding == PQ_ENC_PLAIN)
+            b = pg.size;
+        else if ((pg.encoding == PQ_ENC_PLAIN_DICTIONARY || pg.encoding == PQ_ENC_RLE_DICTIONARY) &&
+                 c->dict_page >= 0 && (b = (uint64_t)p->rows * maxlen) <= DICT_BOUND_MAX)
+            ;
+        else
+            return false;
+        p->str_bytes = b;
+        total += b;
+    }
+    return total <= INT32_MAX;
+}
+
+typedef struct column_ctx {
+    dec *x;
+    const int *order;      /* read columns, largest first */
+} column_ctx;
+
+static void column_task(void *ctx, size_t k)
+{
+    column_ctx *cc = ctx;
+    dec *x = cc->x;
+    int r = cc->order[k];
+    dcol *c = &x->cols[r];
+    size_t a = c->first_page, b = c->end_page;
+    for (size_t i = a; i < b; i++) {
+        decompress_task(x, i);
+        if (x->pages[i].failed)
+            return;
+    }
+    if (c->dict_page >= 0) {
+        dict_task(x, (size_t)c->dict_page);
+        if (x->pages[c->dict_page].failed)
+            return;
+    }
+    if (c->is_string && !bound_strings(x, c))
+        for (size_t i = a; i < b; i++) {
+            measure_task(x, i);
+            if (x->pages[i].failed)
+                return;
+        }
+    pa_err e;
+    pa_err_init(&e);
+    if (layout_column(x, r, &e) != PA_OK) {
+        task_fail_as(x, a, &e, false);
+        pa_err_close(&e);
+        return;
+    }
+    pa_err_close(&e);
+    for (size_t i = a; i < b; i++) {
+        decode_page(x, i);
+        if (x->pages[i].failed)
+            return;
+    }
+    fixup_column(c, &x->s->rcols[r].desc[x->u->file]);
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;   /* pairs (size, column) */
+    return x[0] != y[0] ? (x[0] < y[0] ? 1 : -1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* One task per used column (see above). */
+static int decode_by_column(dec *x, pa_err *err)
+{
+    pq_scan *s = x->s;
+    int64_t *pairs = pa_malloc((size_t)(s->n_rcols ? s->n_rcols : 1) * 2 * sizeof *pairs);
+    int *order = pa_malloc((size_t)(s->n_rcols ? s->n_rcols : 1) * sizeof *order);
+    if (!pairs || !order) {
+        pa_free(pairs);
+        pa_free(order);
+        return pa_error(err, PA_ENOMEM, "out of memory decoding");
+    }
+    size_t n = 0;
+    for (int r = 0; r < s->n_rcols; r++)
+        if (x->cols[r].used) {
+            pairs[2 * n] = x->cols[r].cm->total_uncompressed_size;
+            pairs[2 * n + 1] = r;
+            n++;
+        }
+    qsort(pairs, n, 2 * sizeof *pairs, cmp_size_desc);
+    for (size_t k = 0; k < n; k++)
+        order[k] = (int)pairs[2 * k + 1];
+    column_ctx cc = {x, order};
+    scan__parallel_for(s->tp, n, column_task, &cc);
+    pa_free(pairs);
+    pa_free(order);
+    return batch_result(x, err);
+}
+
+/* Column tasks when there are at least two columns per worker (or one worker). */
+static bool by_column(const dec *x)
+{
+    const pq_scan *s = x->s;
+    int used = 0, workers = s->tp ? pa_threadpool_size(s->tp) : 1;
+    for (int r = 0; r < s->n_rcols; r++)
+        used += x->cols[r].used;
+    return workers <= 1 || used >= 2 * workers;
+}
+
 /* ------------------------------------------------------------- the unit */
 
 typedef struct compact_ctx {
@@ -689,6 +850,8 @@ static int setup_columns(dec *x, pa_err *err)
         int rc = list_pages(x, r, err);
         if (rc != PA_OK)
             return rc;
+        c->first_page = before;
+        c->end_page = x->n_pages;
         if (u->ucols[r].whole)
             whole_pages += x->n_pages - before - (c->dict_page >= 0);
     }
@@ -718,21 +881,25 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
     PA_TRY(rc = setup_columns(&x, err));
     PA_TRY(rc = prepare_pages(&x, err));
 
-    t0 = pa_now_ns();
-    scan__parallel_for(s->tp, x.n_pages, decompress_task, &x);
-    PA_TRY(rc = batch_result(&x, err));
-    t1 = pa_now_ns();
-    scan__parallel_for(s->tp, x.n_pages, dict_task, &x);
-    PA_TRY(rc = batch_result(&x, err));
-    scan__parallel_for(s->tp, x.n_pages, measure_task, &x);
-    PA_TRY(rc = batch_result(&x, err));
-    for (int r = 0; r < s->n_rcols; r++)
-        if (x.cols[r].used)
-            PA_TRY(rc = layout_column(&x, r, err));
-    PA_TRY(rc = decode_pages(&x, err));
-    for (int r = 0; r < s->n_rcols; r++)
-        if (x.cols[r].used)
-            fixup_column(&x.cols[r], &s->rcols[r].desc[u->file]);
+    t0 = t1 = pa_now_ns();
+    if (by_column(&x)) {
+        PA_TRY(rc = decode_by_column(&x, err));   /* its time counts as decoding */
+    } else {
+        scan__parallel_for(s->tp, x.n_pages, decompress_task, &x);
+        PA_TRY(rc = batch_result(&x, err));
+        t1 = pa_now_ns();
+        scan__parallel_for(s->tp, x.n_pages, dict_task, &x);
+        PA_TRY(rc = batch_result(&x, err));
+        scan__parallel_for(s->tp, x.n_pages, measure_task, &x);
+        PA_TRY(rc = batch_result(&x, err));
+        for (int r = 0; r < s->n_rcols; r++)
+            if (x.cols[r].used)
+                PA_TRY(rc = layout_column(&x, r, err));
+        PA_TRY(rc = decode_pages(&x, err));
+        for (int r = 0; r < s->n_rcols; r++)
+            if (x.cols[r].used)
+                fixup_column(&x.cols[r], &s->rcols[r].desc[u->file]);
+    }
     t2 = pa_now_ns();
 
     scan_dcol **dc = pa_calloc((size_t)(s->n_rcols ? s->n_rcols : 1), sizeof *dc);

@@ -25,7 +25,13 @@
  * tasks on the thread pool: decompress every compressed page into a scratch
  * arena; measure the string bytes of VARCHAR pages (kn_page_measure) so every
  * page's output position is known up front; decode every page (kn_page_job,
- * codec already applied) straight into the column buffers. Then the
+ * codec already applied) straight into the column buffers. When the unit has
+ * at least two read columns per worker (or one worker), it runs instead one
+ * task per column, largest first, doing all of that column's stages in order:
+ * pages are decoded while still in cache, and string buffers are sized by an
+ * upper bound (PLAIN: the page bytes; dictionary: rows x longest entry) so no
+ * measuring pass is needed. Decompressed pages go into one scratch arena the
+ * scan keeps from unit to unit. Then the
  * predicates are applied and the columns compacted in place (scan_filter.c).
  *
  * Rows and positions. Every read column decodes a subset of its pages; its
@@ -170,6 +176,8 @@ struct pq_scan {
     int final_rc;
 
     pq_scan_stats stats;   /* guarded by mu while the thread runs */
+    uint8_t *scratch;      /* decompressed pages of the unit being decoded (scan thread) */
+    uint64_t scratch_cap;
 };
 
 static inline bool scan_stopped(const pq_scan *s)

@@ -388,6 +388,7 @@ void pq_scan_close(pq_scan *s)
         pa_err_close(&s->units[i].err);
     }
     pa_free(s->units);
+    pa_free(s->scratch);
     if (s->stream)
         dv_stream_destroy(s->stream);
     if (s->own_tp)

@@ -47,7 +47,9 @@ void scan__parallel_for(pa_threadpool *tp, size_t n, void (*fn)(void *ctx, size_
         return;
     }
     pfor p = {fn, ctx, n, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
-    size_t want = (size_t)pa_threadpool_size(tp);
+    /* The caller works too: a pool of N threads gives N workers in all, so
+     * a device opened with cpu_threads = N decodes on N cores. */
+    size_t want = (size_t)pa_threadpool_size(tp) - 1;
     if (want > n - 1)
         want = n - 1;
     for (size_t k = 0; k < want; k++) {
