@@ -46,7 +46,7 @@ fuzz_stage() {
   if ! command -v clang >/dev/null; then echo "== fuzz: clang missing"; failed=$((failed+1)); return; fi
   if ! CC=clang cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
         >"$dir.configure.log" 2>&1 || ! cmake --build "$dir" --target fuzz_parquet -j"$JOBS" >"$dir.build.log" 2>&1; then
-    tail -30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
+    tail -n 30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
   fi
   rm -rf "$dir/corpus" && mkdir -p "$dir/corpus"
   echo "== fuzz: fuzz_parquet for ${secs}s"
@@ -54,7 +54,7 @@ fuzz_stage() {
         -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 >fuzz.log 2>&1); then
     echo "fuzz: $(grep -E '^Done [0-9]+ runs' "$dir/fuzz.log" | tail -1), no crash"; passed=$((passed+1))
   else
-    tail -40 "$dir/fuzz.log"
+    tail -n 40 "$dir/fuzz.log"
     echo "fuzz: FAILED; the input is in $dir (crash-*): add it to tests/fuzz/corpus"; failed=$((failed+1))
   fi
 }

@@ -55,7 +55,7 @@ static int split_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_
     int64_t n = 1 + (int64_t)((l->rng >> 16) % (uint32_t)max);
     if (n > in->length - l->pos)
         n = in->length - l->pos;
-    dv_chunk *c;
+    dv_chunk *c = NULL;
     int rc = ex_chunk_new(op, w, in->n_columns, &c, err);
     if (rc != PA_OK)
         return rc;
@@ -142,7 +142,7 @@ static int take_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_c
         return PA_OK;
     }
     int64_t n = in->length < s->limit - start ? in->length : s->limit - start;
-    dv_chunk *c;
+    dv_chunk *c = NULL;
     int rc = ex_chunk_new(op, w, in->n_columns, &c, err);
     if (rc == PA_OK)
         rc = dv_chunk_depend(c, in, err);
@@ -265,7 +265,7 @@ static int agg_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
     pthread_mutex_unlock(&s->mu);
     if (!first)
         return PA_OK;
-    dv_chunk *c;
+    dv_chunk *c = NULL;
     int rc = ex_chunk_new(op, w, 2, &c, err);
     int64_t *v[2] = {NULL, NULL};
     for (int k = 0; k < 2 && rc == PA_OK; k++) {
@@ -354,7 +354,7 @@ static int seq_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
     int k = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
     if (k >= s->n_chunks)
         return PA_OK;
-    dv_chunk *c;
+    dv_chunk *c = NULL;
     int32_t *v = NULL;
     int rc = ex_chunk_new(op, w, 1, &c, err);
     if (rc == PA_OK && (rc = ex_chunk_alloc(op, c, 4000, (void **)&v, err)) != PA_OK)
