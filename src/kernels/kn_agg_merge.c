@@ -55,6 +55,50 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
     }
 }
 
+/* combine() for groups [b0, b0 + m) of src into dst's groups d[0, m). */
+static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, const uint32_t *d, int64_t b0,
+                          int64_t m)
+{
+    const kn_agg_slot *sl = &dst->L.slots[s];
+    bool mn = sl->op == KN_AGG_MIN, mx = sl->op == KN_AGG_MAX;
+#define KNA_BLK(T)                                                                                    \
+    do {                                                                                              \
+        const T *x_ = (const T *)src->state[s] + b0;                                                  \
+        T *y_ = (T *)dst->state[s];                                                                   \
+        if (mn) {                                                                                     \
+            for (int64_t j = 0; j < m; j++)                                                           \
+                if (x_[j] < y_[d[j]])                                                                 \
+                    y_[d[j]] = x_[j];                                                                 \
+        } else if (mx) {                                                                              \
+            for (int64_t j = 0; j < m; j++)                                                           \
+                if (x_[j] > y_[d[j]])                                                                 \
+                    y_[d[j]] = x_[j];                                                                 \
+        } else {                                                                                      \
+            for (int64_t j = 0; j < m; j++)                                                           \
+                y_[d[j]] += x_[j];                                                                    \
+        }                                                                                             \
+    } while (0)
+    switch (kna_slot_repr(sl)) {
+    case KNA_R_I64: {
+        const int64_t *x = (const int64_t *)src->state[s] + b0;
+        int64_t *y = dst->state[s];
+        for (int64_t j = 0; j < m; j++)
+            y[d[j]] += x[j];
+        break;
+    }
+    case KNA_R_I128: KNA_BLK(__int128); break;
+    case KNA_R_F64: KNA_BLK(double); break;
+    case KNA_R_I32: KNA_BLK(int32_t); break;
+    case KNA_R_I64V: KNA_BLK(int64_t); break;
+    case KNA_R_U8: KNA_BLK(uint8_t); break;
+    case KNA_R_STR:
+        for (int64_t j = 0; j < m; j++)
+            combine(dst, src, s, d[j], b0 + j);
+        break;
+    }
+#undef KNA_BLK
+}
+
 int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
                  uint32_t *gid_map, pa_err *err)
 {
@@ -71,24 +115,36 @@ int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const 
     for (int j = 0; j < L->n_str; j++)
         bases[j] = src->arena;
     uint64_t tmp[(KN_AGG_MAX_KEYS * 17 + 8) / 8];
-    for (int64_t g = 0; g < ng; g++) {
-        const uint8_t *key = src->keys + (size_t)g * L->stride;
-        const int64_t *soff = src->str_off + (size_t)g * L->n_str;
-        uint64_t h = src->ghash[g];
-        if (key0_map) {
-            memcpy(tmp, key, (size_t)L->stride);
-            int32_t old;
-            memcpy(&old, (uint8_t *)tmp + L->key_off[0], 4);
-            int32_t nw = (int32_t)key0_map[old];
-            memcpy((uint8_t *)tmp + L->key_off[0], &nw, 4);
-            key = (const uint8_t *)tmp;
-            h = kna_hash_key(L, key, bases, soff);
+    /* Blocks of MB groups: find or insert each group (prefetching the index
+     * word of a group PF ahead), then fold the block slot by slot so each
+     * slot's loop is one type with no per-group switch. */
+    enum { MB = 1024, PF = 16 };
+    uint32_t dmap[MB];
+    const uint64_t mask = dst->index_mask;
+    for (int64_t b0 = 0; b0 < ng; b0 += MB) {
+        int64_t m = ng - b0 < MB ? ng - b0 : MB;
+        for (int64_t j = 0; j < m; j++) {
+            int64_t g = b0 + j;
+            const uint8_t *key = src->keys + (size_t)g * L->stride;
+            const int64_t *soff = src->str_off + (size_t)g * L->n_str;
+            uint64_t h = src->ghash[g];
+            if (key0_map) {
+                memcpy(tmp, key, (size_t)L->stride);
+                int32_t old;
+                memcpy(&old, (uint8_t *)tmp + L->key_off[0], 4);
+                int32_t nw = (int32_t)key0_map[old];
+                memcpy((uint8_t *)tmp + L->key_off[0], &nw, 4);
+                key = (const uint8_t *)tmp;
+                h = kna_hash_key(L, key, bases, soff);
+            } else if (g + PF < ng) {
+                __builtin_prefetch(&dst->index[src->ghash[g + PF] & mask]);
+            }
+            dmap[j] = L->n_keys == 0 ? 0 : kna_find_or_insert(dst, key, bases, soff, h);
         }
-        uint32_t d = L->n_keys == 0 ? 0 : kna_find_or_insert(dst, key, bases, soff, h);
         for (int s = 0; s < L->n_slots; s++)
-            combine(dst, src, s, d, g);
+            combine_block(dst, src, s, dmap, b0, m);
         if (gid_map)
-            gid_map[g] = d;
+            memcpy(gid_map + b0, dmap, (size_t)m * sizeof *dmap);
     }
     return PA_OK;
 }

@@ -202,29 +202,50 @@ static bool dense_fit(kn_agg_table *t, const pa_column *keys, int64_t n)
     return false;
 }
 
-static void dense_codes(const kn_agg_table *t, const pa_column *keys, int64_t n, uint32_t *codes)
+/* Mixed-radix codes of rows [0, n) under the fixed ranges; false (codes
+ * then meaningless) when a row leaves a key's range, which a later chunk
+ * may do: the check rides along with the coding instead of a second pass. */
+static bool dense_codes(const kn_agg_table *t, const pa_column *keys, int64_t n, uint32_t *codes)
 {
     memset(codes, 0, (size_t)n * 4);
+    uint64_t bad = 0;
     for (int k = 0; k < t->L.n_keys; k++) {
         const pa_column *c = &keys[k];
-        uint32_t dom = (uint32_t)t->dense_span[k] + 1;
-        int64_t b1 = t->dense_base[k] - 1;
+        uint64_t span = (uint64_t)t->dense_span[k];
+        uint32_t dom = (uint32_t)span + 1;
+        int64_t base = t->dense_base[k], b1 = base - 1;
         if (!c->validity && c->type.id == PA_TYPE_VARCHAR) {
             const uint8_t *d = c->data;
             const int32_t *o = c->offsets;
             for (int64_t i = 0; i < n; i++) {
-                int64_t v = o[i + 1] == o[i] ? 0 : 1 + (int64_t)d[o[i]];
+                int32_t len = o[i + 1] - o[i];
+                int64_t v = len == 0 ? 0 : 1 + (int64_t)d[o[i]];
+                bad |= (uint64_t)(len > 1) | (uint64_t)((uint64_t)(v - base) >= span);
                 codes[i] = codes[i] * dom + (uint32_t)(v - b1);
             }
         } else if (!c->validity && (c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE)) {
             const int32_t *v = c->data;
-            for (int64_t i = 0; i < n; i++)
+            for (int64_t i = 0; i < n; i++) {
+                bad |= (uint64_t)((uint64_t)((int64_t)v[i] - base) >= span);
                 codes[i] = codes[i] * dom + (uint32_t)(v[i] - b1);
+            }
         } else {
-            for (int64_t i = 0; i < n; i++)
-                codes[i] = codes[i] * dom + (pa_column_valid(c, i) ? (uint32_t)(dense_value(c, i) - b1) : 0);
+            bool str = c->type.id == PA_TYPE_VARCHAR;
+            for (int64_t i = 0; i < n; i++) {
+                uint32_t x = 0;   /* code 0: NULL */
+                if (pa_column_valid(c, i)) {
+                    if (str && c->offsets[i + 1] - c->offsets[i] > 1)
+                        return false;
+                    int64_t v = dense_value(c, i);
+                    if ((uint64_t)v - (uint64_t)base >= span)
+                        return false;
+                    x = (uint32_t)((uint64_t)v - (uint64_t)b1);
+                }
+                codes[i] = codes[i] * dom + x;
+            }
         }
     }
+    return bad == 0;
 }
 
 /* Group of row i found by the index (and put into the dense map). */
@@ -291,7 +312,56 @@ static void minmax_str(kn_agg_table *t, kna_str *st, const pa_column *c, int64_t
             ROWS(c, if (v_[i] < s_[gids[i]]) s_[gids[i]] = v_[i]);                                    \
     } while (0)
 
-static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, const uint32_t *gids, bool single)
+/* Few groups (at most KNA_FEW): consecutive rows mostly hit the same
+ * group, so one state per group makes every row wait for the previous
+ * row's store. The few-group loops spread rows over KNA_LANES copies of the
+ * states (row i to lane i % KNA_LANES) and add the lanes up at the end:
+ * integer sums and counts are exact in any order. */
+#define KNA_FEW 32
+#define KNA_LANES 4
+
+/* Rows per group of gids[0, n), groups < ng <= KNA_FEW. */
+static void few_hist(const uint32_t *gids, int64_t n, int64_t ng, int64_t *out)
+{
+    int64_t h[KNA_LANES][KNA_FEW];
+    memset(h, 0, sizeof h);
+    int64_t i = 0;
+    for (; i + KNA_LANES <= n; i += KNA_LANES) {
+        h[0][gids[i]]++;
+        h[1][gids[i + 1]]++;
+        h[2][gids[i + 2]]++;
+        h[3][gids[i + 3]]++;
+    }
+    for (; i < n; i++)
+        h[0][gids[i]]++;
+    for (int64_t g = 0; g < ng; g++)
+        out[g] = h[0][g] + h[1][g] + h[2][g] + h[3][g];
+}
+
+/* sum[g] += the rows' values per group, for integer values of type T
+ * without NULLs, groups < ng <= KNA_FEW. */
+#define FEW_SUM(T)                                                                                    \
+    do {                                                                                              \
+        __int128 a_[KNA_LANES][KNA_FEW];                                                              \
+        memset(a_, 0, sizeof a_);                                                                     \
+        const T *v_ = (const T *)c->data;                                                             \
+        int64_t i_ = 0;                                                                               \
+        for (; i_ + KNA_LANES <= n; i_ += KNA_LANES) {                                                \
+            a_[0][gids[i_]] += v_[i_];                                                                \
+            a_[1][gids[i_ + 1]] += v_[i_ + 1];                                                        \
+            a_[2][gids[i_ + 2]] += v_[i_ + 2];                                                        \
+            a_[3][gids[i_ + 3]] += v_[i_ + 3];                                                        \
+        }                                                                                             \
+        for (; i_ < n; i_++)                                                                          \
+            a_[0][gids[i_]] += v_[i_];                                                                \
+        for (int64_t g_ = 0; g_ < ng; g_++)                                                           \
+            sum[g_] += a_[0][g_] + a_[1][g_] + a_[2][g_] + a_[3][g_];                                 \
+    } while (0)
+
+/* ng: groups in the table; hist: rows per group of this batch when
+ * ng <= KNA_FEW (else NULL). */
+static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, const uint32_t *gids, bool single,
+                        int64_t ng, const int64_t *hist)
 {
     const kn_agg_slot *sl = &t->L.slots[s];
     void *st = t->state[s];
@@ -303,6 +373,9 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
         if (sl->op == KN_AGG_COUNT_STAR || !c->validity) {
             if (single)
                 cnt[0] += n;
+            else if (hist)
+                for (int64_t g = 0; g < ng; g++)
+                    cnt[g] += hist[g];
             else
                 for (int64_t i = 0; i < n; i++)
                     cnt[gids[i]]++;
@@ -329,7 +402,9 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
         } else if (c->type.id == PA_TYPE_INTEGER) {
             __int128 *sum = st;
             const int32_t *v = c->data;
-            if (single) {
+            if (hist && !c->validity) {
+                FEW_SUM(int32_t);
+            } else if (single) {
                 __int128 a = 0;
                 ROWS(c, a += v[i]);
                 sum[0] += a;
@@ -343,7 +418,9 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
         } else {
             __int128 *sum = st;
             const int64_t *v = c->data;
-            if (single) {
+            if (hist && !c->validity) {
+                FEW_SUM(int64_t);
+            } else if (single) {
                 __int128 a = 0;
                 ROWS(c, a += v[i]);
                 sum[0] += a;
@@ -403,8 +480,8 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
     bool single = L->n_keys == 0;
     if (single) {
         memset(gids, 0, (size_t)n * 4);
-    } else if (t->dense && dense_fit(t, keys, n)) {
-        dense_codes(t, keys, n, codes);
+    } else if (t->dense == 2 ? dense_codes(t, keys, n, codes)
+                             : t->dense == 1 && dense_fit(t, keys, n) && dense_codes(t, keys, n, codes)) {
         uint32_t *map = t->dense_map;
         for (int64_t i = 0; i < n; i++) {
             uint32_t g = map[codes[i]];
@@ -418,16 +495,47 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
         t->dense = 0;
         normalise(L, keys, n, rows, soff);
         size_t st = (size_t)L->stride;
-        for (int64_t i = 0; i < n; i++)
-            hashes[i] = kna_hash_key(L, rows + i * st, bases, soff + i * L->n_str);
-        const int64_t pf = 16; /* rows of look-ahead: covers one memory latency */
-        for (int64_t i = 0; i < n; i++) {
-            if (i + pf < n)
-                __builtin_prefetch(&t->index[hashes[i + pf] & t->index_mask]);
-            gids[i] = kna_find_or_insert(t, rows + i * st, bases, soff + i * L->n_str, hashes[i]);
+        /* Clustered input (rows of one key next to each other, as lineitem
+         * by l_orderkey) repeats the previous row's key: without long
+         * strings such a row takes the previous row's hash and group. */
+        if (L->n_str == 0) {
+            const int nw = L->stride / 8;
+            const uint64_t *w = (const uint64_t *)(const void *)rows;
+            uint8_t *same = (uint8_t *)codes;   /* codes are unused on this path */
+            same[0] = 0;
+            hashes[0] = kna_hash_key(L, rows, bases, soff);
+            for (int64_t i = 1; i < n; i++) {
+                const uint64_t *x = w + i * nw;
+                bool eq = true;
+                for (int j = 0; j < nw; j++)
+                    eq &= x[j] == x[j - nw];
+                same[i] = eq;
+                hashes[i] = eq ? hashes[i - 1] : kna_hash_key(L, rows + i * st, bases, soff);
+            }
+            const int64_t pf = 16;
+            for (int64_t i = 0; i < n; i++) {
+                if (i + pf < n)
+                    __builtin_prefetch(&t->index[hashes[i + pf] & t->index_mask]);
+                gids[i] = same[i] ? gids[i - 1] : kna_find_or_insert(t, rows + i * st, bases, soff, hashes[i]);
+            }
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                hashes[i] = kna_hash_key(L, rows + i * st, bases, soff + i * L->n_str);
+            const int64_t pf = 16; /* rows of look-ahead: covers one memory latency */
+            for (int64_t i = 0; i < n; i++) {
+                if (i + pf < n)
+                    __builtin_prefetch(&t->index[hashes[i + pf] & t->index_mask]);
+                gids[i] = kna_find_or_insert(t, rows + i * st, bases, soff + i * L->n_str, hashes[i]);
+            }
         }
     }
+    int64_t ng = t->sizes[0], few[KNA_FEW];
+    const int64_t *hist = NULL;
+    if (!single && ng <= KNA_FEW) {
+        few_hist(gids, n, ng, few);
+        hist = few;
+    }
     for (int s = 0; s < L->n_slots; s++)
-        update_slot(t, s, &args[s], n, gids, single);
+        update_slot(t, s, &args[s], n, gids, single, ng, hist);
     return PA_OK;
 }
