@@ -260,6 +260,12 @@ int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg);
 /* Block until every task submitted so far (and those they submit) finished. */
 void pa_threadpool_wait_idle(pa_threadpool *tp);
 int pa_threadpool_size(const pa_threadpool *tp);
+/* Run fn(ctx, i) for i in [0, n) on the calling thread plus up to
+ * size(tp) - 1 pool threads (so a pool of N threads gives N workers in all),
+ * taking indexes in order from a shared counter; returns when all finished.
+ * tp NULL or n <= 1 runs everything on the caller. fn must not block on
+ * other work of the same pool. */
+void pa_parallel_for(pa_threadpool *tp, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
 
 /* ----------------------------------------------------------- bounded queue
  *

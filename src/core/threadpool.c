@@ -125,3 +125,70 @@ void pa_threadpool_wait_idle(pa_threadpool *tp)
 }
 
 int pa_threadpool_size(const pa_threadpool *tp) { return tp->n; }
+
+/* --------------------------------------------------------- parallel loop
+ *
+ * pa_parallel_for: workers take indexes from one atomic counter; the caller
+ * works too and then waits for the helpers it managed to submit. */
+
+typedef struct pfor {
+    void (*fn)(void *ctx, size_t i);
+    void *ctx;
+    size_t n, next;        /* next: atomic */
+    int helpers;           /* guarded by mu */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} pfor;
+
+static void pfor_work(pfor *p)
+{
+    for (;;) {
+        size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+        if (i >= p->n)
+            return;
+        p->fn(p->ctx, i);
+    }
+}
+
+static void pfor_helper(void *arg)
+{
+    pfor *p = arg;
+    pfor_work(p);
+    pthread_mutex_lock(&p->mu);
+    if (--p->helpers == 0)
+        pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pa_parallel_for(pa_threadpool *tp, size_t n, void (*fn)(void *ctx, size_t i), void *ctx)
+{
+    if (!tp || n <= 1) {
+        for (size_t i = 0; i < n; i++)
+            fn(ctx, i);
+        return;
+    }
+    pfor p = {fn, ctx, n, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    /* The caller works too: a pool of N threads gives N workers in all, so
+     * a device opened with cpu_threads = N decodes on N cores. */
+    size_t want = (size_t)pa_threadpool_size(tp) - 1;
+    if (want > n - 1)
+        want = n - 1;
+    for (size_t k = 0; k < want; k++) {
+        pthread_mutex_lock(&p.mu);
+        p.helpers++;
+        pthread_mutex_unlock(&p.mu);
+        if (pa_threadpool_submit(tp, pfor_helper, &p) != PA_OK) {
+            pthread_mutex_lock(&p.mu);
+            p.helpers--;
+            pthread_mutex_unlock(&p.mu);
+            break;   /* the caller does the rest */
+        }
+    }
+    pfor_work(&p);
+    pthread_mutex_lock(&p.mu);
+    while (p.helpers > 0)
+        pthread_cond_wait(&p.cv, &p.mu);
+    pthread_mutex_unlock(&p.mu);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+}

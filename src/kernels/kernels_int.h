@@ -233,8 +233,4 @@ int kn__dba_measure(const uint8_t *p, size_t size, uint64_t n, uint64_t *bytes, 
 /* Engine value of row r of in as int64 (fixed-width integer types). */
 int64_t kn__load_int(const kn__colinfo *ci, const kn_values *in, uint64_t r);
 
-/* Run fn(ctx, i) for i in [0, n) on tp's workers and the calling thread.
- * Returns when all are done. Runs inline when tp is NULL or n <= 1. */
-void kn__parallel_for(pa_threadpool *tp, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
-
 #endif /* PISTA_KERNELS_INT_H */

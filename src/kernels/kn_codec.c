@@ -415,7 +415,7 @@ static void run_codec_job(void *ctx, size_t i)
 int kn_decompress_batch(kn_codec_job *jobs, size_t n, pa_threadpool *tp, pa_err *err)
 {
     codec_batch b = {jobs, err};
-    kn__parallel_for(tp, n, run_codec_job, &b);
+    pa_parallel_for(tp, n, run_codec_job, &b);
     for (size_t i = 0; i < n; i++)
         if (jobs[i].status != PA_OK)
             return jobs[i].status;

@@ -376,7 +376,7 @@ static void run_page_job(void *ctx, size_t i)
 int kn_page_decode_batch(kn_page_job *jobs, size_t n, pa_threadpool *tp, pa_err *err)
 {
     void *ctx[2] = {jobs, err};
-    kn__parallel_for(tp, n, run_page_job, ctx);
+    pa_parallel_for(tp, n, run_page_job, ctx);
     for (size_t i = 0; i < n; i++)
         if (jobs[i].status != PA_OK)
             return jobs[i].status;

@@ -495,7 +495,7 @@ static int decode_pages(dec *x, pa_err *err)
     }
     first[n] = x->n_pages;
     group_ctx gc = {x, first};
-    scan__parallel_for(x->s->tp, n, decode_group, &gc);
+    pa_parallel_for(x->s->tp, n, decode_group, &gc);
     pa_free(first);
     return batch_result(x, err);
 }
@@ -713,7 +713,7 @@ static int decode_by_column(dec *x, pa_err *err)
     for (size_t k = 0; k < n; k++)
         order[k] = (int)pairs[2 * k + 1];
     column_ctx cc = {x, order};
-    scan__parallel_for(s->tp, n, column_task, &cc);
+    pa_parallel_for(s->tp, n, column_task, &cc);
     pa_free(pairs);
     pa_free(order);
     return batch_result(x, err);
@@ -885,12 +885,12 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
     if (by_column(&x)) {
         PA_TRY(rc = decode_by_column(&x, err));   /* its time counts as decoding */
     } else {
-        scan__parallel_for(s->tp, x.n_pages, decompress_task, &x);
+        pa_parallel_for(s->tp, x.n_pages, decompress_task, &x);
         PA_TRY(rc = batch_result(&x, err));
         t1 = pa_now_ns();
-        scan__parallel_for(s->tp, x.n_pages, dict_task, &x);
+        pa_parallel_for(s->tp, x.n_pages, dict_task, &x);
         PA_TRY(rc = batch_result(&x, err));
-        scan__parallel_for(s->tp, x.n_pages, measure_task, &x);
+        pa_parallel_for(s->tp, x.n_pages, measure_task, &x);
         PA_TRY(rc = batch_result(&x, err));
         for (int r = 0; r < s->n_rcols; r++)
             if (x.cols[r].used)
@@ -921,7 +921,7 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
         for (int r = 0; r < s->n_rcols; r++)
             if (x.cols[r].used && x.cols[r].output)
                 ccols[k++] = r;
-        scan__parallel_for(s->tp, k, compact_task, &cc);
+        pa_parallel_for(s->tp, k, compact_task, &cc);
     }
     pthread_mutex_lock(&s->mu);
     s->stats.ns_decompress += t1 - t0;

@@ -239,9 +239,6 @@ int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **se
 /* Move the selected rows of c to the front (in place). */
 void scan__compact(scan_dcol *c, const uint32_t *sel, uint64_t n);
 
-/* scan_run.c: a parallel loop over the thread pool (the caller takes part). */
-void scan__parallel_for(pa_threadpool *tp, size_t n, void (*fn)(void *ctx, size_t i), void *ctx);
-
 /* "file: row group N" prefix for messages. */
 #define SCAN_WHERE(s, u) (s)->files[(u)->file].path, (u)->rg
 

@@ -241,6 +241,22 @@ static void test_threadpool(void **state)
     assert_int_equal(s.hits, 500);
 }
 
+static void mark(void *ctx, size_t i) { __atomic_add_fetch(&((int *)ctx)[i], 1, __ATOMIC_RELAXED); }
+
+static void test_parallel_for(void **state)
+{
+    enum { N = 5000 };
+    static int hits[N];
+    pa_threadpool *tp;
+    assert_int_equal(pa_threadpool_create(3, &tp, NULL), PA_OK);
+    pa_parallel_for(tp, N, mark, hits);
+    pa_parallel_for(NULL, N, mark, hits);   /* inline */
+    pa_parallel_for(tp, 0, mark, hits);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(hits[i], 2);        /* every index exactly once per call */
+    pa_threadpool_destroy(tp);
+}
+
 static void test_types(void **state)
 {
     char buf[32];
@@ -258,7 +274,7 @@ int main(void)
         cmocka_unit_test(test_error_threads),  cmocka_unit_test(test_logging),
         cmocka_unit_test(test_host_alloc),     cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_counters),       cmocka_unit_test(test_threadpool),
-        cmocka_unit_test(test_types),
+        cmocka_unit_test(test_parallel_for), cmocka_unit_test(test_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
