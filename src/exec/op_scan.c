@@ -5,11 +5,14 @@
  * the output schema and every file's row count for the estimate; the scan
  * itself (pq_scan_open) starts when the scheduler opens the source - at
  * query start in OVERLAPPED mode - and checks every file. Workers share it:
- * pq_scan_next pops the scan's bounded queue and is thread-safe.
+ * pq_scan_next pops the scan's bounded queue and is thread-safe; each
+ * popped unit (a row group) goes out as zero-copy morsels of about the
+ * query's chunk_rows rows, so every worker gets a share of every unit.
  */
 #include "exec/sched_int.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,14 @@ typedef struct scan_state {
     pq_pred *preds;
     int n_preds;
     pq_scan *scan;
+    /* Morsels: a decoded unit (a whole row group) is handed out as views of
+     * at most `morsel` rows each, so all workers share every unit (and the
+     * last one) and each works on a cache-sized piece. Guarded by mu. */
+    pthread_mutex_t mu;
+    bool mu_init;
+    int64_t morsel;
+    dv_chunk *cur;           /* the unit being handed out (our reference) */
+    int64_t at;              /* its next row */
 } scan_state;
 
 typedef struct flist {
@@ -135,6 +146,12 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
     o.n_preds = (size_t)s->n_preds;
     o.device = q->dev;
     o.max_chunks = q->opt.queue_chunks;
+    if (!s->mu_init) {
+        pthread_mutex_init(&s->mu, NULL);
+        s->mu_init = true;
+    }
+    s->cur = NULL;
+    s->morsel = q->chunk_rows > 0 ? (q->chunk_rows + 63) / 64 * 64 : INT64_MAX / 2;
     int rc = pq_scan_open(&o, &s->scan, err);
     if (rc != PA_OK)
         return rc;
@@ -150,15 +167,73 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
     return PA_OK;
 }
 
+/* A chunk viewing rows [lo, lo+n) of in (lo a multiple of 8, so validity
+ * bitmaps are views too). */
+static int view(dv_chunk *in, int64_t lo, int64_t n, dv_chunk **out, pa_err *err)
+{
+    dv_chunk *c = NULL;
+    int rc = dv_chunk_create(in->dev, in->n_columns, &c, err);
+    if (rc != PA_OK)
+        return rc;
+    if ((rc = dv_chunk_depend(c, in, err)) != PA_OK) {
+        dv_chunk_destroy(c);
+        return rc;
+    }
+    for (int j = 0; j < in->n_columns; j++) {
+        const pa_column *sc = &in->columns[j];
+        pa_column *d = &c->columns[j];
+        *d = *sc;
+        d->length = n;
+        if (sc->type.id == PA_TYPE_VARCHAR)
+            d->offsets = sc->offsets + lo;   /* offsets are absolute into the same bytes */
+        else
+            d->data = (uint8_t *)sc->data + (size_t)lo * (size_t)pa_type_bytes(sc->type);
+        if (sc->validity)
+            d->validity = sc->validity + lo / 8;
+    }
+    c->length = n;
+    *out = c;
+    return PA_OK;
+}
+
+/* The next morsel: the rest of the current unit when it is at most 1.5
+ * morsels (the unit itself when untouched), else a view of one morsel. */
 static int scan_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
 {
     scan_state *s = op->state;
-    return pq_scan_next(s->scan, out, err);
+    int rc = PA_OK;
+    *out = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (!s->cur) {
+        if ((rc = pq_scan_next(s->scan, &s->cur, err)) != PA_OK || !s->cur)
+            goto done;
+        s->at = 0;
+    }
+    int64_t left = s->cur->length - s->at;
+    if (left <= s->morsel + s->morsel / 2) {
+        if (s->at == 0)
+            *out = s->cur;
+        else if ((rc = view(s->cur, s->at, left, out, err)) == PA_OK)
+            dv_chunk_destroy(s->cur);
+        if (rc == PA_OK)
+            s->cur = NULL;
+    } else if ((rc = view(s->cur, s->at, s->morsel, out, err)) == PA_OK) {
+        s->at += s->morsel;
+    }
+done:
+    pthread_mutex_unlock(&s->mu);
+    return rc;
 }
 
 static void scan_destroy(ex_op *op)
 {
     scan_state *s = op->state;
+    if (s && s->mu_init) {
+        dv_chunk_destroy(s->cur);
+        s->cur = NULL;
+        pthread_mutex_destroy(&s->mu);
+        s->mu_init = false;
+    }
     if (s && s->scan) {
         pq_scan_close(s->scan);
         s->scan = NULL;

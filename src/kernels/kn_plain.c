@@ -24,14 +24,26 @@ static int dec_overflow(pa_err *err, const char *enc, uint64_t i)
  * written past d + len are overwritten by the strings that follow (callers
  * copy in increasing order and pass dlim = the end of what this batch writes),
  * and nothing past slim is read. One fixed-size move instead of a libc call
- * per string. (Same helper in kn_dict.c.) */
+ * per string; short strings without that room (a small dictionary's last
+ * entries) take two overlapping fixed-size moves. (Same helper in kn_dict.c.) */
 static inline void copy_str(uint8_t *d, const uint8_t *dlim, const uint8_t *s, const uint8_t *slim, size_t len)
 {
     if (len <= 16 && dlim - d >= 16 && slim - s >= 16) {
         memcpy(d, s, 16);
     } else if (len <= 32 && dlim - d >= 32 && slim - s >= 32) {
         memcpy(d, s, 32);
-    } else {
+    } else if (len >= 8 && len <= 16) {   /* two overlapping fixed moves */
+        memcpy(d, s, 8);
+        memcpy(d + len - 8, s + len - 8, 8);
+    } else if (len >= 4 && len < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + len - 4, s + len - 4, 4);
+    } else if (len >= 2 && len < 4) {
+        memcpy(d, s, 2);
+        memcpy(d + len - 2, s + len - 2, 2);
+    } else if (len == 1) {
+        *d = *s;
+    } else if (len) {
         memcpy(d, s, len);
     }
 }
