@@ -1,8 +1,8 @@
 /*
  * kn_dict.c - dictionary encodings: gathering values of a decoded dictionary
  * by RLE/bit-packed indices (PLAIN_DICTIONARY / RLE_DICTIONARY data pages),
- * RLE-encoded BOOLEAN values, and the writer's dictionary builder (an
- * open-addressing hash table in caller-provided scratch).
+ * RLE-encoded BOOLEAN values. The writer's dictionary builder is in
+ * kn_dict_build.c.
  */
 #include "kernels/kernels_int.h"
 
@@ -13,14 +13,26 @@
  * written past d + len are overwritten by the strings that follow (callers
  * copy in increasing order and pass dlim = the end of what this batch writes),
  * and nothing past slim is read. One fixed-size move instead of a libc call
- * per string. (Same helper in kn_plain.c.) */
+ * per string; short strings without that room (a small dictionary's last
+ * entries) take two overlapping fixed-size moves. (Same helper in kn_plain.c.) */
 static inline void copy_str(uint8_t *d, const uint8_t *dlim, const uint8_t *s, const uint8_t *slim, size_t len)
 {
     if (len <= 16 && dlim - d >= 16 && slim - s >= 16) {
         memcpy(d, s, 16);
     } else if (len <= 32 && dlim - d >= 32 && slim - s >= 32) {
         memcpy(d, s, 32);
-    } else {
+    } else if (len >= 8 && len <= 16) {   /* two overlapping fixed moves */
+        memcpy(d, s, 8);
+        memcpy(d + len - 8, s + len - 8, 8);
+    } else if (len >= 4 && len < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + len - 4, s + len - 4, 4);
+    } else if (len >= 2 && len < 4) {
+        memcpy(d, s, 2);
+        memcpy(d + len - 2, s + len - 2, 2);
+    } else if (len == 1) {
+        *d = *s;
+    } else if (len) {
         memcpy(d, s, len);
     }
 }
@@ -177,119 +189,5 @@ int kn__bool_rle_decode(const uint8_t *p, size_t size, uint64_t n, kn_out *out, 
     }
     if (consumed)
         *consumed = 4 + (size_t)len;
-    return PA_OK;
-}
-
-/* ------------------------------------------------------- dictionary build */
-
-static size_t table_slots(size_t n)
-{
-    size_t cap = 16;
-    while (cap < 2 * n)
-        cap *= 2;
-    return cap;
-}
-
-size_t kn_dict_build_scratch(size_t n) { return table_slots(n) * sizeof(uint32_t); }
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-static uint64_t hash_bytes(const uint8_t *s, size_t len)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8)
-        h = (h ^ kn__ld64(s + i)) * 0x100000001b3ull + (h >> 29);
-    uint64_t t = 0;
-    memcpy(&t, s + i, len - i);
-    return mix64(h ^ t);
-}
-
-/* The key bytes of input row r. */
-static const uint8_t *key_of(const kn__colinfo *ci, const kn_values *in, uint64_t r, size_t *len)
-{
-    if (ci->is_string) {
-        *len = (size_t)(in->offsets[r + 1] - in->offsets[r]);
-        return in->bytes + in->offsets[r];
-    }
-    *len = (size_t)ci->out_width;
-    return (const uint8_t *)in->values + r * (uint64_t)ci->out_width;
-}
-
-/* PLAIN bytes one dictionary entry costs (BYTE_ARRAY decimals: an upper bound). */
-static uint64_t plain_cost(const kn__colinfo *ci, size_t keylen)
-{
-    switch (ci->conv) {
-    case KN__CV_BA_STR: return 4 + keylen;
-    case KN__CV_BA_DEC: return 4 + 8;
-    case KN__CV_BOOL: return 1;
-    default: return (uint64_t)ci->phys_width;
-    }
-}
-
-int kn_dict_build(const kn_column *col, const kn_values *in, const uint32_t *sel, size_t n,
-                  const kn_dict_limits *lim, void *scratch, size_t scratch_size,
-                  uint32_t *entry_rows, uint32_t *indices, kn_dict_result *res, pa_err *err)
-{
-    kn__colinfo ci;
-    int rc = kn__colinfo_get(col, &ci, err);
-    if (rc != PA_OK)
-        return rc;
-    memset(res, 0, sizeof *res);
-    size_t slots = table_slots(n);
-    if (scratch_size < slots * sizeof(uint32_t))
-        return pa_error(err, PA_EINVAL, "dictionary build: scratch of %zu bytes, need %zu",
-                        scratch_size, slots * sizeof(uint32_t));
-    if (n > UINT32_MAX - 1)
-        return pa_error(err, PA_EINVAL, "dictionary build: too many values (%zu)", n);
-    uint32_t *table = scratch;   /* entry + 1, 0 = empty */
-    memset(table, 0, slots * sizeof *table);
-    uint64_t max_entries = lim && lim->max_entries ? lim->max_entries : UINT32_MAX;
-    uint64_t max_bytes = lim && lim->max_bytes ? lim->max_bytes : UINT64_MAX;
-    uint32_t ne = 0;
-    uint64_t bytes = 0;
-    size_t mask = slots - 1;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t r = sel ? sel[i] : i;
-        size_t len;
-        const uint8_t *key = key_of(&ci, in, r, &len);
-        size_t h = (size_t)hash_bytes(key, len) & mask;
-        for (;;) {
-            uint32_t e = table[h];
-            if (e == 0) {
-                uint64_t cost = plain_cost(&ci, len);
-                if (ne + 1ull > max_entries || bytes + cost > max_bytes) {
-                    res->too_large = true;
-                    res->n_entries = ne;
-                    res->plain_bytes = bytes;
-                    return PA_OK;
-                }
-                entry_rows[ne] = (uint32_t)r;
-                table[h] = ++ne;
-                bytes += cost;
-                indices[i] = ne - 1;
-                break;
-            }
-            size_t elen;
-            const uint8_t *ekey = key_of(&ci, in, entry_rows[e - 1], &elen);
-            if (elen == len && memcmp(ekey, key, len) == 0) {
-                indices[i] = e - 1;
-                break;
-            }
-            h = (h + 1) & mask;
-        }
-    }
-    if (ci.conv == KN__CV_BOOL)
-        bytes = (ne + 7) / 8;
-    res->n_entries = ne;
-    res->plain_bytes = bytes;
     return PA_OK;
 }

@@ -194,6 +194,11 @@ nomem:
 
 int tp_gen_create(double sf, tp_gen **out, pa_err *err)
 {
+    return tp_gen_create_ex(sf, 0, out, err);
+}
+
+int tp_gen_create_ex(double sf, int threads, tp_gen **out, pa_err *err)
+{
     if (!(sf > 0) || !isfinite(sf))
         return pa_error(err, PA_EINVAL, "scale factor must be a positive number (got %g)", sf);
     if (sf >= 30000)
@@ -225,7 +230,7 @@ int tp_gen_create(double sf, tp_gen **out, pa_err *err)
     g->n_orders = ord * g->scale;
     g->clerks = g->scale * 1000;   /* dbgen: max(scale * 1000, 1000) */
     g->d = tp__dists();
-    int rc = tp__pool_acquire(&g->pool, err);
+    int rc = tp__pool_acquire(threads, &g->pool, err);
     if (rc != PA_OK) {
         pa_free(g);
         return rc;

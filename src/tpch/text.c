@@ -8,12 +8,15 @@
  * with every pick drawn from one stream (seed 933588178), in text order:
  * the shape first, then each word. The pool is sentence, space, sentence,
  * ... and the last sentence is cut at the pool size. Built once per process
- * and shared; the last release frees it.
+ * and shared; the last release frees it. The build is split into segments
+ * at sentence starts whose stream states are known in advance (checkpoints,
+ * text_checkpoints.c), so several threads build it at once.
  */
 #include "tpch/tpch_int.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static char *pool_data;
@@ -105,27 +108,89 @@ static size_t sentence(char *d0, const tp__dist *ds, tp__stream *s)
     return (size_t)(d - d0) + t->lens[i];
 }
 
-static void build(char *pool)
+/* Sentences from stream state *seed into pool[len, end): the pool is
+ * sentence, space, sentence, ...; a sentence (with its space) that does not
+ * fit the pool is cut at the pool's end. end is a sentence start or the pool
+ * size. Leaves *seed after the last sentence drawn. */
+static void fill(char *pool, int64_t *seed, int64_t len, int64_t end)
+{
+    const tp__dist *ds = tp__dists();
+    tp__stream s = {.seed = *seed};
+    char buf[512];
+    size_t n, room;
+    while (len < end) {
+        n = sentence(buf, ds, &s);
+        room = (size_t)(TP__POOL_SIZE - len);
+        if (room >= n + 1) {
+            memcpy(pool + len, buf, n);
+            len += (int64_t)n;
+            pool[len++] = ' ';
+        } else {
+            memcpy(pool + len, buf, room);
+            len += (int64_t)room;
+        }
+    }
+    *seed = s.seed;
+}
+
+void tp__pool_walk_checkpoints(tp__pool_checkpoint *out)
 {
     const tp__dist *ds = tp__dists();
     tp__stream s = {.seed = TP__TEXT_SEED};
     char buf[512];
-    size_t len = 0, size = (size_t)TP__POOL_SIZE;
-    while (len < size) {
-        size_t n = sentence(buf, ds, &s);
-        size_t room = size - len;
-        if (room >= n + 1) {
-            memcpy(pool + len, buf, n);
-            len += n;
-            pool[len++] = ' ';
-        } else {
-            memcpy(pool + len, buf, room);
-            len += room;
-        }
+    int64_t len = 0;
+    int k = 0;
+    while (len < TP__POOL_SIZE && k < TP__POOL_CHECKPOINTS) {
+        if (len >= k * TP__POOL_SEGMENT)
+            out[k++] = (tp__pool_checkpoint){len, s.seed};
+        len += (int64_t)sentence(buf, ds, &s) + 1;
     }
 }
 
-int tp__pool_acquire(const char **pool, pa_err *err)
+/* Segment k of the pool: from checkpoint k to checkpoint k + 1 (the pool's
+ * end for the last one). The checkpoints (text_checkpoints.c) make the
+ * segments independent, so several threads build the pool. */
+static void fill_segment(char *pool, int k)
+{
+    int64_t seed = tp__pool_checkpoints[k].seed;
+    int64_t end = k + 1 < TP__POOL_CHECKPOINTS ? tp__pool_checkpoints[k + 1].offset : TP__POOL_SIZE;
+    fill(pool, &seed, tp__pool_checkpoints[k].offset, end);
+}
+
+typedef struct pool_job {
+    char *pool;
+    int next;   /* next segment to build, claimed with an atomic add */
+} pool_job;
+
+static void *fill_worker(void *arg)
+{
+    pool_job *j = arg;
+    int k;
+    while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < TP__POOL_CHECKPOINTS)
+        fill_segment(j->pool, k);
+    return NULL;
+}
+
+/* Build the pool with up to `threads` threads (<= 0: online CPUs). A thread
+ * that cannot start leaves its share to the others. */
+static void build(char *pool, int threads)
+{
+    if (threads <= 0)
+        threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (threads > 16)
+        threads = 16;
+    pool_job j = {pool, 0};
+    pthread_t th[16];
+    int started = 0;
+    for (int i = 1; i < threads; i++)
+        if (pthread_create(&th[started], NULL, fill_worker, &j) == 0)
+            started++;
+    fill_worker(&j);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+int tp__pool_acquire(int threads, const char **pool, pa_err *err)
 {
     pthread_mutex_lock(&pool_mu);
     if (!pool_data) {
@@ -144,7 +209,7 @@ int tp__pool_acquire(const char **pool, pa_err *err)
         if (hi > lo)
             (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #endif
-        build(p);
+        build(p, threads);
         pool_data = p;
     }
     pool_refs++;

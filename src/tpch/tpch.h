@@ -10,12 +10,13 @@
  *
  * Rows come out as typed column batches (tp_batch) that a Parquet writer can
  * consume; tp_batch_format_tbl turns them into dbgen's .tbl text. tp_write
- * drives both for whole tables, in parallel, into files.
+ * drives both for whole tables, in parallel, into .tbl or Parquet files.
  */
 #ifndef PISTA_TPCH_H
 #define PISTA_TPCH_H
 
 #include "core/core.h"
+#include "storage/storage.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,8 +140,12 @@ typedef struct tp_gen tp_gen;
  * integer part (1.5 acts as 1: tp_gen_effective_sf tells). Scale factors from
  * 30000 on use dbgen's 64-bit random streams, which this generator does not
  * implement: PA_EUNSUPPORTED. Builds (or shares) the 300 MiB text pool, which
- * takes about a second. Free with tp_gen_destroy. Thread-safe after create. */
+ * takes about a second of one core, on every online CPU. Free with
+ * tp_gen_destroy. Thread-safe after create. */
 int tp_gen_create(double sf, tp_gen **out, pa_err *err);
+/* The same, building the text pool with up to `threads` threads (<= 0: the
+ * online CPUs); the pool is the same whatever the number. */
+int tp_gen_create_ex(double sf, int threads, tp_gen **out, pa_err *err);
 void tp_gen_destroy(tp_gen *g);
 
 /* The scale factor dbgen actually uses for sf (0.01, 1, ...). */
@@ -176,7 +181,10 @@ typedef enum tp_format { TP_FORMAT_TBL, TP_FORMAT_PARQUET } tp_format;
 /* Progress of one table, reported after every chunk written. */
 typedef struct tp_progress {
     tp_table table;
-    int64_t rows, bytes;          /* written so far for this table */
+    int64_t rows;                 /* written so far for this table */
+    int64_t bytes;                /* .tbl: text bytes so far; Parquet: bytes of the
+                                     files closed so far */
+    int64_t in_bytes;             /* column bytes generated so far (see tp_write_stats) */
     int64_t units_done, units;    /* of this table's selected range */
     double seconds;               /* since this table's first chunk started */
     bool done;                    /* last report for this table */
@@ -184,12 +192,17 @@ typedef struct tp_progress {
 typedef void (*tp_progress_fn)(void *user, const tp_progress *p);
 
 typedef struct tp_write_opts {
-    const char *out_dir;      /* NULL: generate and format, write nowhere (bench) */
-    tp_format format;         /* only TP_FORMAT_TBL for now: PARQUET gives PA_EUNSUPPORTED */
+    const char *out_dir;      /* NULL: generate and format, write nowhere (bench;
+                                 .tbl only: Parquet needs a folder) */
+    tp_format format;         /* TP_FORMAT_TBL or TP_FORMAT_PARQUET */
+    /* Parquet writer options (codec, row group and page size, page version,
+     * dictionary); NULL = tp_parquet_defaults. Only read during tp_write. */
+    const pq_writer_options *parquet;
     unsigned tables;          /* mask of tables, 0 = all */
     int threads;              /* worker threads, <= 0: online CPUs */
-    int parts;                /* 0 or 1: one file per table, DIR/<table>.tbl;
-                                 N > 1: DIR/<table>/<table>.<i>.tbl, i < N */
+    int parts;                /* 0 or 1: one file per table, DIR/<table>.<ext>;
+                                 N > 1: DIR/<table>/<table>.<i>.<ext>, i < N
+                                 (ext = tbl or parquet) */
     int part;                 /* with parts > 1: -1 = every part, else only this one */
     tp_progress_fn progress;  /* optional; called from worker threads, serialised */
     void *progress_user;
@@ -198,20 +211,38 @@ typedef struct tp_write_opts {
 /* Per-table result of tp_write. */
 typedef struct tp_write_stats {
     int64_t rows[TP_TABLE__COUNT];
-    int64_t bytes[TP_TABLE__COUNT];
+    int64_t bytes[TP_TABLE__COUNT];    /* output: .tbl text bytes, or Parquet file bytes */
+    int64_t in_bytes[TP_TABLE__COUNT]; /* generated column bytes: values of fixed-width
+                                          columns plus string bytes (no offsets) */
     double seconds[TP_TABLE__COUNT];   /* first chunk start to last chunk end */
+    double write_seconds[TP_TABLE__COUNT]; /* spent in its files' writers (.tbl: write(2);
+                                          Parquet: encoding, compression, I/O), summed
+                                          over its files; one file is written by one
+                                          thread at a time, so for one file this is a
+                                          lower bound of `seconds` */
     double total_seconds;              /* whole call, text pool excluded */
 } tp_write_stats;
 
 void tp_write_opts_defaults(tp_write_opts *o);
 
+/* The Parquet options `pista gen tpch` uses unless told otherwise: the
+ * writer's defaults (pq_writer_options_init: LZ4_RAW, 2^20-row row groups,
+ * 1 MiB pages, version-1 data pages, dictionary where it pays, statistics and
+ * page index). See README, "TPC-H data". */
+void tp_parquet_defaults(pq_writer_options *o);
+
 /* Generate the selected tables and write them. Parts split each table into
  * consecutive unit ranges (part i holds units [U*i/N, U*(i+1)/N)), so the
  * lineitem rows of part i are exactly those of the orders of part i, and the
  * concatenation of the parts is the whole table. Output is identical for any
- * thread count. Creates out_dir (and the per-table folders) if needed and
- * overwrites existing files. stats may be NULL. PA_EIO with the path on a
- * file error, PA_EINVAL for bad options. */
+ * thread count, byte for byte also for Parquet (a row group ends after a fixed
+ * number of rows or bytes, never where a thread's range ends). Workers
+ * generate ranges concurrently; every output file has its own writer, fed in
+ * row order by whichever worker is free, so different files (orders and
+ * lineitem, or parts) are encoded in parallel. Creates out_dir (and the
+ * per-table folders) if needed and overwrites existing files; a Parquet file
+ * appears under its name only when complete. stats may be NULL. PA_EIO with
+ * the path on a file error, PA_EINVAL for bad options, the writer's errors. */
 int tp_write(const tp_gen *g, const tp_write_opts *o, tp_write_stats *stats, pa_err *err);
 
 /* Unit range [*first, *first + *n) of part `part` of `parts` of table t. */
@@ -219,19 +250,25 @@ void tp_part_range(const tp_gen *g, tp_table t, int parts, int part, int64_t *fi
 
 /* ---------------------------------------------------------------- bench
  *
- * Generate every table at scale factor sf into memory (.tbl text, discarded)
- * with `threads` workers and report, per table: rows, bytes, seconds. The
- * text pool build time is reported apart. Hook: `pista bench gen` or
- * `pista gen tpch --bench`.
+ * Generate every table at scale factor sf with `threads` workers, one table
+ * at a time (so each table's time is its own), then all tables in one run,
+ * and report per table: rows, bytes, seconds. .tbl text is formatted in
+ * memory and discarded; Parquet files are written into `dir` (required for
+ * TP_FORMAT_PARQUET) and removed afterwards. The text pool build time is
+ * reported apart. Hook: `pista bench gen` or `pista gen tpch --bench`.
  */
 typedef struct tp_bench_result {
     double sf;
     int threads;
+    tp_format format;
     double pool_seconds;          /* building the text pool */
-    tp_write_stats stats;
+    tp_write_stats stats;         /* per table, each generated alone */
+    tp_write_stats all;           /* every table in one run (total_seconds: its time) */
 } tp_bench_result;
 
-int tp_bench_gen(double sf, int threads, tp_bench_result *out, pa_err *err);
+/* po: Parquet options, NULL = tp_parquet_defaults. */
+int tp_bench_gen(double sf, int threads, tp_format format, const char *dir,
+                 const pq_writer_options *po, tp_bench_result *out, pa_err *err);
 
 /* -------------------------------------------------------------- queries */
 

@@ -154,9 +154,23 @@ extern const int tp__nation_region[25];
 
 #define TP__POOL_SIZE (300LL * 1024 * 1024)   /* dbgen's TEXT_POOL_SIZE */
 
-/* Get the shared pool, building it on first use. Pair with tp__pool_release. */
-int tp__pool_acquire(const char **pool, pa_err *err);
+/* Get the shared pool, building it on first use with up to `threads`
+ * threads (<= 0: online CPUs). Pair with tp__pool_release. */
+int tp__pool_acquire(int threads, const char **pool, pa_err *err);
 void tp__pool_release(void);
+
+/* Checkpoint k: the first sentence that starts at or after k * 4 MiB of the
+ * pool, at `offset`, is drawn from stream state `seed`. The compiled-in
+ * table (text_checkpoints.c) lets segments be built independently;
+ * tp__pool_walk_checkpoints recomputes it by walking the whole stream
+ * (tests check the two agree; about half a second). */
+#define TP__POOL_SEGMENT (4LL << 20)
+#define TP__POOL_CHECKPOINTS 75   /* 300 MiB / 4 MiB */
+typedef struct tp__pool_checkpoint {
+    int64_t offset, seed;
+} tp__pool_checkpoint;
+extern const tp__pool_checkpoint tp__pool_checkpoints[TP__POOL_CHECKPOINTS];
+void tp__pool_walk_checkpoints(tp__pool_checkpoint *out);
 
 /* --------------------------------------------------------------- batches */
 
@@ -226,5 +240,57 @@ void tp__vstr(tp__stream *s, int min, int max, tp_column *c, int64_t row);
 void tp__phone(tp__stream *s, int64_t nk, tp_column *c, int64_t row);
 /* "Prefix#%09lld" style names: prefix then key zero-padded to `width`. */
 int tp__fmt_key(char *out, const char *prefix, int64_t key, int width);
+
+/* ---------------------------------------------------------------- writing
+ *
+ * tp_write (write.c) cuts the tables into chunks of consecutive units and
+ * hands each chunk's rows, one *piece* per table, to the *sink* of the file
+ * they belong to. A sink takes its pieces strictly in chunk order, from
+ * whichever worker is free; write_sink.c knows the formats (.tbl text with
+ * write(2), Parquet through pq_writer).
+ */
+
+/* The rows of one chunk of one table. Owned by tp_write's free and pending
+ * lists; the batch and text memory is reused from chunk to chunk. */
+typedef struct tp__piece {
+    struct tp__piece *next;   /* in a free list or the pending list */
+    int64_t chunk;            /* index in the chunk list */
+    int64_t file;             /* index of its sink */
+    tp_batch b;
+    char *text;               /* TBL: the rows formatted (tp__piece_prepare) */
+    size_t text_len, text_cap;
+    int64_t in_bytes;         /* column bytes of b (tp_write_stats.in_bytes) */
+} tp__piece;
+
+/* One output file: DIR/<table>.<ext> or DIR/<table>/<table>.<part>.<ext>. */
+typedef struct tp__sink {
+    tp_table t;
+    int part;
+    int64_t next_chunk;       /* the chunk whose piece goes in next */
+    bool busy;                /* a worker is feeding it */
+    int fd;                   /* TBL: open file, -1 when none */
+    pq_writer *pw;            /* PARQUET: open writer, NULL when none */
+} tp__sink;
+
+/* Worker-side work on a generated piece, in parallel with other pieces:
+ * counts its column bytes and, for TBL, formats its text. PA_ENOMEM. */
+int tp__piece_prepare(const tp_write_opts *o, tp__piece *p, pa_err *err);
+/* Free a piece's memory and the piece (NULL is ignored). */
+void tp__piece_free(tp__piece *p);
+
+/* Create the sink's file (o->out_dir NULL: TBL writes nowhere; PARQUET is
+ * refused by tp_write before). o->parquet must be set. PA_EIO naming the
+ * path, or the writer's errors; nothing stays open on error. */
+int tp__sink_open(const tp_write_opts *o, tp__sink *s, pa_err *err);
+/* Append the piece's rows. On error the sink stays open (tp__sink_abort). */
+int tp__sink_put(const tp_write_opts *o, tp__sink *s, const tp__piece *p, pa_err *err);
+/* Finish the file; *bytes = its size. Closed even on error. */
+int tp__sink_close(const tp_write_opts *o, tp__sink *s, int64_t *bytes, pa_err *err);
+/* Drop an open file after a failure: a Parquet file never appears under its
+ * name; a .tbl file is left as far as it got (as dbgen does). */
+void tp__sink_abort(tp__sink *s);
+
+/* mkdir -p. PA_EIO naming the folder that cannot be made. */
+int tp__mkdir_p(const char *path, pa_err *err);
 
 #endif /* PISTA_TPCH_INT_H */

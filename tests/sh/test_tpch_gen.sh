@@ -79,7 +79,6 @@ expect_usage "unknown TPC-H table 'foo'" gen tpch --sf 0.01 --tables foo --out "
 expect_usage "does not exist" gen tpch --sf 0.01 --parts 4 --part 4 --out "$TMP/x" --format tbl
 expect_usage "needs --parts" gen tpch --sf 0.01 --part 1 --out "$TMP/x" --format tbl
 expect_usage "not tbl or parquet" gen tpch --sf 0.01 --format csv --out "$TMP/x"
-expect_usage "Parquet writer" gen tpch --sf 0.01 --out "$TMP/x"
 expect_usage "unknown option" gen tpch --sf 0.01 --bogus
 expect_usage "unknown generator" gen tpcds
 expect_usage "query number" tpch query 23
