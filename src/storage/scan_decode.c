@@ -53,8 +53,9 @@ typedef struct dec {
     dpage *pages;
     size_t n_pages, cap_pages;
     uint8_t *scratch;
-    void **host;              /* pa_malloc'ed, freed at the end */
+    void **host;              /* pa_malloc'ed (or from the scan's pool), given back at the end */
     size_t n_host, cap_host;
+    size_t *host_size;        /* per host buffer: its capacity (cap_host entries) */
     void **pinned;            /* staging for non-host-visible devices */
     size_t n_pinned, cap_pinned;
     dv_chunk *chunk;
@@ -107,12 +108,70 @@ static int track(void ***list, size_t *n, size_t *cap, void *p)
     return PA_OK;
 }
 
-/* Working memory freed with the unit. */
+/* Working memory given back with the unit: buffers go to the scan's pool
+ * (s->pool, scan thread and this unit's tasks only, under x->mu) so the
+ * next unit reuses pages already faulted in. */
+static void *pool_take(pq_scan *s, size_t size, size_t *cap)
+{
+    int best = -1;
+    for (int i = 0; i < s->n_pool; i++)
+        if (s->pool_size[i] >= size && s->pool_size[i] / 2 <= size &&
+            (best < 0 || s->pool_size[i] < s->pool_size[best]))
+            best = i;
+    if (best < 0)
+        return NULL;
+    void *p = s->pool[best];
+    *cap = s->pool_size[best];
+    s->n_pool--;
+    s->pool[best] = s->pool[s->n_pool];
+    s->pool_size[best] = s->pool_size[s->n_pool];
+    return p;
+}
+
+static void pool_give(pq_scan *s, void *p, size_t cap)
+{
+    if (!p)
+        return;
+    if (s->n_pool == SCAN_POOL_MAX) {   /* full: drop the smallest, keep the larger */
+        int small = 0;
+        for (int i = 1; i < s->n_pool; i++)
+            if (s->pool_size[i] < s->pool_size[small])
+                small = i;
+        if (s->pool_size[small] >= cap) {
+            pa_free(p);
+            return;
+        }
+        pa_free(s->pool[small]);
+        s->pool[small] = s->pool[--s->n_pool];
+        s->pool_size[small] = s->pool_size[s->n_pool];
+    }
+    s->pool[s->n_pool] = p;
+    s->pool_size[s->n_pool++] = cap;
+}
+
 static int host_alloc(dec *x, size_t size, void **out, pa_err *err)
 {
-    void *p = pa_malloc(size ? size : 1);
+    if (!size)
+        size = 1;
+    size_t cap = size;
     pthread_mutex_lock(&x->mu);   /* page tasks allocate concurrently */
-    int rc = p ? track(&x->host, &x->n_host, &x->cap_host, p) : PA_ENOMEM;
+    void *p = pool_take(x->s, size, &cap);
+    pthread_mutex_unlock(&x->mu);
+    if (!p)
+        p = pa_malloc(size);
+    pthread_mutex_lock(&x->mu);
+    int rc = p ? PA_OK : PA_ENOMEM;
+    if (rc == PA_OK && x->n_host == x->cap_host) {   /* grow host_size first, to track's next capacity */
+        size_t *ns = pa_realloc(x->host_size, (x->cap_host ? x->cap_host * 2 : 16) * sizeof *ns);
+        if (ns)
+            x->host_size = ns;
+        else
+            rc = PA_ENOMEM;
+    }
+    if (rc == PA_OK)
+        rc = track(&x->host, &x->n_host, &x->cap_host, p);
+    if (rc == PA_OK)
+        x->host_size[x->n_host - 1] = cap;
     pthread_mutex_unlock(&x->mu);
     if (rc != PA_OK) {
         pa_free(p);
@@ -934,7 +993,6 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
         rc = assemble(&x, n, out, err);
 fail:
 done:
-    pa_free(sel);
     pa_free(ccols);
     dv_chunk_destroy(x.chunk);
     if (x.cols)
@@ -944,8 +1002,9 @@ done:
         }
     pa_free(x.cols);
     for (size_t i = 0; i < x.n_host; i++)
-        pa_free(x.host[i]);
+        pool_give(s, x.host[i], x.host_size[i]);
     pa_free(x.host);
+    pa_free(x.host_size);
     for (size_t i = 0; i < x.n_pinned; i++)
         dv_host_free(s->dev, x.pinned[i]);
     pa_free(x.pinned);

@@ -147,6 +147,8 @@ typedef struct scan_unit {
     uint64_t t_submit, t_done;
 } scan_unit;
 
+#define SCAN_POOL_MAX 32
+
 struct pq_scan {
     dv_device *dev;
     io_engine *io;
@@ -178,6 +180,12 @@ struct pq_scan {
     pq_scan_stats stats;   /* guarded by mu while the thread runs */
     uint8_t *scratch;      /* decompressed pages of the unit being decoded (scan thread) */
     uint64_t scratch_cap;
+    uint32_t *sel_buf;     /* the row selection of the unit being filtered (scan thread) */
+    uint64_t sel_cap;
+    uint64_t *pred_in, *pred_out;   /* per predicate: rows tested / passed so far (scan thread) */
+    void *pool[SCAN_POOL_MAX];      /* host working buffers kept for the next unit (scan_decode.c) */
+    size_t pool_size[SCAN_POOL_MAX];
+    int n_pool;
 };
 
 static inline bool scan_stopped(const pq_scan *s)
@@ -233,7 +241,9 @@ typedef struct scan_dcol {
 } scan_dcol;
 
 /* Select the rows of u that survive (R, then each predicate when filtering).
- * *sel = NULL and *n = num_rows means every row, in place. */
+ * *sel = NULL and *n = num_rows means every row, in place. Otherwise *sel
+ * is the scan's own buffer (s->sel_buf), valid until the next call: not
+ * freed by the caller. */
 int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **sel, uint64_t *n,
                  pa_err *err);
 /* Move the selected rows of c to the front (in place). */

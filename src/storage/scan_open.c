@@ -389,6 +389,11 @@ void pq_scan_close(pq_scan *s)
     }
     pa_free(s->units);
     pa_free(s->scratch);
+    pa_free(s->sel_buf);
+    pa_free(s->pred_in);
+    pa_free(s->pred_out);
+    for (int i = 0; i < s->n_pool; i++)
+        pa_free(s->pool[i]);
     if (s->stream)
         dv_stream_destroy(s->stream);
     if (s->own_tp)
