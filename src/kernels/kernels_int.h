@@ -233,4 +233,33 @@ int kn__dba_measure(const uint8_t *p, size_t size, uint64_t n, uint64_t *bytes, 
 /* Engine value of row r of in as int64 (fixed-width integer types). */
 int64_t kn__load_int(const kn__colinfo *ci, const kn_values *in, uint64_t r);
 
+/* Copy len bytes from s to d. Short strings are copied as one or two
+ * 16-byte blocks when both sides have room for the whole block: the bytes
+ * written past d + len are overwritten by the strings that follow (callers
+ * copy in increasing order and pass dlim = the end of what this batch writes),
+ * and nothing past slim is read. One fixed-size move instead of a libc call
+ * per string; short strings without that room (a small dictionary's last
+ * entries) take two overlapping fixed-size moves. */
+static inline void kn__copy_str(uint8_t *d, const uint8_t *dlim, const uint8_t *s, const uint8_t *slim, size_t len)
+{
+    if (len <= 16 && dlim - d >= 16 && slim - s >= 16) {
+        memcpy(d, s, 16);
+    } else if (len <= 32 && dlim - d >= 32 && slim - s >= 32) {
+        memcpy(d, s, 32);
+    } else if (len >= 8 && len <= 16) {   /* two overlapping fixed moves */
+        memcpy(d, s, 8);
+        memcpy(d + len - 8, s + len - 8, 8);
+    } else if (len >= 4 && len < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + len - 4, s + len - 4, 4);
+    } else if (len >= 2 && len < 4) {
+        memcpy(d, s, 2);
+        memcpy(d + len - 2, s + len - 2, 2);
+    } else if (len == 1) {
+        *d = *s;
+    } else if (len) {
+        memcpy(d, s, len);
+    }
+}
+
 #endif /* PISTA_KERNELS_INT_H */

@@ -8,35 +8,6 @@
 
 #define CHUNK 1024
 
-/* Copy len bytes from s to d. Short strings are copied as one or two
- * 16-byte blocks when both sides have room for the whole block: the bytes
- * written past d + len are overwritten by the strings that follow (callers
- * copy in increasing order and pass dlim = the end of what this batch writes),
- * and nothing past slim is read. One fixed-size move instead of a libc call
- * per string; short strings without that room (a small dictionary's last
- * entries) take two overlapping fixed-size moves. (Same helper in kn_plain.c.) */
-static inline void copy_str(uint8_t *d, const uint8_t *dlim, const uint8_t *s, const uint8_t *slim, size_t len)
-{
-    if (len <= 16 && dlim - d >= 16 && slim - s >= 16) {
-        memcpy(d, s, 16);
-    } else if (len <= 32 && dlim - d >= 32 && slim - s >= 32) {
-        memcpy(d, s, 32);
-    } else if (len >= 8 && len <= 16) {   /* two overlapping fixed moves */
-        memcpy(d, s, 8);
-        memcpy(d + len - 8, s + len - 8, 8);
-    } else if (len >= 4 && len < 8) {
-        memcpy(d, s, 4);
-        memcpy(d + len - 4, s + len - 4, 4);
-    } else if (len >= 2 && len < 4) {
-        memcpy(d, s, 2);
-        memcpy(d + len - 2, s + len - 2, 2);
-    } else if (len == 1) {
-        *d = *s;
-    } else if (len) {
-        memcpy(d, s, len);
-    }
-}
-
 /* Whether any of CHUNK indices is >= dn, for indices below 2^31 and
  * 1 <= dn <= 2^31: (dn - 1 - idx) stays below 2^31 for a valid index and wraps
  * to 2^31 or more for an invalid one, so the OR of all of them has the top
@@ -82,7 +53,7 @@ static int gather_strings(const kn_dict *dict, const uint32_t *idx, size_t c, kn
     uint8_t *ob = out->bytes, *olim = out->bytes + pos;
     for (size_t k = 0; k < c; k++) {
         int32_t s = doff[idx[k]];
-        copy_str(ob + off[k], olim, db + s, dlim, (size_t)(doff[idx[k] + 1] - s));
+        kn__copy_str(ob + off[k], olim, db + s, dlim, (size_t)(doff[idx[k] + 1] - s));
     }
     return PA_OK;
 }

@@ -19,35 +19,6 @@ static int dec_overflow(pa_err *err, const char *enc, uint64_t i)
                        (unsigned long long)i);
 }
 
-/* Copy len bytes from s to d. Short strings are copied as one or two
- * 16-byte blocks when both sides have room for the whole block: the bytes
- * written past d + len are overwritten by the strings that follow (callers
- * copy in increasing order and pass dlim = the end of what this batch writes),
- * and nothing past slim is read. One fixed-size move instead of a libc call
- * per string; short strings without that room (a small dictionary's last
- * entries) take two overlapping fixed-size moves. (Same helper in kn_dict.c.) */
-static inline void copy_str(uint8_t *d, const uint8_t *dlim, const uint8_t *s, const uint8_t *slim, size_t len)
-{
-    if (len <= 16 && dlim - d >= 16 && slim - s >= 16) {
-        memcpy(d, s, 16);
-    } else if (len <= 32 && dlim - d >= 32 && slim - s >= 32) {
-        memcpy(d, s, 32);
-    } else if (len >= 8 && len <= 16) {   /* two overlapping fixed moves */
-        memcpy(d, s, 8);
-        memcpy(d + len - 8, s + len - 8, 8);
-    } else if (len >= 4 && len < 8) {
-        memcpy(d, s, 4);
-        memcpy(d + len - 4, s + len - 4, 4);
-    } else if (len >= 2 && len < 4) {
-        memcpy(d, s, 2);
-        memcpy(d + len - 2, s + len - 2, 2);
-    } else if (len == 1) {
-        *d = *s;
-    } else if (len) {
-        memcpy(d, s, len);
-    }
-}
-
 #define STR_BATCH 512
 
 /* PLAIN BYTE_ARRAY strings: n values from p[0..size) into slots [at, at+n)
@@ -83,7 +54,7 @@ static int plain_strings(const uint8_t *p, size_t size, uint64_t n, kn_out *out,
                             (unsigned long long)out->bytes_capacity, (unsigned long long)o);
         uint8_t *ob = out->bytes, *olim = out->bytes + o;
         for (size_t k = 0; k < c; k++)
-            copy_str(ob + off[k], olim, p + src[k], p + size, (size_t)(off[k + 1] - off[k]));
+            kn__copy_str(ob + off[k], olim, p + src[k], p + size, (size_t)(off[k + 1] - off[k]));
     }
     *used = pos;
     return PA_OK;
