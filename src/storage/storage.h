@@ -10,7 +10,7 @@
  *   6. Page headers of a column chunk      (pq_meta_pages.c)
  *   7. I/O engine: io_uring or pread threads into pinned buffers (io*.c)
  *   8. Scan: files -> pruned, coalesced reads -> decoded chunks (scan*.c)
- *   (later: the Parquet writer)
+ *   9. Writer: engine columns -> Parquet files (writer*.c)
  *
  * Parquet names use the prefix pq_. Enumerated Thrift values (physical type,
  * encoding, codec, ...) are kept as the raw int32 of the file so that values
@@ -470,7 +470,7 @@ int pq_chunk_pages_read(const pq_file_meta *m, uint32_t rg, uint32_t col, uint8_
 /* ================================================ 7. I/O engine
  *
  * the I/O engine: the storage module's read path (DESIGN.md, "Storage
- * path" and rule 5, "reader combining"). To be merged into storage.h.
+ * path" and rule 5, "reader combining").
  *
  * One engine per process, shared by every scan of a query: scans submit reads
  * (file, offset, length, a caller-owned destination, normally pinned memory
