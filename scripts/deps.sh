@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(build-essential cmake pkg-config git
       libcmocka-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev liburing-dev
-      libpg-query-dev libedit-dev
+      libpg-query-dev libprotobuf-c-dev libedit-dev gnuplot-nox
       clang libclang-rt-14-dev)
 
 missing=()
