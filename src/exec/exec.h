@@ -19,6 +19,8 @@
 #include "device/device.h"
 #include "storage/storage.h"
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -33,6 +35,10 @@ typedef struct ex_expr ex_expr;
 
 int ex_plan_create(ex_plan **out, pa_err *err);
 void ex_plan_destroy(ex_plan *p);
+
+/* The planner's estimate of op's output rows, shown by ex_explain as
+ * "~N rows" (rows < 0 or NaN clears it). */
+void ex_op_set_estimate(ex_op *op, double rows);
 
 /* Output schema of an operator. Names point into the plan. */
 int ex_op_columns(const ex_op *op);
@@ -123,6 +129,12 @@ pa_type ex_expr_type(const ex_expr *e);
 bool ex_expr_is_column(const ex_expr *e, int *index);
 /* True when e is a constant (after folding); NULL constants included. */
 bool ex_expr_is_const(const ex_expr *e);
+/* The value of a non-NULL constant as the text a pq_pred value takes
+ * (storage.h): integers in decimal, DECIMAL exactly with its scale ("0.05",
+ * "-12.00"), DATE YYYY-MM-DD, DOUBLE with 17 significant digits, VARCHAR its
+ * bytes, BOOLEAN true/false; NUL-terminated into buf. PA_EINVAL when e is
+ * not a constant, is NULL, or the text needs cap bytes or more. */
+int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap);
 
 /* ------------------------------------------------------------- operators
  *
@@ -146,6 +158,13 @@ int ex_filter(ex_plan *p, ex_op *input, ex_expr *pred, ex_op **out, pa_err *err)
  * compiled into one program (shared subexpressions evaluated once). */
 int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *const *names, int n, ex_op **out,
                pa_err *err);
+
+/* One row of constants, for SELECT without FROM (op_values.c): output
+ * column i is exprs[i] (constants, NULL ones included; PA_EINVAL for any
+ * other expression), named names[i] ("col<i>" when names or the entry is
+ * NULL). n == 0 gives one row without columns. A source usable under every
+ * operator, on either side of a join. */
+int ex_values(ex_plan *p, ex_expr *const *exprs, const char *const *names, int n, ex_op **out, pa_err *err);
 
 /* Concatenate the inputs (same column types; names of the first). */
 int ex_union_all(ex_plan *p, ex_op *const *inputs, int n_inputs, ex_op **out, pa_err *err);
@@ -171,6 +190,10 @@ typedef struct ex_agg {
     ex_agg_kind kind;
     int column;               /* input column index (ignored for COUNT_STAR) */
 } ex_agg;
+/* The result type of aggregate k over an argument of type arg (ignored for
+ * COUNT_STAR) into *out, by the rules above; PA_EINVAL naming the aggregate
+ * when it does not apply (SUM or AVG of a non-number). ex_aggregate uses it. */
+int ex_agg_type(ex_agg_kind k, pa_type arg, pa_type *out, pa_err *err);
 int ex_aggregate(ex_plan *p, ex_op *input, const int *group_cols, int n_groups, const ex_agg *aggs, int n_aggs,
                  const char *const *names, ex_op **out, pa_err *err);
 /* Distinct rows over all input columns (NULLs equal), in no set order. */
@@ -219,6 +242,24 @@ typedef enum ex_join_type {
 int ex_hash_join(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, const int *probe_keys,
                  const int *build_keys, int n_keys, const int *build_out_cols, int n_build_out, ex_op **out,
                  pa_err *err);
+/* ex_hash_join with a residual predicate and optionally no keys
+ * (op_join_pairs.c). residual (NULL: none) is a BOOLEAN expression over the
+ * PAIR schema, made with ex_expr_col_typed: indexes 0..P-1 are the probe
+ * input's columns, P..P+B-1 every column of the build input (not only
+ * build_out_cols). A probe row and a build row match when their keys are
+ * equal AND residual is TRUE (NULL or FALSE: no match), for every join
+ * type: LEFT pads probe rows without a match, SEMI keeps and ANTI drops
+ * probe rows with one. MARK: TRUE if some pair matches; else NULL if some
+ * key-equal pair has a NULL residual or the IN-NULL rule above applies
+ * (whatever the residual of those pairs); else FALSE.
+ * n_keys == 0 (0..32) makes every build row a candidate for every probe row
+ * (CROSS JOIN, joins on non-equalities, a scalar subquery's one row): pairs
+ * are enumerated and filtered in chunk-sized batches, and without a
+ * residual SEMI, ANTI and MARK only look at whether the build side is
+ * empty; MARK then has no IN-NULL rule (never NULL without a residual). */
+int ex_hash_join_cond(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, const int *probe_keys,
+                      const int *build_keys, int n_keys, const int *build_out_cols, int n_build_out,
+                      ex_expr *residual, ex_op **out, pa_err *err);
 
 /* --------------------------------------------------------------- running */
 
@@ -231,12 +272,31 @@ typedef enum ex_mode {
 const char *ex_mode_name(ex_mode m);
 int ex_mode_parse(const char *text, ex_mode *out, pa_err *err);
 
+/* Progress counters of a run (see ex_run_options.progress). */
+typedef struct ex_progress {
+    _Atomic int64_t rows_scanned, rows_total;
+} ex_progress;
+
 typedef struct ex_run_options {
     dv_device *dev;           /* required */
     ex_mode mode;
     int threads;              /* workers per pipeline; 0 = the device's default */
     int64_t chunk_rows;       /* target rows per chunk; 0 = the device's default */
     int queue_chunks;         /* capacity of the queues between stages; 0 = default */
+    /* Cancellation (NULL: off). When *cancel becomes non-zero (a signal
+     * handler may set it), ex_run stops within about 100 ms - workers check
+     * it between chunks, the coordinator and blocked waits at least every
+     * 20 ms, scans before each unit - and returns PA_ECANCELED "query
+     * canceled" with everything freed. Long single steps (a sort's or a hash
+     * build's finalize) are not interrupted. */
+    volatile sig_atomic_t *cancel;
+    /* Progress (NULL: off): ex_run adds to rows_total the rows of every file
+     * of every scan of the plan (from the footers) when it starts, and each
+     * scan adds to rows_scanned the rows it has decoded as it goes (before
+     * row filtering; row groups pruned by statistics are added when the scan
+     * ends, so a finished scan has counted all of its rows). Neither is reset:
+     * zero them before a run. Readable at any time from any thread. */
+    ex_progress *progress;
 } ex_run_options;
 
 /* Per-operator statistics (summed over workers). */
@@ -282,8 +342,9 @@ void ex_result_destroy(ex_result *r);
 /* Print helpers for tools and tests (the answers format: '|' separated,
  * header line of names, PA_FMT_ANSWER values). Returns bytes written or -1. */
 int ex_result_write_csv(const ex_result *r, FILE *f, char sep, bool header);
-/* The plan with pipelines, device and (after a run) per-operator rows, time
- * and memory, as text lines into f. */
+/* The plan with pipelines, device, each operator's estimate ("~N rows" when
+ * set with ex_op_set_estimate, else the builders' guess "est N") and (after
+ * a run) per-operator rows, time and memory, as text lines into f. */
 int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, dv_device *dev, FILE *f);
 
 #ifdef __cplusplus

@@ -55,7 +55,7 @@
 
 #define EX_OP_KIND_LIST(X)                                                    \
     X(SCAN) X(FILTER) X(PROJECT) X(HASH_JOIN) X(AGGREGATE) X(DISTINCT)        \
-    X(SORT) X(TOPN) X(LIMIT) X(UNION_ALL) X(RECHUNK) X(RESULT)
+    X(SORT) X(TOPN) X(LIMIT) X(UNION_ALL) X(RECHUNK) X(VALUES) X(RESULT)
 
 typedef enum ex_op_kind {
 #define EX__K(name) EX_OP_##name,
@@ -138,6 +138,8 @@ struct ex_op {
     pa_type *types;
     char label[96];         /* for EXPLAIN: "HASH_JOIN inner" */
     int64_t est_rows;       /* estimate for planning, -1 unknown */
+    double est;             /* the planner's estimate (ex_op_set_estimate) */
+    bool has_est;
     void *state;            /* operator-specific global state */
     /* Statistics, updated atomically by workers. */
     int64_t rows_in, rows_out, chunks_out;
@@ -164,11 +166,20 @@ struct ex_query {
     int failed;              /* set with the error; workers stop */
     int64_t chunk_rows;      /* resolved target rows per chunk */
     int threads;             /* resolved workers per pipeline */
+    int canceled;            /* opt.cancel was seen set (sticky); failed too */
 };
 
+/* Mark q canceled (and failed) after *q->opt.cancel was seen set; returns
+ * true. Takes no lock: callable anywhere, also with the scheduler's lock. */
+bool ex__query_cancel(ex_query *q);
+
+/* True once the query failed or was canceled: workers stop at their next
+ * check. Reading the cancel flag here makes every check a cancel check. */
 static inline bool ex_query_failed(const ex_query *q)
 {
-    return __atomic_load_n(&q->failed, __ATOMIC_ACQUIRE) != 0;
+    if (__atomic_load_n(&q->failed, __ATOMIC_ACQUIRE) != 0)
+        return true;
+    return q->opt.cancel && *q->opt.cancel && ex__query_cancel((ex_query *)q);
 }
 
 /* Operator state memory from the device pool, accounted to op (and so to the

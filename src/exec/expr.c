@@ -41,6 +41,40 @@ bool ex_expr_is_column(const ex_expr *e, int *index)
 
 bool ex_expr_is_const(const ex_expr *e) { return e && e->kind == EX__CONST; }
 
+int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
+{
+    if (!e || e->kind != EX__CONST || e->is_null || !buf || cap == 0)
+        return PA_EINVAL;
+    /* One row in the engine's layout, formatted as PA_FMT_FULL does: exact
+     * DECIMAL with its scale, %.17g DOUBLE, YYYY-MM-DD, true/false. */
+    _Alignas(16) unsigned char data[16] = {0};
+    int32_t offsets[2] = {0, e->str_len};
+    pa_column c = {.type = e->type, .length = 1, .data = data};
+    switch (e->type.id) {
+    case PA_TYPE_BOOLEAN: data[0] = e->v.i != 0; break;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: { int32_t v = (int32_t)e->v.i; memcpy(data, &v, 4); } break;
+    case PA_TYPE_DOUBLE: memcpy(data, &e->v.f, 8); break;
+    case PA_TYPE_DECIMAL:
+        if (e->type.precision > PA_DECIMAL64_MAX_PRECISION)
+            memcpy(data, &e->v.w, 16);
+        else
+            memcpy(data, &e->v.i, 8);
+        break;
+    case PA_TYPE_VARCHAR:
+        c.data = (void *)e->str;
+        c.offsets = offsets;
+        break;
+    default: memcpy(data, &e->v.i, 8); break;
+    }
+    size_t n = pa_format_value(&c, 0, PA_FMT_FULL, buf, cap);
+    if (n >= cap || (e->type.id == PA_TYPE_VARCHAR && memchr(e->str, 0, (size_t)e->str_len))) {
+        buf[0] = 0;   /* too long, or bytes a C string cannot hold */
+        return PA_EINVAL;
+    }
+    return PA_OK;
+}
+
 static bool type_ok(pa_type t)
 {
     if ((unsigned)t.id >= PA_TYPE__COUNT)

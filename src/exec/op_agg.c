@@ -110,6 +110,41 @@ static const char *kind_name(ex_agg_kind k)
     return "?";
 }
 
+int ex_agg_type(ex_agg_kind k, pa_type arg, pa_type *out, pa_err *err)
+{
+    const pa_type t_bigint = {PA_TYPE_BIGINT, 0, 0}, t_double = {PA_TYPE_DOUBLE, 0, 0};
+    bool numeric = arg.id == PA_TYPE_INTEGER || arg.id == PA_TYPE_BIGINT || arg.id == PA_TYPE_DECIMAL ||
+                   arg.id == PA_TYPE_DOUBLE;
+    switch (k) {
+    case EX_AGG_COUNT_STAR:
+    case EX_AGG_COUNT:
+    case EX_AGG_COUNT_DISTINCT:
+        *out = t_bigint;
+        break;
+    case EX_AGG_SUM:
+    case EX_AGG_AVG:
+        if (!numeric)
+            return pa_error(err, PA_EINVAL, "aggregate: %s of a %s column", kind_name(k),
+                            (unsigned)arg.id < PA_TYPE__COUNT ? pa_type_name(arg.id) : "bad");
+        if (k == EX_AGG_AVG || arg.id == PA_TYPE_DOUBLE)
+            *out = t_double;
+        else if (arg.id == PA_TYPE_DECIMAL)
+            *out = (pa_type){PA_TYPE_DECIMAL, 38, arg.scale};
+        else
+            *out = t_bigint;
+        break;
+    case EX_AGG_MIN:
+    case EX_AGG_MAX:
+        if ((unsigned)arg.id >= PA_TYPE__COUNT)
+            return pa_error(err, PA_EINVAL, "aggregate: %s of a bad type", kind_name(k));
+        *out = arg;
+        break;
+    default:
+        return pa_error(err, PA_EINVAL, "aggregate: unknown kind %d", (int)k);
+    }
+    return PA_OK;
+}
+
 /* Index of slot (op, column), added if new. */
 static int slot_of(agg_state *s, kn_agg_slot *slots, int *n, kn_agg_op kop, int col, pa_type type, bool share)
 {
@@ -146,15 +181,16 @@ static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_
     kn_agg_slot slots[KN_AGG_MAX_SLOTS];
     int ns = 0;
     pa_type otypes[KN_AGG_MAX_SLOTS];
-    const pa_type t_bigint = {PA_TYPE_BIGINT, 0, 0}, t_double = {PA_TYPE_DOUBLE, 0, 0};
+    const pa_type t_bigint = {PA_TYPE_BIGINT, 0, 0};
     for (int i = 0; i < n_aggs; i++) {
         const ex_agg *a = &aggs[i];
         bool star = a->kind == EX_AGG_COUNT_STAR;
         if (!star && (a->column < 0 || a->column >= nin))
             return pa_error(err, PA_EINVAL, "aggregate %d: column %d out of range", i, a->column);
         pa_type at = star ? t_bigint : ex_op_column_type(input, a->column);
-        bool numeric = at.id == PA_TYPE_INTEGER || at.id == PA_TYPE_BIGINT || at.id == PA_TYPE_DECIMAL ||
-                       at.id == PA_TYPE_DOUBLE;
+        int trc = ex_agg_type(a->kind, at, &otypes[i], err);
+        if (trc != PA_OK)
+            return trc;
         kn_agg_fin *f = &fin[i];
         int c = star ? -1 : a->column;
         switch (a->kind) {
@@ -162,7 +198,6 @@ static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_
         case EX_AGG_COUNT:
             f->kind = KN_AGG_FIN_COUNT;
             f->value_slot = slot_of(s, slots, &ns, star ? KN_AGG_COUNT_STAR : KN_AGG_COUNT, c, at, true);
-            otypes[i] = t_bigint;
             break;
         case EX_AGG_COUNT_DISTINCT: {
             int j = 0;
@@ -178,32 +213,20 @@ static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_
                 f->value_slot = slot_of(s, slots, &ns, KN_AGG_EXTERN, -2 - j, at, true);
             }
             f->kind = KN_AGG_FIN_COUNT;
-            otypes[i] = t_bigint;
             break;
         }
         case EX_AGG_SUM:
         case EX_AGG_AVG:
-            if (!numeric)
-                return pa_error(err, PA_EINVAL, "aggregate: %s of a %s column", kind_name(a->kind),
-                                pa_type_name(at.id));
             f->kind = a->kind == EX_AGG_SUM ? KN_AGG_FIN_SUM : KN_AGG_FIN_AVG;
             f->value_slot = slot_of(s, slots, &ns, KN_AGG_SUM, c, at, true);
             f->count_slot = slot_of(s, slots, &ns, KN_AGG_COUNT, c, at, true);
-            if (a->kind == EX_AGG_AVG || at.id == PA_TYPE_DOUBLE)
-                otypes[i] = t_double;
-            else if (at.id == PA_TYPE_DECIMAL)
-                otypes[i] = (pa_type){PA_TYPE_DECIMAL, 38, at.scale};
-            else
-                otypes[i] = t_bigint;
             break;
         case EX_AGG_MIN:
         case EX_AGG_MAX:
             f->kind = KN_AGG_FIN_MINMAX;
             f->value_slot = slot_of(s, slots, &ns, a->kind == EX_AGG_MIN ? KN_AGG_MIN : KN_AGG_MAX, c, at, true);
             f->count_slot = slot_of(s, slots, &ns, KN_AGG_COUNT, c, at, true);
-            otypes[i] = at;
             break;
-        default: return pa_error(err, PA_EINVAL, "aggregate %d: unknown kind %d", i, (int)a->kind);
         }
         if (f->value_slot < 0 || (f->kind != KN_AGG_FIN_COUNT && f->count_slot < 0))
             return pa_error(err, PA_EINVAL, "aggregate: more than %d aggregate slots", KN_AGG_MAX_SLOTS);

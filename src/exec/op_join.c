@@ -45,7 +45,7 @@ static int seg_create(ex_op *op, ex__join *j, int64_t cap_rows, const int64_t *s
 {
     int n = j->n_bcols;
     ex__join_seg *sg = pa_calloc(1, sizeof *sg);
-    void *cols = sg ? pa_calloc((size_t)n, sizeof(pa_column) + 2 * sizeof(int64_t)) : NULL;
+    void *cols = sg ? pa_calloc((size_t)(n ? n : 1), sizeof(pa_column) + 2 * sizeof(int64_t)) : NULL;
     if (!cols) {
         pa_free(sg);
         return pa_error(err, PA_ENOMEM, "out of host memory for a build segment");
@@ -224,7 +224,7 @@ static int join_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
 /* ------------------------------------------------------------- finalize */
 
 /* One segment holding every build row: the only one, or all concatenated. */
-static int concat_segments(ex_op *op, ex__join *j, kn_ctx *kn, pa_err *err)
+static int concat_segments(ex_op *op, ex__join *j, ex_query *q, kn_ctx *kn, pa_err *err)
 {
     int64_t rows = 0, str_bytes[EX__JOIN_MAX_COLS] = {0};
     bool nulls[EX__JOIN_MAX_COLS] = {0};
@@ -249,6 +249,10 @@ static int concat_segments(ex_op *op, ex__join *j, kn_ctx *kn, pa_err *err)
     if (rc != PA_OK)
         return rc;
     for (int i = 0; i < j->n_segs && rc == PA_OK; i++) {
+        if (q && ex_query_failed(q)) {
+            rc = pa_error(err, PA_ECANCELED, "query canceled");
+            break;
+        }
         const pa_column *src[EX__JOIN_MAX_COLS];
         for (int c = 0; c < j->n_bcols; c++)
             src[c] = &j->segs[i]->cols[c];
@@ -265,17 +269,39 @@ static int concat_segments(ex_op *op, ex__join *j, kn_ctx *kn, pa_err *err)
     return PA_OK;
 }
 
+/* Rows the build hashes and inserts between looks at the cancel flag: a
+ * few tens of milliseconds on a CPU core. A multiple of 8 (bitmap views). */
+#define EX__JOIN_BUILD_SLICE (1 << 20)
+
+/* A view of rows [lo, lo + n) of c; lo is a multiple of 8. */
+static pa_column rows_view(const pa_column *c, int64_t lo, int64_t n)
+{
+    pa_column v = *c;
+    v.length = n;
+    if (c->type.id == PA_TYPE_VARCHAR)
+        v.offsets = c->offsets + lo;   /* offsets index the same bytes */
+    else
+        v.data = (uint8_t *)c->data + (size_t)lo * (size_t)pa_type_bytes(c->type);
+    if (c->validity)
+        v.validity = c->validity + lo / 8;
+    return v;
+}
+
 static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
 {
     ex__join *j = op->state;
     /* Finalize runs on the coordinator, without a worker stream; on the cpu
      * device kernels run on the calling thread and ignore the stream. */
     kn_ctx kn = {q->dev, NULL};
-    int rc = concat_segments(op, j, &kn, err);
+    int rc = concat_segments(op, j, q, &kn, err);
     if (rc != PA_OK)
         return rc;
     int64_t rows = j->build->rows;
     j->build_rows = rows;
+    if (j->n_keys == 0) {   /* every build row is a candidate: no table */
+        j->built = true;
+        return PA_OK;
+    }
     pa_type btypes[EX__JOIN_MAX_KEYS], ptypes[EX__JOIN_MAX_KEYS];
     for (int k = 0; k < j->n_keys; k++) {
         j->bkeys[k] = j->build->cols[j->key_bcol[k]];
@@ -294,10 +320,22 @@ static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
     if ((rc = ex_alloc(op, hb, (void **)&hashes, err)) != PA_OK)
         return rc;
     rc = kn_join_table_init(&j->table, j->tmem, tb, rows, j->bkeys, ptypes, j->n_keys, j->info, err);
-    if (rc == PA_OK)
-        rc = kn_hash_keys(&kn, j->bkeys, j->n_keys, rows, hashes, err);
-    if (rc == PA_OK)
-        rc = kn_join_build(&kn, &j->table, hashes, err);
+    /* In slices, so a canceled query stops within one slice. */
+    for (uint64_t lo = 0; rc == PA_OK && lo < j->table.n_slots; lo += 2 * (uint64_t)EX__JOIN_BUILD_SLICE) {
+        uint64_t step = 2 * EX__JOIN_BUILD_SLICE, hi = j->table.n_slots - lo < step ? j->table.n_slots : lo + step;
+        rc = ex_query_failed(q) ? pa_error(err, PA_ECANCELED, "query canceled")
+                                : kn_join_build_begin(&kn, &j->table, lo, hi, err);
+    }
+    for (int64_t lo = 0; rc == PA_OK && lo < rows; lo += EX__JOIN_BUILD_SLICE) {
+        int64_t n = rows - lo < EX__JOIN_BUILD_SLICE ? rows - lo : EX__JOIN_BUILD_SLICE;
+        pa_column view[EX__JOIN_MAX_KEYS];
+        for (int k = 0; k < j->n_keys; k++)
+            view[k] = rows_view(&j->bkeys[k], lo, n);
+        if (ex_query_failed(q))
+            rc = pa_error(err, PA_ECANCELED, "query canceled");
+        else if ((rc = kn_hash_keys(&kn, view, j->n_keys, n, hashes + lo, err)) == PA_OK)
+            rc = kn_join_build_rows(&kn, &j->table, hashes, lo, lo + n, err);
+    }
     ex_free(op, hashes, hb);
     if (rc == PA_OK)
         j->built = true;
@@ -347,8 +385,7 @@ static int check_col(ex_op *in, int c, const char *what, int i, pa_err *err)
     return PA_OK;
 }
 
-/* Index of build column src among j->bcol_src, added if new. */
-static int bcol_slot(ex__join *j, int src)
+int ex__join_bcol_slot(ex__join *j, int src)
 {
     for (int c = 0; c < j->n_bcols; c++)
         if (j->bcol_src[c] == src)
@@ -361,16 +398,29 @@ int ex_hash_join(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, cons
                  const int *build_keys, int n_keys, const int *build_out_cols, int n_build_out, ex_op **out,
                  pa_err *err)
 {
+    if (n_keys < 1)
+        return pa_error(err, PA_EINVAL, "hash join on %d keys (1..%d)", n_keys, EX__JOIN_MAX_KEYS);
+    return ex_hash_join_cond(p, probe, build, type, probe_keys, build_keys, n_keys, build_out_cols, n_build_out,
+                             NULL, out, err);
+}
+
+int ex_hash_join_cond(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, const int *probe_keys,
+                      const int *build_keys, int n_keys, const int *build_out_cols, int n_build_out,
+                      ex_expr *residual, ex_op **out, pa_err *err)
+{
     if (!probe || !build)
         return pa_error(err, PA_EINVAL, "hash join: missing input");
     if ((int)type < EX_JOIN_INNER || type > EX_JOIN_MARK)
         return pa_error(err, PA_EINVAL, "hash join: join type %d", (int)type);
-    if (n_keys < 1 || n_keys > EX__JOIN_MAX_KEYS)
-        return pa_error(err, PA_EINVAL, "hash join on %d keys (1..%d)", n_keys, EX__JOIN_MAX_KEYS);
+    if (n_keys < 0 || n_keys > EX__JOIN_MAX_KEYS || (n_keys && (!probe_keys || !build_keys)))
+        return pa_error(err, PA_EINVAL, "hash join on %d keys (0..%d)", n_keys, EX__JOIN_MAX_KEYS);
+    if (residual && ex_expr_type(residual).id != PA_TYPE_BOOLEAN)
+        return pa_error(err, PA_EINVAL, "hash join: the residual predicate is %s, not BOOLEAN",
+                        pa_type_name(ex_expr_type(residual).id));
     bool with_build = type == EX_JOIN_INNER || type == EX_JOIN_LEFT;
     if (!with_build)
         n_build_out = 0;
-    if (n_build_out < 0 || n_keys + n_build_out > EX__JOIN_MAX_COLS)
+    if (n_build_out < 0 || n_keys + n_build_out > EX__JOIN_MAX_COLS || (n_build_out && !build_out_cols))
         return pa_error(err, PA_EINVAL, "hash join: %d build output columns", n_build_out);
     int rc;
     for (int k = 0; k < n_keys; k++) {
@@ -393,6 +443,17 @@ int ex_hash_join(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, cons
     ex__join *j = ex_plan_alloc(p, sizeof *j);
     if (!j)
         return pa_error(err, PA_ENOMEM, "out of memory building a hash join");
+    j->type = type;
+    j->n_keys = n_keys;
+    j->n_out = n_build_out;
+    for (int k = 0; k < n_keys; k++) {
+        j->probe_keys[k] = probe_keys[k];
+        j->key_bcol[k] = ex__join_bcol_slot(j, build_keys[k]);
+    }
+    for (int c = 0; c < n_build_out; c++)
+        j->out_bcol[c] = ex__join_bcol_slot(j, build_out_cols[c]);
+    if ((residual || n_keys == 0) && (rc = ex__join_pairs_setup(p, j, probe, build, residual, err)) != PA_OK)
+        return rc;
     ex_op *op;
     if ((rc = ex_op_new(p, &join_vt, n_cols, &op, err)) != PA_OK)
         return rc;
@@ -409,22 +470,14 @@ int ex_hash_join(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type, cons
         if ((rc = ex_op_set_column(op, n_cols - 1, "mark", bt, err)) != PA_OK)
             return rc;
     }
-    j->type = type;
-    j->n_keys = n_keys;
-    j->n_out = n_build_out;
-    for (int k = 0; k < n_keys; k++) {
-        j->probe_keys[k] = probe_keys[k];
-        j->key_bcol[k] = bcol_slot(j, build_keys[k]);
-    }
-    for (int c = 0; c < n_build_out; c++)
-        j->out_bcol[c] = bcol_slot(j, build_out_cols[c]);
     pthread_mutex_init(&j->mu, NULL);
     op->state = j;
     op->child[0] = probe;
     op->child[1] = build;
     op->n_child = 2;
     op->est_rows = probe->est_rows;
-    snprintf(op->label, sizeof op->label, "HASH_JOIN %s", type_label[type]);
+    snprintf(op->label, sizeof op->label, "%s %s%s", n_keys ? "HASH_JOIN" : "NESTED_LOOP_JOIN", type_label[type],
+             j->resid ? " +residual" : "");
     *out = op;
     return PA_OK;
 }

@@ -32,6 +32,18 @@
  *   and answers EX_BLOCKED here (the CUDA issue).
  * - Key types: as kn_join_key_types_ok (same type, DECIMAL of equal scale,
  *   INTEGER with BIGINT compared as BIGINT); checked by the builder.
+ * - Pairs (op_join_pairs.c): a join with a residual predicate or without
+ *   keys ("general") works per probe chunk on candidate pairs, in batches
+ *   of `capacity` pairs: the key-equal pairs of an INNER probe, or every
+ *   (probe, build) pair (kn_join_cross). The columns the residual reads are
+ *   gathered into a temporary pair chunk (probe columns at the probe rows,
+ *   build columns at the build rows), the residual is evaluated into a
+ *   BOOLEAN column, and kn_join_pairs_filter keeps the TRUE pairs (INNER and
+ *   LEFT emit them per batch) and or-s TRUE/NULL into a per-probe-row state.
+ *   After the chunk's last batch one more call emits what the states give:
+ *   LEFT's padded rows, SEMI's and ANTI's rows, MARK's column. The build
+ *   side also keeps the build columns the residual reads (bcol slots); a
+ *   join without keys builds no table (finalize only gathers the rows).
  */
 #ifndef PISTA_OP_JOIN_INT_H
 #define PISTA_OP_JOIN_INT_H
@@ -76,12 +88,70 @@ typedef struct ex__join {
     kn_join_build_info *info;          /* pinned */
     dv_device *info_dev;
     kn_join_table table;
+
+    /* Residual and key-less joins (op_join_pairs.c). */
+    bool general;                      /* residual != NULL or n_keys == 0 */
+    kn_program *resid;                 /* over the pair schema, or NULL */
+    int n_probe_cols;                  /* P: pair columns 0..P-1 are the probe's */
+    int n_pair_cols;                   /* P + B */
+    int *pair_bcol;                    /* per pair column >= P it reads: its bcol slot, else -1 */
+    bool *pair_used;                   /* per pair column: read by the residual */
 } ex__join;
+
+/* Per-worker probe state (the build side's local starts with its role too). */
+typedef struct ex__probe_local {
+    ex_role role;               /* EX_ROLE_STREAMING (first: see join_local_free) */
+    dv_device *dev;
+    uint64_t *hashes;
+    size_t hashes_size;
+    void *scratch;
+    size_t scratch_size;
+    int32_t *pidx, *bidx;       /* each idx_size bytes */
+    size_t idx_size;
+    struct ex__pinned {         /* data-dependent sizes (DESIGN.md rule 2) */
+        kn_join_cursor cur;
+        int64_t bytes;
+        int64_t count, n_null;
+    } *pin;
+    const dv_chunk *in;         /* the chunk being probed while active */
+    bool active;
+    int64_t capacity;
+    /* General joins (op_join_pairs.c). */
+    bool finishing;             /* every pair of `in` done: emit the per-row result */
+    uint8_t *rstate;            /* per probe row: KN_JOIN_ROW_* bits */
+    size_t rstate_size;
+    uint8_t *unknown;           /* MARK: per probe row, the IN-NULL rule */
+    size_t unknown_size;
+    void *escratch;             /* kn_eval scratch of the residual */
+    size_t escratch_size;
+} ex__probe_local;
 
 /* Probe side (op_join_probe.c). */
 int ex__join_probe_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err);
 void ex__join_probe_local_free(ex_op *op, void *local);
 int ex__join_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chunk **out, ex_state *st,
                      pa_err *err);
+/* Make *p hold at least need bytes (ex_alloc'd to op; contents not kept). */
+int ex__join_reserve(ex_op *op, void **p, size_t *size, size_t need, pa_err *err);
+/* Make pl->pidx and pl->bidx hold pl->capacity entries. */
+int ex__join_reserve_idx(ex_op *op, ex__probe_local *pl, pa_err *err);
+/* dst = src rows idx[0..n) (kn_take; -1 = NULL, then nulls must be set),
+ * buffers owned by chunk o. */
+int ex__join_take(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *o, const pa_column *src,
+                  const int32_t *idx, int64_t n, bool nulls, pa_column *dst, pa_err *err);
+/* Fill output chunk o (op's schema; MARK's column already set) with the n
+ * rows (pidx[i] of in, bidx[i] of the build side: -1 = NULL when
+ * build_nulls). The probe columns are in's own, without a copy, when the
+ * rows are exactly in's rows in order. */
+int ex__join_emit(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, dv_chunk *o, const int32_t *pidx,
+                  const int32_t *bidx, int64_t n, bool build_nulls, pa_err *err);
+
+/* General joins (op_join_pairs.c): the builder's part (residual compiled,
+ * the build columns it reads added to the bcol slots) and the probe. */
+int ex__join_pairs_setup(ex_plan *p, ex__join *j, ex_op *probe, ex_op *build, ex_expr *residual, pa_err *err);
+int ex__join_execute_pairs(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, dv_chunk **out,
+                           ex_state *st, pa_err *err);
+/* Index of build column src among j->bcol_src, added if new. */
+int ex__join_bcol_slot(ex__join *j, int src);
 
 #endif /* PISTA_OP_JOIN_INT_H */

@@ -2,29 +2,15 @@
  * op_join_probe.c - HASH_JOIN probe side (streaming role): hash a probe
  * chunk's keys, probe the table built by finalize, and turn the matched
  * (probe row, build row) pairs into output chunks, resuming across calls
- * when a chunk fans out beyond one output chunk (see op_join_int.h).
+ * when a chunk fans out beyond one output chunk (see op_join_int.h). Joins
+ * with a residual or without keys go to op_join_pairs.c; the buffer, gather
+ * and output helpers here serve both.
  */
 #include "exec/op_join_int.h"
 
 #include <string.h>
 
-typedef struct probe_local {
-    ex_role role;               /* EX_ROLE_STREAMING (first: see join_local_free) */
-    dv_device *dev;
-    uint64_t *hashes;
-    size_t hashes_size;
-    void *scratch;
-    size_t scratch_size;
-    int32_t *pidx, *bidx;       /* each idx_size bytes */
-    size_t idx_size;
-    struct pinned {             /* data-dependent sizes (DESIGN.md rule 2) */
-        kn_join_cursor cur;
-        int64_t bytes;
-    } *pin;
-    const dv_chunk *in;         /* the chunk being probed while active */
-    bool active;
-    int64_t capacity;
-} probe_local;
+typedef ex__probe_local probe_local;
 
 int ex__join_probe_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
 {
@@ -49,12 +35,14 @@ void ex__join_probe_local_free(ex_op *op, void *local)
     ex_free(op, pl->scratch, pl->scratch_size);
     ex_free(op, pl->pidx, pl->idx_size);
     ex_free(op, pl->bidx, pl->idx_size);
+    ex_free(op, pl->rstate, pl->rstate_size);
+    ex_free(op, pl->unknown, pl->unknown_size);
+    ex_free(op, pl->escratch, pl->escratch_size);
     dv_host_free(pl->dev, pl->pin);
     pa_free(pl);
 }
 
-/* Make *p hold at least need bytes (contents not kept). */
-static int reserve(ex_op *op, void **p, size_t *size, size_t need, pa_err *err)
+int ex__join_reserve(ex_op *op, void **p, size_t *size, size_t need, pa_err *err)
 {
     if (*size >= need && *p)
         return PA_OK;
@@ -66,6 +54,27 @@ static int reserve(ex_op *op, void **p, size_t *size, size_t need, pa_err *err)
     if (rc == PA_OK)
         *size = n;
     return rc;
+}
+
+int ex__join_reserve_idx(ex_op *op, probe_local *pl, pa_err *err)
+{
+    if (pl->idx_size >= (size_t)pl->capacity * 4 && pl->pidx)
+        return PA_OK;
+    ex_free(op, pl->pidx, pl->idx_size);
+    ex_free(op, pl->bidx, pl->idx_size);
+    pl->pidx = pl->bidx = NULL;
+    pl->idx_size = 0;
+    size_t n = (size_t)pl->capacity * 4 + (size_t)pl->capacity * 2 + 64;
+    int rc = ex_alloc(op, n, (void **)&pl->pidx, err);
+    if (rc != PA_OK)
+        return rc;
+    if ((rc = ex_alloc(op, n, (void **)&pl->bidx, err)) != PA_OK) {
+        ex_free(op, pl->pidx, n);
+        pl->pidx = NULL;
+        return rc;
+    }
+    pl->idx_size = n;
+    return PA_OK;
 }
 
 /* Start probing chunk in: hash its keys, size the buffers, reset the cursor. */
@@ -81,25 +90,12 @@ static int probe_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
     int64_t chunk_rows = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : rows;
     pl->capacity = one_call || rows >= chunk_rows ? rows : chunk_rows;
     int rc;
-    if ((rc = reserve(op, (void **)&pl->hashes, &pl->hashes_size, (size_t)rows * 8, err)) != PA_OK ||
-        (rc = reserve(op, &pl->scratch, &pl->scratch_size, kn_join_probe_scratch_size(&j->table, rows), err)) !=
-            PA_OK)
+    if ((rc = ex__join_reserve(op, (void **)&pl->hashes, &pl->hashes_size, (size_t)rows * 8, err)) != PA_OK ||
+        (rc = ex__join_reserve(op, &pl->scratch, &pl->scratch_size, kn_join_probe_scratch_size(&j->table, rows),
+                               err)) != PA_OK)
         return rc;
-    if (pl->idx_size < (size_t)pl->capacity * 4 || !pl->pidx) {
-        ex_free(op, pl->pidx, pl->idx_size);
-        ex_free(op, pl->bidx, pl->idx_size);
-        pl->pidx = pl->bidx = NULL;
-        pl->idx_size = 0;
-        size_t n = (size_t)pl->capacity * 4 + (size_t)pl->capacity * 2 + 64;
-        if ((rc = ex_alloc(op, n, (void **)&pl->pidx, err)) != PA_OK)
-            return rc;
-        if ((rc = ex_alloc(op, n, (void **)&pl->bidx, err)) != PA_OK) {
-            ex_free(op, pl->pidx, n);
-            pl->pidx = NULL;
-            return rc;
-        }
-        pl->idx_size = n;
-    }
+    if ((rc = ex__join_reserve_idx(op, pl, err)) != PA_OK)
+        return rc;
     if ((rc = kn_hash_keys(&w->kn, pk, j->n_keys, rows, pl->hashes, err)) != PA_OK)
         return rc;
     memset(&pl->pin->cur, 0, sizeof pl->pin->cur);
@@ -108,9 +104,8 @@ static int probe_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
     return PA_OK;
 }
 
-/* dst = src rows idx[0..n) (kn_take), buffers owned by chunk o. */
-static int take_into(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *o, const pa_column *src, const int32_t *idx,
-                     int64_t n, bool nulls, pa_column *dst, pa_err *err)
+int ex__join_take(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *o, const pa_column *src, const int32_t *idx,
+                  int64_t n, bool nulls, pa_column *dst, pa_err *err)
 {
     int rc;
     memset(dst, 0, sizeof *dst);
@@ -142,26 +137,24 @@ static bool is_identity(const int32_t *idx, int64_t n, int64_t rows)
     return true;
 }
 
-/* The output chunk of n pairs; o may already hold MARK's column. */
-static int emit(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, dv_chunk *o, int64_t n, pa_err *err)
+int ex__join_emit(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, dv_chunk *o, const int32_t *pidx,
+                  const int32_t *bidx, int64_t n, bool build_nulls, pa_err *err)
 {
     ex__join *j = op->state;
     int n_probe = op->child[0]->n_cols, rc;
-    bool ordered = j->type == EX_JOIN_SEMI || j->type == EX_JOIN_ANTI || j->type == EX_JOIN_MARK;
-    if (ordered ? n == in->length : is_identity(pl->pidx, n, in->length)) {
+    if (is_identity(pidx, n, in->length)) {
         for (int c = 0; c < n_probe; c++)
             o->columns[c] = in->columns[c];
         if ((rc = dv_chunk_depend(o, in, err)) != PA_OK)
             return rc;
     } else {
         for (int c = 0; c < n_probe; c++)
-            if ((rc = take_into(op, w, pl, o, &in->columns[c], pl->pidx, n, false, &o->columns[c], err)) != PA_OK)
+            if ((rc = ex__join_take(op, w, pl, o, &in->columns[c], pidx, n, false, &o->columns[c], err)) != PA_OK)
                 return rc;
     }
-    bool nulls = j->type == EX_JOIN_LEFT && pl->pin->cur.n_null > 0;
     for (int c = 0; c < j->n_out; c++)
-        if ((rc = take_into(op, w, pl, o, &j->build->cols[j->out_bcol[c]], pl->bidx, n, nulls, &o->columns[n_probe + c],
-                            err)) != PA_OK)
+        if ((rc = ex__join_take(op, w, pl, o, &j->build->cols[j->out_bcol[c]], bidx, n, build_nulls,
+                                &o->columns[n_probe + c], err)) != PA_OK)
             return rc;
     o->length = n;
     for (int c = 0; c < o->n_columns; c++)
@@ -179,6 +172,8 @@ int ex__join_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chun
     *st = EX_NEED_INPUT;
     if (!j->built)
         return pa_error(err, PA_EINTERNAL, "%s: probe before the build side finished", op->label);
+    if (j->general)
+        return ex__join_execute_pairs(op, w, pl, in, out, st, err);
     if (!pl->active || pl->in != in) {
         if (in->length == 0)
             return PA_OK;
@@ -211,7 +206,8 @@ int ex__join_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chun
     if (j->type == EX_JOIN_MARK && cur->n_null > 0)
         o->columns[op->n_cols - 1].validity = mark_valid;
     if (n > 0) {
-        if ((rc = emit(op, w, pl, in, o, n, err)) != PA_OK)
+        bool nulls = j->type == EX_JOIN_LEFT && cur->n_null > 0;
+        if ((rc = ex__join_emit(op, w, pl, in, o, pl->pidx, pl->bidx, n, nulls, err)) != PA_OK)
             goto fail;
         *out = o;
     } else {

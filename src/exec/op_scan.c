@@ -34,6 +34,9 @@ typedef struct scan_state {
     int64_t morsel;
     dv_chunk *cur;           /* the unit being handed out (our reference) */
     int64_t at;              /* its next row */
+    /* Progress (ex_run_options.progress), under mu. */
+    int64_t file_rows;       /* every row of every file, from the footers */
+    int64_t reported;        /* rows added to rows_scanned so far */
 } scan_state;
 
 typedef struct flist {
@@ -151,6 +154,7 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
         s->mu_init = true;
     }
     s->cur = NULL;
+    s->reported = 0;
     s->morsel = q->chunk_rows > 0 ? (q->chunk_rows + 63) / 64 * 64 : INT64_MAX / 2;
     int rc = pq_scan_open(&o, &s->scan, err);
     if (rc != PA_OK)
@@ -198,6 +202,27 @@ static int view(dv_chunk *in, int64_t lo, int64_t n, dv_chunk **out, pa_err *err
 
 /* The next morsel: the rest of the current unit when it is at most 1.5
  * morsels (the unit itself when untouched), else a view of one morsel. */
+/* Progress: add the rows the scan decoded since the last report; at the
+ * end (done) the rest of the files' rows (pruned row groups). Under mu. */
+static void report(scan_state *s, ex_query *q, bool done)
+{
+    ex_progress *pr = q ? q->opt.progress : NULL;
+    if (!pr)
+        return;
+    int64_t now = s->file_rows;
+    if (!done || now < 0) {   /* file_rows < 0: the footers were not all read at build */
+        pq_scan_stats st;
+        pq_scan_get_stats(s->scan, &st);
+        now = (int64_t)st.rows_decoded;
+        if (s->file_rows >= 0 && now > s->file_rows)
+            now = s->file_rows;
+    }
+    if (now > s->reported) {
+        atomic_fetch_add(&pr->rows_scanned, now - s->reported);
+        s->reported = now;
+    }
+}
+
 static int scan_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
 {
     scan_state *s = op->state;
@@ -205,7 +230,14 @@ static int scan_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
     *out = NULL;
     pthread_mutex_lock(&s->mu);
     if (!s->cur) {
-        if ((rc = pq_scan_next(s->scan, &s->cur, err)) != PA_OK || !s->cur)
+        /* pq_scan_next blocks at most until the next unit is decoded; a
+         * canceled query stops here instead of taking one more. */
+        if (w && ex_query_failed(w->q))
+            goto done;
+        if ((rc = pq_scan_next(s->scan, &s->cur, err)) != PA_OK)
+            goto done;
+        report(s, w ? w->q : NULL, !s->cur);
+        if (!s->cur)
             goto done;
         s->at = 0;
     }
@@ -246,6 +278,13 @@ static const ex_op_vt scan_vt = {
     .source_next = scan_next,
     .destroy = scan_destroy,
 };
+
+int64_t ex__scan_file_rows(const ex_op *op)
+{
+    if (!op || op->vt != &scan_vt || !op->state)
+        return -1;
+    return ((const scan_state *)op->state)->file_rows;
+}
 
 static const char *copy_str(ex_plan *p, const char *s, bool *oom)
 {
@@ -328,6 +367,7 @@ int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const
         pq_file_meta_release(mf);
     }
     op->est_rows = rows;
+    s->file_rows = rows;
     op->state = s;
     const char *base = strrchr(paths[0], '/');
     snprintf(op->label, sizeof op->label, "SCAN %s%s", base ? base + 1 : paths[0], n_paths > 1 ? " ..." : "");

@@ -140,6 +140,16 @@ int ex_op_set_column(ex_op *op, int i, const char *name, pa_type type, pa_err *e
     return PA_OK;
 }
 
+void ex_op_set_estimate(ex_op *op, double rows)
+{
+    if (!op)
+        return;
+    op->has_est = rows >= 0;   /* false for NaN too */
+    op->est = op->has_est ? rows : 0;
+    if (op->has_est)
+        op->est_rows = rows < 9e18 ? (int64_t)(rows + 0.5) : INT64_MAX;
+}
+
 int ex_op_columns(const ex_op *op) { return op ? op->n_cols : 0; }
 
 const char *ex_op_column_name(const ex_op *op, int i)

@@ -136,6 +136,12 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
                 op->pipeline = i;
         }
     }
+    if (opt->progress)   /* every scanned file's rows, known from the footers */
+        for (int i = 0; i < s->ps.n; i++) {
+            int64_t rows = ex__scan_file_rows(s->ps.p[i].source);
+            if (rows > 0)
+                atomic_fetch_add(&opt->progress->rows_total, rows);
+        }
     PA_TRY(rc = ex__sched_run(s));
     PA_TRY(rc = make_result(s, res_op, root, &r, &s->q.err));
     pa_counters_snapshot(&after);

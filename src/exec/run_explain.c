@@ -1,6 +1,7 @@
 /*
  * run_explain.c - ex_explain: the operator tree (pre-order, indented) with
- * the pipelines each operator belongs to and its estimated rows; after a run
+ * the pipelines each operator belongs to and its estimated rows (the
+ * planner's "~N rows" when set, else the builders' guess); after a run
  * (analyzed) also rows, chunks, busy time and memory per operator, and the
  * query's time, bytes read, copies, syncs and memory peak.
  */
@@ -65,6 +66,15 @@ static void fmt_rows(int64_t v, char *buf, size_t cap)
         snprintf(buf, cap, "%lld", (long long)v);
 }
 
+/* "~N rows" for a planner's estimate (rounded; large ones in e-notation). */
+static void fmt_estimate(double v, char *buf, size_t cap)
+{
+    if (v < 1e15)
+        snprintf(buf, cap, "~%.0f rows", v);
+    else
+        snprintf(buf, cap, "~%.3g rows", v);
+}
+
 int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, dv_device *dev, FILE *f)
 {
     if (!p || !root || !f)
@@ -99,10 +109,16 @@ int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, d
     }
     for (int i = 0; i < l.n; i++) {
         const ex_op *op = l.v[i];
-        char pipes[64], est[32];
+        char pipes[64], est[48];
         pipes_of(&ps, op, pipes, sizeof pipes);
-        fmt_rows(op->est_rows, est, sizeof est);
-        fprintf(f, "%*s%s  [%s]  est %s", 2 * l.depth[i], "", op->label, pipes, est);
+        if (op->has_est) {
+            fmt_estimate(op->est, est, sizeof est);
+        } else {
+            char guess[32];
+            fmt_rows(op->est_rows, guess, sizeof guess);
+            snprintf(est, sizeof est, "est %s", guess);
+        }
+        fprintf(f, "%*s%s  [%s]  %s", 2 * l.depth[i], "", op->label, pipes, est);
         const ex_op_stats *os = analyzed && i + 1 < analyzed->stats.n_ops ? &analyzed->stats.ops[i + 1] : NULL;
         if (os) {
             char mem[32];

@@ -13,6 +13,11 @@
 #include "exec/sched_int.h"
 
 #include <string.h>
+#include <time.h>
+
+/* The coordinator's longest wait between looks at the cancel flag: 20 ms,
+ * well inside the 100 ms a cancel may take. */
+#define EX__COORD_WAIT_NS 20000000L
 
 typedef struct ex__wk {
     ex_sched *s;
@@ -257,7 +262,7 @@ int ex__sched_run(ex_sched *s)
         goto out;
     }
     if (q->opt.mode == EX_MODE_OVERLAPPED)   /* every scan starts reading now */
-        for (int i = 0; i < s->ps.n && rc == PA_OK; i++)
+        for (int i = 0; i < s->ps.n && rc == PA_OK && !ex_query_failed(q); i++)
             if (ex__pipelines_feeding(&s->ps, s->ps.p[i].source, 0) < 0 && (rc = open_source(s, i, &err)) != PA_OK)
                 ex__fail(q, &err, rc);
     pthread_mutex_lock(&s->mu);
@@ -282,7 +287,17 @@ int ex__sched_run(ex_sched *s)
             running |= s->ps.p[i].state == EX_P_RUNNING;
         if (!running)
             break;
-        pthread_cond_wait(&s->cv, &s->mu);
+        /* Woken when a pipeline's last worker ends; at least every
+         * EX__COORD_WAIT_NS to read the cancel flag (ex_query_failed). */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += EX__COORD_WAIT_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->cv, &s->mu, &until);
+        (void)ex_query_failed(q);
     }
     bool all_done = true;
     for (int i = 0; i < s->ps.n; i++)
@@ -290,6 +305,8 @@ int ex__sched_run(ex_sched *s)
     pthread_mutex_unlock(&s->mu);
     if (!ex_query_failed(q) && !all_done)
         pa_error(&q->err, PA_EINTERNAL, "scheduler stopped with pipelines that cannot start (a cycle?)");
+    if (__atomic_load_n(&q->canceled, __ATOMIC_ACQUIRE) && q->err.code == PA_OK)
+        pa_error(&q->err, PA_ECANCELED, "query canceled");
 out:
     pa_err_close(&err);
     return q->err.code;

@@ -121,6 +121,12 @@ void ex__local_free(ex_op *op, void *local);
 /* Back off politely after EX_BLOCKED (attempt counts the retries). */
 void ex__backoff(int attempt);
 
+/* ------------------------------------------------------------ SCAN */
+
+/* Rows in every file of op when it is a Parquet SCAN (from the footers read
+ * when the plan was built), else -1: ex_run's progress total. */
+int64_t ex__scan_file_rows(const ex_op *op);
+
 /* ------------------------------------------------------------ RESULT */
 
 /* The sink on top of root that collects the query's chunks. */

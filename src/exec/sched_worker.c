@@ -9,11 +9,20 @@
 #include <sched.h>
 #include <time.h>
 
+bool ex__query_cancel(ex_query *q)
+{
+    __atomic_store_n(&q->canceled, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->failed, 1, __ATOMIC_RELEASE);
+    return true;
+}
+
 void ex__fail(ex_query *q, const pa_err *err, int rc)
 {
     ex_sched *s = (ex_sched *)q;
     pthread_mutex_lock(&s->mu);
-    if (err && err->code != PA_OK)
+    if (__atomic_load_n(&q->canceled, __ATOMIC_ACQUIRE))
+        ;   /* fallout of stopping early: the query reports PA_ECANCELED */
+    else if (err && err->code != PA_OK)
         pa_err_propagate(&q->err, err);
     else
         pa_error(&q->err, rc != PA_OK ? rc : PA_EINTERNAL, "query failed (%s)", pa_status_message(rc));

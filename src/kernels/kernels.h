@@ -860,6 +860,15 @@ int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_
                        const pa_type *probe_types, int n_keys, kn_join_build_info *info, pa_err *err);
 /* Insert every build row; hashes = kn_hash_keys of the build keys. */
 int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err);
+/* The same in steps (a caller that wants to stop in between, e.g. on a
+ * canceled query): kn_join_build_begin empties slots [slot_lo, slot_hi)
+ * (and resets the info when slot_lo is 0), called over ranges covering
+ * [0, n_slots); then kn_join_build_rows inserts rows [lo, hi), ranges in
+ * increasing order covering [0, build_rows); the info is complete after
+ * the last one. */
+int kn_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi, pa_err *err);
+int kn_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
+                       pa_err *err);
 
 /* Probe progress over one probe chunk: zero it (all fields) before the first
  * call for a chunk; it lives in pinned memory. The call writes up to
@@ -890,6 +899,51 @@ int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, 
                   const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
                   kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
                   uint8_t *mark, uint8_t *mark_valid, pa_err *err);
+
+/* unknown[i] = 1 when probe row i's keys IN (the build keys) would be NULL
+ * if no build key equaled them (KN_JOIN_MARK's rule: the build side is not
+ * empty, and the probe key has a NULL or a build key with NULLs equals it in
+ * its other components), else 0; whether a build key equals it is not
+ * looked at. rows bytes of unknown. */
+int kn_join_in_unknown(const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys, int64_t rows,
+                       uint8_t *unknown, pa_err *err);
+
+/* ------------------------------------ joins on candidate pairs (kn_join_pairs.c)
+ *
+ * A join with a residual predicate, or without keys, works on candidate
+ * (probe row, build row) pairs: the key-equal pairs of kn_join_probe
+ * (KN_JOIN_INNER) or, without keys, every pair (kn_join_cross). The caller
+ * evaluates the residual over the pairs (kn_eval on the gathered columns);
+ * kn_join_pairs_filter keeps the pairs where it is TRUE and records per
+ * probe row whether some pair was TRUE or NULL; once every pair of a probe
+ * chunk went through, kn_join_finish turns those per-row states into the
+ * rows of LEFT (the rows to pad), SEMI, ANTI and MARK.
+ */
+enum { KN_JOIN_ROW_TRUE = 1, KN_JOIN_ROW_NULL = 2 };
+
+/* Every pair (i, r), i < rows, r < build_rows, in probe-major order from
+ * the cursor on (cur->row, cur->chain = the next build row; zero the cursor
+ * for a new chunk): up to capacity >= 1 pairs to probe_idx / build_idx,
+ * cur->n_out = their number, cur->done once the last one was written. */
+int kn_join_cross(const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur, int64_t capacity,
+                  int32_t *probe_idx, int32_t *build_idx, pa_err *err);
+/* pred: a BOOLEAN column over n pairs (validity NULL: no NULLs). Keeps the
+ * pairs where pred is TRUE, in order, compacted in place in probe_idx and
+ * build_idx (may be NULL); their number to *count (pinned). row_state (may
+ * be NULL) gets KN_JOIN_ROW_TRUE or KN_JOIN_ROW_NULL or-ed in at the probe
+ * row of each pair whose pred is TRUE or NULL. */
+int kn_join_pairs_filter(const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,
+                         int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err);
+/* The rows of a probe chunk of `rows` rows from its row_state:
+ *  LEFT: (probe_idx, build_idx) = (i, -1) for each row without a TRUE pair;
+ *  SEMI: probe_idx = the rows with a TRUE pair; ANTI: the rows without;
+ *  MARK: probe_idx[i] = i for every row, mark[i] = 1 if it has a TRUE pair,
+ *        else 0 and NULL (bit cleared in mark_valid, rows bits, required) when
+ *        it has a NULL pair or unknown[i] (unknown may be NULL: none);
+ * in probe order; *count (pinned) = rows written, *n_null = NULL marks. */
+int kn_join_finish(const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,
+                   int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark, uint8_t *mark_valid,
+                   int64_t *count, int64_t *n_null, pa_err *err);
 
 /* ---------------------------------------------------------------------
  * Concatenation (kn_concat.c): RECHUNK gathers small chunks into one.

@@ -87,7 +87,8 @@ int kn_program_check(const kn_program *p, pa_err *err)
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad register", i);
         const int16_t ops[3] = {in->a, in->b, in->c};
         for (int k = 0; k < 3; k++) {
-            bool is_const = (in->flags >> k) & 1;
+            /* CONST's operand a is a constant index (its opcode says so), flag or not. */
+            bool is_const = ((in->flags >> k) & 1) || (in->op == KN_OP_CONST && k == 0);
             if (ops[k] < 0)
                 continue;
             if (is_const ? ops[k] >= p->n_consts : ops[k] >= p->n_regs)

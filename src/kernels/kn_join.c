@@ -132,8 +132,27 @@ bool kn__keys_validity(const pa_column *c, int n, int64_t rows, uint8_t *out)
 
 /* ------------------------------------------------------------------ build */
 
-int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err)
+int kn_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi, pa_err *err)
 {
+    if (slot_lo > slot_hi || slot_hi > t->n_slots)
+        return pa_error(err, PA_EINVAL, "join table slots [%llu, %llu) of %llu", (unsigned long long)slot_lo,
+                        (unsigned long long)slot_hi, (unsigned long long)t->n_slots);
+    size_t sb = t->packed ? sizeof(kn__pslot) : sizeof(uint64_t);
+    memset((uint8_t *)t->slots + slot_lo * sb, 0, (slot_hi - slot_lo) * sb);
+    if (slot_lo == 0) {
+        t->info->distinct_keys = 0;
+        t->info->null_key_rows = 0;
+        t->info->unique = 1;
+    }
+    return PA_OK;
+}
+
+int kn_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
+                       pa_err *err)
+{
+    if (lo < 0 || hi > t->build_rows || lo > hi)
+        return pa_error(err, PA_EINVAL, "join build of rows [%lld, %lld) of %lld", (long long)lo, (long long)hi,
+                        (long long)t->build_rows);
     kn__keypair kp[KN__MAX_KEYS];
     int rc = kn__keypairs(t->keys, t->keys, t->n_keys, kp, err);
     if (rc != PA_OK)
@@ -141,12 +160,11 @@ int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, p
     const pa_column *keys = t->keys;
     int n = t->n_keys;
     uint64_t mask = t->n_slots - 1;
-    int64_t distinct = 0, nulls = 0;
+    int64_t distinct = 0, nulls = t->info->null_key_rows;
     bool dup = false;
-    memset(t->slots, 0, t->n_slots * (t->packed ? sizeof(kn__pslot) : sizeof(uint64_t)));
     size_t sb = t->packed ? sizeof(kn__pslot) : sizeof(uint64_t);
-    for (int64_t r = 0; r < t->build_rows; r++) {
-        if (r + KN__PREFETCH < t->build_rows)
+    for (int64_t r = lo; r < hi; r++) {
+        if (r + KN__PREFETCH < hi)
             __builtin_prefetch((const uint8_t *)t->slots + (hashes[r + KN__PREFETCH] & mask) * sb, 1);
         t->next[r] = -1;
         if (!row_valid(keys, n, r)) {
@@ -192,8 +210,15 @@ int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, p
             }
         }
     }
-    t->info->distinct_keys = distinct;
+    t->info->distinct_keys += distinct;
     t->info->null_key_rows = nulls;
-    t->info->unique = !dup;
+    if (dup)
+        t->info->unique = 0;
     return PA_OK;
+}
+
+int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err)
+{
+    int rc = kn_join_build_begin(ctx, t, 0, t->n_slots, err);
+    return rc == PA_OK ? kn_join_build_rows(ctx, t, hashes, 0, t->build_rows, err) : rc;
 }

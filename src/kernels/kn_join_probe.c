@@ -249,3 +249,26 @@ int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, 
         return pa_error(err, PA_EINVAL, "join probe: a NULL mark but no mark validity output");
     return PA_OK;
 }
+
+/* --------------------------------------------------------- IN-NULL rule */
+
+int kn_join_in_unknown(const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys, int64_t rows,
+                       uint8_t *unknown, pa_err *err)
+{
+    kn__keypair kp[KN__MAX_KEYS];
+    int rc = kn__keypairs(t->keys, probe_keys, t->n_keys, kp, err);
+    if (rc != PA_OK)
+        return rc;
+    probe_env e = {.t = t, .kp = kp};
+    if (t->build_rows == 0) {
+        memset(unknown, 0, (size_t)rows);
+        return PA_OK;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        bool valid = true;
+        for (int k = 0; k < t->n_keys && valid; k++)
+            valid = pa_column_valid(&probe_keys[k], i);
+        unknown[i] = mark_unknown(&e, i, valid);
+    }
+    return PA_OK;
+}
