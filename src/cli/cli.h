@@ -7,6 +7,9 @@
 #define PISTA_CLI_H
 
 #include "core/core.h"
+#include "exec/exec.h"
+
+#include <stdio.h>
 
 typedef struct cli_command {
     const char *name;
@@ -23,20 +26,37 @@ int cli_cmd_tpch(int argc, char **argv);      /* cmd_tpch.c */
 int cli_cmd_parquet(int argc, char **argv);   /* cmd_parquet.c */
 int cli_parquet_cat(int argc, char **argv);   /* cmd_parquet_cat.c: `parquet cat` */
 int cli_parquet_write_test(int argc, char **argv); /* cmd_parquet_write.c: `parquet write-test` */
+int cli_cmd_shell(int argc, char **argv);     /* cmd_shell.c: `pista [options]`, the SQL shell */
 
 /* DuckDB timing for the benchmarks (duckdb.c): the best of `runs` runs of
  * sql with `threads` threads, timed inside node after a warm-up. 0 ok; -1
  * with why[] set when node, the package or the script is missing or the
- * query failed. rows is the first field of the first result row. */
+ * query failed. rows is the first field of the first result row, n_rows the
+ * number of result rows (-1 if the script did not say). With setup (may be
+ * NULL), those statements run once before the warm-up, untimed. */
 typedef struct cli_duckdb_result {
     double seconds, cpu_seconds;
     int64_t rows;
+    int64_t n_rows;
     char version[32];
     char first_row[512];
 } cli_duckdb_result;
 bool cli_duckdb_available(void);
 int cli_duckdb_time(const char *sql, int threads, int runs, cli_duckdb_result *r, char *why, size_t why_cap);
+int cli_duckdb_time_setup(const char *setup, const char *sql, int threads, int runs, cli_duckdb_result *r,
+                          char *why, size_t why_cap);
 int cli_bench_engine(int argc, char **argv);  /* cmd_bench_engine.c: `bench engine` */
+int cli_bench_tpch(int argc, char **argv);    /* cmd_bench_tpch.c: `bench tpch` */
+
+/* Result printing (print.c). TABLE: aligned columns with full values, NULL
+ * shown as NULL, a row count line; CSV: exactly the answers format
+ * (ex_result_write_csv) with sep between fields; JSON: one object per row.
+ * Returns 0, or -1 when writing failed or memory ran out. */
+typedef enum cli_print_mode { CLI_PRINT_TABLE, CLI_PRINT_CSV, CLI_PRINT_JSON } cli_print_mode;
+int cli_print_result(const ex_result *r, cli_print_mode mode, char sep, FILE *f);
+const char *cli_print_mode_name(cli_print_mode mode);
+/* "table", "csv", "json" -> *out; -1 for anything else. */
+int cli_print_mode_parse(const char *text, cli_print_mode *out);
 
 /* Print "pista: <message>" for err to stderr; returns 1. */
 int cli_fail(const pa_err *err);

@@ -14,13 +14,14 @@ static const cli_command commands[] = {
     {"devices", cli_cmd_devices, "list the devices this build can use"},
     {"gen", cli_cmd_gen, "generate data (gen tpch --sf X --out DIR --format tbl)"},
     {"parquet", cli_cmd_parquet, "inspect and read Parquet files (parquet meta|cat FILE)"},
+    {"shell", cli_cmd_shell, "the SQL shell; also `pista [options]` (pista shell --help)"},
     {"tpch", cli_cmd_tpch, "TPC-H helpers (tpch query N [--seed S])"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: pista <command> [options]\n\ncommands:\n");
+    fprintf(f, "usage: pista [options] [-c SQL | -f FILE]   (the SQL shell)\n       pista <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nglobal options: --device auto|cpu|cuda[:N]  --memory-limit SIZE  --threads N\n"
@@ -94,14 +95,19 @@ int cli_global_option(cli_global *g, int argc, char **argv, int *i)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2)   /* no command: the SQL shell */
+        return cli_cmd_shell(0, argv + 1);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("pista %s\n", PISTA_VERSION);
         return 0;
     }
+    /* Options first (pista --data DIR -c SQL): the shell too. */
+    if (argv[1][0] == '-')
+        return cli_cmd_shell(argc - 1, argv + 1);
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 2, argv + 2);

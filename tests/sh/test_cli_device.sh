@@ -16,7 +16,8 @@ expect_text() {   # description, needle
 }
 
 check "version" 0 "$P" --version && expect_text "version" "pista "
-check "no arguments is a usage error" 2 "$P"
+check "no arguments opens the shell (empty input: exit 0)" 0 "$P" </dev/null
+check "unknown option is a usage error" 2 "$P" --frobnicate </dev/null && expect_text "unknown option" "unknown option '--frobnicate'"
 check "unknown command" 2 "$P" frobnicate && expect_text "unknown command" "unknown command 'frobnicate'"
 
 check "devices lists cpu" 0 "$P" devices --device cpu

@@ -1,0 +1,280 @@
+/*
+ * cmd_shell.c - `pista [options]`: the SQL shell. With -c SQL or -f FILE
+ * it runs scripts (statements in turn, each result printed, stop at the
+ * first error, exit 1); otherwise it reads standard input: interactively
+ * with prompts, editing and history on a terminal, or as a script when
+ * input is piped. See shell.h for how the pieces fit.
+ */
+#include "cli/shell.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: pista [options] [-c SQL | -f FILE]...\n"
+          "  -c SQL              run the statements in SQL (or one dot command) and exit\n"
+          "  -f FILE             run the statements and dot commands in FILE and exit\n"
+          "  --data DIR          register DIR/<name>.parquet and DIR/<name>/ as tables\n"
+          "  --csv               print results in the answers format ('|' separated)\n"
+          "  --separator C       field separator for --csv\n"
+          "  --json              print one JSON object per result row\n"
+          "  --table             print aligned tables (the default)\n"
+          "  --timer             print the run time after each statement\n"
+          "  --mode M            execution mode: overlapped (default), chunked, blocking\n"
+          "  --device X, --threads N, --memory-limit SIZE   as for every command\n"
+          "Without -c or -f, statements are read from standard input (.help lists the dot\n"
+          "commands). Scripts stop at the first error with exit status 1.\n",
+          f);
+}
+
+/* A growable text buffer (pa_ memory). */
+typedef struct text_buf {
+    char *s;
+    size_t len, cap;
+} text_buf;
+
+static int buf_append(text_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *ns = pa_realloc(b->s, cap);
+        if (!ns)
+            return -1;
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    return 0;
+}
+
+/* The statement as one history line: line breaks become spaces. */
+static void remember_statement(shell_input *in, text_buf *b)
+{
+    char *flat = pa_strdup(b->s);
+    if (!flat)
+        return;
+    size_t n = strlen(flat);
+    for (size_t i = 0; i < n; i++)
+        if (flat[i] == '\n' || flat[i] == '\r')
+            flat[i] = ' ';
+    while (n && flat[n - 1] == ' ')
+        flat[--n] = '\0';
+    shell_input_remember(in, flat);
+    pa_free(flat);
+}
+
+/* Read f line by line: dot commands where no statement is pending, else
+ * lines gather until they end a statement. Interactive: errors are shown
+ * and reading goes on; a statement left unfinished at Ctrl-D is dropped.
+ * Otherwise: stop at the first error; an unfinished last statement runs. */
+static int run_lines(shell *sh, FILE *f, bool interactive)
+{
+    shell_input *in = shell_input_open(sh, f, interactive);
+    if (!in) {
+        fputs("Error: out of memory\n", stderr);
+        return SHELL_ERROR;
+    }
+    text_buf b = {0};
+    int status = SHELL_OK;
+    for (;;) {
+        const char *line;
+        int k = shell_input_read(in, b.len > 0, &line);
+        if (k < 0) {
+            b.len = 0;
+            continue;
+        }
+        if (k == 0) {
+            if (interactive) {
+                fputc('\n', stdout);
+                b.len = 0;
+            }
+            break;
+        }
+        if (b.len == 0) {
+            const char *p = line;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (!*p)
+                continue;
+            if (*p == '.') {
+                shell_input_remember(in, p);
+                status = shell_dot(sh, p);
+                if (status == SHELL_QUIT || (status != SHELL_OK && !interactive))
+                    break;
+                continue;
+            }
+        }
+        if (buf_append(&b, line, strlen(line)) || buf_append(&b, "\n", 1)) {
+            fputs("Error: out of memory\n", stderr);
+            status = SHELL_ERROR;
+            break;
+        }
+        if (sql_statement_complete(b.s)) {
+            remember_statement(in, &b);
+            status = shell_run_text(sh, b.s);
+            b.len = 0;
+            if (status != SHELL_OK && !interactive)
+                break;
+        }
+    }
+    if (b.len > 0 && status == SHELL_OK)
+        status = shell_run_text(sh, b.s);
+    pa_free(b.s);
+    shell_input_close(in);
+    if (status == SHELL_QUIT || interactive)
+        status = SHELL_OK;
+    return status;
+}
+
+static int run_file(shell *sh, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "Error: cannot open %s: %s\n", path, strerror(errno));
+        return SHELL_ERROR;
+    }
+    int status = run_lines(sh, f, false);
+    fclose(f);
+    return status;
+}
+
+typedef struct script {
+    char kind;                /* 'c' or 'f' */
+    const char *arg;
+} script;
+
+typedef struct shell_args {
+    cli_global g;
+    const char *data;
+    script *scripts;
+    int n_scripts;
+} shell_args;
+
+static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
+{
+    pa_err err;
+    pa_err_init(&err);
+    for (int i = 0; i < argc;) {
+        int r = cli_global_option(&a->g, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        const char *o = argv[i];
+        bool has_value = i + 1 < argc;
+        const char *v = has_value ? argv[i + 1] : NULL;
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            usage(stdout);
+            return -1;
+        } else if (!strcmp(o, "--csv") || !strcmp(o, "--json") || !strcmp(o, "--table")) {
+            sh->mode = o[2] == 'c' ? CLI_PRINT_CSV : o[2] == 'j' ? CLI_PRINT_JSON : CLI_PRINT_TABLE;
+            i++;
+            continue;
+        } else if (!strcmp(o, "--timer")) {
+            sh->timer = true;
+            i++;
+            continue;
+        } else if (strcmp(o, "-c") && strcmp(o, "-f") && strcmp(o, "--data") && strcmp(o, "--mode") &&
+                   strcmp(o, "--separator")) {
+            return cli_usage("unknown option '%s' (pista --help lists them)", o);
+        }
+        if (!has_value)
+            return cli_usage("%s needs a value", o);
+        if (!strcmp(o, "-c") || !strcmp(o, "-f")) {
+            a->scripts[a->n_scripts++] = (script){o[1], v};
+        } else if (!strcmp(o, "--data")) {
+            a->data = v;
+        } else if (!strcmp(o, "--mode")) {
+            if (ex_mode_parse(v, &sh->exmode, &err) != PA_OK) {
+                int rc = cli_usage("--mode: %s", err.msg);
+                pa_err_close(&err);
+                return rc;
+            }
+        } else {
+            if (!strcmp(v, "\\t"))
+                sh->sep = '\t';
+            else if (strlen(v) == 1)
+                sh->sep = v[0];
+            else
+                return cli_usage("--separator: '%s' is not one character", v);
+        }
+        i += 2;
+    }
+    pa_err_close(&err);
+    return 0;
+}
+
+/* Device, session, tables. Returns 0 or the exit status of a failure. */
+static int open_session(shell *sh, shell_args *a, pa_err *err)
+{
+    dv_options dopt = {.spec = a->g.device, .memory_limit = a->g.memory_limit, .cpu_threads = a->g.threads};
+    if (dv_open(&dopt, &sh->dev, err) != PA_OK)
+        return cli_fail(err);
+    sh->threads = a->g.threads;
+    sql_options so = {.dev = sh->dev, .threads = a->g.threads, .mode = sh->exmode, .data_dir = a->data};
+    if (sql_session_create(&so, &sh->s, err) != PA_OK)
+        return cli_fail(err);
+    if (a->data && sql_register_dir(sh->s, a->data, err) != PA_OK)
+        return cli_fail(err);
+    return 0;
+}
+
+int cli_cmd_shell(int argc, char **argv)
+{
+    shell sh = {.mode = CLI_PRINT_TABLE, .sep = '|', .exmode = EX_MODE_OVERLAPPED, .sigfd = -1, .out = stdout};
+    shell_args a = {0};
+    cli_global_defaults(&a.g);
+    a.scripts = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.scripts);
+    if (!a.scripts) {
+        fputs("pista: out of memory\n", stderr);
+        return 1;
+    }
+    int status = parse_args(&sh, &a, argc, argv);
+    if (status != 0) {
+        pa_free(a.scripts);
+        return status < 0 ? 0 : status;
+    }
+    sh.interactive = a.n_scripts == 0 && isatty(STDIN_FILENO);
+    sh.progress = isatty(STDERR_FILENO);
+    if (shell_signals_init(&sh) != 0)
+        fputs("pista: warning: Ctrl-C will not cancel statements (no signalfd)\n", stderr);
+    pa_err err;
+    pa_err_init(&err);
+    status = open_session(&sh, &a, &err);
+    if (status == 0) {
+        shell_signals_ready(&sh);
+        if (sh.interactive)
+            printf("pista %s on %s. Statements end with ';'; .help for help, .quit or Ctrl-D to leave.\n",
+                   PISTA_VERSION, dv_describe(sh.dev));
+        for (int i = 0; i < a.n_scripts && status == SHELL_OK; i++) {
+            const script *sc = &a.scripts[i];
+            if (sc->kind == 'f')
+                status = run_file(&sh, sc->arg);
+            else if (sc->arg[strspn(sc->arg, " \t\n")] == '.')
+                status = shell_dot(&sh, sc->arg + strspn(sc->arg, " \t\n"));
+            else
+                status = shell_run_text(&sh, sc->arg);
+        }
+        if (a.n_scripts == 0)
+            status = run_lines(&sh, stdin, sh.interactive);
+        if (status == SHELL_QUIT)
+            status = SHELL_OK;
+        if (fflush(stdout) != 0)
+            status = SHELL_ERROR;
+    }
+    if (sh.s)
+        sql_session_destroy(sh.s);
+    if (sh.dev)
+        dv_close(sh.dev);
+    shell_signals_close(&sh);
+    pa_err_close(&err);
+    pa_free(a.scripts);
+    return status;
+}
