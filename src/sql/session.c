@@ -1,55 +1,71 @@
 /*
- * session.c - TEMPORARY scaffold so the shell and benchmarks link while the
- * front end is written; replaced by the lead's implementation.
+ * session.c - sessions and statements: parse, dispatch (SELECT, EXPLAIN,
+ * CREATE VIEW / TABLE AS, DROP), compile (bind, optimise, lower), run.
  */
-#include "sql/sql.h"
+#include "sql/sql_int.h"
 
-#include <stdatomic.h>
-
-struct sql_session {
-    sql_options opt;
-    int err_offset;
-    atomic_int cancel;
-};
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <stdlib.h>
 
 int sql_session_create(const sql_options *opt, sql_session **out, pa_err *err)
 {
+    *out = NULL;
+    if (!opt || !opt->dev)
+        return pa_error(err, PA_EINVAL, "sql session: a device is required");
     sql_session *s = pa_calloc(1, sizeof *s);
     if (!s)
         return pa_error(err, PA_ENOMEM, "sql session");
     s->opt = *opt;
+    s->opt.data_dir = NULL;
     s->err_offset = -1;
+    if (opt->data_dir) {
+        int rc;
+        if (!(s->data_dir = pa_strdup(opt->data_dir)))
+            rc = pa_error(err, PA_ENOMEM, "sql session");
+        else
+            rc = sql_register_dir(s, opt->data_dir, err);
+        if (rc) {
+            sql_session_destroy(s);
+            return rc;
+        }
+    }
     *out = s;
     return PA_OK;
 }
 
-void sql_session_destroy(sql_session *s) { pa_free(s); }
+void sql_session_destroy(sql_session *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_tables; i++)
+        sq_table_free(s->tables[i]);
+    for (int i = 0; i < s->n_adhoc; i++)
+        sq_table_free(s->adhoc[i]);
+    pa_free(s->tables);
+    pa_free(s->adhoc);
+    pa_free(s->data_dir);
+    pa_free(s);
+}
+
 dv_device *sql_session_device(const sql_session *s) { return s->opt.dev; }
 void sql_session_set_threads(sql_session *s, int threads) { s->opt.threads = threads; }
 void sql_session_set_mode(sql_session *s, ex_mode mode) { s->opt.mode = mode; }
+int sql_error_offset(const sql_session *s) { return s->err_offset; }
+void sql_session_cancel(sql_session *s) { s->cancel = 1; }
 
-int sql_register_dir(sql_session *s, const char *dir, pa_err *err)
+void sql_progress(const sql_session *s, int64_t *rows_scanned, int64_t *rows_total)
 {
-    return pa_error(err, PA_EUNSUPPORTED, "sql front end not built yet");
+    if (!s->running) {
+        *rows_scanned = *rows_total = 0;
+        return;
+    }
+    *rows_scanned = atomic_load(&((sql_session *)s)->progress.rows_scanned);
+    *rows_total = atomic_load(&((sql_session *)s)->progress.rows_total);
 }
-int sql_register_table(sql_session *s, const char *name, const char *path, pa_err *err)
-{
-    return pa_error(err, PA_EUNSUPPORTED, "sql front end not built yet");
-}
-int sql_table_count(const sql_session *s) { return 0; }
-int sql_table_get(sql_session *s, int i, sql_table_info *out, pa_err *err)
-{
-    return pa_error(err, PA_ENOTFOUND, "no table %d", i);
-}
-int sql_table_find(sql_session *s, const char *name, sql_table_info *out, pa_err *err)
-{
-    return pa_error(err, PA_ENOTFOUND, "no table %s", name);
-}
-int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
-{
-    *out = NULL;
-    return pa_error(err, PA_EUNSUPPORTED, "sql front end not built yet");
-}
+
 void sql_result_destroy(sql_result *r)
 {
     if (!r)
@@ -58,10 +74,324 @@ void sql_result_destroy(sql_result *r)
     pa_free(r->text);
     pa_free(r);
 }
-int sql_error_offset(const sql_session *s) { return s->err_offset; }
-void sql_session_cancel(sql_session *s) { atomic_store(&s->cancel, 1); }
-void sql_progress(const sql_session *s, int64_t *rows_scanned, int64_t *rows_total)
+
+/* ------------------------------------------------------------- compile */
+static int compile(sq_ctx *c, pgn *query, ex_op **root)
 {
-    *rows_scanned = 0;
-    *rows_total = 0;
+    sq_node *n;
+    const char **names;
+    int rc = sq_bind_select(c, query, NULL, &n, &names, NULL);
+    if (rc == PA_OK)
+        rc = sq_lower_root(c, n, names, root);
+    return rc;
+}
+
+static int run(sq_ctx *c, ex_op *root, ex_result **out)
+{
+    sql_session *s = c->s;
+    ex_run_options o = {0};
+    o.dev = s->opt.dev;
+    o.mode = s->opt.mode;
+    o.threads = s->opt.threads;
+    o.cancel = &s->cancel;
+    atomic_store(&s->progress.rows_scanned, 0);
+    atomic_store(&s->progress.rows_total, 0);
+    o.progress = &s->progress;
+    s->running = true;
+    int rc = ex_run(c->plan, root, &o, out, c->err);
+    s->running = false;
+    return rc;
+}
+
+static char *explain_text(sq_ctx *c, ex_op *root, const ex_result *analyzed)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        sq_fail(c, -1, PA_ENOMEM, "EXPLAIN: out of memory");
+        return NULL;
+    }
+    int rc = ex_explain(c->plan, root, analyzed, c->s->opt.dev, f);
+    if (analyzed) {
+        const pa_counters *k = &analyzed->stats.counters;
+        (void)k;
+        fprintf(f, "query: %.3f ms, %lld rows, peak memory %.1f MiB\n", analyzed->stats.ns_total / 1e6,
+                (long long)analyzed->n_rows, analyzed->stats.mem_peak / 1048576.0);
+    }
+    fclose(f);
+    if (rc < 0) {
+        free(buf);
+        sq_fail(c, -1, PA_EIO, "EXPLAIN: could not write the plan");
+        return NULL;
+    }
+    char *t = pa_strdup(buf ? buf : "");
+    free(buf);
+    if (!t)
+        sq_fail(c, -1, PA_ENOMEM, "EXPLAIN: out of memory");
+    return t;
+}
+
+static char *lower_name(const char *s)
+{
+    char *d = pa_strdup(s);
+    for (char *p = d; p && *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return d;
+}
+
+/* CREATE TABLE name AS SELECT: run, write <data dir>/<name>.parquet. */
+static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *res)
+{
+    sql_session *s = c->s;
+    if (st->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE MATERIALIZED VIEW is not supported");
+    if (!s->data_dir)
+        return sq_fail(c, -1, PA_EINVAL, "CREATE TABLE needs a data directory (--data DIR)");
+    char *name = lower_name(st->into->rel->relname);
+    if (!name)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    if (sq_catalog_find(s, name)) {
+        int rc = st->if_not_exists ? PA_OK : sq_fail(c, st->into->rel->location, PA_EINVAL, "table \"%s\" already exists", name);
+        if (rc == PA_OK && !(res->text = pa_strdup("CREATE TABLE (exists)")))
+            rc = PA_ENOMEM;
+        pa_free(name);
+        return rc;
+    }
+    ex_op *root;
+    ex_result *r = NULL;
+    int rc = compile(c, st->query, &root);
+    if (rc == PA_OK) {
+        /* Wide DECIMALs (sums) are written in 64 bits: checked casts. */
+        int n = ex_op_columns(root);
+        ex_expr *ex[1024];
+        const char *names[1024];
+        if (n > 1024)
+            rc = sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE with more than 1024 columns");
+        for (int i = 0; rc == PA_OK && i < n; i++) {
+            pa_type t = ex_op_column_type(root, i);
+            names[i] = ex_op_column_name(root, i);
+            ex[i] = ex_expr_col(c->plan, root, i, c->err);
+            if (ex[i] && t.id == PA_TYPE_DECIMAL && t.precision > 18)
+                ex[i] = ex_expr_cast(c->plan, ex[i], (pa_type){PA_TYPE_DECIMAL, 18, t.scale}, c->err);
+            if (!ex[i])
+                rc = c->err->code;
+        }
+        if (rc == PA_OK)
+            rc = ex_project(c->plan, root, ex, names, n, &root, c->err);
+    }
+    if (rc == PA_OK)
+        rc = run(c, root, &r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.parquet", s->data_dir, name);
+    pq_writer *w = NULL;
+    if (rc == PA_OK) {
+        pq_write_column *cols = pa_calloc((size_t)r->n_columns + 1, sizeof *cols);
+        if (!cols)
+            rc = pa_error(c->err, PA_ENOMEM, "CREATE TABLE");
+        for (int i = 0; rc == PA_OK && i < r->n_columns; i++)
+            cols[i] = (pq_write_column){r->names[i], r->types[i], true};
+        if (rc == PA_OK)
+            rc = pq_writer_create(path, cols, (uint32_t)r->n_columns, NULL, &w, c->err);
+        pa_free(cols);
+    }
+    for (int k = 0; rc == PA_OK && k < r->n_chunks; k++)
+        rc = pq_writer_write(w, r->chunks[k]->columns, r->chunks[k]->length, c->err);
+    if (w)
+        rc = rc == PA_OK ? pq_writer_close(w, c->err) : (pq_writer_abort(w), rc);
+    if (rc == PA_OK)
+        rc = sql_register_table(s, name, path, c->err);
+    if (rc == PA_OK) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "CREATE TABLE %s: %lld rows", name, (long long)r->n_rows);
+        if (!(res->text = pa_strdup(msg)))
+            rc = pa_error(c->err, PA_ENOMEM, "CREATE TABLE");
+    }
+    ex_result_destroy(r);
+    pa_free(name);
+    return rc;
+}
+
+static int create_view(sq_ctx *c, PgQuery__ViewStmt *v, const char *text, sql_result *res)
+{
+    sql_session *s = c->s;
+    char *name = lower_name(v->view->relname);
+    if (!name)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    sq_table *old = sq_catalog_find(s, name);
+    int rc = PA_OK;
+    if (old && (!old->is_view || !v->replace))
+        rc = sq_fail(c, v->view->location, PA_EINVAL, "%s \"%s\" already exists", old->is_view ? "view" : "table", name);
+    if (v->n_aliases && rc == PA_OK)
+        rc = sq_fail(c, v->view->location, PA_EUNSUPPORTED, "column names after a view's name are not supported");
+    /* Check that it binds now: errors belong to CREATE VIEW, not to its use. */
+    sq_node *n = NULL;
+    const char **names = NULL;
+    if (rc == PA_OK)
+        rc = sq_bind_select(c, v->query, NULL, &n, &names, NULL);
+    sq_table *t = NULL;
+    if (rc == PA_OK) {
+        t = pa_calloc(1, sizeof *t);
+        if (!t || !(t->name = pa_strdup(name)) || !(t->source = pa_strdup(text)) ||
+            !(t->col_names = pa_calloc((size_t)n->n_out + 1, sizeof *t->col_names)) ||
+            !(t->col_types = pa_calloc((size_t)n->n_out + 1, sizeof *t->col_types)))
+            rc = sq_fail(c, -1, PA_ENOMEM, "CREATE VIEW");
+    }
+    if (rc == PA_OK) {
+        t->is_view = true;
+        t->n_cols = n->n_out;
+        t->rows = -1;
+        for (int i = 0; i < n->n_out && rc == PA_OK; i++) {
+            t->col_types[i] = c->cols[n->out[i]].type;
+            if (!(t->col_names[i] = pa_strdup(names[i] ? names[i] : "?")))
+                rc = sq_fail(c, -1, PA_ENOMEM, "CREATE VIEW");
+        }
+    }
+    if (rc == PA_OK)
+        rc = sq_catalog_put(s, t, c->err);
+    if (rc == PA_OK) {
+        t = NULL;
+        if (!(res->text = pa_strdup("CREATE VIEW")))
+            rc = PA_ENOMEM;
+    }
+    sq_table_free(t);
+    pa_free(name);
+    return rc;
+}
+
+static int drop(sq_ctx *c, PgQuery__DropStmt *d, sql_result *res)
+{
+    sql_session *s = c->s;
+    bool view = d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_VIEW;
+    if (!view && d->remove_type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "only DROP TABLE and DROP VIEW are supported");
+    for (size_t i = 0; i < d->n_objects; i++) {
+        pgn *o = d->objects[i];
+        const char *nm = NULL;
+        if (o->node_case == PG_QUERY__NODE__NODE_LIST && o->list->n_items)
+            nm = sq_node_name(o->list->items[o->list->n_items - 1]);
+        char *name = nm ? lower_name(nm) : NULL;
+        if (!name)
+            return sq_fail(c, -1, PA_EINVAL, "DROP: bad name");
+        int k = -1;
+        for (int j = 0; j < s->n_tables; j++)
+            if (!strcmp(s->tables[j]->name, name))
+                k = j;
+        if (k < 0 || s->tables[k]->is_view != view) {
+            int rc = d->missing_ok ? PA_OK : sq_fail(c, -1, PA_ENOTFOUND, "%s \"%s\" does not exist", view ? "view" : "table", name);
+            pa_free(name);
+            if (rc)
+                return rc;
+            continue;
+        }
+        pa_free(name);
+        sq_table_free(s->tables[k]);
+        memmove(s->tables + k, s->tables + k + 1, (size_t)(s->n_tables - k - 1) * sizeof *s->tables);
+        s->n_tables--;
+    }
+    res->text = pa_strdup(view ? "DROP VIEW" : "DROP TABLE (the files are kept)");
+    return res->text ? PA_OK : PA_ENOMEM;
+}
+
+static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
+{
+    ex_op *root;
+    int rc;
+    switch (stmt->node_case) {
+    case PG_QUERY__NODE__NODE_SELECT_STMT: {
+        uint64_t t0 = pa_now_ns();
+        if ((rc = compile(c, stmt, &root)))
+            return rc;
+        uint64_t t1 = pa_now_ns();
+        res->ns_plan = t1 - t0;
+        res->kind = SQL_RESULT_ROWS;
+        rc = run(c, root, &res->rows);
+        res->ns_run = pa_now_ns() - t1;
+        return rc;
+    }
+    case PG_QUERY__NODE__NODE_EXPLAIN_STMT: {
+        PgQuery__ExplainStmt *e = stmt->explain_stmt;
+        bool analyze = false;
+        for (size_t i = 0; i < e->n_options; i++) {
+            PgQuery__DefElem *d = e->options[i]->def_elem;
+            if (d && !strcasecmp(d->defname, "analyze"))
+                analyze = true;
+            else if (d && strcasecmp(d->defname, "verbose") != 0)
+                return sq_fail(c, d->location, PA_EUNSUPPORTED, "EXPLAIN option %s is not supported", d->defname);
+        }
+        uint64_t t0 = pa_now_ns();
+        if ((rc = compile(c, e->query, &root)))
+            return rc;
+        res->ns_plan = pa_now_ns() - t0;
+        if (analyze) {
+            uint64_t t1 = pa_now_ns();
+            if ((rc = run(c, root, &res->rows)))
+                return rc;
+            res->ns_run = pa_now_ns() - t1;
+        }
+        res->kind = SQL_RESULT_TEXT;
+        return (res->text = explain_text(c, root, res->rows)) ? PA_OK : c->err->code;
+    }
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
+        res->kind = SQL_RESULT_OK;
+        return create_table(c, stmt->create_table_as_stmt, res);
+    case PG_QUERY__NODE__NODE_VIEW_STMT: res->kind = SQL_RESULT_OK; return create_view(c, stmt->view_stmt, text, res);
+    case PG_QUERY__NODE__NODE_DROP_STMT: res->kind = SQL_RESULT_OK; return drop(c, stmt->drop_stmt, res);
+    case PG_QUERY__NODE__NODE_CREATE_STMT:
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE with columns is not supported: tables are Parquet files "
+                                               "(use --data DIR, read_parquet('path') or CREATE TABLE name AS SELECT)");
+    case PG_QUERY__NODE__NODE_INSERT_STMT:
+    case PG_QUERY__NODE__NODE_UPDATE_STMT:
+    case PG_QUERY__NODE__NODE_DELETE_STMT:
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "INSERT, UPDATE and DELETE are not supported: Pista reads Parquet files");
+    default: return sq_fail(c, -1, PA_EUNSUPPORTED, "this kind of statement is not supported");
+    }
+}
+
+int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
+{
+    *out = NULL;
+    s->err_offset = -1;
+    s->cancel = 0;
+    PgQueryProtobufParseResult pr = pg_query_parse_protobuf(text);
+    if (pr.error) {
+        s->err_offset = pr.error->cursorpos > 0 ? pr.error->cursorpos - 1 : -1;
+        int rc = pa_error(err, PA_ESYNTAX, "%s", pr.error->message);
+        pg_query_free_protobuf_parse_result(pr);
+        return rc;
+    }
+    PgQuery__ParseResult *tree =
+        pg_query__parse_result__unpack(NULL, pr.parse_tree.len, (const uint8_t *)pr.parse_tree.data);
+    pg_query_free_protobuf_parse_result(pr);
+    if (!tree)
+        return pa_error(err, PA_EINTERNAL, "could not read the parse tree");
+    int rc = PA_OK;
+    if (tree->n_stmts != 1) {
+        if (tree->n_stmts == 0)
+            rc = pa_error(err, PA_ESYNTAX, "empty statement");
+        else {
+            s->err_offset = tree->stmts[1]->stmt_location;
+            rc = pa_error(err, PA_EINVAL, "one statement at a time (found %zu)", tree->n_stmts);
+        }
+        pg_query__parse_result__free_unpacked(tree, NULL);
+        return rc;
+    }
+    sql_result *res = pa_calloc(1, sizeof *res);
+    sq_ctx c = {.s = s, .text = text, .err = err, .err_loc = -1};
+    if (!res)
+        rc = pa_error(err, PA_ENOMEM, "statement");
+    if (rc == PA_OK)
+        rc = ex_plan_create(&c.plan, err);
+    if (rc == PA_OK)
+        rc = statement(&c, tree->stmts[0]->stmt, text, res);
+    if (rc != PA_OK) {
+        s->err_offset = c.err_loc;
+        sql_result_destroy(res);
+        res = NULL;
+    }
+    ex_plan_destroy(c.plan);
+    sq_arena_free(&c.A);
+    pg_query__parse_result__free_unpacked(tree, NULL);
+    *out = res;
+    return rc;
 }

@@ -1,25 +1,38 @@
 /*
  * split.c - statement boundaries for scripts and the shell, from
- * libpg_query's scanner (so quotes, comments and dollar quotes are
- * PostgreSQL's).
+ * libpg_query's scanner tokens (so quotes, comments and dollar quotes are
+ * PostgreSQL's): a statement is the tokens between top-level ';' tokens,
+ * comments left out. Misspelt statements are kept (the parser reports
+ * them), unlike pg_query_split_with_scanner, which drops a statement
+ * without a keyword.
  */
 #include "sql/sql.h"
 
 #include <pg_query.h>
+#include <pg_query/pg_query.pb-c.h>
 #include <string.h>
 
-/* The scanner reports cursor positions 1-based; -1 when it has none. */
-static int scanner_offset(const PgQueryError *e)
+static bool is_comment(const PgQuery__ScanToken *t)
 {
-    return e->cursorpos > 0 ? e->cursorpos - 1 : -1;
+    return t->token == PG_QUERY__TOKEN__SQL_COMMENT || t->token == PG_QUERY__TOKEN__C_COMMENT;
 }
 
-static bool only_space(const char *s, int n)
+/* Tokens of text; NULL with *err_offset set on a scanner error. */
+static PgQuery__ScanResult *scan(const char *text, int *err_offset, pa_err *err)
 {
-    for (int i = 0; i < n; i++)
-        if (!strchr(" \t\r\n\f\v", s[i]))
-            return false;
-    return true;
+    PgQueryScanResult r = pg_query_scan(text);
+    if (r.error) {
+        if (err_offset)
+            *err_offset = r.error->cursorpos > 0 ? r.error->cursorpos - 1 : -1;
+        pa_error(err, PA_ESYNTAX, "%s", r.error->message);
+        pg_query_free_scan_result(r);
+        return NULL;
+    }
+    PgQuery__ScanResult *s = pg_query__scan_result__unpack(NULL, r.pbuf.len, (const uint8_t *)r.pbuf.data);
+    pg_query_free_scan_result(r);
+    if (!s)
+        pa_error(err, PA_EINTERNAL, "could not read the scanner's tokens");
+    return s;
 }
 
 int sql_split(const char *text, sql_span **spans, int *n, int *err_offset, pa_err *err)
@@ -28,35 +41,30 @@ int sql_split(const char *text, sql_span **spans, int *n, int *err_offset, pa_er
     *n = 0;
     if (err_offset)
         *err_offset = -1;
-    PgQuerySplitResult r = pg_query_split_with_scanner(text);
-    if (r.error) {
-        if (err_offset)
-            *err_offset = scanner_offset(r.error);
-        int rc = pa_error(err, PA_ESYNTAX, "%s", r.error->message);
-        pg_query_free_split_result(r);
-        return rc;
-    }
-    sql_span *out = pa_calloc(r.n_stmts > 0 ? (size_t)r.n_stmts : 1, sizeof *out);
+    PgQuery__ScanResult *s = scan(text, err_offset, err);
+    if (!s)
+        return err ? err->code : PA_ESYNTAX;
+    sql_span *out = pa_calloc(s->n_tokens / 2 + 2, sizeof *out);
     if (!out) {
-        pg_query_free_split_result(r);
+        pg_query__scan_result__free_unpacked(s, NULL);
         return pa_error(err, PA_ENOMEM, "splitting statements");
     }
-    int k = 0;
-    for (int i = 0; i < r.n_stmts; i++) {
-        int start = r.stmts[i]->stmt_location, len = r.stmts[i]->stmt_len;
-        if (len == 0) /* the last statement without a ';' runs to the end */
-            len = (int)strlen(text) - start;
-        /* The scanner keeps the text between statements (spaces, comments)
-         * with the next one; trim leading spaces so offsets point at text. */
-        while (len > 0 && strchr(" \t\r\n\f\v", text[start])) {
-            start++;
-            len--;
-        }
-        if (len == 0 || only_space(text + start, len))
+    int k = 0, start = -1, end = -1;
+    for (size_t i = 0; i <= s->n_tokens; i++) {
+        const PgQuery__ScanToken *t = i < s->n_tokens ? s->tokens[i] : NULL;
+        if (t && is_comment(t))
             continue;
-        out[k++] = (sql_span){start, len};
+        if (!t || t->token == PG_QUERY__TOKEN__ASCII_59) {
+            if (start >= 0)
+                out[k++] = (sql_span){start, end - start};
+            start = -1;
+            continue;
+        }
+        if (start < 0)
+            start = t->start;
+        end = t->end;
     }
-    pg_query_free_split_result(r);
+    pg_query__scan_result__free_unpacked(s, NULL);
     *spans = out;
     *n = k;
     return PA_OK;
@@ -64,24 +72,22 @@ int sql_split(const char *text, sql_span **spans, int *n, int *err_offset, pa_er
 
 bool sql_statement_complete(const char *text)
 {
-    /* Complete when the text, scanned as PostgreSQL would, ends with ';'
-     * after a statement: the last non-space character outside comments is
-     * a ';' and the scanner finds no open quote or comment. */
-    PgQueryScanResult r = pg_query_scan(text);
-    bool open = r.error != NULL;
-    pg_query_free_scan_result(r);
-    if (open)
-        return false;
-    sql_span *spans;
-    int n;
-    if (sql_split(text, &spans, &n, NULL, NULL) != PA_OK)
-        return false;
-    bool complete = false;
-    if (n > 0) {
-        /* After the last statement there must be a ';'. */
-        const char *p = text + spans[n - 1].start + spans[n - 1].len;
-        complete = strchr(p, ';') != NULL;
+    PgQuery__ScanResult *s = scan(text, NULL, NULL);
+    if (!s)
+        return false; /* an open quote or comment: read on */
+    bool any = false, complete = false;
+    for (size_t i = 0; i < s->n_tokens; i++) {
+        const PgQuery__ScanToken *t = s->tokens[i];
+        if (is_comment(t))
+            continue;
+        if (t->token == PG_QUERY__TOKEN__ASCII_59) {
+            complete |= any;
+            any = false;
+        } else {
+            any = true;
+            complete = false;
+        }
     }
-    pa_free(spans);
+    pg_query__scan_result__free_unpacked(s, NULL);
     return complete;
 }

@@ -1,0 +1,712 @@
+/*
+ * bind_expr.c - libpg_query expression nodes -> typed sq_expr.
+ *
+ * Names resolve in the FROM scope, then in enclosing queries' scopes (a
+ * correlated reference). Aggregates become SQ_E_AGG nodes that the SELECT
+ * binder replaces by the aggregate's output column; subqueries become
+ * SQ_E_SUBQ placeholders. Every construct the engine cannot run is an
+ * error naming it, at its position.
+ */
+#include "sql/sql_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+
+const char *sq_node_name(pgn *n)
+{
+    return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : NULL;
+}
+
+bool sq_is_aggregate_name(const char *fn)
+{
+    return !strcmp(fn, "sum") || !strcmp(fn, "count") || !strcmp(fn, "avg") || !strcmp(fn, "min") ||
+           !strcmp(fn, "max");
+}
+
+static int loc_of(pgn *n)
+{
+    if (!n)
+        return -1;
+    switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: return n->column_ref->location;
+    case PG_QUERY__NODE__NODE_A_CONST: return n->a_const->location;
+    case PG_QUERY__NODE__NODE_A_EXPR: return n->a_expr->location;
+    case PG_QUERY__NODE__NODE_FUNC_CALL: return n->func_call->location;
+    case PG_QUERY__NODE__NODE_TYPE_CAST:
+        return n->type_cast->location >= 0 ? n->type_cast->location : loc_of(n->type_cast->arg);
+    case PG_QUERY__NODE__NODE_BOOL_EXPR: return n->bool_expr->location;
+    case PG_QUERY__NODE__NODE_SUB_LINK: return n->sub_link->location;
+    case PG_QUERY__NODE__NODE_NULL_TEST: return n->null_test->location;
+    case PG_QUERY__NODE__NODE_CASE_EXPR: return n->case_expr->location;
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR: return n->coalesce_expr->location;
+    default: return -1;
+    }
+}
+
+/* ---------------------------------------------------------------- names */
+static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int loc, int *col)
+{
+    for (sq_scope *s = sc; s; s = s->outer) {
+        int found = -1, count = 0;
+        for (int i = 0; i < s->n; i++) {
+            sq_binding *b = &s->b[i];
+            if (strcmp(b->name, name) != 0 || (qual && (!b->qual || strcmp(b->qual, qual) != 0)))
+                continue;
+            if (found >= 0 && s->b[found].col == b->col)
+                continue;
+            if (b->hidden && found >= 0)
+                continue;
+            if (found >= 0 && s->b[found].hidden) {
+                found = i;
+                continue;
+            }
+            found = i;
+            count++;
+        }
+        if (count > 1)
+            return sq_fail(c, loc, PA_EINVAL, "column reference \"%s\" is ambiguous", name);
+        if (found >= 0) {
+            if (s != sc)
+                sc->used_outer = true;
+            *col = s->b[found].col;
+            return PA_OK;
+        }
+    }
+    if (qual)
+        return sq_fail(c, loc, PA_ENOTFOUND, "column \"%s.%s\" does not exist", qual, name);
+    return sq_fail(c, loc, PA_ENOTFOUND, "column \"%s\" does not exist", name);
+}
+
+static sq_expr *bind_colref(sq_ctx *c, PgQuery__ColumnRef *r, sq_scope *sc)
+{
+    const char *f[3] = {0};
+    if (r->n_fields > 2 || r->n_fields == 0) {
+        sq_fail(c, r->location, PA_EUNSUPPORTED, "column reference with %zu parts", r->n_fields);
+        return NULL;
+    }
+    for (size_t i = 0; i < r->n_fields; i++) {
+        if (r->fields[i]->node_case == PG_QUERY__NODE__NODE_A_STAR) {
+            sq_fail(c, r->location, PA_EINVAL, "'*' is only allowed in the select list and COUNT(*)");
+            return NULL;
+        }
+        f[i] = sq_node_name(r->fields[i]);
+    }
+    int col = -1;
+    const char *qual = r->n_fields == 2 ? f[0] : NULL, *name = r->n_fields == 2 ? f[1] : f[0];
+    if (resolve(c, sc, qual, name, r->location, &col) != PA_OK)
+        return NULL;
+    return sq_col_ref(c, col, r->location);
+}
+
+/* --------------------------------------------------------------- constants */
+static sq_expr *null_const(sq_ctx *c, pa_type t, int loc)
+{
+    sq_expr *e = sq_const(c, ex_expr_null(c->plan, t, c->err), loc);
+    if (e)
+        e->flag = true; /* an untyped NULL literal: takes its neighbour's type */
+    return e;
+}
+
+static bool is_untyped_null(const sq_expr *e) { return e && e->kind == SQ_E_CONST && e->flag; }
+
+/* Give untyped NULL literals among v the type of the first typed one. */
+static void type_nulls(sq_ctx *c, sq_expr **v, int n)
+{
+    pa_type t = {PA_TYPE__COUNT, 0, 0};
+    for (int i = 0; i < n; i++)
+        if (v[i] && !is_untyped_null(v[i])) {
+            t = v[i]->type;
+            break;
+        }
+    if (t.id == PA_TYPE__COUNT)
+        return;
+    for (int i = 0; i < n; i++)
+        if (is_untyped_null(v[i]))
+            v[i] = null_const(c, t, v[i]->loc);
+}
+
+static sq_expr *bind_const(sq_ctx *c, PgQuery__AConst *k)
+{
+    int loc = k->location;
+    if (k->isnull)
+        return null_const(c, (pa_type){PA_TYPE_INTEGER, 0, 0}, loc);
+    switch (k->val_case) {
+    case PG_QUERY__A__CONST__VAL_IVAL: return sq_const(c, ex_expr_int(c->plan, k->ival->ival, c->err), loc);
+    case PG_QUERY__A__CONST__VAL_FVAL: {
+        const char *t = k->fval->fval;
+        if (strpbrk(t, "eE"))
+            return sq_const(c, ex_expr_double(c->plan, strtod(t, NULL), c->err), loc);
+        if (!strchr(t, '.')) {
+            char *end;
+            errno = 0;
+            long long v = strtoll(t, &end, 10);
+            if (errno == 0 && !*end)
+                return sq_const(c, ex_expr_bigint(c->plan, v, c->err), loc);
+        }
+        return sq_const(c, ex_expr_decimal(c->plan, t, c->err), loc);
+    }
+    case PG_QUERY__A__CONST__VAL_SVAL: return sq_const(c, ex_expr_varchar(c->plan, k->sval->sval, c->err), loc);
+    case PG_QUERY__A__CONST__VAL_BOOLVAL:
+        return sq_const(c, ex_expr_bool(c->plan, k->boolval->boolval, c->err), loc);
+    default: sq_fail(c, loc, PA_EUNSUPPORTED, "this kind of constant is not supported"); return NULL;
+    }
+}
+
+/* ---------------------------------------------------------------- types */
+static const char *type_word(PgQuery__TypeName *tn)
+{
+    const char *w = NULL;
+    for (size_t i = 0; i < tn->n_names; i++)
+        w = sq_node_name(tn->names[i]);
+    return w ? w : "?";
+}
+
+static int typmod_int(PgQuery__TypeName *tn, size_t i, int dflt)
+{
+    if (i >= tn->n_typmods || tn->typmods[i]->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+        tn->typmods[i]->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL)
+        return dflt;
+    return tn->typmods[i]->a_const->ival->ival;
+}
+
+static int type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t)
+{
+    const char *w = type_word(tn);
+    if (!strcmp(w, "int4") || !strcmp(w, "int") || !strcmp(w, "integer") || !strcmp(w, "int2") ||
+        !strcmp(w, "smallint"))
+        *t = (pa_type){PA_TYPE_INTEGER, 0, 0};
+    else if (!strcmp(w, "int8") || !strcmp(w, "bigint"))
+        *t = (pa_type){PA_TYPE_BIGINT, 0, 0};
+    else if (!strcmp(w, "float8") || !strcmp(w, "float4") || !strcmp(w, "double") || !strcmp(w, "real") ||
+             !strcmp(w, "float"))
+        *t = (pa_type){PA_TYPE_DOUBLE, 0, 0};
+    else if (!strcmp(w, "numeric") || !strcmp(w, "decimal")) {
+        int p = typmod_int(tn, 0, 18), s = typmod_int(tn, 1, tn->n_typmods ? 0 : 3);
+        if (p < 1 || p > 38 || s < 0 || s > p)
+            return sq_fail(c, tn->location, PA_EINVAL, "DECIMAL(%d,%d): precision must be 1..38 and scale 0..precision",
+                           p, s);
+        *t = (pa_type){PA_TYPE_DECIMAL, (uint8_t)p, (uint8_t)s};
+    } else if (!strcmp(w, "date"))
+        *t = (pa_type){PA_TYPE_DATE, 0, 0};
+    else if (!strcmp(w, "varchar") || !strcmp(w, "text") || !strcmp(w, "bpchar") || !strcmp(w, "char"))
+        *t = (pa_type){PA_TYPE_VARCHAR, 0, 0};
+    else if (!strcmp(w, "bool") || !strcmp(w, "boolean"))
+        *t = (pa_type){PA_TYPE_BOOLEAN, 0, 0};
+    else
+        return sq_fail(c, tn->location, PA_EUNSUPPORTED, "type %s is not supported", w);
+    return PA_OK;
+}
+
+/* An interval constant: `interval '90' day`, `interval '3 months'`. */
+static bool is_interval(pgn *n)
+{
+    return n && n->node_case == PG_QUERY__NODE__NODE_TYPE_CAST &&
+           !strcmp(type_word(n->type_cast->type_name), "interval");
+}
+
+static int interval_of(sq_ctx *c, pgn *n, int64_t *amount, ex_unit *unit)
+{
+    PgQuery__TypeCast *tc = n->type_cast;
+    int loc = loc_of(n);
+    if (!tc->arg || tc->arg->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+        tc->arg->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+        return sq_fail(c, loc, PA_EUNSUPPORTED, "interval: only constant intervals are supported");
+    const char *s = tc->arg->a_const->sval->sval;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno)
+        return sq_fail(c, loc, PA_EINVAL, "interval '%s': expected a whole number", s);
+    while (*end == ' ')
+        end++;
+    int mask = typmod_int(tc->type_name, 0, -1);
+    const char *u = end;
+    if (*u) {
+        size_t l = strlen(u);
+        if (!strncmp(u, "day", 3) && l <= 4)
+            *unit = EX_DAYS;
+        else if (!strncmp(u, "mon", 3))
+            *unit = EX_MONTHS;
+        else if (!strncmp(u, "year", 4) && l <= 5)
+            *unit = EX_YEARS;
+        else
+            return sq_fail(c, loc, PA_EUNSUPPORTED, "interval unit '%s' (days, months and years are supported)", u);
+        if (mask != -1)
+            return sq_fail(c, loc, PA_EINVAL, "interval '%s' has both a unit and a qualifier", s);
+    } else if (mask == 8)
+        *unit = EX_DAYS;
+    else if (mask == 2)
+        *unit = EX_MONTHS;
+    else if (mask == 4)
+        *unit = EX_YEARS;
+    else
+        return sq_fail(c, loc, PA_EUNSUPPORTED, "interval: only DAY, MONTH and YEAR are supported");
+    *amount = v;
+    return PA_OK;
+}
+
+static sq_expr *bind_cast(sq_ctx *c, PgQuery__TypeCast *tc, sq_scope *sc, sq_aggctx *ag, int loc)
+{
+    pa_type t;
+    if (type_of(c, tc->type_name, &t) != PA_OK)
+        return NULL;
+    pgn *a = tc->arg;
+    /* date 'YYYY-MM-DD' and friends: typed literals. */
+    if (a && a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL &&
+        t.id == PA_TYPE_DATE) {
+        ex_expr *d = ex_expr_date(c->plan, a->a_const->sval->sval, c->err);
+        if (!d)
+            c->err_loc = loc;
+        return d ? sq_const(c, d, loc) : NULL;
+    }
+    sq_expr *x = sq_bind_expr(c, a, sc, ag);
+    if (!x)
+        return NULL;
+    if (is_untyped_null(x))
+        return null_const(c, t, loc);
+    if (x->type.id == t.id && x->type.precision == t.precision && x->type.scale == t.scale)
+        return x;
+    return sq_cast(c, x, t, loc);
+}
+
+/* ------------------------------------------------------------ operators */
+static sq_expr *binary(sq_ctx *c, sq_ekind k, int sub, sq_expr *a, sq_expr *b, int loc)
+{
+    sq_expr *v[2] = {a, b};
+    if (!a || !b)
+        return NULL;
+    type_nulls(c, v, 2);
+    return sq_make(c, k, sub, v, 2, loc);
+}
+
+static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx *ag)
+{
+    const char *op = x->n_name ? sq_node_name(x->name[x->n_name - 1]) : "";
+    int loc = x->location;
+    switch (x->kind) {
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
+        if (!x->lexpr) { /* prefix operator */
+            sq_expr *a = sq_bind_expr(c, x->rexpr, sc, ag);
+            if (!a)
+                return NULL;
+            if (!strcmp(op, "-"))
+                return sq_make(c, SQ_E_NEG, 0, &a, 1, loc);
+            if (!strcmp(op, "+"))
+                return a;
+            sq_fail(c, loc, PA_EUNSUPPORTED, "prefix operator %s is not supported", op);
+            return NULL;
+        }
+        /* date +/- interval */
+        if ((!strcmp(op, "+") || !strcmp(op, "-")) && (is_interval(x->rexpr) || is_interval(x->lexpr))) {
+            pgn *iv = is_interval(x->rexpr) ? x->rexpr : x->lexpr;
+            pgn *other = iv == x->rexpr ? x->lexpr : x->rexpr;
+            if (iv == x->lexpr && !strcmp(op, "-")) {
+                sq_fail(c, loc, PA_EUNSUPPORTED, "interval - date is not supported");
+                return NULL;
+            }
+            int64_t n = 0;
+            ex_unit u = EX_DAYS;
+            if (interval_of(c, iv, &n, &u) != PA_OK)
+                return NULL;
+            sq_expr *d = sq_bind_expr(c, other, sc, ag);
+            if (!d)
+                return NULL;
+            if (d->type.id != PA_TYPE_DATE) {
+                sq_fail(c, loc, PA_EINVAL, "interval arithmetic needs a DATE, not %s", pa_type_name(d->type.id));
+                return NULL;
+            }
+            return sq_date_add(c, d, !strcmp(op, "-") ? -n : n, u, loc);
+        }
+        sq_expr *a = sq_bind_expr(c, x->lexpr, sc, ag);
+        sq_expr *b = a ? sq_bind_expr(c, x->rexpr, sc, ag) : NULL;
+        if (!b)
+            return NULL;
+        static const struct { const char *op; sq_ekind k; int sub; } ops[] = {
+            {"+", SQ_E_ARITH, EX_ADD}, {"-", SQ_E_ARITH, EX_SUB}, {"*", SQ_E_ARITH, EX_MUL},
+            {"/", SQ_E_ARITH, EX_DIV}, {"=", SQ_E_CMP, EX_EQ},    {"<>", SQ_E_CMP, EX_NE},
+            {"!=", SQ_E_CMP, EX_NE},   {"<", SQ_E_CMP, EX_LT},    {"<=", SQ_E_CMP, EX_LE},
+            {">", SQ_E_CMP, EX_GT},    {">=", SQ_E_CMP, EX_GE},
+        };
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+            if (!strcmp(op, ops[i].op))
+                return binary(c, ops[i].k, ops[i].sub, a, b, loc);
+        sq_fail(c, loc, PA_EUNSUPPORTED, "operator %s is not supported", op);
+        return NULL;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_IN: {
+        if (!x->rexpr || x->rexpr->node_case != PG_QUERY__NODE__NODE_LIST) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "IN needs a list or a subquery");
+            return NULL;
+        }
+        PgQuery__List *l = x->rexpr->list;
+        sq_expr **v = sq_alloc(&c->A, (l->n_items + 1) * sizeof *v);
+        if (!v)
+            return NULL;
+        v[0] = sq_bind_expr(c, x->lexpr, sc, ag);
+        for (size_t i = 0; i < l->n_items && v[i]; i++)
+            v[i + 1] = sq_bind_expr(c, l->items[i], sc, ag);
+        if (!v[l->n_items])
+            return NULL;
+        type_nulls(c, v, (int)l->n_items + 1);
+        bool all_const = true;
+        for (size_t i = 1; i <= l->n_items; i++)
+            all_const &= v[i]->kind == SQ_E_CONST;
+        if (all_const)
+            return sq_make(c, SQ_E_IN, strcmp(op, "<>") == 0, v, (int)l->n_items + 1, loc);
+        /* a IN (b, c) with non-constants: a = b OR a = c */
+        sq_expr *e = NULL;
+        for (size_t i = 1; i <= l->n_items; i++) {
+            sq_expr *eq = binary(c, SQ_E_CMP, EX_EQ, v[0], v[i], loc);
+            e = e ? binary(c, SQ_E_OR, 0, e, eq, loc) : eq;
+        }
+        return e && !strcmp(op, "<>") ? sq_make(c, SQ_E_NOT, 0, &e, 1, loc) : e;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE: {
+        pgn *r = x->rexpr;
+        if (!r || r->node_case != PG_QUERY__NODE__NODE_A_CONST || r->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "LIKE needs a constant pattern");
+            return NULL;
+        }
+        sq_expr *a = sq_bind_expr(c, x->lexpr, sc, ag);
+        const char *pat = sq_strdup(&c->A, r->a_const->sval->sval);
+        return pat ? sq_like(c, a, pat, !strcmp(op, "!~~"), loc) : NULL;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN: {
+        PgQuery__List *l = x->rexpr && x->rexpr->node_case == PG_QUERY__NODE__NODE_LIST ? x->rexpr->list : NULL;
+        if (!l || l->n_items != 2) {
+            sq_fail(c, loc, PA_EINVAL, "BETWEEN needs two bounds");
+            return NULL;
+        }
+        sq_expr *a = sq_bind_expr(c, x->lexpr, sc, ag);
+        sq_expr *lo = a ? sq_bind_expr(c, l->items[0], sc, ag) : NULL;
+        sq_expr *hi = lo ? sq_bind_expr(c, l->items[1], sc, ag) : NULL;
+        sq_expr *e = binary(c, SQ_E_AND, 0, binary(c, SQ_E_CMP, EX_GE, a, lo, loc),
+                            binary(c, SQ_E_CMP, EX_LE, a, hi, loc), loc);
+        if (e && x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN)
+            e = sq_make(c, SQ_E_NOT, 0, &e, 1, loc);
+        return e;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE:
+        sq_fail(c, loc, PA_EUNSUPPORTED, "ILIKE is not supported");
+        return NULL;
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
+        sq_fail(c, loc, PA_EUNSUPPORTED, "ANY/ALL with an array is not supported");
+        return NULL;
+    default:
+        sq_fail(c, loc, PA_EUNSUPPORTED, "this operator (%s) is not supported", op && *op ? op : "?");
+        return NULL;
+    }
+}
+
+/* --------------------------------------------------------------- functions */
+static int extract_field(sq_ctx *c, pgn *n, int loc, ex_field *f)
+{
+    const char *w = n && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL
+                        ? n->a_const->sval->sval
+                        : NULL;
+    if (w && !strcasecmp(w, "year"))
+        *f = EX_YEAR;
+    else if (w && !strcasecmp(w, "month"))
+        *f = EX_MONTH;
+    else if (w && !strcasecmp(w, "day"))
+        *f = EX_DAY;
+    else
+        return sq_fail(c, loc, PA_EUNSUPPORTED, "EXTRACT(%s ...): YEAR, MONTH and DAY are supported", w ? w : "?");
+    return PA_OK;
+}
+
+static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    if (!ag || !ag->allow) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return NULL;
+    }
+    if (ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
+        return NULL;
+    }
+    if (f->agg_filter || f->over || f->n_agg_order) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "FILTER, OVER and ORDER BY in aggregates are not supported");
+        return NULL;
+    }
+    ex_agg_kind k;
+    sq_expr *arg = NULL;
+    if (f->agg_star) {
+        if (strcmp(fn, "count") != 0) {
+            sq_fail(c, loc, PA_EINVAL, "%s(*) is not a function; only count(*)", fn);
+            return NULL;
+        }
+        k = EX_AGG_COUNT_STAR;
+    } else {
+        if (f->n_args != 1) {
+            sq_fail(c, loc, PA_EINVAL, "%s takes one argument", fn);
+            return NULL;
+        }
+        ag->inside = true;
+        arg = sq_bind_expr(c, f->args[0], sc, ag);
+        ag->inside = false;
+        if (!arg)
+            return NULL;
+        if (!strcmp(fn, "sum"))
+            k = EX_AGG_SUM;
+        else if (!strcmp(fn, "count"))
+            k = f->agg_distinct ? EX_AGG_COUNT_DISTINCT : EX_AGG_COUNT;
+        else if (!strcmp(fn, "avg"))
+            k = EX_AGG_AVG;
+        else if (!strcmp(fn, "min"))
+            k = EX_AGG_MIN;
+        else
+            k = EX_AGG_MAX;
+        if (f->agg_distinct && k != EX_AGG_COUNT_DISTINCT && k != EX_AGG_MIN && k != EX_AGG_MAX) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "%s(DISTINCT ...) is not supported (COUNT(DISTINCT) is)", fn);
+            return NULL;
+        }
+    }
+    pa_type t = {PA_TYPE_BIGINT, 0, 0};
+    if (arg && ex_agg_type(k, arg->type, &t, c->err) != PA_OK) {
+        c->err_loc = loc;
+        return NULL;
+    }
+    if (k == EX_AGG_COUNT_STAR)
+        ex_agg_type(k, t, &t, NULL);
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    sq_expr **args = sq_alloc(&c->A, sizeof *args);
+    if (!e || !args)
+        return NULL;
+    e->kind = SQ_E_AGG;
+    e->sub = (int)k;
+    e->loc = loc;
+    e->col = -1;
+    e->type = t;
+    e->n_args = arg ? 1 : 0;
+    e->args = args;
+    args[0] = arg;
+    e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
+    return e->tx ? e : NULL;
+}
+
+static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    const char *fn = f->n_funcname ? sq_node_name(f->funcname[f->n_funcname - 1]) : "";
+    char lname[64];
+    snprintf(lname, sizeof lname, "%s", fn ? fn : "");
+    for (char *p = lname; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    if (sq_is_aggregate_name(lname))
+        return bind_agg(c, f, lname, sc, ag);
+    if (f->agg_star || f->agg_distinct || f->over) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "%s is not an aggregate function", lname);
+        return NULL;
+    }
+    if (!strcmp(lname, "extract") || !strcmp(lname, "date_part")) {
+        ex_field fld = EX_YEAR;
+        if (f->n_args != 2 || extract_field(c, f->args[0], loc, &fld) != PA_OK)
+            return f->n_args != 2 ? (sq_fail(c, loc, PA_EINVAL, "EXTRACT needs a field and a date"), NULL) : NULL;
+        sq_expr *d = sq_bind_expr(c, f->args[1], sc, ag);
+        return d ? sq_make(c, SQ_E_EXTRACT, fld, &d, 1, loc) : NULL;
+    }
+    if (!strcmp(lname, "substring") || !strcmp(lname, "substr")) {
+        if (f->n_args < 2 || f->n_args > 3) {
+            sq_fail(c, loc, PA_EINVAL, "SUBSTRING needs a string, a start and an optional length");
+            return NULL;
+        }
+        sq_expr *v[3] = {0};
+        for (size_t i = 0; i < f->n_args; i++)
+            if (!(v[i] = sq_bind_expr(c, f->args[i], sc, ag)))
+                return NULL;
+        return sq_make(c, SQ_E_SUBSTR, 0, v, (int)f->n_args, loc);
+    }
+    sq_fail(c, loc, PA_EUNSUPPORTED, "function %s is not supported", lname);
+    return NULL;
+}
+
+static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = ce->location;
+    int n = (int)ce->n_args * 2 + (ce->defresult ? 1 : 0);
+    sq_expr **v = sq_alloc(&c->A, (size_t)(n + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    sq_expr *subject = ce->arg ? sq_bind_expr(c, ce->arg, sc, ag) : NULL;
+    if (ce->arg && !subject)
+        return NULL;
+    for (size_t i = 0; i < ce->n_args; i++) {
+        PgQuery__CaseWhen *w = ce->args[i]->case_when;
+        sq_expr *cond = sq_bind_expr(c, w->expr, sc, ag);
+        if (subject)
+            cond = binary(c, SQ_E_CMP, EX_EQ, subject, cond, w->location);
+        v[2 * i] = cond;
+        v[2 * i + 1] = sq_bind_expr(c, w->result, sc, ag);
+        if (!v[2 * i] || !v[2 * i + 1])
+            return NULL;
+    }
+    if (ce->defresult && !(v[n - 1] = sq_bind_expr(c, ce->defresult, sc, ag)))
+        return NULL;
+    /* Type untyped NULL results from the other results. */
+    sq_expr *res[130];
+    int nr = 0;
+    for (int i = 1; i < n && nr < 128; i += 2)
+        res[nr++] = v[i];
+    if (ce->defresult)
+        res[nr++] = v[n - 1];
+    type_nulls(c, res, nr);
+    nr = 0;
+    for (int i = 1; i < n && nr < 128; i += 2)
+        v[i] = res[nr++];
+    if (ce->defresult)
+        v[n - 1] = res[nr++];
+    if (ce->defresult && is_untyped_null(v[n - 1]))
+        n--; /* ELSE NULL is the default */
+    sq_expr *e = sq_make(c, SQ_E_CASE, 0, v, n, loc);
+    if (e && n % 2 == 1) {
+        e->flag = true;
+        /* retype with the ELSE */
+        e = sq_rebuild(c, e, e->args);
+    }
+    return e;
+}
+
+static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = sl->location;
+    sq_subq *q = sq_alloc(&c->A, sizeof *q);
+    if (!q)
+        return NULL;
+    q->loc = loc;
+    switch (sl->sub_link_type) {
+    case PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK: q->kind = SQ_S_EXISTS; break;
+    case PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK: q->kind = SQ_S_SCALAR; break;
+    case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK: {
+        const char *op = sl->n_oper_name ? sq_node_name(sl->oper_name[sl->n_oper_name - 1]) : "=";
+        if (op && strcmp(op, "=") != 0) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "%s ANY (subquery) is not supported (IN is)", op);
+            return NULL;
+        }
+        q->kind = SQ_S_IN;
+        if (!(q->test = sq_bind_expr(c, sl->testexpr, sc, ag)))
+            return NULL;
+        break;
+    }
+    default: sq_fail(c, loc, PA_EUNSUPPORTED, "this kind of subquery (ALL, ARRAY, row comparison) is not supported"); return NULL;
+    }
+    const char **names;
+    sq_node *plan;
+    if (sq_bind_select(c, sl->subselect, sc, &plan, &names, q) != PA_OK)
+        return NULL;
+    q->plan = plan;
+    pa_type t = {PA_TYPE_BOOLEAN, 0, 0};
+    if (q->kind != SQ_S_EXISTS) {
+        q->value_col = plan->out[0];
+        t = c->cols[q->value_col].type;
+    }
+    if (q->kind == SQ_S_IN) {
+        pa_type ct;
+        if (!sq_common_type(c, q->test->type, t, &ct)) {
+            sq_fail(c, loc, PA_EINVAL, "IN: cannot compare %s with %s", pa_type_name(q->test->type.id), pa_type_name(t.id));
+            return NULL;
+        }
+        t = (pa_type){PA_TYPE_BOOLEAN, 0, 0};
+    }
+    int col = q->kind == SQ_S_SCALAR ? q->value_col : sq_new_col(c, "mark", t);
+    if (col < 0)
+        return NULL;
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    if (!e)
+        return NULL;
+    e->kind = SQ_E_SUBQ;
+    e->loc = loc;
+    e->col = col;
+    e->subq = q;
+    e->type = t;
+    e->tx = ex_expr_col_typed(c->plan, col, t, c->err);
+    return e->tx ? e : NULL;
+}
+
+sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
+{
+    if (!n) {
+        sq_fail(c, -1, PA_EINTERNAL, "missing expression");
+        return NULL;
+    }
+    if (c->depth > 200) {
+        sq_fail(c, loc_of(n), PA_EUNSUPPORTED, "expression nested too deeply");
+        return NULL;
+    }
+    c->depth++;
+    sq_expr *e = NULL;
+    int loc = loc_of(n);
+    switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: e = bind_colref(c, n->column_ref, sc); break;
+    case PG_QUERY__NODE__NODE_A_CONST: e = bind_const(c, n->a_const); break;
+    case PG_QUERY__NODE__NODE_TYPE_CAST: e = bind_cast(c, n->type_cast, sc, ag, loc); break;
+    case PG_QUERY__NODE__NODE_A_EXPR: e = bind_aexpr(c, n->a_expr, sc, ag); break;
+    case PG_QUERY__NODE__NODE_FUNC_CALL: e = bind_func(c, n->func_call, sc, ag); break;
+    case PG_QUERY__NODE__NODE_CASE_EXPR: e = bind_case(c, n->case_expr, sc, ag); break;
+    case PG_QUERY__NODE__NODE_SUB_LINK: e = bind_sublink(c, n->sub_link, sc, ag); break;
+    case PG_QUERY__NODE__NODE_BOOL_EXPR: {
+        PgQuery__BoolExpr *b = n->bool_expr;
+        if (b->boolop == PG_QUERY__BOOL_EXPR_TYPE__NOT_EXPR) {
+            sq_expr *a = b->n_args == 1 ? sq_bind_expr(c, b->args[0], sc, ag) : NULL;
+            e = a ? sq_make(c, SQ_E_NOT, 0, &a, 1, loc) : NULL;
+            break;
+        }
+        sq_ekind k = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR ? SQ_E_AND : SQ_E_OR;
+        for (size_t i = 0; i < b->n_args; i++) {
+            sq_expr *a = sq_bind_expr(c, b->args[i], sc, ag);
+            if (!a) {
+                e = NULL;
+                break;
+            }
+            e = i == 0 ? a : binary(c, k, 0, e, a, loc);
+            if (!e)
+                break;
+        }
+        break;
+    }
+    case PG_QUERY__NODE__NODE_NULL_TEST: {
+        sq_expr *a = sq_bind_expr(c, n->null_test->arg, sc, ag);
+        if (a && is_untyped_null(a))
+            a = null_const(c, (pa_type){PA_TYPE_INTEGER, 0, 0}, a->loc), a ? a->flag = false : 0;
+        e = a ? sq_make(c, SQ_E_ISNULL, n->null_test->nulltesttype == PG_QUERY__NULL_TEST_TYPE__IS_NOT_NULL, &a, 1, loc)
+              : NULL;
+        break;
+    }
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR: {
+        PgQuery__CoalesceExpr *ce = n->coalesce_expr;
+        sq_expr **v = sq_alloc(&c->A, (ce->n_args + 1) * sizeof *v);
+        if (!v)
+            break;
+        for (size_t i = 0; i < ce->n_args; i++)
+            if (!(v[i] = sq_bind_expr(c, ce->args[i], sc, ag)))
+                goto done;
+        type_nulls(c, v, (int)ce->n_args);
+        e = v[ce->n_args - 1];
+        for (int i = (int)ce->n_args - 2; i >= 0 && e; i--) {
+            sq_expr *isn = sq_make(c, SQ_E_ISNULL, 1, &v[i], 1, loc);
+            sq_expr *a[3] = {isn, v[i], e};
+            e = isn ? sq_make(c, SQ_E_CASE, 0, a, 3, loc) : NULL;
+            if (e) {
+                e->flag = true;
+                e = sq_rebuild(c, e, e->args);
+            }
+        }
+        break;
+    }
+    case PG_QUERY__NODE__NODE_PARAM_REF: sq_fail(c, loc, PA_EUNSUPPORTED, "parameters ($n) are not supported"); break;
+    default: sq_fail(c, loc, PA_EUNSUPPORTED, "this kind of expression is not supported"); break;
+    }
+done:
+    c->depth--;
+    if (!e && c->err && c->err->code != PA_OK && c->err_loc < 0)
+        c->err_loc = loc;
+    return e;
+}

@@ -1,0 +1,312 @@
+/*
+ * bind_from.c - the FROM clause: tables, views, CTEs, read_parquet(),
+ * derived tables and joins. Inner joins (comma, INNER, CROSS) are
+ * flattened into one list of relations plus conjuncts that the optimiser
+ * orders (sq_join_graph); outer joins are planned where they stand.
+ */
+#include "sql/sql_int.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+
+int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int col)
+{
+    if (sc->n == sc->cap) {
+        int cap = sc->cap ? sc->cap * 2 : 32;
+        sq_binding *b = sq_alloc(&c->A, (size_t)cap * sizeof *b);
+        if (!b)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        if (sc->n)
+            memcpy(b, sc->b, (size_t)sc->n * sizeof *b);
+        sc->b = b;
+        sc->cap = cap;
+    }
+    sc->b[sc->n++] = (sq_binding){qual, name, col, false};
+    return PA_OK;
+}
+
+static int add_rel(sq_ctx *c, sq_from *f, sq_node *n)
+{
+    if (f->n_rels == f->cap_rels) {
+        int cap = f->cap_rels ? f->cap_rels * 2 : 8;
+        sq_node **v = sq_alloc(&c->A, (size_t)cap * sizeof *v);
+        if (!v)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        if (f->n_rels)
+            memcpy(v, f->rels, (size_t)f->n_rels * sizeof *v);
+        f->rels = v;
+        f->cap_rels = cap;
+    }
+    f->rels[f->n_rels++] = n;
+    return PA_OK;
+}
+
+static const char *lower(sq_ctx *c, const char *s)
+{
+    char *d = sq_strdup(&c->A, s);
+    for (char *p = d; p && *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return d;
+}
+
+/* A scan of every column of t, bound under qual. */
+static int table_rel(sq_ctx *c, sq_table *t, const char *qual, PgQuery__Alias *alias, int loc, sq_scope *sc,
+                     sq_from *f)
+{
+    sq_node *n = sq_node_new(c, SQ_L_SCAN, t->n_cols);
+    if (!n)
+        return c->err->code;
+    n->table = t;
+    n->src = sq_alloc(&c->A, (size_t)(t->n_cols + 1) * sizeof *n->src);
+    if (!n->src)
+        return sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+    if (alias && alias->n_colnames > (size_t)t->n_cols)
+        return sq_fail(c, loc, PA_EINVAL, "table %s has %d columns but %zu names were given", t->name, t->n_cols,
+                       alias->n_colnames);
+    for (int i = 0; i < t->n_cols; i++) {
+        const char *name = t->col_names[i];
+        if (alias && (size_t)i < alias->n_colnames)
+            name = lower(c, sq_node_name(alias->colnames[i]));
+        int id = sq_new_col(c, name, t->col_types[i]);
+        if (id < 0)
+            return c->err->code;
+        c->cols[id].stat = t->stats[i];
+        n->out[i] = id;
+        n->src[i] = i;
+        int rc = sq_scope_add(c, sc, qual, name, id);
+        if (rc)
+            return rc;
+    }
+    n->est = (double)t->rows;
+    return add_rel(c, f, n);
+}
+
+/* A derived table: its outputs bound under qual with the given names. */
+static int derived_rel(sq_ctx *c, sq_node *n, const char **names, const char *qual, PgQuery__Alias *alias,
+                       int loc, sq_scope *sc, sq_from *f)
+{
+    if (alias && alias->n_colnames > (size_t)n->n_out)
+        return sq_fail(c, loc, PA_EINVAL, "%s has %d columns but %zu names were given", qual ? qual : "subquery",
+                       n->n_out, alias->n_colnames);
+    for (int i = 0; i < n->n_out && names[i]; i++) {
+        const char *name = names[i];
+        if (alias && (size_t)i < alias->n_colnames)
+            name = lower(c, sq_node_name(alias->colnames[i]));
+        int rc = sq_scope_add(c, sc, qual, name, n->out[i]);
+        if (rc)
+            return rc;
+    }
+    return add_rel(c, f, n);
+}
+
+static int bind_select_text(sq_ctx *c, const char *sql, sq_node **out, const char ***names, int loc)
+{
+    PgQueryProtobufParseResult r = pg_query_parse_protobuf(sql);
+    if (r.error) {
+        int rc = sq_fail(c, loc, PA_ESYNTAX, "view: %s", r.error->message);
+        pg_query_free_protobuf_parse_result(r);
+        return rc;
+    }
+    PgQuery__ParseResult *pr = pg_query__parse_result__unpack(NULL, r.parse_tree.len, (const uint8_t *)r.parse_tree.data);
+    pg_query_free_protobuf_parse_result(r);
+    if (!pr || pr->n_stmts != 1) {
+        if (pr)
+            pg_query__parse_result__free_unpacked(pr, NULL);
+        return sq_fail(c, loc, PA_EINTERNAL, "view text does not hold one statement");
+    }
+    /* Positions inside the view text mean nothing to the user's statement. */
+    sq_cte *saved = c->ctes;
+    c->ctes = NULL;
+    pgn *q = pr->stmts[0]->stmt;
+    if (q->node_case == PG_QUERY__NODE__NODE_VIEW_STMT)
+        q = q->view_stmt->query;
+    int rc = sq_bind_select(c, q, NULL, out, names, NULL);
+    c->ctes = saved;
+    if (rc != PA_OK && c->err_loc >= 0)
+        c->err_loc = loc;
+    /* The plan keeps no pointer into the parse tree except names, which the
+     * binder copies into the arena. */
+    pg_query__parse_result__free_unpacked(pr, NULL);
+    return rc;
+}
+
+static int bind_rangevar(sq_ctx *c, PgQuery__RangeVar *rv, sq_scope *sc, sq_from *f)
+{
+    const char *name = lower(c, rv->relname);
+    const char *qual = rv->alias ? lower(c, rv->alias->aliasname) : name;
+    int loc = rv->location;
+    if (!rv->schemaname || !*rv->schemaname) {
+        for (sq_cte *q = c->ctes; q; q = q->next) {
+            if (strcmp(q->name, name) != 0)
+                continue;
+            sq_node *n;
+            const char **names;
+            sq_cte *saved = c->ctes;
+            c->ctes = q->next; /* a CTE sees the ones before it */
+            int rc = sq_bind_select(c, q->def->ctequery, NULL, &n, &names, NULL);
+            c->ctes = saved;
+            if (rc)
+                return rc;
+            for (size_t i = 0; i < q->def->n_aliascolnames && (int)i < n->n_out; i++)
+                names[i] = lower(c, sq_node_name(q->def->aliascolnames[i]));
+            return derived_rel(c, n, names, qual, rv->alias, loc, sc, f);
+        }
+    }
+    sq_table *t = sq_catalog_find(c->s, name);
+    if (!t)
+        return sq_fail(c, loc, PA_ENOTFOUND, "table \"%s\" does not exist", name);
+    if (t->is_view) {
+        sq_node *n;
+        const char **names;
+        int rc = bind_select_text(c, t->source, &n, &names, loc);
+        return rc ? rc : derived_rel(c, n, names, qual, rv->alias, loc, sc, f);
+    }
+    return table_rel(c, t, qual, rv->alias, loc, sc, f);
+}
+
+static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq_from *f)
+{
+    pgn *fn = NULL;
+    if (rf->n_functions == 1 && rf->functions[0]->node_case == PG_QUERY__NODE__NODE_LIST &&
+        rf->functions[0]->list->n_items >= 1)
+        fn = rf->functions[0]->list->items[0];
+    if (!fn || fn->node_case != PG_QUERY__NODE__NODE_FUNC_CALL)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "this table function is not supported");
+    PgQuery__FuncCall *call = fn->func_call;
+    const char *name = call->n_funcname ? sq_node_name(call->funcname[call->n_funcname - 1]) : "";
+    if (strcasecmp(name, "read_parquet") != 0)
+        return sq_fail(c, call->location, PA_EUNSUPPORTED, "table function %s is not supported (read_parquet is)",
+                       name);
+    if (call->n_args != 1 || call->args[0]->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+        call->args[0]->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+        return sq_fail(c, call->location, PA_EINVAL, "read_parquet takes one string: a file, directory or glob");
+    sq_table *t;
+    int rc = sq_catalog_adhoc(c->s, call->args[0]->a_const->sval->sval, &t, c->err);
+    if (rc) {
+        c->err_loc = call->args[0]->a_const->location;
+        return rc;
+    }
+    const char *qual = rf->alias ? lower(c, rf->alias->aliasname) : "read_parquet";
+    return table_rel(c, t, qual, rf->alias, call->location, sc, f);
+}
+
+static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
+{
+    if (j->is_natural)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "NATURAL JOIN is not supported (use USING or ON)");
+    if (j->alias)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "an alias on a join is not supported");
+    bool outer = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT || j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT;
+    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_FULL)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "FULL OUTER JOIN is not supported yet");
+    if (!outer && j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "this join type is not supported");
+    sq_from lf = {0}, rf = {0};
+    sq_from *lp = outer ? &lf : f, *rp = outer ? &rf : f;
+    int lstart = sc->n;
+    int rc = sq_bind_from(c, j->larg, sc, lp);
+    int rstart = sc->n;
+    if (rc == PA_OK)
+        rc = sq_bind_from(c, j->rarg, sc, rp);
+    if (rc)
+        return rc;
+    int rend = sc->n;
+    sq_expr **on = NULL;
+    int n_on = 0, cap_on = 0;
+    if (j->n_using_clause) {
+        for (size_t u = 0; u < j->n_using_clause; u++) {
+            const char *name = lower(c, sq_node_name(j->using_clause[u]));
+            int lc = -1, rcol = -1, rb = -1;
+            for (int i = lstart; i < rstart; i++)
+                if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
+                    lc = sc->b[i].col;
+            for (int i = rstart; i < rend; i++)
+                if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
+                    rcol = sc->b[i].col, rb = i;
+            if (lc < 0 || rcol < 0)
+                return sq_fail(c, -1, PA_ENOTFOUND, "USING column \"%s\" is not in both sides of the join", name);
+            /* The joined column is the left (preserved) side's. */
+            sq_binding keep = sc->b[rb];
+            keep.hidden = true;
+            sc->b[rb] = keep;
+            sq_expr *a[2] = {sq_col_ref(c, lc, -1), sq_col_ref(c, rcol, -1)};
+            sq_expr *eq = a[0] && a[1] ? sq_make(c, SQ_E_CMP, EX_EQ, a, 2, -1) : NULL;
+            if (!eq || sq_conjuncts(c, eq, &on, &n_on, &cap_on))
+                return c->err->code;
+        }
+    } else if (j->quals) {
+        sq_aggctx ag = {false, false, "JOIN conditions"};
+        sq_expr *q = sq_bind_expr(c, j->quals, sc, &ag);
+        if (!q)
+            return c->err->code;
+        if (sq_expr_has(q, SQ_E_SUBQ))
+            return sq_fail(c, -1, PA_EUNSUPPORTED, "subqueries in JOIN ... ON are not supported (move them to WHERE)");
+        if ((rc = sq_conjuncts(c, q, &on, &n_on, &cap_on)))
+            return rc;
+    }
+    if (!outer) {
+        for (int i = 0; i < n_on; i++)
+            if ((rc = sq_conjuncts(c, on[i], &f->conj, &f->n_conj, &f->cap_conj)))
+                return rc;
+        return PA_OK;
+    }
+    /* LEFT (or RIGHT, mirrored): the preserved side stays whole; ON
+     * conjuncts on the other side alone filter it before the join. */
+    sq_node *l, *r;
+    if ((rc = sq_join_graph(c, lf.rels, lf.n_rels, lf.conj, lf.n_conj, &l)) ||
+        (rc = sq_join_graph(c, rf.rels, rf.n_rels, rf.conj, rf.n_conj, &r)))
+        return rc;
+    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT) {
+        sq_node *t = l;
+        l = r;
+        r = t;
+    }
+    sq_expr **inner = NULL, **cond = NULL;
+    int n_inner = 0, n_cond = 0, cap_i = 0, cap_c = 0;
+    for (int i = 0; i < n_on; i++) {
+        if (sq_node_covers(c, r, on[i]))
+            rc = sq_conjuncts(c, on[i], &inner, &n_inner, &cap_i);
+        else
+            rc = sq_conjuncts(c, on[i], &cond, &n_cond, &cap_c);
+        if (rc)
+            return rc;
+    }
+    if (n_inner && !(r = sq_filter(c, r, inner, n_inner)))
+        return c->err->code;
+    sq_node *jn = sq_node_new(c, SQ_L_JOIN, l->n_out + r->n_out);
+    if (!jn)
+        return c->err->code;
+    jn->jkind = SQ_J_LEFT;
+    jn->in[0] = l;
+    jn->in[1] = r;
+    memcpy(jn->out, l->out, (size_t)l->n_out * sizeof *jn->out);
+    memcpy(jn->out + l->n_out, r->out, (size_t)r->n_out * sizeof *jn->out);
+    jn->conj = cond;
+    jn->n_conj = n_cond;
+    jn->est = sq_estimate(c, jn);
+    return add_rel(c, f, jn);
+}
+
+int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f)
+{
+    switch (item->node_case) {
+    case PG_QUERY__NODE__NODE_RANGE_VAR: return bind_rangevar(c, item->range_var, sc, f);
+    case PG_QUERY__NODE__NODE_RANGE_SUBSELECT: {
+        PgQuery__RangeSubselect *rs = item->range_subselect;
+        if (rs->lateral)
+            return sq_fail(c, -1, PA_EUNSUPPORTED, "LATERAL subqueries are not supported");
+        sq_node *n;
+        const char **names;
+        int rc = sq_bind_select(c, rs->subquery, NULL, &n, &names, NULL);
+        if (rc)
+            return rc;
+        const char *qual = rs->alias ? lower(c, rs->alias->aliasname) : NULL;
+        return derived_rel(c, n, names, qual, rs->alias, -1, sc, f);
+    }
+    case PG_QUERY__NODE__NODE_RANGE_FUNCTION: return bind_function(c, item->range_function, sc, f);
+    case PG_QUERY__NODE__NODE_JOIN_EXPR: return bind_join(c, item->join_expr, sc, f);
+    default: return sq_fail(c, -1, PA_EUNSUPPORTED, "this kind of FROM item is not supported");
+    }
+}

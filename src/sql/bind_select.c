@@ -1,0 +1,813 @@
+/*
+ * bind_select.c - one SELECT block (or set operation) -> logical plan:
+ * FROM and WHERE through the optimiser's join graph, subquery conjuncts,
+ * GROUP BY / aggregates / HAVING, the select list, DISTINCT, ORDER BY and
+ * LIMIT. A subquery block also hands its correlated conjuncts to its
+ * sq_subq (grouping on their inner sides when it aggregates).
+ */
+#include "sql/sql_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct sq_vec {
+    sq_expr **v;
+    int n, cap;
+} sq_vec;
+
+static int push(sq_ctx *c, sq_vec *x, sq_expr *e)
+{
+    if (!e)
+        return c->err->code ? c->err->code : PA_EINTERNAL;
+    if (x->n == x->cap) {
+        int cap = x->cap ? x->cap * 2 : 16;
+        sq_expr **v = sq_alloc(&c->A, (size_t)cap * sizeof *v);
+        if (!v)
+            return sq_fail(c, e->loc, PA_ENOMEM, "binding: out of memory");
+        if (x->n)
+            memcpy(v, x->v, (size_t)x->n * sizeof *v);
+        x->v = v;
+        x->cap = cap;
+    }
+    x->v[x->n++] = e;
+    return PA_OK;
+}
+
+/* ----------------------------------------------------------- output names */
+static void render(pgn *n, char *buf, size_t cap);
+
+static void render_list(pgn **v, size_t n, char *buf, size_t cap)
+{
+    size_t used = strlen(buf);
+    for (size_t i = 0; i < n && used + 2 < cap; i++) {
+        if (i)
+            strncat(buf, ", ", cap - used - 1);
+        used = strlen(buf);
+        render(v[i], buf + used, cap - used);
+        used = strlen(buf);
+    }
+}
+
+/* DuckDB's name for an unaliased expression (the common cases). */
+static void render(pgn *n, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!n || cap < 8)
+        return;
+    switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: {
+        PgQuery__ColumnRef *r = n->column_ref;
+        const char *s = r->n_fields ? sq_node_name(r->fields[r->n_fields - 1]) : NULL;
+        snprintf(buf, cap, "%s", s ? s : "*");
+        return;
+    }
+    case PG_QUERY__NODE__NODE_A_CONST: {
+        PgQuery__AConst *k = n->a_const;
+        if (k->isnull)
+            snprintf(buf, cap, "NULL");
+        else if (k->val_case == PG_QUERY__A__CONST__VAL_IVAL)
+            snprintf(buf, cap, "%d", k->ival->ival);
+        else if (k->val_case == PG_QUERY__A__CONST__VAL_FVAL)
+            snprintf(buf, cap, "%s", k->fval->fval);
+        else if (k->val_case == PG_QUERY__A__CONST__VAL_SVAL)
+            snprintf(buf, cap, "'%s'", k->sval->sval);
+        else
+            snprintf(buf, cap, "?");
+        return;
+    }
+    case PG_QUERY__NODE__NODE_A_EXPR: {
+        PgQuery__AExpr *x = n->a_expr;
+        const char *op = x->n_name ? sq_node_name(x->name[x->n_name - 1]) : "?";
+        char l[256], r[256];
+        render(x->lexpr, l, sizeof l);
+        render(x->rexpr, r, sizeof r);
+        if (x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_OP && x->lexpr)
+            snprintf(buf, cap, "(%s %s %s)", l, op, r);
+        else if (x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_OP)
+            snprintf(buf, cap, "%s%s", op, r);
+        else
+            snprintf(buf, cap, "%s", l);
+        return;
+    }
+    case PG_QUERY__NODE__NODE_FUNC_CALL: {
+        PgQuery__FuncCall *f = n->func_call;
+        const char *fn = f->n_funcname ? sq_node_name(f->funcname[f->n_funcname - 1]) : "?";
+        if (f->agg_star) {
+            snprintf(buf, cap, "count_star()");
+            return;
+        }
+        snprintf(buf, cap, "%s(%s", fn, f->agg_distinct ? "DISTINCT " : "");
+        render_list(f->args, f->n_args, buf, cap);
+        size_t used = strlen(buf);
+        if (used + 1 < cap)
+            strcat(buf, ")");
+        return;
+    }
+    case PG_QUERY__NODE__NODE_TYPE_CAST: render(n->type_cast->arg, buf, cap); return;
+    default: snprintf(buf, cap, "?column?"); return;
+    }
+}
+
+/* --------------------------------------------------------- aggregation */
+typedef struct aggstate {
+    sq_vec groups;            /* group expressions (FROM scope) */
+    int *group_cols;          /* their column ids after the pre-projection */
+    sq_vec aggs;              /* distinct SQ_E_AGG nodes */
+    int *agg_cols;            /* their output ids */
+    int block_start;          /* first column id of this block */
+} aggstate;
+
+static sq_expr *post_agg(sq_ctx *c, sq_expr *e, aggstate *st)
+{
+    if (!e)
+        return NULL;
+    for (int i = 0; i < st->groups.n; i++)
+        if (st->group_cols && sq_expr_equal(e, st->groups.v[i]))
+            return sq_col_ref(c, st->group_cols[i], e->loc);
+    switch (e->kind) {
+    case SQ_E_AGG:
+        for (int i = 0; i < st->aggs.n; i++)
+            if (sq_expr_equal(e, st->aggs.v[i]) && (e->n_args == 0 || sq_expr_equal(e->args[0], st->aggs.v[i]->args[0])))
+                return sq_col_ref(c, st->agg_cols[i], e->loc);
+        sq_fail(c, e->loc, PA_EINTERNAL, "aggregate not collected");
+        return NULL;
+    case SQ_E_COL:
+        if (e->col < st->block_start)
+            return e; /* an outer (correlated) column */
+        sq_fail(c, e->loc, PA_EINVAL, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function",
+                c->cols[e->col].name);
+        return NULL;
+    case SQ_E_CONST: return e;
+    case SQ_E_SUBQ:
+        if (e->subq->test && !(e->subq->test = post_agg(c, e->subq->test, st)))
+            return NULL;
+        return e;
+    default: {
+        sq_expr *a[300];
+        if (e->n_args > 300) {
+            sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too wide");
+            return NULL;
+        }
+        for (int i = 0; i < e->n_args; i++)
+            if (!(a[i] = post_agg(c, e->args[i], st)))
+                return NULL;
+        return sq_rebuild(c, e, a);
+    }
+    }
+}
+
+static int collect_aggs(sq_ctx *c, sq_expr *e, aggstate *st)
+{
+    if (!e)
+        return PA_OK;
+    if (e->kind == SQ_E_AGG) {
+        for (int i = 0; i < st->aggs.n; i++)
+            if (sq_expr_equal(e, st->aggs.v[i]) && (e->n_args == 0 || sq_expr_equal(e->args[0], st->aggs.v[i]->args[0])))
+                return PA_OK;
+        return push(c, &st->aggs, e);
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        int rc = collect_aggs(c, e->args[i], st);
+        if (rc)
+            return rc;
+    }
+    if (e->kind == SQ_E_SUBQ && e->subq->test)
+        return collect_aggs(c, e->subq->test, st);
+    return PA_OK;
+}
+
+/* PROJECT of exprs on top of in; plain column references keep their ids. */
+static sq_node *project(sq_ctx *c, sq_node *in, sq_expr **exprs, int n, const char **names)
+{
+    sq_node *p = sq_node_new(c, SQ_L_PROJECT, n);
+    if (!p)
+        return NULL;
+    p->in[0] = in;
+    p->exprs = sq_alloc(&c->A, (size_t)(n + 1) * sizeof *p->exprs);
+    if (!p->exprs) {
+        sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        p->exprs[i] = exprs[i];
+        if (exprs[i]->kind == SQ_E_COL)
+            p->out[i] = exprs[i]->col;
+        else if ((p->out[i] = sq_new_col(c, names && names[i] ? names[i] : "?column?", exprs[i]->type)) < 0)
+            return NULL;
+    }
+    p->est = in ? in->est : 1;
+    return p;
+}
+
+static int aggregate(sq_ctx *c, sq_node **node, aggstate *st)
+{
+    /* Pre-projection: the group keys and the aggregates' arguments. */
+    sq_vec pre = {0};
+    int rc;
+    for (int i = 0; i < st->groups.n; i++)
+        if ((rc = push(c, &pre, st->groups.v[i])))
+            return rc;
+    for (int i = 0; i < st->aggs.n; i++)
+        if (st->aggs.v[i]->n_args && (rc = push(c, &pre, st->aggs.v[i]->args[0])))
+            return rc;
+    bool all_cols = true;
+    for (int i = 0; i < pre.n; i++)
+        all_cols &= pre.v[i]->kind == SQ_E_COL;
+    sq_node *in = *node;
+    if (!all_cols || pre.n == 0) {
+        if (pre.n == 0) {
+            /* COUNT(*) alone: keep one column to count rows of. */
+            if (in->n_out == 0)
+                goto build;
+            if ((rc = push(c, &pre, sq_col_ref(c, in->out[0], -1))))
+                return rc;
+        }
+        if (!(in = project(c, in, pre.v, pre.n, NULL)))
+            return c->err->code;
+    }
+build:;
+    /* The pre-projection's columns in order (a projection outputs them in
+     * that order; without one they are the plain columns). */
+    int *ids = in->out;
+    if (in == *node) {
+        ids = sq_alloc(&c->A, (size_t)(pre.n + 1) * sizeof *ids);
+        if (!ids)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < pre.n; i++)
+            ids[i] = pre.v[i]->col;
+    }
+    int k = 0;
+    sq_node *a = sq_node_new(c, SQ_L_AGG, st->groups.n + st->aggs.n);
+    st->group_cols = sq_alloc(&c->A, (size_t)(st->groups.n + 1) * sizeof(int));
+    st->agg_cols = sq_alloc(&c->A, (size_t)(st->aggs.n + 1) * sizeof(int));
+    if (!a || !st->group_cols || !st->agg_cols)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    a->in[0] = in;
+    a->n_groups = st->groups.n;
+    a->groups = sq_alloc(&c->A, (size_t)(st->groups.n + 1) * sizeof(int));
+    a->n_aggs = st->aggs.n;
+    a->aggs = sq_alloc(&c->A, (size_t)(st->aggs.n + 1) * sizeof *a->aggs);
+    if (!a->groups || !a->aggs)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < st->groups.n; i++) {
+        st->group_cols[i] = ids[k++];
+        a->groups[i] = st->group_cols[i];
+        a->out[i] = st->group_cols[i];
+    }
+    for (int i = 0; i < st->aggs.n; i++) {
+        sq_expr *e = st->aggs.v[i];
+        int out = sq_new_col(c, "agg", e->type);
+        if (out < 0)
+            return c->err->code;
+        a->aggs[i] = (sq_aggdef){(ex_agg_kind)e->sub, e->n_args ? ids[k++] : -1, out};
+        st->agg_cols[i] = out;
+        a->out[st->groups.n + i] = out;
+    }
+    a->est = sq_estimate(c, a);
+    *node = a;
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------ the block */
+static bool refs_outer(const sq_ctx *c, const sq_expr *e, int start)
+{
+    uint8_t *set = sq_alloc((sq_arena *)&c->A, (size_t)c->n_cols + 1);
+    if (!set)
+        return false;
+    sq_expr_cols(e, set);
+    for (int i = 0; i < start; i++)
+        if (set[i])
+            return true;
+    return false;
+}
+
+static int position_of(sq_ctx *c, pgn *n, int n_items, int *pos)
+{
+    if (n && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
+        int v = n->a_const->ival->ival;
+        if (v < 1 || v > n_items)
+            return sq_fail(c, n->a_const->location, PA_EINVAL, "position %d is not in the select list (1..%d)", v, n_items);
+        *pos = v - 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int64_t const_int(sq_ctx *c, pgn *n, const char *what, int *rc)
+{
+    if (!n)
+        return -1;
+    if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->isnull)
+        return -1;
+    if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL ||
+        n->a_const->ival->ival < 0) {
+        *rc = sq_fail(c, -1, PA_EUNSUPPORTED, "%s must be a non-negative integer constant", what);
+        return -1;
+    }
+    return n->a_const->ival->ival;
+}
+
+static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out, const char ***names_out,
+                      sq_subq *corr_for)
+{
+    int rc = PA_OK;
+    int block_start = c->n_cols;
+    if (s->n_values_lists)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "VALUES lists are not supported");
+    if (s->into_clause)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "SELECT INTO is not supported (use CREATE TABLE ... AS)");
+    if (s->n_window_clause)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "window functions are not supported");
+    if (s->n_locking_clause)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "FOR UPDATE/SHARE is not supported");
+    if (s->group_distinct)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "GROUP BY DISTINCT is not supported");
+
+    /* FROM */
+    sq_scope sc = {.outer = outer};
+    sq_from f = {0};
+    for (size_t i = 0; i < s->n_from_clause; i++)
+        if ((rc = sq_bind_from(c, s->from_clause[i], &sc, &f)))
+            return rc;
+    if (s->n_from_clause == 0) {
+        sq_node *v = sq_node_new(c, SQ_L_VALUES, 0);
+        if (!v)
+            return c->err->code;
+        v->est = 1;
+        f.rels = &v;
+        f.n_rels = 1;
+        sq_node **rels = sq_alloc(&c->A, sizeof *rels);
+        if (!rels)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        rels[0] = v;
+        f.rels = rels;
+    }
+
+    /* WHERE: plain conjuncts go to the join graph, subqueries after it,
+     * correlated ones to the enclosing query. */
+    sq_vec plain = {0}, subq = {0}, corr = {0};
+    for (int i = 0; i < f.n_conj; i++)
+        if ((rc = push(c, &plain, f.conj[i])))
+            return rc;
+    if (s->where_clause) {
+        sq_aggctx ag = {false, false, "WHERE"};
+        sq_expr *w = sq_bind_expr(c, s->where_clause, &sc, &ag);
+        if (!w)
+            return c->err->code;
+        sq_expr **v0 = NULL, **v = NULL;
+        int n0 = 0, cap0 = 0, n = 0, cap = 0;
+        if ((rc = sq_conjuncts(c, w, &v0, &n0, &cap0)))
+            return rc;
+        for (int i = 0; i < n0; i++)
+            if ((rc = sq_factor_or(c, v0[i], &v, &n, &cap)))
+                return rc;
+        for (int i = 0; i < n; i++) {
+            bool has_sub = sq_expr_has(v[i], SQ_E_SUBQ);
+            if (refs_outer(c, v[i], block_start)) {
+                if (!corr_for || has_sub)
+                    return sq_fail(c, v[i]->loc, PA_EUNSUPPORTED,
+                                   "this correlated reference is not supported (only in WHERE conditions of a subquery)");
+                rc = push(c, &corr, v[i]);
+            } else
+                rc = push(c, has_sub ? &subq : &plain, v[i]);
+            if (rc)
+                return rc;
+        }
+    }
+    sc.used_outer = false;
+    sq_node *node;
+    if ((rc = sq_join_graph(c, f.rels, f.n_rels, plain.v, plain.n, &node)))
+        return rc;
+    if (subq.n && (rc = sq_apply_conjuncts(c, node, subq.v, subq.n, &node)))
+        return rc;
+
+    /* Select list. */
+    sq_vec sel = {0};
+    const char **names = NULL;
+    int n_names_cap = 0;
+    sq_aggctx ag = {true, false, "the select list"};
+    for (size_t i = 0; i < s->n_target_list; i++) {
+        PgQuery__ResTarget *t = s->target_list[i]->res_target;
+        pgn *v = t->val;
+        bool star = false;
+        const char *qual = NULL;
+        if (v && v->node_case == PG_QUERY__NODE__NODE_COLUMN_REF) {
+            PgQuery__ColumnRef *r = v->column_ref;
+            if (r->n_fields && r->fields[r->n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR) {
+                star = true;
+                if (r->n_fields == 2)
+                    qual = sq_node_name(r->fields[0]);
+            }
+        }
+        if (sel.n + sc.n + 1 > n_names_cap) {
+            int cap = (sel.n + sc.n + 1) * 2;
+            const char **nv = sq_alloc(&c->A, (size_t)cap * sizeof *nv);
+            if (!nv)
+                return sq_fail(c, t->location, PA_ENOMEM, "binding: out of memory");
+            if (sel.n)
+                memcpy(nv, names, (size_t)sel.n * sizeof *nv);
+            names = nv;
+            n_names_cap = cap;
+        }
+        if (star) {
+            int added = 0;
+            for (int b = 0; b < sc.n; b++) {
+                if (sc.b[b].hidden || (qual && (!sc.b[b].qual || strcmp(sc.b[b].qual, qual) != 0)))
+                    continue;
+                names[sel.n] = sc.b[b].name;
+                if ((rc = push(c, &sel, sq_col_ref(c, sc.b[b].col, t->location))))
+                    return rc;
+                added++;
+            }
+            if (!added)
+                return sq_fail(c, t->location, PA_ENOTFOUND, qual ? "no table \"%s\" in FROM" : "SELECT * with no columns",
+                               qual);
+            continue;
+        }
+        sq_expr *e = sq_bind_expr(c, v, &sc, &ag);
+        if (!e)
+            return c->err->code;
+        char nm[256];
+        if (t->name && *t->name)
+            snprintf(nm, sizeof nm, "%s", t->name);
+        else
+            render(v, nm, sizeof nm);
+        names[sel.n] = sq_strdup(&c->A, nm);
+        if ((rc = push(c, &sel, e)))
+            return rc;
+    }
+    int n_vis = sel.n;
+
+    /* GROUP BY */
+    aggstate st = {.block_start = block_start};
+    for (size_t i = 0; i < s->n_group_clause; i++) {
+        pgn *g = s->group_clause[i];
+        int pos;
+        int r = position_of(c, g, n_vis, &pos);
+        if (r < 0)
+            return r;
+        sq_expr *e = NULL;
+        if (r == 1)
+            e = sel.v[pos];
+        else if (g->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && g->column_ref->n_fields == 1) {
+            /* A name: a FROM column first, else a select-list alias. */
+            const char *nm = sq_node_name(g->column_ref->fields[0]);
+            bool in_from = false;
+            for (int b = 0; b < sc.n && nm; b++)
+                in_from |= !strcmp(sc.b[b].name, nm);
+            for (int k = 0; !in_from && nm && k < n_vis; k++)
+                if (!strcmp(names[k], nm))
+                    e = sel.v[k];
+        }
+        if (!e) {
+            sq_aggctx gag = {false, false, "GROUP BY"};
+            if (!(e = sq_bind_expr(c, g, &sc, &gag)))
+                return c->err->code;
+        }
+        if (sq_expr_has(e, SQ_E_AGG))
+            return sq_fail(c, e->loc, PA_EINVAL, "aggregate functions are not allowed in GROUP BY");
+        if ((rc = push(c, &st.groups, e)))
+            return rc;
+    }
+
+    /* HAVING and ORDER BY expressions, bound now so their aggregates are
+     * computed with the others. */
+    sq_expr *having = NULL;
+    if (s->having_clause) {
+        sq_aggctx hag = {true, false, "HAVING"};
+        if (!(having = sq_bind_expr(c, s->having_clause, &sc, &hag)))
+            return c->err->code;
+    }
+    int n_order = (int)s->n_sort_clause;
+    int *order_pos = sq_alloc(&c->A, (size_t)(n_order + 1) * sizeof(int));
+    ex_sort_key *keys = sq_alloc(&c->A, (size_t)(n_order + 1) * sizeof *keys);
+    if (!order_pos || !keys)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < n_order; i++) {
+        PgQuery__SortBy *sb = s->sort_clause[i]->sort_by;
+        if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING)
+            return sq_fail(c, sb->location, PA_EUNSUPPORTED, "ORDER BY ... USING is not supported");
+        bool desc = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+        keys[i].descending = desc;
+        keys[i].nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
+                              : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
+                                                                                                : desc;
+        int pos;
+        int r = position_of(c, sb->node, n_vis, &pos);
+        if (r < 0)
+            return r;
+        if (r == 0 && sb->node->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && sb->node->column_ref->n_fields == 1) {
+            const char *nm = sq_node_name(sb->node->column_ref->fields[0]);
+            for (int k = 0; nm && k < n_vis; k++)
+                if (!strcmp(names[k], nm)) {
+                    pos = k;
+                    r = 1;
+                    break;
+                }
+        }
+        if (r == 1) {
+            order_pos[i] = pos;
+            continue;
+        }
+        sq_aggctx oag = {true, false, "ORDER BY"};
+        sq_expr *e = sq_bind_expr(c, sb->node, &sc, &oag);
+        if (!e)
+            return c->err->code;
+        order_pos[i] = -1;
+        for (int k = 0; k < sel.n; k++)
+            if (sq_expr_equal(sel.v[k], e)) {
+                order_pos[i] = k;
+                break;
+            }
+        if (order_pos[i] < 0) {
+            if (s->n_distinct_clause)
+                return sq_fail(c, sb->location, PA_EINVAL,
+                               "for SELECT DISTINCT, ORDER BY expressions must appear in the select list");
+            order_pos[i] = sel.n;
+            if ((rc = push(c, &sel, e)))
+                return rc;
+        }
+    }
+    if (sc.used_outer)
+        return sq_fail(c, -1, PA_EUNSUPPORTED,
+                       "a correlated reference outside the subquery's WHERE conditions is not supported");
+
+    /* Aggregation. */
+    for (int i = 0; i < sel.n; i++)
+        if ((rc = collect_aggs(c, sel.v[i], &st)))
+            return rc;
+    if ((rc = collect_aggs(c, having, &st)))
+        return rc;
+    bool grouped = st.groups.n > 0 || st.aggs.n > 0;
+    if (!grouped && having)
+        grouped = true;
+    if (corr.n && corr_for && grouped) {
+        if (st.groups.n)
+            return sq_fail(c, corr.v[0]->loc, PA_EUNSUPPORTED,
+                           "a correlated subquery with GROUP BY is not supported");
+        /* Scalar aggregate over correlated rows: group on the inner side
+         * of each equality; the join then brings each group to its row. */
+        for (int i = 0; i < corr.n; i++) {
+            sq_expr *e = corr.v[i];
+            int inner_side = -1;
+            if (e->kind == SQ_E_CMP && e->sub == EX_EQ) {
+                bool l_out = refs_outer(c, e->args[0], block_start), r_out = refs_outer(c, e->args[1], block_start);
+                if (l_out != r_out)
+                    inner_side = l_out ? 1 : 0;
+            }
+            if (inner_side < 0)
+                return sq_fail(c, e->loc, PA_EUNSUPPORTED,
+                               "a correlated aggregate subquery needs equality correlations (inner = outer)");
+            if ((rc = push(c, &st.groups, e->args[inner_side])))
+                return rc;
+        }
+        corr_for->grouped = true;
+    }
+    if (grouped) {
+        if ((rc = aggregate(c, &node, &st)))
+            return rc;
+        for (int i = 0; i < sel.n; i++)
+            if (!(sel.v[i] = post_agg(c, sel.v[i], &st)))
+                return c->err->code;
+        if (having && !(having = post_agg(c, having, &st)))
+            return c->err->code;
+        if (corr_for && corr_for->grouped)
+            for (int i = 0; i < corr.n; i++)
+                if (!(corr.v[i] = post_agg(c, corr.v[i], &st)))
+                    return c->err->code;
+    }
+    if (having) {
+        sq_expr **v = NULL;
+        int n = 0, cap = 0;
+        if ((rc = sq_conjuncts(c, having, &v, &n, &cap)) || (rc = sq_apply_conjuncts(c, node, v, n, &node)))
+            return rc;
+    }
+
+    /* Subqueries in the select list (and ORDER BY): joined in here. */
+    for (int i = 0; i < sel.n; i++)
+        if (sq_expr_has(sel.v[i], SQ_E_SUBQ) && !(sel.v[i] = sq_join_subqueries(c, sel.v[i], &node)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+
+    /* Correlated subquery: its inner columns ride along as hidden outputs. */
+    int n_hidden_order = sel.n - n_vis;
+    if (corr_for && corr.n) {
+        uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+        if (!set)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < corr.n; i++)
+            sq_expr_cols(corr.v[i], set);
+        for (int id = block_start; id < c->n_cols; id++)
+            if (set[id] && (rc = push(c, &sel, sq_col_ref(c, id, -1))))
+                return rc;
+        corr_for->corr = corr.v;
+        corr_for->n_corr = corr.n;
+    }
+    const char **all_names = sq_alloc(&c->A, (size_t)(sel.n + 1) * sizeof *all_names);
+    if (!all_names)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < sel.n; i++)
+        all_names[i] = i < n_vis ? names[i] : "hidden";
+    if (!(node = project(c, node, sel.v, sel.n, all_names)))
+        return c->err->code;
+
+    if (s->n_distinct_clause) {
+        if (s->distinct_clause[0] && s->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET)
+            return sq_fail(c, -1, PA_EUNSUPPORTED, "DISTINCT ON is not supported");
+        sq_node *d = sq_node_new(c, SQ_L_DISTINCT, node->n_out);
+        if (!d)
+            return c->err->code;
+        d->in[0] = node;
+        memcpy(d->out, node->out, (size_t)node->n_out * sizeof(int));
+        d->est = sq_estimate(c, d);
+        node = d;
+    }
+    int64_t limit = const_int(c, s->limit_count, "LIMIT", &rc);
+    int64_t offset = s->limit_offset ? const_int(c, s->limit_offset, "OFFSET", &rc) : 0;
+    if (rc)
+        return rc;
+    if (offset < 0)
+        offset = 0;
+    if (n_order) {
+        sq_node *so = sq_node_new(c, SQ_L_SORT, node->n_out);
+        if (!so)
+            return c->err->code;
+        so->in[0] = node;
+        memcpy(so->out, node->out, (size_t)node->n_out * sizeof(int));
+        for (int i = 0; i < n_order; i++)
+            keys[i].column = node->out[order_pos[i]];
+        so->keys = keys;
+        so->n_keys = n_order;
+        so->limit = limit;
+        so->offset = offset;
+        so->est = node->est;
+        node = so;
+    } else if (limit >= 0 || offset > 0) {
+        sq_node *l = sq_node_new(c, SQ_L_LIMIT, node->n_out);
+        if (!l)
+            return c->err->code;
+        l->in[0] = node;
+        memcpy(l->out, node->out, (size_t)node->n_out * sizeof(int));
+        l->limit = limit;
+        l->offset = offset;
+        l->est = node->est;
+        node = l;
+    }
+    if (n_hidden_order) {
+        /* Drop the ORDER BY-only columns (keep correlation columns). */
+        sq_vec keep = {0};
+        for (int i = 0; i < node->n_out; i++)
+            if ((i < n_vis || i >= n_vis + n_hidden_order) && (rc = push(c, &keep, sq_col_ref(c, node->out[i], -1))))
+                return rc;
+        if (!(node = project(c, node, keep.v, keep.n, NULL)))
+            return c->err->code;
+    }
+    *out = node;
+    *names_out = names ? names : all_names;
+    return PA_OK;
+}
+
+static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const char ***names)
+{
+    if (s->op != PG_QUERY__SET_OPERATION__SETOP_UNION)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "INTERSECT and EXCEPT are not supported (UNION is)");
+    sq_node *l, *r;
+    const char **ln, **rn;
+    pgn ln_node = {0}, rn_node = {0};
+    ln_node.node_case = rn_node.node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
+    ln_node.select_stmt = s->larg;
+    rn_node.select_stmt = s->rarg;
+    int rc = sq_bind_select(c, &ln_node, NULL, &l, &ln, NULL);
+    if (rc == PA_OK)
+        rc = sq_bind_select(c, &rn_node, NULL, &r, &rn, NULL);
+    if (rc)
+        return rc;
+    if (l->n_out != r->n_out)
+        return sq_fail(c, -1, PA_EINVAL, "each UNION query must have the same number of columns (%d and %d)", l->n_out,
+                       r->n_out);
+    sq_node *u = sq_node_new(c, SQ_L_UNION, l->n_out);
+    if (!u)
+        return c->err->code;
+    u->n_ins = 2;
+    u->ins = sq_alloc(&c->A, 2 * sizeof *u->ins);
+    u->in_cols = sq_alloc(&c->A, 2 * sizeof *u->in_cols);
+    if (!u->ins || !u->in_cols)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    sq_node *side[2] = {l, r};
+    for (int k = 0; k < 2; k++) {
+        /* Bring both sides to the common column types. */
+        sq_vec ex = {0};
+        bool cast = false;
+        for (int i = 0; i < l->n_out; i++) {
+            pa_type t;
+            if (!sq_common_type(c, c->cols[l->out[i]].type, c->cols[r->out[i]].type, &t))
+                return sq_fail(c, -1, PA_EINVAL, "UNION column %d: %s and %s have no common type", i + 1,
+                               pa_type_name(c->cols[l->out[i]].type.id), pa_type_name(c->cols[r->out[i]].type.id));
+            sq_expr *e = sq_col_ref(c, side[k]->out[i], -1);
+            sq_expr *ce = sq_cast(c, e, t, -1);
+            cast |= ce != e;
+            if ((rc = push(c, &ex, ce)))
+                return rc;
+        }
+        if (cast && !(side[k] = project(c, side[k], ex.v, ex.n, NULL)))
+            return c->err->code;
+        u->ins[k] = side[k];
+        u->in_cols[k] = side[k]->out;
+    }
+    for (int i = 0; i < l->n_out; i++)
+        if ((u->out[i] = sq_new_col(c, ln[i], c->cols[u->ins[0]->out[i]].type)) < 0)
+            return c->err->code;
+    u->est = l->est + r->est;
+    sq_node *node = u;
+    if (!s->all) {
+        sq_node *d = sq_node_new(c, SQ_L_DISTINCT, u->n_out);
+        if (!d)
+            return c->err->code;
+        d->in[0] = u;
+        memcpy(d->out, u->out, (size_t)u->n_out * sizeof(int));
+        d->est = sq_estimate(c, d);
+        node = d;
+    }
+    /* ORDER BY / LIMIT of the whole union: positions and names only. */
+    int n_order = (int)s->n_sort_clause;
+    if (n_order || s->limit_count || s->limit_offset) {
+        ex_sort_key *keys = sq_alloc(&c->A, (size_t)(n_order + 1) * sizeof *keys);
+        if (!keys)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < n_order; i++) {
+            PgQuery__SortBy *sb = s->sort_clause[i]->sort_by;
+            int pos = -1;
+            int r2 = position_of(c, sb->node, u->n_out, &pos);
+            if (r2 < 0)
+                return r2;
+            if (r2 == 0 && sb->node->node_case == PG_QUERY__NODE__NODE_COLUMN_REF)
+                for (int k = 0; k < u->n_out; k++)
+                    if (!strcmp(ln[k], sq_node_name(sb->node->column_ref->fields[sb->node->column_ref->n_fields - 1])))
+                        pos = k;
+            if (pos < 0)
+                return sq_fail(c, sb->location, PA_EUNSUPPORTED,
+                               "ORDER BY of a UNION takes output column names or positions");
+            bool desc = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+            keys[i] = (ex_sort_key){u->out[pos], desc,
+                                    sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
+                                    : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
+                                                                                                      : desc};
+        }
+        rc = PA_OK;
+        int64_t limit = const_int(c, s->limit_count, "LIMIT", &rc);
+        int64_t offset = s->limit_offset ? const_int(c, s->limit_offset, "OFFSET", &rc) : 0;
+        if (rc)
+            return rc;
+        sq_node *so = sq_node_new(c, n_order ? SQ_L_SORT : SQ_L_LIMIT, u->n_out);
+        if (!so)
+            return c->err->code;
+        so->in[0] = node;
+        memcpy(so->out, u->out, (size_t)u->n_out * sizeof(int));
+        so->keys = keys;
+        so->n_keys = n_order;
+        so->limit = limit;
+        so->offset = offset < 0 ? 0 : offset;
+        so->est = node->est;
+        node = so;
+    }
+    *out = node;
+    *names = ln;
+    return PA_OK;
+}
+
+int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names, sq_subq *corr_for)
+{
+    if (!n || n->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "expected a SELECT");
+    PgQuery__SelectStmt *s = n->select_stmt;
+    sq_cte *saved = c->ctes;
+    if (s->with_clause) {
+        if (s->with_clause->recursive) {
+            c->ctes = saved;
+            return sq_fail(c, s->with_clause->location, PA_EUNSUPPORTED, "WITH RECURSIVE is not supported");
+        }
+        for (size_t i = 0; i < s->with_clause->n_ctes; i++) {
+            PgQuery__CommonTableExpr *d = s->with_clause->ctes[i]->common_table_expr;
+            sq_cte *q = sq_alloc(&c->A, sizeof *q);
+            if (!q)
+                return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+            char *nm = sq_strdup(&c->A, d->ctename);
+            for (char *p = nm; p && *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+            q->name = nm;
+            q->def = d;
+            q->next = c->ctes;
+            c->ctes = q;
+        }
+    }
+    int rc;
+    if (s->op != PG_QUERY__SET_OPERATION__SETOP_NONE && s->op != PG_QUERY__SET_OPERATION__SET_OPERATION_UNDEFINED) {
+        if (corr_for && outer)
+            rc = sq_fail(c, -1, PA_EUNSUPPORTED, "UNION inside a subquery expression is not supported");
+        else
+            rc = bind_setop(c, s, out, names);
+    } else
+        rc = bind_block(c, s, outer, out, names, corr_for);
+    c->ctes = saved;
+    return rc;
+}

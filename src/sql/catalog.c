@@ -1,0 +1,350 @@
+/*
+ * catalog.c - tables (Parquet files, directories of parts, globs) and
+ * views of a session, with the footer statistics the optimiser estimates
+ * from.
+ */
+#include "sql/sql_int.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void sq_table_free(sq_table *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->n_paths; i++)
+        pa_free(t->paths[i]);
+    for (int i = 0; i < t->n_cols; i++)
+        pa_free(t->col_names[i]);
+    pa_free(t->paths);
+    pa_free(t->col_names);
+    pa_free(t->col_types);
+    pa_free(t->stats);
+    pa_free(t->name);
+    pa_free(t->source);
+    pa_free(t);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The files of a path: a file, a directory's *.parquet, or a glob. */
+static int expand(const char *path, char ***out, int *n, pa_err *err)
+{
+    struct stat st;
+    char pattern[4096];
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(pattern, sizeof pattern, "%s/*.parquet", path);
+    else
+        snprintf(pattern, sizeof pattern, "%s", path);
+    glob_t g;
+    int rc = glob(pattern, 0, NULL, &g);
+    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+        if (rc == 0)
+            globfree(&g);
+        return pa_error(err, PA_ENOTFOUND, "no Parquet file matches '%s'", path);
+    }
+    if (rc != 0)
+        return pa_error(err, PA_EIO, "cannot list '%s'", path);
+    char **v = pa_calloc(g.gl_pathc, sizeof *v);
+    int k = 0;
+    for (size_t i = 0; v && i < g.gl_pathc; i++) {
+        if (stat(g.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (!(v[k] = pa_strdup(g.gl_pathv[i])))
+            break;
+        k++;
+    }
+    globfree(&g);
+    if (!v)
+        return pa_error(err, PA_ENOMEM, "listing '%s'", path);
+    if (k == 0) {
+        pa_free(v);
+        return pa_error(err, PA_ENOTFOUND, "no Parquet file matches '%s'", path);
+    }
+    qsort(v, (size_t)k, sizeof *v, cmp_str);
+    *out = v;
+    *n = k;
+    return PA_OK;
+}
+
+/* Numbers and dates of a statistics value, as a double. */
+static bool stat_number(const pq_column_desc *d, pq_bin v, double *out)
+{
+    if (!v.ptr)
+        return false;
+    char buf[128];
+    pq_stat_format(d, v, buf, sizeof buf);
+    switch (d->type.id) {
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_BIGINT:
+    case PA_TYPE_DECIMAL:
+    case PA_TYPE_DOUBLE: {
+        char *end;
+        *out = strtod(buf, &end);
+        return end != buf;
+    }
+    case PA_TYPE_DATE: {
+        int32_t days;
+        if (pa_date_parse(buf, &days, NULL) != PA_OK)
+            return false;
+        *out = days;
+        return true;
+    }
+    default: return false;
+    }
+}
+
+static int load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc *d, bool first)
+{
+    for (int c = 0; c < t->n_cols; c++) {
+        sq_colstat *s = &t->stats[c];
+        for (uint32_t rg = 0; rg < m->n_row_groups; rg++) {
+            const pq_row_group *g = &m->row_groups[rg];
+            if (d[c].leaf_index >= g->n_columns)
+                continue;
+            const pq_statistics *st = &g->columns[d[c].leaf_index].meta_data.statistics;
+            double lo, hi;
+            pq_bin mn = st->min_value.ptr ? st->min_value : st->min;
+            pq_bin mx = st->max_value.ptr ? st->max_value : st->max;
+            if (stat_number(&d[c], mn, &lo) && stat_number(&d[c], mx, &hi)) {
+                if (first && rg == 0 && !s->has_range) {
+                    s->has_range = true;
+                    s->lo = lo;
+                    s->hi = hi;
+                } else if (s->has_range) {
+                    if (lo < s->lo)
+                        s->lo = lo;
+                    if (hi > s->hi)
+                        s->hi = hi;
+                }
+            } else {
+                s->has_range = false;
+                first = false;
+            }
+        }
+    }
+    return PA_OK;
+}
+
+int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *err)
+{
+    sq_table *t = pa_calloc(1, sizeof *t);
+    if (!t || !(t->name = pa_strdup(name)) || !(t->source = pa_strdup(path))) {
+        sq_table_free(t);
+        return pa_error(err, PA_ENOMEM, "table %s", name);
+    }
+    int rc = expand(path, &t->paths, &t->n_paths, err);
+    for (int f = 0; rc == PA_OK && f < t->n_paths; f++) {
+        const pq_file_meta *m = NULL;
+        pq_column_desc *d = NULL;
+        rc = pq_meta_get(t->paths[f], &m, err);
+        if (rc == PA_OK)
+            rc = pq_schema_map(m, &d, err);
+        if (rc == PA_OK && f == 0) {
+            t->n_cols = (int)m->n_leaves;
+            t->col_names = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_names);
+            t->col_types = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_types);
+            t->stats = pa_calloc((size_t)t->n_cols + 1, sizeof *t->stats);
+            if (!t->col_names || !t->col_types || !t->stats)
+                rc = pa_error(err, PA_ENOMEM, "table %s", name);
+            for (int c = 0; rc == PA_OK && c < t->n_cols; c++) {
+                t->col_types[c] = d[c].type;
+                if (!(t->col_names[c] = pa_strdup(d[c].name)))
+                    rc = pa_error(err, PA_ENOMEM, "table %s", name);
+                for (char *p = t->col_names[c]; p && *p; p++)
+                    *p = (char)tolower((unsigned char)*p);
+            }
+        } else if (rc == PA_OK && (int)m->n_leaves != t->n_cols) {
+            rc = pa_error(err, PA_EINVAL, "%s: %u columns, but %s has %d", t->paths[f], m->n_leaves,
+                          t->paths[0], t->n_cols);
+        }
+        if (rc == PA_OK) {
+            t->rows += m->num_rows;
+            load_stats(t, m, d, f == 0);
+        }
+        pa_free(d);
+        if (m)
+            pq_file_meta_release(m);
+    }
+    if (rc != PA_OK) {
+        sq_table_free(t);
+        return rc;
+    }
+    for (int c = 0; c < t->n_cols; c++) {
+        sq_colstat *s = &t->stats[c];
+        double ndv = (double)t->rows;
+        if (s->has_range && (t->col_types[c].id == PA_TYPE_INTEGER || t->col_types[c].id == PA_TYPE_BIGINT ||
+                             t->col_types[c].id == PA_TYPE_DATE)) {
+            double span = s->hi - s->lo + 1;
+            if (span < ndv)
+                ndv = span;
+        }
+        s->ndv = ndv > 1 ? ndv : 1;
+    }
+    *out = t;
+    return PA_OK;
+}
+
+static int find_index(const sql_session *s, const char *name, bool *found)
+{
+    int lo = 0, hi = s->n_tables;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        int c = strcmp(s->tables[mid]->name, name);
+        if (c == 0) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+sq_table *sq_catalog_find(sql_session *s, const char *name)
+{
+    bool found;
+    int i = find_index(s, name, &found);
+    return found ? s->tables[i] : NULL;
+}
+
+int sq_catalog_put(sql_session *s, sq_table *t, pa_err *err)
+{
+    bool found;
+    int i = find_index(s, t->name, &found);
+    if (found) {
+        sq_table_free(s->tables[i]);
+        s->tables[i] = t;
+        return PA_OK;
+    }
+    sq_table **v = pa_realloc(s->tables, (size_t)(s->n_tables + 1) * sizeof *v);
+    if (!v)
+        return pa_error(err, PA_ENOMEM, "catalog");
+    s->tables = v;
+    memmove(v + i + 1, v + i, (size_t)(s->n_tables - i) * sizeof *v);
+    v[i] = t;
+    s->n_tables++;
+    return PA_OK;
+}
+
+int sq_catalog_adhoc(sql_session *s, const char *path, sq_table **out, pa_err *err)
+{
+    for (int i = 0; i < s->n_adhoc; i++)
+        if (strcmp(s->adhoc[i]->source, path) == 0) {
+            *out = s->adhoc[i];
+            return PA_OK;
+        }
+    sq_table *t;
+    int rc = sq_table_load("read_parquet", path, &t, err);
+    if (rc != PA_OK)
+        return rc;
+    sq_table **v = pa_realloc(s->adhoc, (size_t)(s->n_adhoc + 1) * sizeof *v);
+    if (!v) {
+        sq_table_free(t);
+        return pa_error(err, PA_ENOMEM, "catalog");
+    }
+    s->adhoc = v;
+    v[s->n_adhoc++] = t;
+    *out = t;
+    return PA_OK;
+}
+
+static char *lower_dup(const char *s, size_t n)
+{
+    char *d = pa_malloc(n + 1);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        d[i] = (char)tolower((unsigned char)s[i]);
+    d[n] = 0;
+    return d;
+}
+
+int sql_register_table(sql_session *s, const char *name, const char *path, pa_err *err)
+{
+    char *lname = lower_dup(name, strlen(name));
+    if (!lname)
+        return pa_error(err, PA_ENOMEM, "table %s", name);
+    sq_table *t;
+    int rc = sq_table_load(lname, path, &t, err);
+    pa_free(lname);
+    if (rc == PA_OK && (rc = sq_catalog_put(s, t, err)) != PA_OK)
+        sq_table_free(t);
+    return rc;
+}
+
+int sql_register_dir(sql_session *s, const char *dir, pa_err *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return pa_error(err, PA_EIO, "cannot read data directory '%s'", dir);
+    int rc = PA_OK;
+    struct dirent *de;
+    while (rc == PA_OK && (de = readdir(d))) {
+        const char *nm = de->d_name;
+        if (nm[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, nm);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            continue;
+        size_t len = strlen(nm);
+        if (S_ISREG(st.st_mode) && len > 8 && strcmp(nm + len - 8, ".parquet") == 0) {
+            char *name = lower_dup(nm, len - 8);
+            rc = name ? sql_register_table(s, name, path, err) : pa_error(err, PA_ENOMEM, "catalog");
+            pa_free(name);
+        } else if (S_ISDIR(st.st_mode)) {
+            char pat[4200];
+            snprintf(pat, sizeof pat, "%s/*.parquet", path);
+            glob_t g;
+            if (glob(pat, 0, NULL, &g) == 0) {
+                bool any = g.gl_pathc > 0;
+                globfree(&g);
+                if (any)
+                    rc = sql_register_table(s, nm, path, err);
+            }
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+int sql_table_count(const sql_session *s) { return s->n_tables; }
+
+static void fill_info(const sq_table *t, sql_table_info *out)
+{
+    out->name = t->name;
+    out->is_view = t->is_view;
+    out->source = t->source;
+    out->n_columns = t->n_cols;
+    out->column_names = (const char *const *)t->col_names;
+    out->column_types = t->col_types;
+    out->rows = t->is_view ? -1 : t->rows;
+}
+
+int sql_table_get(sql_session *s, int i, sql_table_info *out, pa_err *err)
+{
+    if (i < 0 || i >= s->n_tables)
+        return pa_error(err, PA_ENOTFOUND, "no table number %d", i);
+    fill_info(s->tables[i], out);
+    return PA_OK;
+}
+
+int sql_table_find(sql_session *s, const char *name, sql_table_info *out, pa_err *err)
+{
+    char *lname = lower_dup(name, strlen(name));
+    sq_table *t = lname ? sq_catalog_find(s, lname) : NULL;
+    pa_free(lname);
+    if (!t)
+        return pa_error(err, PA_ENOTFOUND, "no table or view named '%s'", name);
+    fill_info(t, out);
+    return PA_OK;
+}

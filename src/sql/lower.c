@@ -1,0 +1,544 @@
+/*
+ * lower.c - logical plan -> execution engine operators.
+ *
+ * Each node is asked only for the column ids its parent reads (`need`), so
+ * scans read only the columns a query uses. `column op constant`
+ * conjuncts on a scan become pq_pred (row-group and page pruning, exact
+ * filtering in the scan); the rest become a FILTER above it. Join
+ * equalities between the two sides become hash keys (cast to a common
+ * type, computed by a projection when they are expressions); other join
+ * conditions become the join's residual.
+ */
+#include "sql/sql_int.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int find(const int *ids, int n, int id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return i;
+    return -1;
+}
+
+ex_expr *sq_lower_expr(sq_ctx *c, const sq_expr *e, const int *ids, int n_ids)
+{
+    if (!e)
+        return NULL;
+    switch (e->kind) {
+    case SQ_E_COL:
+    case SQ_E_SUBQ: {
+        int i = find(ids, n_ids, e->col);
+        if (i < 0) {
+            sq_fail(c, e->loc, PA_EINTERNAL, "planning: column %s (#%d) is not available here", c->cols[e->col].name,
+                    e->col);
+            return NULL;
+        }
+        return ex_expr_col_typed(c->plan, i, c->cols[e->col].type, c->err);
+    }
+    case SQ_E_CONST: return e->tx;
+    case SQ_E_AGG: sq_fail(c, e->loc, PA_EINTERNAL, "planning: aggregate left in an expression"); return NULL;
+    default: break;
+    }
+    ex_expr *ax[300];
+    if (e->n_args > 300) {
+        sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too wide");
+        return NULL;
+    }
+    for (int i = 0; i < e->n_args; i++)
+        if (!(ax[i] = sq_lower_expr(c, e->args[i], ids, n_ids)))
+            return NULL;
+    ex_expr *r = sq_build_tx(c, e, ax);
+    if (!r && c->err_loc < 0)
+        c->err_loc = e->loc;
+    return r;
+}
+
+static uint8_t *set_new(sq_ctx *c, const uint8_t *from)
+{
+    uint8_t *s = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    if (s && from)
+        memcpy(s, from, (size_t)c->n_cols);
+    return s;
+}
+
+static bool needed(const uint8_t *need, int id) { return !need || need[id]; }
+
+static int oom(sq_ctx *c) { return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory"); }
+
+/* ------------------------------------------------------------------ scan */
+static bool pred_type_ok(pa_type col, pa_type k)
+{
+    switch (col.id) {
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_BIGINT: return k.id == PA_TYPE_INTEGER || k.id == PA_TYPE_BIGINT;
+    case PA_TYPE_DECIMAL:
+        return k.id == PA_TYPE_INTEGER || k.id == PA_TYPE_BIGINT || (k.id == PA_TYPE_DECIMAL && k.scale <= col.scale);
+    case PA_TYPE_DOUBLE: return k.id != PA_TYPE_VARCHAR && k.id != PA_TYPE_DATE && k.id != PA_TYPE_BOOLEAN;
+    default: return col.id == k.id;
+    }
+}
+
+/* A scan predicate from `col op const`; false when e is not one. */
+static bool to_pred(sq_ctx *c, sq_node *n, const sq_expr *e, pq_pred *p)
+{
+    if (e->kind == SQ_E_ISNULL && e->args[0]->kind == SQ_E_COL) {
+        int i = find(n->out, n->n_out, e->args[0]->col);
+        if (i < 0)
+            return false;
+        *p = (pq_pred){n->table->col_names[n->src[i]], e->sub ? PQ_OP_IS_NOT_NULL : PQ_OP_IS_NULL, ""};
+        return true;
+    }
+    if (e->kind != SQ_E_CMP)
+        return false;
+    const sq_expr *a = e->args[0], *b = e->args[1];
+    int op = e->sub;
+    if (a->kind == SQ_E_CONST && b->kind == SQ_E_COL) {
+        const sq_expr *t = a;
+        a = b;
+        b = t;
+        op = op == EX_LT ? EX_GT : op == EX_GT ? EX_LT : op == EX_LE ? EX_GE : op == EX_GE ? EX_LE : op;
+    }
+    if (a->kind != SQ_E_COL || b->kind != SQ_E_CONST)
+        return false;
+    int i = find(n->out, n->n_out, a->col);
+    if (i < 0 || !pred_type_ok(a->type, b->type))
+        return false;
+    char buf[512];
+    if (ex_expr_const_text(b->tx, buf, sizeof buf) != PA_OK)
+        return false; /* NULL constants: the filter handles them */
+    static const pq_op map[] = {[EX_EQ] = PQ_OP_EQ, [EX_NE] = PQ_OP_NE, [EX_LT] = PQ_OP_LT,
+                                [EX_LE] = PQ_OP_LE, [EX_GT] = PQ_OP_GT, [EX_GE] = PQ_OP_GE};
+    *p = (pq_pred){n->table->col_names[n->src[i]], map[op], sq_strdup(&c->A, buf)};
+    return p->value != NULL;
+}
+
+static int lower_scan(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
+{
+    pq_pred *preds = sq_alloc(&c->A, (size_t)(n->n_conj + 1) * sizeof *preds);
+    sq_expr **rest = sq_alloc(&c->A, (size_t)(n->n_conj + 1) * sizeof *rest);
+    uint8_t *want = set_new(c, need);
+    if (!preds || !rest || !want)
+        return oom(c);
+    if (!need)
+        for (int i = 0; i < n->n_out; i++)
+            want[n->out[i]] = 1;
+    int np = 0, nr = 0;
+    for (int i = 0; i < n->n_conj; i++) {
+        if (to_pred(c, n, n->conj[i], &preds[np]))
+            np++;
+        else {
+            rest[nr++] = n->conj[i];
+            sq_expr_cols(n->conj[i], want);
+        }
+    }
+    const char **cols = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *cols);
+    int *out = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *out);
+    if (!cols || !out)
+        return oom(c);
+    int k = 0;
+    for (int i = 0; i < n->n_out; i++)
+        if (want[n->out[i]]) {
+            cols[k] = n->table->col_names[n->src[i]];
+            out[k++] = n->out[i];
+        }
+    if (k == 0) { /* COUNT(*): read the first column for the row count */
+        cols[0] = n->table->col_names[n->src[0]];
+        out[k++] = n->out[0];
+    }
+    ex_op *s;
+    int rc = ex_scan(c->plan, (const char *const *)n->table->paths, n->table->n_paths, cols, k, preds, np, &s,
+                     c->err);
+    if (rc)
+        return rc;
+    ex_op_set_estimate(s, n->est);
+    if (nr) {
+        ex_expr *p = sq_lower_expr(c, sq_and_all(c, rest, nr), out, k);
+        if (!p)
+            return c->err->code;
+        if ((rc = ex_filter(c->plan, s, p, &s, c->err)))
+            return rc;
+        ex_op_set_estimate(s, n->est);
+    }
+    *op = s;
+    *ids = out;
+    *n_ids = k;
+    return PA_OK;
+}
+
+/* Project `op` (columns ids) to exactly the ids `want` in order. */
+static int reorder(sq_ctx *c, ex_op **op, int **ids, int *n_ids, const int *want, int n_want)
+{
+    if (*n_ids == n_want && memcmp(*ids, want, (size_t)n_want * sizeof(int)) == 0)
+        return PA_OK;
+    ex_expr **ex = sq_alloc(&c->A, (size_t)(n_want + 1) * sizeof *ex);
+    const char **names = sq_alloc(&c->A, (size_t)(n_want + 1) * sizeof *names);
+    if (!ex || !names)
+        return oom(c);
+    for (int i = 0; i < n_want; i++) {
+        int j = find(*ids, *n_ids, want[i]);
+        if (j < 0)
+            return sq_fail(c, -1, PA_EINTERNAL, "planning: column #%d missing", want[i]);
+        if (!(ex[i] = ex_expr_col(c->plan, *op, j, c->err)))
+            return c->err->code;
+        names[i] = c->cols[want[i]].name;
+    }
+    int rc = ex_project(c->plan, *op, ex, names, n_want, op, c->err);
+    if (rc)
+        return rc;
+    int *v = sq_alloc(&c->A, (size_t)(n_want + 1) * sizeof *v);
+    if (!v)
+        return oom(c);
+    memcpy(v, want, (size_t)n_want * sizeof *v);
+    *ids = v;
+    *n_ids = n_want;
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------------ join */
+static bool type_same(pa_type a, pa_type b)
+{
+    if (a.id == PA_TYPE_DECIMAL || b.id == PA_TYPE_DECIMAL)
+        return a.id == b.id && a.scale == b.scale && (a.precision > 18) == (b.precision > 18);
+    if ((a.id == PA_TYPE_INTEGER || a.id == PA_TYPE_BIGINT) && (b.id == PA_TYPE_INTEGER || b.id == PA_TYPE_BIGINT))
+        return true;
+    return a.id == b.id;
+}
+
+/* Append computed key expressions to a side: a projection that passes
+ * every column through and adds the keys; their ids go to key_ids. */
+static int side_keys(sq_ctx *c, ex_op **op, int **ids, int *n_ids, sq_expr **keys, int n_keys, int *key_ids)
+{
+    bool all_cols = true;
+    for (int i = 0; i < n_keys; i++) {
+        if (keys[i]->kind == SQ_E_COL && find(*ids, *n_ids, keys[i]->col) >= 0)
+            key_ids[i] = keys[i]->col;
+        else {
+            key_ids[i] = -1;
+            all_cols = false;
+        }
+    }
+    if (all_cols)
+        return PA_OK;
+    int n = *n_ids, extra = 0;
+    for (int i = 0; i < n_keys; i++)
+        extra += key_ids[i] < 0;
+    ex_expr **ex = sq_alloc(&c->A, (size_t)(n + extra + 1) * sizeof *ex);
+    const char **names = sq_alloc(&c->A, (size_t)(n + extra + 1) * sizeof *names);
+    int *nids = sq_alloc(&c->A, (size_t)(n + extra + 1) * sizeof *nids);
+    if (!ex || !names || !nids)
+        return oom(c);
+    for (int i = 0; i < n; i++) {
+        if (!(ex[i] = ex_expr_col(c->plan, *op, i, c->err)))
+            return c->err->code;
+        names[i] = c->cols[(*ids)[i]].name;
+        nids[i] = (*ids)[i];
+    }
+    int k = n;
+    for (int i = 0; i < n_keys; i++) {
+        if (key_ids[i] >= 0)
+            continue;
+        int id = sq_new_col(c, "key", keys[i]->type);
+        if (id < 0 || !(ex[k] = sq_lower_expr(c, keys[i], *ids, n)))
+            return c->err->code;
+        names[k] = "key";
+        nids[k] = id;
+        key_ids[i] = id;
+        k++;
+    }
+    int rc = ex_project(c->plan, *op, ex, names, k, op, c->err);
+    if (rc)
+        return rc;
+    *ids = nids;
+    *n_ids = k;
+    return PA_OK;
+}
+
+static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
+{
+    sq_node *pn = n->in[0], *bn = n->in[1];
+    int nc = n->n_conj;
+    sq_expr **pk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *pk), **bk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *bk);
+    sq_expr **resid = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *resid);
+    uint8_t *pneed = set_new(c, need), *bneed = set_new(c, need);
+    if (!pk || !bk || !resid || !pneed || !bneed)
+        return oom(c);
+    if (!need)
+        for (int i = 0; i < n->n_out; i++)
+            pneed[n->out[i]] = bneed[n->out[i]] = 1;
+    int nk = 0, nres = 0;
+    for (int i = 0; i < nc; i++) {
+        sq_expr *e = n->conj[i];
+        if (e->kind == SQ_E_CMP && e->sub == EX_EQ) {
+            sq_expr *a = e->args[0], *b = e->args[1];
+            bool ap = sq_node_covers(c, pn, a), bb = sq_node_covers(c, bn, b);
+            bool ab = sq_node_covers(c, bn, a), bp = sq_node_covers(c, pn, b);
+            if ((ap && bb) || (ab && bp)) {
+                if (!(ap && bb)) {
+                    sq_expr *t = a;
+                    a = b;
+                    b = t;
+                }
+                if (!type_same(a->type, b->type)) {
+                    pa_type t;
+                    if (!sq_common_type(c, a->type, b->type, &t))
+                        return sq_fail(c, e->loc, PA_EINVAL, "join keys of types %s and %s cannot be compared",
+                                       pa_type_name(a->type.id), pa_type_name(b->type.id));
+                    if (t.id == PA_TYPE_DECIMAL && t.precision <= 18 && (a->type.precision > 18 || b->type.precision > 18))
+                        t.precision = 38;
+                    a = sq_cast(c, a, t, e->loc);
+                    b = sq_cast(c, b, t, e->loc);
+                    if (!a || !b)
+                        return c->err->code;
+                }
+                pk[nk] = a;
+                bk[nk++] = b;
+                sq_expr_cols(a, pneed);
+                sq_expr_cols(b, bneed);
+                continue;
+            }
+        }
+        resid[nres++] = e;
+        sq_expr_cols(e, pneed);
+        sq_expr_cols(e, bneed);
+    }
+    ex_op *po, *bo;
+    int *pids, *bids, npi, nbi, rc;
+    if ((rc = sq_lower(c, pn, pneed, &po, &pids, &npi)) || (rc = sq_lower(c, bn, bneed, &bo, &bids, &nbi)))
+        return rc;
+    int *pkid = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof(int)), *bkid = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof(int));
+    int *pki = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof(int)), *bki = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof(int));
+    if (!pkid || !bkid || !pki || !bki)
+        return oom(c);
+    if ((rc = side_keys(c, &po, &pids, &npi, pk, nk, pkid)) || (rc = side_keys(c, &bo, &bids, &nbi, bk, nk, bkid)))
+        return rc;
+    for (int i = 0; i < nk; i++) {
+        pki[i] = find(pids, npi, pkid[i]);
+        bki[i] = find(bids, nbi, bkid[i]);
+    }
+    ex_join_type jt = n->jkind == SQ_J_INNER ? EX_JOIN_INNER
+                      : n->jkind == SQ_J_LEFT ? EX_JOIN_LEFT
+                      : n->jkind == SQ_J_SEMI ? EX_JOIN_SEMI
+                      : n->jkind == SQ_J_ANTI ? EX_JOIN_ANTI
+                                              : EX_JOIN_MARK;
+    /* Build columns the parent reads. */
+    int *bout = sq_alloc(&c->A, (size_t)(nbi + 1) * sizeof(int));
+    int *out = sq_alloc(&c->A, (size_t)(npi + nbi + 2) * sizeof(int));
+    if (!bout || !out)
+        return oom(c);
+    int nbo = 0, no = 0;
+    for (int i = 0; i < npi; i++)
+        out[no++] = pids[i];
+    if (jt == EX_JOIN_INNER || jt == EX_JOIN_LEFT)
+        for (int i = 0; i < nbi; i++)
+            if (needed(need, bids[i]) && find(out, no, bids[i]) < 0) {
+                bout[nbo++] = i;
+                out[no++] = bids[i];
+            }
+    if (jt == EX_JOIN_MARK)
+        out[no++] = n->mark;
+    ex_expr *res = NULL;
+    if (nres) {
+        /* The residual reads the pair: probe columns, then all build columns. */
+        int *pair = sq_alloc(&c->A, (size_t)(npi + nbi + 1) * sizeof(int));
+        if (!pair)
+            return oom(c);
+        memcpy(pair, pids, (size_t)npi * sizeof(int));
+        memcpy(pair + npi, bids, (size_t)nbi * sizeof(int));
+        if (!(res = sq_lower_expr(c, sq_and_all(c, resid, nres), pair, npi + nbi)))
+            return c->err->code;
+    }
+    ex_op *j;
+    if ((rc = ex_hash_join_cond(c->plan, po, bo, jt, pki, bki, nk, bout, nbo, res, &j, c->err)))
+        return rc;
+    ex_op_set_estimate(j, n->est);
+    *op = j;
+    *ids = out;
+    *n_ids = no;
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------- the rest */
+int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
+{
+    int rc;
+    switch (n->kind) {
+    case SQ_L_SCAN: return lower_scan(c, n, need, op, ids, n_ids);
+    case SQ_L_JOIN: return lower_join(c, n, need, op, ids, n_ids);
+    case SQ_L_VALUES: {
+        int *v = sq_alloc(&c->A, sizeof *v);
+        if (!v)
+            return oom(c);
+        *ids = v;
+        *n_ids = 0;
+        return ex_values(c->plan, NULL, NULL, 0, op, c->err);
+    }
+    case SQ_L_FILTER: {
+        uint8_t *cn = set_new(c, need);
+        if (!cn)
+            return oom(c);
+        if (!need)
+            for (int i = 0; i < n->n_out; i++)
+                cn[n->out[i]] = 1;
+        for (int i = 0; i < n->n_conj; i++)
+            sq_expr_cols(n->conj[i], cn);
+        if ((rc = sq_lower(c, n->in[0], cn, op, ids, n_ids)))
+            return rc;
+        ex_expr *p = sq_lower_expr(c, sq_and_all(c, n->conj, n->n_conj), *ids, *n_ids);
+        if (!p || (rc = ex_filter(c->plan, *op, p, op, c->err)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+        ex_op_set_estimate(*op, n->est);
+        return PA_OK;
+    }
+    case SQ_L_PROJECT: {
+        uint8_t *cn = set_new(c, NULL);
+        int *out = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *out);
+        sq_expr **keep = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *keep);
+        if (!cn || !out || !keep)
+            return oom(c);
+        int k = 0;
+        for (int i = 0; i < n->n_out; i++)
+            if (needed(need, n->out[i]) && find(out, k, n->out[i]) < 0) {
+                keep[k] = n->exprs[i];
+                out[k++] = n->out[i];
+            }
+        if (k == 0 && n->n_out) {
+            keep[k] = n->exprs[0];
+            out[k++] = n->out[0];
+        }
+        for (int i = 0; i < k; i++)
+            sq_expr_cols(keep[i], cn);
+        int *cids, ncid;
+        if ((rc = sq_lower(c, n->in[0], cn, op, &cids, &ncid)))
+            return rc;
+        ex_expr **ex = sq_alloc(&c->A, (size_t)(k + 1) * sizeof *ex);
+        const char **names = sq_alloc(&c->A, (size_t)(k + 1) * sizeof *names);
+        if (!ex || !names)
+            return oom(c);
+        for (int i = 0; i < k; i++) {
+            if (!(ex[i] = sq_lower_expr(c, keep[i], cids, ncid)))
+                return c->err->code;
+            names[i] = c->cols[out[i]].name;
+        }
+        if ((rc = ex_project(c->plan, *op, ex, names, k, op, c->err)))
+            return rc;
+        ex_op_set_estimate(*op, n->est);
+        *ids = out;
+        *n_ids = k;
+        return PA_OK;
+    }
+    case SQ_L_AGG: {
+        uint8_t *cn = set_new(c, NULL);
+        if (!cn)
+            return oom(c);
+        for (int i = 0; i < n->n_groups; i++)
+            cn[n->groups[i]] = 1;
+        for (int i = 0; i < n->n_aggs; i++)
+            if (n->aggs[i].arg >= 0)
+                cn[n->aggs[i].arg] = 1;
+        int *cids, ncid;
+        if ((rc = sq_lower(c, n->in[0], cn, op, &cids, &ncid)))
+            return rc;
+        int *g = sq_alloc(&c->A, (size_t)(n->n_groups + 1) * sizeof *g);
+        ex_agg *a = sq_alloc(&c->A, (size_t)(n->n_aggs + 1) * sizeof *a);
+        const char **names = sq_alloc(&c->A, (size_t)(n->n_aggs + 1) * sizeof *names);
+        if (!g || !a || !names)
+            return oom(c);
+        for (int i = 0; i < n->n_groups; i++)
+            g[i] = find(cids, ncid, n->groups[i]);
+        for (int i = 0; i < n->n_aggs; i++) {
+            a[i] = (ex_agg){n->aggs[i].kind, n->aggs[i].arg >= 0 ? find(cids, ncid, n->aggs[i].arg) : 0};
+            names[i] = c->cols[n->aggs[i].out].name;
+        }
+        if ((rc = ex_aggregate(c->plan, *op, g, n->n_groups, a, n->n_aggs, names, op, c->err)))
+            return rc;
+        ex_op_set_estimate(*op, n->est);
+        *ids = n->out;
+        *n_ids = n->n_out;
+        return PA_OK;
+    }
+    case SQ_L_DISTINCT: {
+        if ((rc = sq_lower(c, n->in[0], NULL, op, ids, n_ids)) || (rc = reorder(c, op, ids, n_ids, n->out, n->n_out)))
+            return rc;
+        if ((rc = ex_distinct(c->plan, *op, op, c->err)))
+            return rc;
+        ex_op_set_estimate(*op, n->est);
+        return PA_OK;
+    }
+    case SQ_L_SORT:
+    case SQ_L_LIMIT: {
+        uint8_t *cn = set_new(c, need);
+        if (!cn)
+            return oom(c);
+        if (!need)
+            for (int i = 0; i < n->n_out; i++)
+                cn[n->out[i]] = 1;
+        for (int i = 0; i < n->n_keys; i++)
+            cn[n->keys[i].column] = 1;
+        if ((rc = sq_lower(c, n->in[0], cn, op, ids, n_ids)))
+            return rc;
+        int64_t limit = n->limit >= 0 ? n->limit : INT64_MAX / 4;
+        if (n->kind == SQ_L_SORT) {
+            ex_sort_key *k = sq_alloc(&c->A, (size_t)(n->n_keys + 1) * sizeof *k);
+            if (!k)
+                return oom(c);
+            for (int i = 0; i < n->n_keys; i++) {
+                k[i] = n->keys[i];
+                k[i].column = find(*ids, *n_ids, n->keys[i].column);
+            }
+            if (n->limit >= 0)
+                rc = ex_topn(c->plan, *op, k, n->n_keys, n->limit, n->offset, op, c->err);
+            else if ((rc = ex_sort(c->plan, *op, k, n->n_keys, op, c->err)) == PA_OK && n->offset > 0)
+                rc = ex_limit(c->plan, *op, limit, n->offset, op, c->err);
+        } else
+            rc = ex_limit(c->plan, *op, limit, n->offset, op, c->err);
+        if (rc == PA_OK)
+            ex_op_set_estimate(*op, n->est);
+        return rc;
+    }
+    case SQ_L_UNION: {
+        ex_op **in = sq_alloc(&c->A, (size_t)n->n_ins * sizeof *in);
+        if (!in)
+            return oom(c);
+        for (int k = 0; k < n->n_ins; k++) {
+            int *cids, ncid;
+            if ((rc = sq_lower(c, n->ins[k], NULL, &in[k], &cids, &ncid)) ||
+                (rc = reorder(c, &in[k], &cids, &ncid, n->in_cols[k], n->n_out)))
+                return rc;
+        }
+        if ((rc = ex_union_all(c->plan, in, n->n_ins, op, c->err)))
+            return rc;
+        ex_op_set_estimate(*op, n->est);
+        *ids = n->out;
+        *n_ids = n->n_out;
+        return PA_OK;
+    }
+    }
+    return sq_fail(c, -1, PA_EINTERNAL, "planning: node kind %d", (int)n->kind);
+}
+
+int sq_lower_root(sq_ctx *c, sq_node *n, const char *const *names, ex_op **out)
+{
+    uint8_t *need = set_new(c, NULL);
+    if (!need)
+        return oom(c);
+    for (int i = 0; i < n->n_out; i++)
+        need[n->out[i]] = 1;
+    ex_op *op;
+    int *ids, n_ids;
+    int rc = sq_lower(c, n, need, &op, &ids, &n_ids);
+    if (rc)
+        return rc;
+    ex_expr **ex = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *ex);
+    if (!ex)
+        return oom(c);
+    for (int i = 0; i < n->n_out; i++) {
+        int j = find(ids, n_ids, n->out[i]);
+        if (j < 0)
+            return sq_fail(c, -1, PA_EINTERNAL, "planning: output column %d missing", i);
+        if (!(ex[i] = ex_expr_col(c->plan, op, j, c->err)))
+            return c->err->code;
+    }
+    return ex_project(c->plan, op, ex, names, n->n_out, out, c->err);
+}

@@ -1,0 +1,318 @@
+/*
+ * optimize.c - predicate pushdown, cardinality estimates and join order.
+ *
+ * Estimates use the footers: row counts, and per column min/max (ranges
+ * for numbers and dates; distinct values of an integer or date column at
+ * most max - min + 1). Standard rules: col = const 1/ndv, ranges from
+ * min/max (else 1/3), LIKE 1/10, AND multiplies, OR adds; a join on
+ * a = b keeps |L||R| / max(ndv(a), ndv(b)), each ndv capped by its side's
+ * rows. Join order is greedy (GOO): repeatedly join the two connected
+ * relations whose join is estimated smallest; the smaller input of each
+ * join becomes the hash table's build side when it is lowered. A cross
+ * product is made only when no join predicate connects what is left.
+ */
+#include "sql/sql_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double col_ndv(sq_ctx *c, int col, double rows)
+{
+    double n = c->cols[col].stat.ndv;
+    if (n <= 0 || n > rows)
+        n = rows;
+    return n < 1 ? 1 : n;
+}
+
+static bool const_number(sq_ctx *c, const sq_expr *e, double *v)
+{
+    if (e->kind != SQ_E_CONST)
+        return false;
+    char buf[128];
+    if (ex_expr_const_text(e->tx, buf, sizeof buf) != PA_OK)
+        return false;
+    if (e->type.id == PA_TYPE_DATE) {
+        int32_t d;
+        if (pa_date_parse(buf, &d, NULL) != PA_OK)
+            return false;
+        *v = d;
+        return true;
+    }
+    if (e->type.id == PA_TYPE_VARCHAR || e->type.id == PA_TYPE_BOOLEAN)
+        return false;
+    char *end;
+    *v = strtod(buf, &end);
+    return end != buf;
+}
+
+static const sq_expr *strip_cast(const sq_expr *e)
+{
+    while (e && e->kind == SQ_E_CAST)
+        e = e->args[0];
+    return e;
+}
+
+double sq_selectivity(sq_ctx *c, const sq_expr *e, double rows)
+{
+    switch (e->kind) {
+    case SQ_E_AND: return sq_selectivity(c, e->args[0], rows) * sq_selectivity(c, e->args[1], rows);
+    case SQ_E_OR: {
+        double a = sq_selectivity(c, e->args[0], rows), b = sq_selectivity(c, e->args[1], rows);
+        double s = a + b - a * b;
+        return s > 1 ? 1 : s;
+    }
+    case SQ_E_NOT: return 1 - sq_selectivity(c, e->args[0], rows);
+    case SQ_E_ISNULL: return e->sub ? 0.95 : 0.05;
+    case SQ_E_LIKE: return e->sub ? 0.9 : 0.1;
+    case SQ_E_IN: {
+        const sq_expr *a = strip_cast(e->args[0]);
+        double ndv = a->kind == SQ_E_COL ? col_ndv(c, a->col, rows) : 10;
+        double s = (e->n_args - 1) / ndv;
+        if (s > 0.5)
+            s = 0.5;
+        return e->sub ? 1 - s : s;
+    }
+    case SQ_E_CMP: {
+        const sq_expr *a = strip_cast(e->args[0]), *b = strip_cast(e->args[1]);
+        int op = e->sub;
+        if (a->kind != SQ_E_COL && b->kind == SQ_E_COL) {
+            const sq_expr *t = a;
+            a = b;
+            b = t;
+            op = op == EX_LT ? EX_GT : op == EX_GT ? EX_LT : op == EX_LE ? EX_GE : op == EX_GE ? EX_LE : op;
+        }
+        if (a->kind != SQ_E_COL)
+            return op == EX_EQ ? 0.1 : op == EX_NE ? 0.9 : 0.33;
+        if (b->kind == SQ_E_COL) /* col = col inside one relation */
+            return op == EX_EQ ? 1 / col_ndv(c, a->col, rows) : 0.33;
+        if (op == EX_EQ)
+            return 1 / col_ndv(c, a->col, rows);
+        if (op == EX_NE)
+            return 1 - 1 / col_ndv(c, a->col, rows);
+        const sq_colstat *s = &c->cols[a->col].stat;
+        double v;
+        if (!s->has_range || s->hi <= s->lo || !const_number(c, b, &v))
+            return 0.33;
+        double frac = (v - s->lo) / (s->hi - s->lo);
+        if (op == EX_GT || op == EX_GE)
+            frac = 1 - frac;
+        if (frac < 0.0001)
+            frac = 0.0001;
+        return frac > 1 ? 1 : frac;
+    }
+    case SQ_E_CONST: return 1;
+    default: return 0.5;
+    }
+}
+
+double sq_estimate(sq_ctx *c, sq_node *n)
+{
+    switch (n->kind) {
+    case SQ_L_SCAN: {
+        double r = (double)n->table->rows;
+        for (int i = 0; i < n->n_conj; i++)
+            r *= sq_selectivity(c, n->conj[i], (double)n->table->rows);
+        return r < 1 ? 1 : r;
+    }
+    case SQ_L_JOIN: {
+        double l = n->in[0]->est, r = n->in[1]->est;
+        switch (n->jkind) {
+        case SQ_J_SEMI:
+        case SQ_J_ANTI: return l * 0.5 > 1 ? l * 0.5 : 1;
+        case SQ_J_MARK: return l;
+        default: break;
+        }
+        double sel = 1;
+        for (int i = 0; i < n->n_conj; i++) {
+            const sq_expr *e = n->conj[i];
+            const sq_expr *a = e->kind == SQ_E_CMP ? strip_cast(e->args[0]) : NULL;
+            const sq_expr *b = e->kind == SQ_E_CMP ? strip_cast(e->args[1]) : NULL;
+            if (a && b && e->sub == EX_EQ && a->kind == SQ_E_COL && b->kind == SQ_E_COL) {
+                bool al = sq_node_has_col(n->in[0], a->col);
+                double na = col_ndv(c, a->col, al ? l : r), nb = col_ndv(c, b->col, al ? r : l);
+                double s = 1 / (na > nb ? na : nb);
+                if (s < sel)
+                    sel = s; /* the most selective key; others are assumed correlated */
+            } else
+                sel *= 0.5;
+        }
+        double est = l * r * sel;
+        if (n->jkind == SQ_J_LEFT && est < l)
+            est = l;
+        return est < 1 ? 1 : est;
+    }
+    case SQ_L_AGG: {
+        if (n->n_groups == 0)
+            return 1;
+        double in = n->in[0]->est, g = 1;
+        for (int i = 0; i < n->n_groups; i++)
+            g *= col_ndv(c, n->groups[i], in);
+        return g < in ? g : in;
+    }
+    case SQ_L_DISTINCT: return n->in[0]->est;
+    case SQ_L_VALUES: return 1;
+    case SQ_L_LIMIT:
+    case SQ_L_SORT:
+        if (n->limit >= 0 && (double)n->limit < n->in[0]->est)
+            return (double)n->limit;
+        return n->in[0]->est;
+    case SQ_L_UNION: {
+        double s = 0;
+        for (int i = 0; i < n->n_ins; i++)
+            s += n->ins[i]->est;
+        return s;
+    }
+    default: return n->in[0] ? n->in[0]->est : 1;
+    }
+}
+
+/* ------------------------------------------------------------ join graph */
+typedef struct comp {
+    sq_node *node;
+    uint64_t mask;            /* relations in it */
+} comp;
+
+static uint64_t rel_mask(sq_ctx *c, sq_node **rels, int n, const sq_expr *e)
+{
+    uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    if (!set)
+        return 0;
+    sq_expr_cols(e, set);
+    uint64_t m = 0;
+    for (int id = 0; id < c->n_cols; id++) {
+        if (!set[id])
+            continue;
+        for (int r = 0; r < n; r++)
+            if (sq_node_has_col(rels[r], id))
+                m |= 1ull << r;
+    }
+    return m;
+}
+
+static sq_node *make_join(sq_ctx *c, sq_node *a, sq_node *b, sq_expr **conj, int n)
+{
+    /* in[0] probes (the larger), in[1] builds (the smaller). */
+    if (b->est > a->est) {
+        sq_node *t = a;
+        a = b;
+        b = t;
+    }
+    sq_node *j = sq_node_new(c, SQ_L_JOIN, a->n_out + b->n_out);
+    if (!j)
+        return NULL;
+    j->jkind = SQ_J_INNER;
+    j->in[0] = a;
+    j->in[1] = b;
+    memcpy(j->out, a->out, (size_t)a->n_out * sizeof(int));
+    memcpy(j->out + a->n_out, b->out, (size_t)b->n_out * sizeof(int));
+    j->conj = conj;
+    j->n_conj = n;
+    j->est = sq_estimate(c, j);
+    return j;
+}
+
+int sq_join_graph(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_conj, sq_node **out)
+{
+    if (n_rels > 64)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "more than 64 tables in one FROM");
+    uint64_t *masks = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *masks);
+    bool *used = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *used);
+    comp *cs = sq_alloc(&c->A, (size_t)(n_rels + 1) * sizeof *cs);
+    if (!masks || !used || !cs)
+        return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+    /* Pushdown: a conjunct on one relation filters it (in its scan). */
+    for (int r = 0; r < n_rels; r++) {
+        sq_expr **mine = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *mine);
+        if (!mine)
+            return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+        int k = 0;
+        for (int i = 0; i < n_conj; i++) {
+            masks[i] = rel_mask(c, rels, n_rels, conj[i]);
+            if (!used[i] && (masks[i] == (1ull << r) || (masks[i] == 0 && r == 0))) {
+                mine[k++] = conj[i];
+                used[i] = true;
+            }
+        }
+        sq_node *f = sq_filter(c, rels[r], mine, k);
+        if (!f)
+            return c->err->code;
+        cs[r] = (comp){f, 1ull << r};
+    }
+    int n = n_rels;
+    while (n > 1) {
+        int bi = -1, bj = -1;
+        double best = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                uint64_t u = cs[i].mask | cs[j].mask;
+                bool connected = false;
+                double sel = 1;
+                for (int k = 0; k < n_conj; k++) {
+                    if (used[k] || (masks[k] & ~u) || !(masks[k] & cs[i].mask) || !(masks[k] & cs[j].mask))
+                        continue;
+                    connected = true;
+                    const sq_expr *e = conj[k];
+                    const sq_expr *a = e->kind == SQ_E_CMP ? strip_cast(e->args[0]) : NULL;
+                    const sq_expr *b = e->kind == SQ_E_CMP ? strip_cast(e->args[1]) : NULL;
+                    if (a && b && e->sub == EX_EQ && a->kind == SQ_E_COL && b->kind == SQ_E_COL) {
+                        bool ai = sq_node_has_col(cs[i].node, a->col);
+                        double na = col_ndv(c, a->col, ai ? cs[i].node->est : cs[j].node->est);
+                        double nb = col_ndv(c, b->col, ai ? cs[j].node->est : cs[i].node->est);
+                        double s = 1 / (na > nb ? na : nb);
+                        if (s < sel)
+                            sel = s;
+                    }
+                }
+                if (!connected)
+                    continue;
+                double est = cs[i].node->est * cs[j].node->est * sel;
+                if (bi < 0 || est < best) {
+                    best = est;
+                    bi = i;
+                    bj = j;
+                }
+            }
+        if (bi < 0) {
+            /* Nothing connects: cross the two smallest. */
+            bi = 0;
+            for (int i = 1; i < n; i++)
+                if (cs[i].node->est < cs[bi].node->est)
+                    bi = i;
+            bj = bi == 0 ? 1 : 0;
+            for (int i = 0; i < n; i++)
+                if (i != bi && cs[i].node->est < cs[bj].node->est)
+                    bj = i;
+            if (bi > bj) {
+                int t = bi;
+                bi = bj;
+                bj = t;
+            }
+        }
+        uint64_t u = cs[bi].mask | cs[bj].mask;
+        sq_expr **jc = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *jc);
+        if (!jc)
+            return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+        int k = 0;
+        for (int i = 0; i < n_conj; i++)
+            if (!used[i] && !(masks[i] & ~u)) {
+                jc[k++] = conj[i];
+                used[i] = true;
+            }
+        sq_node *j = make_join(c, cs[bi].node, cs[bj].node, jc, k);
+        if (!j)
+            return c->err->code;
+        cs[bi] = (comp){j, u};
+        cs[bj] = cs[--n];
+    }
+    /* Whatever is left (constants over no relation) filters the result. */
+    sq_expr **rest = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *rest);
+    int k = 0;
+    for (int i = 0; rest && i < n_conj; i++)
+        if (!used[i])
+            rest[k++] = conj[i];
+    sq_node *r = rest ? sq_filter(c, cs[0].node, rest, k) : NULL;
+    if (!r)
+        return c->err->code ? c->err->code : sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+    *out = r;
+    return PA_OK;
+}

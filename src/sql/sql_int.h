@@ -1,0 +1,291 @@
+/*
+ * sql_int.h - internals of the SQL front end.
+ *
+ * Design notes
+ * - One statement is compiled in one sq_ctx: an arena for everything the
+ *   binder and optimiser make, and the ex_plan the statement will run as.
+ *   Expressions are typed as they are bound by building their twin with the
+ *   engine's own ex_expr_* builders in that plan (sq_expr.tx): the engine's
+ *   type rules and constant folding are the only ones, and a constant's tx
+ *   is reused as is when the plan is lowered.
+ * - Column ids: every column a logical operator outputs has an id unique in
+ *   the statement (ctx->cols). Expressions refer to ids, never to
+ *   positions, so predicates and joins can move without renumbering;
+ *   lowering maps ids to the positions of each physical operator's output.
+ * - Subqueries are bound as placeholders (SQ_E_SUBQ) naming the column id
+ *   their value will have. Planning a WHERE/HAVING conjunct that holds one
+ *   joins the subquery's plan in (semi, anti, mark or left join, keyed on
+ *   its correlation equalities, grouped on them when it aggregates) and
+ *   the placeholder then reads that column.
+ * - Logical nodes list their output ids; lowering (lower.c) asks each node
+ *   only for the ids its parent needs (projection pushdown) and turns
+ *   `column op constant` conjuncts on scans into pq_pred (row-group and
+ *   page pruning in the storage engine).
+ */
+#ifndef PISTA_SQL_INT_H
+#define PISTA_SQL_INT_H
+
+#include "sql/sql.h"
+
+#include <pg_query.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <pg_query/pg_query.pb-c.h>
+
+typedef PgQuery__Node pgn;
+
+/* ------------------------------------------------------------------ arena */
+typedef struct sq_arena_block sq_arena_block;
+typedef struct sq_arena {
+    sq_arena_block *head;
+} sq_arena;
+void *sq_alloc(sq_arena *a, size_t n);   /* zeroed; NULL when out of memory */
+char *sq_strdup(sq_arena *a, const char *s);
+char *sq_strndup(sq_arena *a, const char *s, size_t n);
+char *sq_printf(sq_arena *a, const char *fmt, ...) PA_PRINTF(2, 3);
+void sq_arena_free(sq_arena *a);
+
+/* ---------------------------------------------------------------- catalog */
+typedef struct sq_colstat {
+    bool has_range;
+    double lo, hi;            /* numbers and dates (days) */
+    double ndv;               /* estimate; 0 = unknown */
+} sq_colstat;
+
+typedef struct sq_table {
+    char *name;
+    bool is_view;
+    char *source;             /* path/glob, or the view's SELECT text */
+    char **paths;             /* the files (tables) */
+    int n_paths;
+    int n_cols;
+    char **col_names;
+    pa_type *col_types;
+    sq_colstat *stats;
+    int64_t rows;
+} sq_table;
+
+struct sql_session {
+    sql_options opt;
+    sq_table **tables;        /* sorted by name */
+    int n_tables;
+    sq_table **adhoc;         /* read_parquet() tables, cached by path */
+    int n_adhoc;
+    char *data_dir;           /* CREATE TABLE writes here; NULL: none */
+    int err_offset;
+    volatile sig_atomic_t cancel;
+    ex_progress progress;
+    bool running;
+};
+
+/* Load a table's schema and statistics from its files (catalog.c). */
+int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *err);
+void sq_table_free(sq_table *t);
+sq_table *sq_catalog_find(sql_session *s, const char *name);
+int sq_catalog_put(sql_session *s, sq_table *t, pa_err *err);
+/* The table of read_parquet('path'), loaded once per session. */
+int sq_catalog_adhoc(sql_session *s, const char *path, sq_table **out, pa_err *err);
+
+/* ------------------------------------------------------------ expressions */
+typedef enum sq_ekind {
+    SQ_E_COL, SQ_E_CONST, SQ_E_ARITH, SQ_E_NEG, SQ_E_CMP, SQ_E_AND, SQ_E_OR, SQ_E_NOT, SQ_E_ISNULL,
+    SQ_E_CASE, SQ_E_IN, SQ_E_LIKE, SQ_E_SUBSTR, SQ_E_EXTRACT, SQ_E_DATE_ADD, SQ_E_CAST,
+    SQ_E_AGG,                 /* during binding only */
+    SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
+} sq_ekind;
+
+typedef struct sq_subq sq_subq;
+
+typedef struct sq_expr {
+    sq_ekind kind;
+    int sub;                  /* ex_arith, ex_cmp, ex_field, ex_unit, negate, ex_agg_kind */
+    bool flag;                /* AGG: DISTINCT; IN/LIKE/ISNULL negate in sub */
+    pa_type type;
+    int loc;                  /* byte offset in the statement, -1 unknown */
+    int n_args;
+    struct sq_expr **args;    /* CASE: when0, then0, ..., [else]: flag = has else */
+    int col;                  /* COL, SUBQ: column id */
+    int64_t n;                /* DATE_ADD amount */
+    const char *text;         /* LIKE pattern */
+    ex_expr *tx;              /* typed twin in ctx->plan */
+    sq_subq *subq;            /* SUBQ */
+} sq_expr;
+
+/* --------------------------------------------------------------- columns */
+typedef struct sq_col {
+    const char *name;
+    pa_type type;
+    sq_colstat stat;          /* base columns: from the footers */
+} sq_col;
+
+/* ------------------------------------------------------------ plan nodes */
+typedef enum sq_lkind {
+    SQ_L_SCAN, SQ_L_FILTER, SQ_L_PROJECT, SQ_L_JOIN, SQ_L_AGG, SQ_L_DISTINCT, SQ_L_SORT, SQ_L_LIMIT,
+    SQ_L_UNION, SQ_L_VALUES,
+} sq_lkind;
+
+typedef enum sq_jkind {
+    SQ_J_INNER, SQ_J_LEFT, SQ_J_SEMI, SQ_J_ANTI, SQ_J_MARK,
+} sq_jkind;
+
+typedef struct sq_aggdef {
+    ex_agg_kind kind;
+    int arg;                  /* input column id (-1 for COUNT(*)) */
+    int out;                  /* output column id */
+} sq_aggdef;
+
+typedef struct sq_node {
+    sq_lkind kind;
+    int n_out;
+    int *out;                 /* output column ids, in order */
+    struct sq_node *in[2];
+    double est;               /* estimated rows */
+    /* SCAN */
+    sq_table *table;
+    int *src;                 /* per output: the table's column index */
+    sq_expr **conj;           /* SCAN and FILTER: conjuncts (ANDed) */
+    int n_conj;
+    /* PROJECT: out[i] = exprs[i]; VALUES: the one row */
+    sq_expr **exprs;
+    /* JOIN: in[0] is the left/outer side */
+    sq_jkind jkind;
+    int mark;                 /* MARK: the output id of the mark column */
+    /* AGG: out = groups then aggs */
+    int n_groups;
+    int *groups;              /* input ids */
+    int n_aggs;
+    sq_aggdef *aggs;
+    /* SORT */
+    ex_sort_key *keys;        /* column = column id */
+    int n_keys;
+    /* LIMIT (also SORT + limit = top-N) */
+    int64_t limit, offset;    /* limit -1 = none */
+    /* UNION: inputs and, per input, the ids in output order */
+    struct sq_node **ins;
+    int **in_cols;
+    int n_ins;
+} sq_node;
+
+/* ------------------------------------------------------------- subqueries */
+typedef enum sq_skind { SQ_S_SCALAR, SQ_S_EXISTS, SQ_S_IN } sq_skind;
+
+struct sq_subq {
+    sq_skind kind;
+    sq_expr *test;            /* IN: the left operand */
+    sq_node *plan;            /* the subquery block, planned */
+    int value_col;            /* SCALAR / IN: its (first) output column */
+    sq_expr **corr;           /* correlated conjuncts (outer and inner columns) */
+    int n_corr;
+    bool grouped;             /* scalar aggregate: grouped on the inner correlation sides */
+    int loc;
+};
+
+/* ---------------------------------------------------------------- scopes */
+typedef struct sq_binding {
+    const char *qual;         /* table name or alias */
+    const char *name;
+    int col;
+    bool hidden;              /* USING duplicates: not in `*` */
+} sq_binding;
+
+typedef struct sq_scope {
+    sq_binding *b;
+    int n, cap;
+    struct sq_scope *outer;   /* enclosing query's FROM scope (correlation) */
+    bool used_outer;          /* set when a name resolved in an outer scope */
+} sq_scope;
+
+typedef struct sq_cte {
+    const char *name;
+    PgQuery__CommonTableExpr *def;
+    struct sq_cte *next;
+} sq_cte;
+
+/* --------------------------------------------------------------- context */
+typedef struct sq_ctx {
+    sql_session *s;
+    const char *text;
+    sq_arena A;
+    ex_plan *plan;
+    pa_err *err;
+    int err_loc;              /* first error's offset */
+    sq_col *cols;
+    int n_cols, cap_cols;
+    sq_cte *ctes;
+    int depth;
+} sq_ctx;
+
+/* Record an error at loc (byte offset) and return its code. */
+int sq_fail(sq_ctx *c, int loc, int code, const char *fmt, ...) PA_PRINTF(4, 5);
+int sq_new_col(sq_ctx *c, const char *name, pa_type t);
+
+/* Expressions (expr.c): made typed; NULL on error (c->err set). */
+sq_expr *sq_col_ref(sq_ctx *c, int col, int loc);
+sq_expr *sq_make(sq_ctx *c, sq_ekind k, int sub, sq_expr **args, int n, int loc);
+sq_expr *sq_const(sq_ctx *c, ex_expr *tx, int loc);
+sq_expr *sq_like(sq_ctx *c, sq_expr *a, const char *pattern, bool negate, int loc);
+sq_expr *sq_date_add(sq_ctx *c, sq_expr *a, int64_t n, ex_unit u, int loc);
+sq_expr *sq_cast(sq_ctx *c, sq_expr *a, pa_type t, int loc);
+/* A copy of e with children replaced (same kind), retyped. */
+sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args);
+/* The engine expression of e with operands ax (COL/SUBQ/AGG: a column of
+ * e's id; CONST: e->tx). */
+ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax);
+bool sq_expr_equal(const sq_expr *a, const sq_expr *b);
+/* Column ids e reads, added to the set (an array of n_cols flags). */
+void sq_expr_cols(const sq_expr *e, uint8_t *set);
+bool sq_expr_has(const sq_expr *e, sq_ekind k);
+/* Split an AND tree into conjuncts (appended to *v, *n, *cap). */
+int sq_conjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap);
+sq_expr *sq_and_all(sq_ctx *c, sq_expr **v, int n);
+/* Conjuncts of e, with (A AND B) OR (A AND C) factored into A and
+ * (B OR C), so a join condition repeated in every branch becomes a key. */
+int sq_factor_or(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap);
+/* Common type of two types (the engine's CASE rule); false if none. */
+bool sq_common_type(sq_ctx *c, pa_type a, pa_type b, pa_type *out);
+
+/* Binding (bind_expr.c, bind_select.c). */
+typedef struct sq_aggctx {
+    bool allow;               /* aggregates may appear here */
+    bool inside;              /* binding an aggregate's argument */
+    const char *clause;       /* for the error: "WHERE", "GROUP BY"... */
+} sq_aggctx;
+typedef struct sq_from {
+    sq_node **rels;
+    int n_rels, cap_rels;
+    sq_expr **conj;
+    int n_conj, cap_conj;
+} sq_from;
+int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f);
+sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag);
+int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
+                   sq_subq *corr_for);
+int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int col);
+const char *sq_node_name(pgn *n);
+bool sq_is_aggregate_name(const char *fn);
+
+/* Plans (plan.c). */
+sq_node *sq_node_new(sq_ctx *c, sq_lkind k, int n_out);
+sq_node *sq_filter(sq_ctx *c, sq_node *in, sq_expr **conj, int n);
+/* Apply WHERE/HAVING conjuncts (with subqueries) on top of in. */
+int sq_apply_conjuncts(sq_ctx *c, sq_node *in, sq_expr **conj, int n, sq_node **out);
+/* Join every subquery of e into *node; returns e reading their columns. */
+sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node);
+/* Join the relations with the conjuncts: pushdown, ordering (optimize.c). */
+int sq_join_graph(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_conj, sq_node **out);
+double sq_estimate(sq_ctx *c, sq_node *n);
+double sq_selectivity(sq_ctx *c, const sq_expr *e, double rows);
+bool sq_node_has_col(const sq_node *n, int col);
+bool sq_node_covers(sq_ctx *c, const sq_node *n, const sq_expr *e);
+
+/* Lowering (lower.c): the physical operator for n with its output ids in
+ * *ids (n_ids); `need` is the set of ids the parent reads. */
+int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids);
+int sq_lower_root(sq_ctx *c, sq_node *n, const char *const *names, ex_op **out);
+/* Physical expression of e over an operator whose output ids are ids. */
+ex_expr *sq_lower_expr(sq_ctx *c, const sq_expr *e, const int *ids, int n_ids);
+
+/* Plan text for EXPLAIN (explain.c). */
+int sq_explain(sq_ctx *c, ex_op *root, const ex_result *analyzed, char **text);
+
+#endif /* PISTA_SQL_INT_H */
