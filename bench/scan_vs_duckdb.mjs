@@ -4,9 +4,12 @@
 // this process (startup, loading the package and connecting excluded): one
 // untimed warm-up run, then the best of R runs.
 //
-// Usage: node bench/scan_vs_duckdb.mjs --threads N [--runs R] --sql SQL
+// Usage: node bench/scan_vs_duckdb.mjs --threads N [--runs R] [--setup SQL] --sql SQL
+// --setup: statements run once before the warm-up, untimed (e.g. CREATE VIEW
+// lineitem AS SELECT * FROM read_parquet(...) for each table of a benchmark).
 // Prints one line:  best_s=<seconds> cpu_s=<process CPU seconds of that run>
-//                   runs=<R> version=<DuckDB version> result=<first row, '|'-joined>
+//                   runs=<R> version=<DuckDB version> rows=<result rows>
+//                   result=<first row, '|'-joined>
 // Exit status: 0 ok, 1 SQL error, 2 usage error, 3 @duckdb/node-api missing.
 // The package is taken from $DUCKDB_NODE_API_DIR (a node_modules folder) or
 // else from tests/oracle/node_modules next to this script (tests/oracle/setup.sh).
@@ -34,13 +37,14 @@ async function loadDuckdb() {
 }
 
 async function main(argv) {
-  let threads = 0, runs = 3, sql = null;
+  let threads = 0, runs = 3, sql = null, setup = null;
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === '--threads' && v) { threads = Number(v); i++; }
     else if (argv[i] === '--runs' && v) { runs = Number(v); i++; }
     else if (argv[i] === '--sql' && v) { sql = v; i++; }
-    else fail(2, `usage: scan_vs_duckdb.mjs --threads N [--runs R] --sql SQL (bad argument ${argv[i]})`);
+    else if (argv[i] === '--setup' && v) { setup = v; i++; }
+    else fail(2, `usage: scan_vs_duckdb.mjs --threads N [--runs R] [--setup SQL] --sql SQL (bad argument ${argv[i]})`);
   }
   if (!sql || !Number.isInteger(threads) || threads < 1 || !Number.isInteger(runs) || runs < 1)
     fail(2, 'usage: scan_vs_duckdb.mjs --threads N [--runs R] --sql SQL');
@@ -50,15 +54,18 @@ async function main(argv) {
   const conn = await db.connect();
   await conn.run(`SET threads = ${threads}`);
   const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
+  if (setup) await conn.run(setup);
 
-  let best = Infinity, bestCpu = 0, row = null;
+  let best = Infinity, bestCpu = 0, row = null, nrows = 0;
   for (let r = 0; r <= runs; r++) {          // r == 0: warm-up, not timed
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const reader = await conn.runAndReadAll(sql);
     const secs = Number(process.hrtime.bigint() - t0) * 1e-9;
     const cpu = process.cpuUsage(c0);
-    row = reader.getRows()[0];
+    const rows = reader.getRows();
+    row = rows[0] || [];
+    nrows = rows.length;
     if (r > 0 && secs < best) {
       best = secs;
       bestCpu = (cpu.user + cpu.system) * 1e-6;
@@ -66,7 +73,7 @@ async function main(argv) {
   }
   const text = row.map((v) => (v === null ? '' : String(v))).join('|');
   process.stdout.write(`best_s=${best.toFixed(6)} cpu_s=${bestCpu.toFixed(6)} runs=${runs} ` +
-    `version=${version} result=${text}\n`);
+    `version=${version} rows=${nrows} result=${text}\n`);
   conn.closeSync?.();
   db.closeSync?.();
 }

@@ -3,6 +3,8 @@
  * bench/scan_vs_duckdb.mjs (Node.js with @duckdb/node-api, installed by
  * tests/oracle/setup.sh) on one SQL query with `SET threads = N`, and reads
  * back its best time of R runs (timed inside node, after a warm-up run).
+ * Optional setup statements (views over the benchmark's files) run once
+ * before the warm-up, untimed.
  */
 #include "cli/cli.h"
 
@@ -52,6 +54,12 @@ bool cli_duckdb_available(void)
 
 int cli_duckdb_time(const char *sql, int threads, int runs, cli_duckdb_result *r, char *why, size_t why_cap)
 {
+    return cli_duckdb_time_setup(NULL, sql, threads, runs, r, why, why_cap);
+}
+
+int cli_duckdb_time_setup(const char *setup, const char *sql, int threads, int runs, cli_duckdb_result *r,
+                          char *why, size_t why_cap)
+{
     char script[PATH_MAX];
     if (find_script(script, sizeof script) != 0) {
         snprintf(why, why_cap, "bench/scan_vs_duckdb.mjs not found (set PISTA_SOURCE_DIR)");
@@ -60,7 +68,11 @@ int cli_duckdb_time(const char *sql, int threads, int runs, cli_duckdb_result *r
     char th[16], rs[16];
     snprintf(th, sizeof th, "%d", threads);
     snprintf(rs, sizeof rs, "%d", runs);
-    char *argv[] = {"node", script, "--threads", th, "--runs", rs, "--sql", (char *)sql, NULL};
+    char *argv[] = {"node", script, "--threads", th, "--runs", rs, "--sql", (char *)sql, NULL, NULL, NULL};
+    if (setup) {
+        argv[8] = "--setup";
+        argv[9] = (char *)setup;
+    }
     int pipefd[2];
     if (pipe(pipefd) != 0) {
         snprintf(why, why_cap, "pipe: %s", strerror(errno));
@@ -97,7 +109,7 @@ int cli_duckdb_time(const char *sql, int threads, int runs, cli_duckdb_result *r
         return -1;
     }
     const char *b = strstr(line, "best_s="), *c = strstr(line, "cpu_s="), *v = strstr(line, "version="),
-               *res = strstr(line, "result=");
+               *res = strstr(line, "result="), *nr = strstr(line, " rows=");
     if (!b || !c || !v || !res) {
         snprintf(why, why_cap, "unexpected output from %s: %.200s", script, line);
         return -1;
@@ -106,6 +118,7 @@ int cli_duckdb_time(const char *sql, int threads, int runs, cli_duckdb_result *r
     r->seconds = strtod(b + 7, NULL);
     r->cpu_seconds = strtod(c + 6, NULL);
     r->rows = strtoll(res + 7, NULL, 10);
+    r->n_rows = nr && nr < res ? strtoll(nr + 6, NULL, 10) : -1;
     sscanf(v + 8, "%31s", r->version);
     snprintf(r->first_row, sizeof r->first_row, "%s", res + 7);
     r->first_row[strcspn(r->first_row, "\n")] = '\0';
