@@ -98,7 +98,9 @@ static bool stat_number(const pq_column_desc *d, pq_bin v, double *out)
     }
 }
 
-static int load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc *d, bool first)
+/* Fold the row groups' min/max of every column into t->stats: a range
+ * only when every row group has one. */
+static void load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc *d)
 {
     for (int c = 0; c < t->n_cols; c++) {
         sq_colstat *s = &t->stats[c];
@@ -107,27 +109,25 @@ static int load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc *
             if (d[c].leaf_index >= g->n_columns)
                 continue;
             const pq_statistics *st = &g->columns[d[c].leaf_index].meta_data.statistics;
-            double lo, hi;
             pq_bin mn = st->min_value.ptr ? st->min_value : st->min;
             pq_bin mx = st->max_value.ptr ? st->max_value : st->max;
-            if (stat_number(&d[c], mn, &lo) && stat_number(&d[c], mx, &hi)) {
-                if (first && rg == 0 && !s->has_range) {
-                    s->has_range = true;
-                    s->lo = lo;
-                    s->hi = hi;
-                } else if (s->has_range) {
-                    if (lo < s->lo)
-                        s->lo = lo;
-                    if (hi > s->hi)
-                        s->hi = hi;
-                }
-            } else {
+            double lo, hi;
+            bool ok = stat_number(&d[c], mn, &lo) && stat_number(&d[c], mx, &hi);
+            if (!ok)
                 s->has_range = false;
-                first = false;
+            else if (!s->seen) {
+                s->has_range = true;
+                s->lo = lo;
+                s->hi = hi;
+            } else if (s->has_range) {
+                if (lo < s->lo)
+                    s->lo = lo;
+                if (hi > s->hi)
+                    s->hi = hi;
             }
+            s->seen = true;
         }
     }
-    return PA_OK;
 }
 
 int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *err)
@@ -164,7 +164,7 @@ int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *er
         }
         if (rc == PA_OK) {
             t->rows += m->num_rows;
-            load_stats(t, m, d, f == 0);
+            load_stats(t, m, d);
         }
         pa_free(d);
         if (m)

@@ -47,6 +47,7 @@ void sq_arena_free(sq_arena *a);
 
 /* ---------------------------------------------------------------- catalog */
 typedef struct sq_colstat {
+    bool seen;                /* some row group was folded in */
     bool has_range;
     double lo, hi;            /* numbers and dates (days) */
     double ndv;               /* estimate; 0 = unknown */
