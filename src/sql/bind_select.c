@@ -492,7 +492,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         keys[i].descending = desc;
         keys[i].nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
                               : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
-                                                                                                : desc;
+                                                                                                : false;
         int pos;
         int r = position_of(c, sb->node, n_vis, &pos);
         if (r < 0)
@@ -751,7 +751,7 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
             keys[i] = (ex_sort_key){u->out[pos], desc,
                                     sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
                                     : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
-                                                                                                      : desc};
+                                                                                                      : false};
         }
         rc = PA_OK;
         int64_t limit = const_int(c, s->limit_count, "LIMIT", &rc);
