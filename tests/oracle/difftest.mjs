@@ -1,0 +1,1198 @@
+#!/usr/bin/env node
+// difftest.mjs - differential testing of Pista's SQL front end against DuckDB.
+//
+// Usage: node difftest.mjs --pista PATH --data DIR [--seed S] [--count N]
+//            [--verbose] [--only SEED:INDEX]... [--regressions FILE]
+//            [--sql-file FILE] [--print] [--duckdb-only] [--set W.PATH=X,...]
+//
+// A seeded random generator of our own writes SELECT queries over the TPC-H
+// schema (grammar weights in the table W below). Query i of seed S depends on
+// (S, i) only, so `--only S:i` reproduces one query whatever --count was. Each
+// query runs in DuckDB in-process (views named like the tables over
+// read_parquet of DIR/<table>.parquet) and in Pista as
+// `PATH --data DIR --csv -c SQL` (30 s timeout). Both results are compared in
+// the answers format (shared/tpch/answers/README.md): same header, same rows;
+// as sorted multisets unless the query orders by every output column (then
+// row by row); when it orders by some output columns only, those columns must
+// also come out in DuckDB's sequence. DOUBLE columns (by DuckDB's type) may
+// differ by 0.01, nothing else may differ. A crash, a timeout or a non-zero
+// exit of Pista is a failure; so is a generated query DuckDB rejects (a
+// generator bug). Ends with "N passed, M failed"; exit status 1 on any failure.
+//
+// --regressions FILE runs every `seed:index` listed in FILE (one per line, '#'
+// starts a comment); --sql-file FILE runs every query of FILE (one per line,
+// '#' comment lines and blank lines skipped), e.g. reduced regressions that
+// must keep passing after the generator changes. --print only prints the
+// generated queries; --duckdb-only checks that DuckDB accepts them.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+// ------------------------------------------------------------------ weights
+// Relative weights of every grammar choice. A construct Pista does not
+// support yet is turned down to 0 here, with a comment saying so.
+const W = {
+  nTables: { 1: 4, 2: 4, 3: 3, 4: 2 },       // base FROM items per SELECT
+  fromItem: { table: 12, derived: 2 },      // what a FROM item is
+  withCte: 1 / 8,                            // chance of a WITH at top level
+  joinStyle: { comma: 4, explicit: 4 },      // WHERE equalities or JOIN ... ON
+  joinType: { inner: 3, left: 2 },           // for explicit joins
+  joinUsing: 1 / 6,                          // self-join USING (col) when it fits
+  onExtra: 1 / 4,                            // extra filter in a JOIN's ON
+  shape: { plain: 4, grouped: 6, global: 2 },
+  distinct: 1 / 8,                           // SELECT DISTINCT (plain shape)
+  inSubDistinct: 1 / 5,                      // SELECT DISTINCT in an IN (subquery)
+  inSubNull: 1 / 5,                          // an IN (subquery) whose result holds NULLs
+  fracConst: 1 / 10,                         // integer compared with a constant like 12.5
+  setop: { none: 14, union: 1, unionAll: 1 },
+  nFilters: { 0: 2, 1: 4, 2: 3, 3: 1 },
+  pred: {
+    cmp: 8, colcmp: 2, between: 3, inList: 3, like: 3, isNull: 1,
+    and: 2, or: 2, not: 1, sub: 2,
+  },
+  subPred: { inSub: 2, notInSub: 1, exists: 2, notExists: 1, scalarSub: 2, corrScalar: 2 },
+  existsNe: 1 / 4,                           // EXISTS with an extra <> correlation (Q21)
+  num: { col: 10, const: 1, add: 2, sub: 2, mul: 2, div: 1, cast: 1, case: 1, extract: 1 },
+  str: { col: 8, substring: 2, case: 1, cast: 1 },
+  item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2 },
+  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1 },
+  groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
+  groupBy: { expr: 4, position: 2, alias: 1 },
+  having: 1 / 4,
+  order: { none: 3, partial: 2, total: 4 },
+  orderRef: { alias: 3, position: 2, expr: 2 },
+  nullsOrder: { none: 2, first: 1, last: 1 }, // none: DuckDB's default, NULLS LAST also for DESC
+  limit: 1 / 2,                              // LIMIT (only under a total order)
+  offset: 1 / 3,
+  unaliased: 1 / 4,                          // plain column left unaliased at top level
+};
+
+// ------------------------------------------------------------------ schema
+const NATIONS = ['ALGERIA', 'ARGENTINA', 'BRAZIL', 'CANADA', 'EGYPT', 'ETHIOPIA', 'FRANCE',
+  'GERMANY', 'INDIA', 'INDONESIA', 'IRAN', 'IRAQ', 'JAPAN', 'JORDAN', 'KENYA', 'MOROCCO',
+  'MOZAMBIQUE', 'PERU', 'CHINA', 'ROMANIA', 'SAUDI ARABIA', 'VIETNAM', 'RUSSIA',
+  'UNITED KINGDOM', 'UNITED STATES'];
+const REGIONS = ['AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST'];
+const SEGMENTS = ['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'HOUSEHOLD', 'MACHINERY'];
+const PRIORITIES = ['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'];
+const SHIPMODES = ['REG AIR', 'AIR', 'RAIL', 'SHIP', 'TRUCK', 'MAIL', 'FOB'];
+const INSTRUCTS = ['DELIVER IN PERSON', 'COLLECT COD', 'NONE', 'TAKE BACK RETURN'];
+const TYPES = ['STANDARD POLISHED BRASS', 'PROMO BURNISHED COPPER', 'LARGE BRUSHED BRASS',
+  'ECONOMY ANODIZED STEEL', 'MEDIUM PLATED TIN', 'SMALL BRUSHED NICKEL', 'PROMO PLATED STEEL'];
+const CONTAINERS = ['SM CASE', 'SM BOX', 'MED BAG', 'MED PKG', 'LG CASE', 'LG BOX', 'JUMBO PKG',
+  'WRAP CASE', 'SM PACK', 'JUMBO DRUM'];
+const BRANDS = ['Brand#11', 'Brand#13', 'Brand#23', 'Brand#34', 'Brand#42', 'Brand#55'];
+const MFGRS = ['Manufacturer#1', 'Manufacturer#2', 'Manufacturer#3', 'Manufacturer#4', 'Manufacturer#5'];
+const COMMENT_PATS = ['%final%', '%regular%', '%special%requests%', '%express%', '%ironic%',
+  '%carefully%', '%pending%', 'a%', '%s', '%furiously%', '%de_osits%', 'sly%', '%the%'];
+const PHONES = ['13-761-547-5974', '25-989-741-2988', '31-101-672-2951', '17-361-978-7059'];
+const PHONE_PATS = ['1_-%', '2%', '%-5__-%', '3_-%'];
+const ADDR_PATS = ['%a%', '%,%', 'A%', '%x%', '%0%'];
+const PNAME_PATS = ['%green%', 'forest%', '%ivory%', '%chocolate%', 'b%', '%lace', '%rose%'];
+const PTYPE_PATS = ['%BRASS', 'PROMO%', '%POLISHED%', 'STANDARD%', '%ANODIZED TIN', 'ECONOMY%STEEL'];
+const numbered = (prefix, lo, hi) => (r) => prefix + String(r.int(lo, hi)).padStart(9, '0');
+
+// kinds: int (INTEGER), big (BIGINT), hug (HUGEINT, sums of integers), dec
+// (DECIMAL, .s scale), dbl (DOUBLE), date, str, bool.
+function col(name, k, o = {}) { return { name, k, s: o.s ?? (k === 'dec' ? 2 : 0), ...o }; }
+const D = (s) => Date.parse(s + 'T00:00:00Z') / 86400000;
+const TABLES = {
+  region: { rows: 5, cols: [
+    col('r_regionkey', 'int', { lo: 0, hi: 4, key: 'regionkey', d: 5 }),
+    col('r_name', 'str', { vals: REGIONS }),
+    col('r_comment', 'str', { pats: COMMENT_PATS })] },
+  nation: { rows: 25, cols: [
+    col('n_nationkey', 'int', { lo: 0, hi: 24, key: 'nationkey', d: 25 }),
+    col('n_name', 'str', { vals: NATIONS }),
+    col('n_regionkey', 'int', { lo: 0, hi: 4, key: 'regionkey', d: 5 }),
+    col('n_comment', 'str', { pats: COMMENT_PATS })] },
+  supplier: { rows: 100, cols: [
+    col('s_suppkey', 'int', { lo: 1, hi: 100, key: 'suppkey', d: 100 }),
+    col('s_name', 'str', { gen: numbered('Supplier#', 1, 100), pats: ['Supplier#00000001%', '%5', 'Supplier#0000000_5'] }),
+    col('s_address', 'str', { pats: ADDR_PATS }),
+    col('s_nationkey', 'int', { lo: 0, hi: 24, key: 'nationkey', d: 25 }),
+    col('s_phone', 'str', { vals: PHONES, pats: PHONE_PATS }),
+    col('s_acctbal', 'dec', { lo: -999.99, hi: 9999.99 }),
+    col('s_comment', 'str', { pats: COMMENT_PATS })] },
+  customer: { rows: 1500, cols: [
+    col('c_custkey', 'int', { lo: 1, hi: 1500, key: 'custkey', d: 1500 }),
+    col('c_name', 'str', { gen: numbered('Customer#', 1, 1500), pats: ['Customer#0000001%', '%7', 'Customer#00000_99'] }),
+    col('c_address', 'str', { pats: ADDR_PATS }),
+    col('c_nationkey', 'int', { lo: 0, hi: 24, key: 'nationkey', d: 25 }),
+    col('c_phone', 'str', { vals: PHONES, pats: PHONE_PATS }),
+    col('c_acctbal', 'dec', { lo: -999.99, hi: 9999.99 }),
+    col('c_mktsegment', 'str', { vals: SEGMENTS }),
+    col('c_comment', 'str', { pats: COMMENT_PATS })] },
+  part: { rows: 2000, cols: [
+    col('p_partkey', 'int', { lo: 1, hi: 2000, key: 'partkey', d: 2000 }),
+    col('p_name', 'str', { pats: PNAME_PATS, vals: ['goldenrod lavender spring chocolate lace'] }),
+    col('p_mfgr', 'str', { vals: MFGRS }),
+    col('p_brand', 'str', { vals: BRANDS, pats: ['Brand#1%', 'Brand#_3', '%5'] }),
+    col('p_type', 'str', { vals: TYPES, pats: PTYPE_PATS }),
+    col('p_size', 'int', { lo: 1, hi: 50 }),
+    col('p_container', 'str', { vals: CONTAINERS, pats: ['SM%', '%BOX', 'MED%', '%PACK', '__ CASE'] }),
+    col('p_retailprice', 'dec', { lo: 901, hi: 1900.99 }),
+    col('p_comment', 'str', { pats: COMMENT_PATS })] },
+  partsupp: { rows: 8000, cols: [
+    col('ps_partkey', 'int', { lo: 1, hi: 2000, key: 'partkey', d: 2000 }),
+    col('ps_suppkey', 'int', { lo: 1, hi: 100, key: 'suppkey', d: 100 }),
+    col('ps_availqty', 'int', { lo: 3, hi: 9998 }),
+    col('ps_supplycost', 'dec', { lo: 1.05, hi: 999.99 }),
+    col('ps_comment', 'str', { pats: COMMENT_PATS })] },
+  orders: { rows: 15000, cols: [
+    col('o_orderkey', 'big', { lo: 1, hi: 60000, key: 'orderkey', d: 15000 }),
+    col('o_custkey', 'int', { lo: 1, hi: 1499, key: 'custkey', d: 1000 }),
+    col('o_orderstatus', 'str', { vals: ['F', 'O', 'P'] }),
+    col('o_totalprice', 'dec', { lo: 874.89, hi: 466001.28 }),
+    col('o_orderdate', 'date', { lo: D('1992-01-01'), hi: D('1998-08-02') }),
+    col('o_orderpriority', 'str', { vals: PRIORITIES, pats: ['1%', '%-%', '%HIGH', '_-%'] }),
+    col('o_clerk', 'str', { gen: numbered('Clerk#', 1, 1000), pats: ['Clerk#0000001%', '%0'] }),
+    col('o_shippriority', 'int', { lo: 0, hi: 0 }),
+    col('o_comment', 'str', { pats: COMMENT_PATS })] },
+  lineitem: { rows: 60175, cols: [
+    col('l_orderkey', 'big', { lo: 1, hi: 60000, key: 'orderkey', d: 15000 }),
+    col('l_partkey', 'int', { lo: 1, hi: 2000, key: 'partkey', d: 2000 }),
+    col('l_suppkey', 'int', { lo: 1, hi: 100, key: 'suppkey', d: 100 }),
+    col('l_linenumber', 'int', { lo: 1, hi: 7 }),
+    col('l_quantity', 'dec', { lo: 1, hi: 50 }),
+    col('l_extendedprice', 'dec', { lo: 904, hi: 94949.5 }),
+    col('l_discount', 'dec', { lo: 0, hi: 0.1 }),
+    col('l_tax', 'dec', { lo: 0, hi: 0.08 }),
+    col('l_returnflag', 'str', { vals: ['A', 'N', 'R'] }),
+    col('l_linestatus', 'str', { vals: ['F', 'O'] }),
+    col('l_shipdate', 'date', { lo: D('1992-01-04'), hi: D('1998-11-29') }),
+    col('l_commitdate', 'date', { lo: D('1992-02-02'), hi: D('1998-10-28') }),
+    col('l_receiptdate', 'date', { lo: D('1992-01-09'), hi: D('1998-12-25') }),
+    col('l_shipinstruct', 'str', { vals: INSTRUCTS }),
+    col('l_shipmode', 'str', { vals: SHIPMODES }),
+    col('l_comment', 'str', { pats: COMMENT_PATS })] },
+};
+const TABLE_NAMES = Object.keys(TABLES);
+const TABLE_PICK = { region: 1, nation: 2, supplier: 2, customer: 3, part: 3, partsupp: 3, orders: 4, lineitem: 5 };
+const MAX_ROWS = 300000;   // estimated join size above which a join is not added
+
+// ------------------------------------------------------------------ PRNG
+// xorshift128 seeded through FNV-1a and splitmix32 from "seed:index".
+class Rng {
+  constructor(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+    const sm = () => {
+      h = (h + 0x9e3779b9) >>> 0;
+      let z = h;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.s = [sm(), sm(), sm(), sm() || 1];
+  }
+  next() {   // uniform in [0, 2^32)
+    const s = this.s;
+    let t = s[3];
+    t ^= t << 11; t ^= t >>> 8;
+    s[3] = s[2]; s[2] = s[1]; s[1] = s[0];
+    t ^= s[0]; t ^= s[0] >>> 19;
+    s[0] = t >>> 0;
+    return s[0];
+  }
+  float() { return this.next() / 4294967296; }
+  int(lo, hi) { return lo + Math.floor(this.float() * (hi - lo + 1)); }
+  chance(p) { return this.float() < p; }
+  one(a) { return a[Math.floor(this.float() * a.length)]; }
+  pick(w) {   // a key of the weight table w
+    const keys = Object.keys(w).filter((k) => w[k] > 0);
+    let total = 0;
+    for (const k of keys) total += w[k];
+    let x = this.float() * total;
+    for (const k of keys) { x -= w[k]; if (x < 0) return k; }
+    return keys[keys.length - 1];
+  }
+  shuffle(a) {
+    const b = a.slice();
+    for (let i = b.length - 1; i > 0; i--) { const j = this.int(0, i); [b[i], b[j]] = [b[j], b[i]]; }
+    return b;
+  }
+}
+
+// ------------------------------------------------------------------ types and constants
+const NUMERIC = new Set(['int', 'big', 'hug', 'dec', 'dbl']);
+const isNum = (t) => NUMERIC.has(t.k);
+const family = (k) => (k === 'int' || k === 'big' || k === 'hug' ? 'integer' : k);
+const LIMIT_OF = { int: 2e9, big: 1e15, hug: 1e15, dbl: 1e15 };
+function fits(t) {   // no overflow in DuckDB's INTEGER, nor in a 64-bit scaled decimal sum
+  const m = Math.max(Math.abs(t.lo), Math.abs(t.hi));
+  if (!Number.isFinite(m)) return false;
+  if (t.k === 'dec') return t.s <= 6 && m * 10 ** t.s < 1e13;
+  return m < (LIMIT_OF[t.k] ?? Infinity);
+}
+function dateText(days) { return new Date(days * 86400000).toISOString().slice(0, 10); }
+function decText(x, s) {
+  const t = x.toFixed(s);
+  return t === '-0.00' ? '0.00' : t;
+}
+function numConst(r, t) {   // a literal inside t's range, of t's kind
+  const lo = Math.max(t.lo, -1e9), hi = Math.min(t.hi, 1e9);
+  if (t.k === 'dec' || t.k === 'dbl') {
+    const x = lo + r.float() * (hi - lo);
+    const s = Math.abs(hi - lo) < 1 ? 2 : r.int(0, 2);
+    return { sql: decText(x, s), v: Number(decText(x, s)) };
+  }
+  const v = Math.round(lo + r.float() * (hi - lo));
+  return { sql: String(v), v };
+}
+const INTERVAL_UNITS = ['day', 'month', 'year'];
+function dateValue(text) {   // days of a literal from dateConst
+  const m = /date '([\d-]+)'(?: \+ interval '(\d+)' (\w+))?/.exec(text);
+  const n = Number(m[2] ?? 0);
+  return D(m[1]) + (m[3] === 'day' ? n : m[3] === 'month' ? n * 30.5 : m[3] === 'year' ? n * 365.25 : 0);
+}
+function dateConst(r, t) {
+  const v = r.int(t.lo, t.hi);
+  if (r.chance(0.3)) {
+    const unit = r.one(INTERVAL_UNITS);
+    const n = unit === 'day' ? r.int(1, 90) : unit === 'month' ? r.int(1, 12) : r.int(1, 2);
+    return `date '${dateText(v - (unit === 'day' ? n : unit === 'month' ? n * 30 : n * 365))}' + interval '${n}' ${unit}`;
+  }
+  return `date '${dateText(v)}'`;
+}
+function strConst(r, e) {
+  if (e.vals && e.vals.length && r.chance(0.85)) return e.vals[Math.floor(r.float() * e.vals.length)];
+  if (e.gen) return e.gen(r);
+  return r.one(['a', 'f', 'm', 'Customer#000000500', 'Brand#3', 'carefully']);
+}
+const quote = (s) => `'${s.replace(/'/g, "''")}'`;
+function likePattern(r, e) {
+  if (e.pats && (!e.vals || r.chance(0.6))) return r.one(e.pats);
+  const v = strConst(r, e);
+  const n = Math.max(1, Math.floor(v.length / 2));
+  switch (r.int(0, 3)) {
+    case 0: return v.slice(0, n) + '%';
+    case 1: return '%' + v.slice(n);
+    case 2: { const i = r.int(0, v.length - 1); return v.slice(0, i) + '_' + v.slice(i + 1); }
+    default: return '%' + v.slice(1, Math.max(2, n)) + '%';
+  }
+}
+
+// ------------------------------------------------------------------ the generator
+// A scope is {items, parent}: the FROM items of one SELECT (each {alias, cols,
+// rows}) and the scope of the query it is nested in (for correlation). An
+// expression is {sql, t} where t = {k, s, lo, hi, nul, vals, pats, gen, key}.
+class Gen {
+  constructor(r) {
+    this.r = r;
+    this.n = 0;
+    this.ctes = [];
+  }
+  alias(p) { return `${p}${++this.n}`; }
+
+  // ---- column references
+  columns(scope, pred = () => true) {
+    const out = [];
+    for (const it of scope.items) for (const c of it.cols) if (pred(c)) out.push({ it, c });
+    return out;
+  }
+  ref(scope, it, c) {
+    let count = 0;
+    for (let s = scope; s; s = s.parent) for (const i of s.items) for (const x of i.cols) if (x.name === c.name) count++;
+    return count === 1 && this.r.chance(0.6) ? c.name : `${it.alias}.${c.name}`;
+  }
+  colExpr(scope, it, c) {
+    return { sql: this.ref(scope, it, c), t: { ...c, nul: c.nul || it.nullable }, col: c, simple: true, hc: true };
+  }
+  anyCol(scope, pred) {
+    const cs = this.columns(scope, pred);
+    if (!cs.length) return null;
+    const { it, c } = this.r.one(cs);
+    return this.colExpr(scope, it, c);
+  }
+
+  // ---- FROM
+  baseItem(name) {
+    const T = TABLES[name];
+    return { alias: this.alias('t'), table: name, rows: T.rows, cols: T.cols.map((c) => ({ ...c })) };
+  }
+  derivedItem(level) {
+    const alias = this.alias('d');
+    const q = this.select({ level: level + 1, parent: null, derived: true });
+    return { alias, sql: `(${q.sql}) AS ${alias}`, rows: q.rows, cols: q.cols };
+  }
+  firstItem(level) {
+    if (level === 0 && this.ctes.length) {
+      const cte = this.r.one(this.ctes);
+      const alias = this.alias('t');
+      return { alias, sql: `${cte.name} AS ${alias}`, rows: cte.rows, cols: cte.cols.map((c) => ({ ...c })) };
+    }
+    if (level < 2 && this.r.pick(W.fromItem) === 'derived') return this.derivedItem(level);
+    return this.baseItem(this.r.pick(TABLE_PICK));
+  }
+  // Candidate joins of a new base table to one of the items: equal key domains.
+  joinCandidates(items, rows) {
+    const out = [];
+    for (const it of items) for (const c of it.cols) {
+      if (!c.key) continue;
+      for (const name of TABLE_NAMES) for (const nc of TABLES[name].cols) {
+        if (nc.key !== c.key) continue;
+        const est = rows * TABLES[name].rows / Math.max(c.d, nc.d);
+        if (est <= MAX_ROWS) out.push({ it, c, name, nc, est });
+      }
+    }
+    return out;
+  }
+  from(scope, level, where) {
+    const r = this.r;
+    const want = Number(r.pick(W.nTables));
+    const first = this.firstItem(level);
+    scope.items.push(first);
+    let rows = first.rows;
+    const explicit = r.pick(W.joinStyle) === 'explicit';
+    let sql = first.sql ?? `${first.table} AS ${first.alias}`;
+    while (scope.items.length < want) {
+      const cands = this.joinCandidates(scope.items, rows);
+      if (!cands.length) break;
+      const j = r.one(cands);
+      const it = this.baseItem(j.name);
+      const nc = it.cols.find((c) => c.name === j.nc.name);
+      const cond = [];
+      // USING needs the same column name on both sides: a self-join.
+      const using = explicit && j.it.table === j.name && j.c.name === nc.name && r.chance(W.joinUsing * 3) &&
+        this.columns(scope, (c) => c.name === nc.name).length === 1;
+      scope.items.push(it);
+      cond.push(`${j.it.alias}.${j.c.name} = ${it.alias}.${nc.name}`);
+      // lineitem-partsupp also on the second key (Q9).
+      const pair = [['l_partkey', 'ps_partkey', 'l_suppkey', 'ps_suppkey'], ['ps_partkey', 'l_partkey', 'ps_suppkey', 'l_suppkey']]
+        .find((p) => p[0] === j.c.name && p[1] === nc.name);
+      if (pair && r.chance(0.7)) cond.push(`${j.it.alias}.${pair[2]} = ${it.alias}.${pair[3]}`);
+      rows = j.est;
+      if (!explicit) {
+        sql += `, ${j.name} AS ${it.alias}`;
+        where.push(...cond);
+        continue;
+      }
+      const left = r.pick(W.joinType) === 'left';
+      if (left) it.nullable = true;
+      if (using && cond.length === 1) {
+        sql += ` ${left ? 'LEFT JOIN' : r.chance(0.5) ? 'JOIN' : 'INNER JOIN'} ${j.name} AS ${it.alias} USING (${nc.name})`;
+        continue;
+      }
+      if (r.chance(W.onExtra)) {
+        // Columns of the new table only; the parent scope is there for naming.
+        const inner = { items: [it], parent: { items: scope.items.filter((x) => x !== it), parent: scope.parent } };
+        cond.push(this.pred(inner, 2, false).sql);
+      }
+      sql += ` ${left ? 'LEFT JOIN' : r.chance(0.5) ? 'JOIN' : 'INNER JOIN'} ${j.name} AS ${it.alias} ON ${cond.join(' AND ')}`;
+    }
+    return { sql, rows };
+  }
+
+  // ---- expressions
+  num(scope, depth = 0, want = null) {
+    const r = this.r;
+    // At the top (depth 0) an expression must read a column: no constant-only predicates.
+    const ok = (e) => e && fits(e.t) && (!want || family(e.t.k) === want) && (depth > 0 || e.hc);
+    for (let tries = 0; tries < 8; tries++) {
+      const what = depth >= 2 ? (r.chance(0.85) ? 'col' : 'const') : r.pick(W.num);
+      if (what === 'const' && depth === 0) continue;
+      const e = this.numOf(what, scope, depth, want);
+      if (ok(e)) return e;
+    }
+    const e = this.anyCol(scope, (c) => isNum(c) && (!want || family(c.k) === want));
+    if (e) return e;
+    const k = want === 'integer' || !want ? 'int' : want;
+    return { sql: k === 'dbl' ? 'CAST(1.5 AS DOUBLE)' : k === 'dec' ? '1.50' : '7', t: { k, s: k === 'dec' ? 2 : 0, lo: 1, hi: 7 } };
+  }
+  numOf(what, scope, depth, want) {
+    const r = this.r;
+    switch (what) {
+      case 'col': return this.anyCol(scope, (c) => isNum(c) && (!want || family(c.k) === want));
+      case 'const': {
+        const base = this.anyCol(scope, (c) => isNum(c) && (!want || family(c.k) === want));
+        if (!base) return null;
+        const c = numConst(r, base.t);
+        const k = c.sql.includes('.') ? 'dec' : 'int';
+        return { sql: c.sql, t: { k, s: k === 'dec' ? c.sql.split('.')[1].length : 0, lo: c.v, hi: c.v } };
+      }
+      case 'add': case 'sub': case 'mul': {
+        const a = this.num(scope, depth + 1, want === 'dbl' ? null : want);
+        let b;
+        if (what === 'mul' || r.chance(0.3)) {
+          b = r.chance(0.5) ? this.num(scope, depth + 1, want === 'dbl' ? null : want)
+            : smallConst(r, want);
+        } else b = this.num(scope, depth + 1, want === 'dbl' ? null : want);
+        if (what === 'mul' && a.t.k === 'dec' && b.t.k === 'dec' && a.t.s + b.t.s > 4) return null;
+        return arith(a, { add: '+', sub: '-', mul: '*' }[what], b, r);
+      }
+      case 'div': {
+        if (want && want !== 'dbl') return null;
+        const a = this.num(scope, depth + 1);
+        let b = this.anyCol(scope, (c) => isNum(c) && (c.lo > 0 || c.hi < 0));
+        if (!b || r.chance(0.3)) b = smallConst(r, null);
+        return { sql: `${paren(a)} / ${paren(b)}`, t: { k: 'dbl', s: 0, ...divRange(a.t, b.t), nul: a.t.nul || b.t.nul }, hc: a.hc || b.hc };
+      }
+      case 'cast': {
+        const a = this.num(scope, depth + 1);
+        const to = want ? { integer: ['INTEGER', 'BIGINT'], dec: ['DECIMAL(18,2)'], dbl: ['DOUBLE'] }[want]
+          : ['DOUBLE', 'BIGINT', 'DECIMAL(18,2)', 'INTEGER'];
+        const ty = r.one(to);
+        const k = { DOUBLE: 'dbl', BIGINT: 'big', INTEGER: 'int', 'DECIMAL(18,2)': 'dec' }[ty];
+        if (k === 'dec' && a.t.k === 'dbl') return null;   // rounding of binary doubles: not exact
+        if ((k === 'int' || k === 'big') && a.t.k === 'dbl') return null;
+        return { sql: `CAST(${a.sql} AS ${ty})`, t: { ...a.t, k, s: k === 'dec' ? 2 : 0, wide: false }, hc: a.hc };
+      }
+      case 'case': {
+        const p = this.pred({ items: scope.items, parent: scope.parent }, 2, false);
+        const a = this.num(scope, depth + 1, want);
+        const b = this.num(scope, depth + 1, want ?? family(a.t.k));
+        if (family(a.t.k) !== family(b.t.k) || !sameDecimalScale(a.t, b.t)) return null;
+        const noElse = r.chance(0.2);
+        const k = a.t.k === 'dec' || b.t.k === 'dec' ? 'dec' : a.t.k === 'dbl' ? 'dbl' : (a.t.k === 'int' && b.t.k === 'int' ? 'int' : 'big');
+        return {
+          sql: `CASE WHEN ${p.sql} THEN ${a.sql}${noElse ? '' : ` ELSE ${b.sql}`} END`,
+          t: { k, s: Math.max(a.t.s ?? 0, b.t.s ?? 0), lo: Math.min(a.t.lo, b.t.lo), hi: Math.max(a.t.hi, b.t.hi), nul: noElse || a.t.nul || b.t.nul, wide: a.t.wide || b.t.wide },
+          hc: a.hc || b.hc,
+        };
+      }
+      case 'extract': {
+        if (want && want !== 'integer') return null;
+        const d = this.anyCol(scope, (c) => c.k === 'date');
+        if (!d) return null;
+        const part = r.one(['YEAR', 'MONTH', 'DAY']);
+        const [lo, hi] = part === 'YEAR' ? [1992, 1998] : part === 'MONTH' ? [1, 12] : [1, 31];
+        return { sql: `EXTRACT(${part} FROM ${d.sql})`, t: { k: 'big', s: 0, lo, hi, nul: d.t.nul }, hc: true };
+      }
+    }
+    return null;
+  }
+  str(scope, depth = 0) {
+    const r = this.r;
+    const what = depth >= 2 ? 'col' : r.pick(W.str);
+    const base = this.anyCol(scope, (c) => c.k === 'str');
+    if (what === 'cast' || !base) {
+      const n = this.anyCol(scope, (c) => c.k === 'int' || c.k === 'big' || c.k === 'date');
+      if (!n) return base ?? { sql: "'x'", t: { k: 'str', vals: ['x'] } };
+      return { sql: `CAST(${n.sql} AS VARCHAR)`, t: { k: 'str', nul: n.t.nul, pats: n.t.k === 'date' ? ['1995%', '%-0_-%', '%1'] : ['1%', '%5', '%0%', '2_'] }, hc: true };
+    }
+    if (what === 'substring') {
+      const a = r.int(1, 3), n = r.int(1, 6);
+      const vals = base.t.vals ? [...new Set(base.t.vals.map((v) => v.substring(a - 1, a - 1 + n)))] : undefined;
+      const sql = r.chance(0.5) ? `SUBSTRING(${base.sql}, ${a}, ${n})` : `SUBSTRING(${base.sql} FROM ${a} FOR ${n})`;
+      return { sql, t: { k: 'str', nul: base.t.nul, vals, pats: vals ? undefined : ['%a%', 'C%', '%1', '%e%'] }, hc: true };
+    }
+    if (what === 'case') {
+      const p = this.pred(scope, 2, false);
+      const b = this.str(scope, depth + 1);
+      const c1 = strConst(r, base.t);
+      // ELSE another string expression, a constant, or nothing (NULL).
+      const other = r.int(0, 3);
+      const vals = base.t.vals && (other !== 0 || b.t.vals) ? [...base.t.vals, ...(other === 0 ? b.t.vals : [c1])] : undefined;
+      return {
+        sql: `CASE WHEN ${p.sql} THEN ${base.sql}${other === 0 ? ` ELSE ${b.sql}` : other === 3 ? '' : ` ELSE ${quote(c1)}`} END`,
+        t: { k: 'str', nul: base.t.nul || other === 3, vals, pats: base.t.pats ?? b.t.pats },
+        hc: true,
+      };
+    }
+    return base;
+  }
+  // An expression of one kind family (for UNION branches and IN lists).
+  ofKind(scope, k) {
+    const fam = family(k);
+    if (NUMERIC.has(k)) return this.num(scope, 0, fam);
+    if (k === 'str') return this.str(scope);
+    if (k === 'date') return this.anyCol(scope, (c) => c.k === 'date') ?? { sql: "date '1995-06-17'", t: { k: 'date', lo: 0, hi: 0 } };
+    return { ...this.pred(scope, 1, false), t: { k: 'bool' } };
+  }
+
+  // ---- predicates
+  pred(scope, depth = 0, allowSub = true) {
+    const r = this.r;
+    for (let tries = 0; tries < 10; tries++) {
+      let what = r.pick(W.pred);
+      if (depth >= 2 && ['and', 'or', 'not', 'sub'].includes(what)) continue;
+      if (what === 'sub' && !allowSub) continue;
+      const p = this.predOf(what, scope, depth, allowSub);
+      if (p) return p;
+    }
+    const e = this.anyCol(scope, (c) => c.k !== 'bool') ?? { sql: '1', t: {} };
+    return { sql: `${e.sql} IS NOT NULL`, t: { k: 'bool' } };
+  }
+  // A value expression that reads a column, of a kind the scope has.
+  operand(scope) {
+    const r = this.r;
+    const has = (k) => this.columns(scope, (c) => (k === 'num' ? isNum(c) : c.k === k)).length > 0;
+    const w = { num: has('num') ? 5 : 0, str: has('str') ? 3 : 0, date: has('date') ? 2 : 0 };
+    if (!w.num && !w.str && !w.date) return this.num(scope, 1);
+    const k = r.pick(w);
+    for (let i = 0; i < 4; i++) {
+      const e = k === 'num' ? this.num(scope, 1) : k === 'str' ? this.str(scope, 1) : this.anyCol(scope, (c) => c.k === 'date');
+      if (e.hc) return e;
+    }
+    return this.anyCol(scope, (c) => (k === 'num' ? isNum(c) : c.k === k));
+  }
+  constFor(e) {
+    const r = this.r;
+    // Now and then a fractional constant for an integer (mixed-type comparison).
+    if (isNum(e.t) && family(e.t.k) === 'integer' && e.t.hi - e.t.lo >= 1 && r.chance(W.fracConst)) return `${numConst(r, e.t).sql}.5`;
+    if (isNum(e.t)) return numConst(r, e.t).sql;
+    if (e.t.k === 'date') return dateConst(r, e.t);
+    return quote(strConst(r, e.t));
+  }
+  predOf(what, scope, depth, allowSub) {
+    const r = this.r;
+    const op = () => r.one(['=', '<>', '<', '<=', '>', '>=', '!=']);
+    switch (what) {
+      case 'cmp': {
+        const e = this.operand(scope);
+        // Equality only where values repeat: listed strings, integer columns.
+        const eq = (e.t.k === 'str' && (e.t.vals || e.t.gen)) || (e.simple && family(e.t.k) === 'integer');
+        const o = eq && r.chance(0.5) ? r.one(['=', '<>', '!=']) : r.one(['<', '<=', '>', '>=', '<>']);
+        return { sql: `${e.sql} ${o} ${this.constFor(e)}` };
+      }
+      case 'colcmp': {
+        const a = this.operand(scope);
+        const b = a.t.k === 'str' ? this.str(scope, 1) : a.t.k === 'date' ? this.anyCol(scope, (c) => c.k === 'date') : this.num(scope, 1);
+        if (!b || (a.t.k === 'date') !== (b.t.k === 'date') || (a.t.k === 'str') !== (b.t.k === 'str')) return null;
+        return { sql: `${a.sql} ${op()} ${b.sql}` };
+      }
+      case 'between': {
+        const e = this.operand(scope);
+        if (e.t.k === 'str' && !e.t.vals) return null;
+        let a = this.constFor(e), b = this.constFor(e);
+        if (compareConst(e, a, b) > 0) [a, b] = [b, a];
+        return { sql: `${e.sql}${r.chance(0.2) ? ' NOT' : ''} BETWEEN ${a} AND ${b}` };
+      }
+      case 'inList': {
+        const e = r.chance(0.6) ? this.str(scope, 1) : this.numCol(scope);
+        if (!e.hc || e.t.k === 'dbl' || (e.t.k === 'str' && !e.t.vals && !e.t.gen)) return null;
+        const n = r.int(1, 5);
+        const vals = [];
+        for (let i = 0; i < n; i++) vals.push(e.t.k === 'str' ? quote(strConst(r, e.t)) : numConst(r, e.t).sql);
+        return { sql: `${e.sql}${r.chance(0.25) ? ' NOT' : ''} IN (${vals.join(', ')})` };
+      }
+      case 'like': {
+        const e = this.str(scope, 1);
+        return { sql: `${e.sql}${r.chance(0.25) ? ' NOT' : ''} LIKE ${quote(likePattern(r, e.t))}` };
+      }
+      case 'isNull': {
+        const nullable = this.columns(scope, () => true).filter(({ it, c }) => it.nullable || c.nul);
+        const e = nullable.length && r.chance(0.8) ? this.colExpr(scope, ...Object.values(r.one(nullable))) : this.operand(scope);
+        return { sql: `${e.sql} IS${r.chance(e.t.nul ? 0.5 : 0.8) ? ' NOT' : ''} NULL` };
+      }
+      case 'and': case 'or': {
+        const a = this.pred(scope, depth + 1, allowSub), b = this.pred(scope, depth + 1, allowSub);
+        return { sql: `(${a.sql} ${what.toUpperCase()} ${b.sql})` };
+      }
+      case 'not': return { sql: `NOT (${this.pred(scope, depth + 1, allowSub).sql})` };
+      case 'sub': return this.subPred(scope);
+    }
+    return null;
+  }
+
+  // ---- subqueries in WHERE
+  // A small SELECT over one base table (plus maybe a second joined one) whose
+  // scope's parent is `outer` (for correlation).
+  subFrom(outer, table) {
+    const scope = { items: [this.baseItem(table)], parent: outer };
+    return scope;
+  }
+  subFilters(scope, max = 2) {
+    const out = [];
+    const n = this.r.int(0, max);
+    for (let i = 0; i < n; i++) out.push(this.pred(scope, 1, false).sql);
+    return out;
+  }
+  keyCols(scope) { return this.columns(scope, (c) => c.key); }
+  subPred(scope) {
+    const r = this.r;
+    const what = r.pick(W.subPred);
+    const keys = this.keyCols(scope);
+    if (what === 'inSub' || what === 'notInSub') {
+      if (!keys.length) return null;
+      const { it, c } = r.one(keys);
+      const tables = TABLE_NAMES.filter((n) => TABLES[n].cols.some((x) => x.key === c.key));
+      const inner = this.subFrom(null, r.one(tables));
+      const ic = inner.items[0].cols.find((x) => x.key === c.key);
+      const ie = this.colExpr(inner, inner.items[0], ic);
+      const where = this.subFilters(inner);
+      // NULLs in the subquery's result: x NOT IN (..., NULL) is never true.
+      const withNull = r.chance(W.inSubNull);
+      const item = withNull ? `CASE WHEN ${this.pred(inner, 2, false).sql} THEN ${ie.sql} END` : ie.sql;
+      let sql = `SELECT ${r.chance(W.inSubDistinct) ? 'DISTINCT ' : ''}${item} FROM ${inner.items[0].table} AS ${inner.items[0].alias}`;
+      if (where.length) sql += ` WHERE ${where.join(' AND ')}`;
+      if (!withNull && r.chance(0.25)) sql += ` GROUP BY ${ie.sql} HAVING ${r.pick({ a: 1, b: 1 }) === 'a' ? `COUNT(*) > ${r.int(1, 8)}` : `SUM(${this.num(inner, 1).sql}) > ${r.int(1, 300)}`}`;
+      return { sql: `${this.colExpr(scope, it, c).sql}${what === 'notInSub' ? ' NOT' : ''} IN (${sql})` };
+    }
+    if (what === 'exists' || what === 'notExists') {
+      if (!keys.length) return null;
+      const { it, c } = r.one(keys);
+      const tables = TABLE_NAMES.filter((n) => TABLES[n].cols.some((x) => x.key === c.key));
+      const inner = this.subFrom(scope, r.one(tables));
+      const ii = inner.items[0];
+      const ic = ii.cols.find((x) => x.key === c.key);
+      const where = [`${ii.alias}.${ic.name} = ${this.ref(inner, it, c)}`];
+      // Q21: a second correlation with <> on another key of the same table.
+      if (ii.table === it.table && r.chance(W.existsNe)) {
+        const other = ii.cols.find((x) => x.key && x.name !== ic.name);
+        if (other) where.push(`${ii.alias}.${other.name} <> ${it.alias}.${other.name}`);
+      }
+      where.push(...this.subFilters(inner));
+      const sel = r.one(['*', '1', `${ii.alias}.${ic.name}`]);
+      return { sql: `${what === 'notExists' ? 'NOT ' : ''}EXISTS (SELECT ${sel} FROM ${ii.table} AS ${ii.alias} WHERE ${where.join(' AND ')})` };
+    }
+    // scalar subqueries: an aggregate of a numeric column of the same table
+    // as an outer item, compared with that column (Q2, Q17, Q22).
+    const cands = this.columns(scope, (c) => isNum(c) && !c.key).filter(({ it }) => it.table);
+    if (!cands.length) return null;
+    const { it, c } = r.one(cands);
+    const inner = this.subFrom(what === 'corrScalar' ? scope : null, it.table);
+    const ii = inner.items[0];
+    const where = [];
+    if (what === 'corrScalar') {
+      const k = ii.cols.filter((x) => x.key);
+      if (!k.length) return null;
+      const kc = r.one(k);
+      where.push(`${ii.alias}.${kc.name} = ${this.ref(inner, it, it.cols.find((x) => x.name === kc.name))}`);
+    }
+    where.push(...this.subFilters(inner, 1));
+    const agg = r.one(['MIN', 'MAX', 'AVG', 'AVG']);
+    const inCol = `${ii.alias}.${c.name}`;
+    const factor = agg === 'AVG' && r.chance(0.5) ? `${r.one(['0.2', '0.5', '1.1', '2'])} * ` : '';
+    const sub = `(SELECT ${factor}${agg}(${inCol}) FROM ${ii.table} AS ${ii.alias}${where.length ? ` WHERE ${where.join(' AND ')}` : ''})`;
+    const o = agg === 'AVG' ? r.one(['<', '>', '<=', '>=']) : r.one(['=', '<', '>', '<=', '>=', '<>']);
+    return { sql: `${this.colExpr(scope, it, c).sql} ${o} ${sub}` };
+  }
+
+  // ---- aggregates
+  // A numeric expression that reads a column.
+  numCol(scope) {
+    for (let i = 0; i < 4; i++) {
+      const e = this.num(scope, 1);
+      if (e.hc) return e;
+    }
+    return this.anyCol(scope, isNum) ?? this.num(scope, 0);
+  }
+  agg(scope) {
+    const r = this.r;
+    const what = r.pick(W.agg);
+    const rows = Math.max(1, scope.aggRows ?? scope.rows ?? 1000);
+    switch (what) {
+      case 'countStar': return { sql: 'COUNT(*)', t: { k: 'big', lo: 0, hi: rows } };
+      case 'count': return { sql: `COUNT(${this.operand(scope).sql})`, t: { k: 'big', lo: 0, hi: rows } };
+      case 'countDistinct': return { sql: `COUNT(DISTINCT ${this.operand(scope).sql})`, t: { k: 'big', lo: 0, hi: rows } };
+      case 'sum': {
+        const e = this.numCol(scope);
+        const k = e.t.k === 'dec' ? 'dec' : e.t.k === 'dbl' ? 'dbl' : 'hug';
+        // A decimal sum is DECIMAL(38,s): "wide" (see unifyDecimal).
+        return { sql: `SUM(${e.sql})`, t: { k, s: e.t.s, lo: Math.min(0, e.t.lo * rows), hi: Math.max(0, e.t.hi * rows), nul: true, wide: k === 'dec' } };
+      }
+      case 'avg': {
+        const e = this.numCol(scope);
+        return { sql: `AVG(${e.sql})`, t: { k: 'dbl', lo: e.t.lo, hi: e.t.hi, nul: true } };
+      }
+      case 'min': case 'max': {
+        const e = this.operand(scope);
+        return { sql: `${what.toUpperCase()}(${e.sql})`, t: { ...e.t, nul: true } };
+      }
+      case 'arith': {
+        const a = this.agg(scope);
+        if (!isNum(a.t) || a.t.k === 'dbl') return a;
+        if (r.chance(0.5)) {
+          const s = this.num(scope, 1);
+          return { sql: `SUM(${s.sql}) / COUNT(*)`, t: { k: 'dbl', lo: s.t.lo, hi: s.t.hi, nul: true }, needsRows: true };
+        }
+        const c = smallConst(r, null);
+        const e = arith(a, r.one(['+', '-', '*']), c, r);
+        return e && fits(e.t) ? e : a;
+      }
+    }
+    return null;
+  }
+
+  // ---- SELECT
+  // opts: level (nesting depth: 0 top), parent (scope for correlation),
+  // derived (a FROM subquery or CTE: outputs named by level), kinds (UNION
+  // branch: output kind families to match), noOrder.
+  select(opts) {
+    const r = this.r;
+    const level = opts.level ?? 0;
+    const scope = { items: [], parent: opts.parent ?? null };
+    const where = [];
+    const from = this.from(scope, level, where);
+    scope.rows = from.rows;
+    const nf = Number(r.pick(W.nFilters));
+    for (let i = 0; i < nf; i++) where.push(this.pred(scope, 0, level < 2).sql);
+    const prefix = ['c', 'k', 'm', 'p', 'q', 'v'][Math.min(level, 5)];
+    let shape = opts.kinds ? 'plain' : r.pick(W.shape);
+    const items = [];   // {sql, t, name, groupKey}
+    let distinct = false, groupBy = '', having = '';
+    const cols = [];
+    const addItem = (e, extra = {}) => {
+      const i = items.length;
+      let name = `${prefix}${i}`;
+      let unaliased = false;
+      if (!opts.derived && level === 0 && e.simple && r.chance(W.unaliased) && !items.some((x) => x.name === e.col.name)) {
+        name = e.col.name;
+        unaliased = true;
+      }
+      items.push({ ...e, name, unaliased, ...extra });
+    };
+    if (shape === 'plain') {
+      const n = opts.kinds ? opts.kinds.length : r.int(1, 5);
+      for (let i = 0; i < n; i++) {
+        if (opts.kinds) { addItem(unifyDecimal(opts.kinds[i], this.ofKind(scope, opts.kinds[i].k))); continue; }
+        const what = r.pick(W.item);
+        if (what === 'scalarSub' && level === 0) {
+          const s = this.subPredScalarItem(scope);
+          if (s) { addItem(s); continue; }
+        }
+        addItem(what === 'num' || what === 'scalarSub' ? this.num(scope) : what === 'str' ? this.str(scope)
+          : what === 'date' ? (this.anyCol(scope, (c) => c.k === 'date') ?? this.num(scope))
+            : { ...this.pred(scope, 1, false), t: { k: 'bool' } });
+      }
+      distinct = r.chance(W.distinct);
+    } else {
+      const nk = shape === 'global' ? 0 : r.int(1, 3);
+      const keys = [];
+      for (let i = 0; i < nk; i++) {
+        const k = this.groupKey(scope);
+        if (k && !keys.some((x) => x.sql === k.sql)) keys.push(k);
+      }
+      if (!keys.length) shape = 'global';
+      scope.aggRows = shape === 'global' ? scope.rows : Math.min(scope.rows, 30);
+      const na = r.int(1, 3);
+      const aggs = [];
+      for (let i = 0; i < na; i++) aggs.push(this.agg(scope));
+      const sel = r.shuffle([...keys.map((k) => ({ ...k, groupKey: true })), ...aggs]);
+      // Keys may be left out of the SELECT list when grouped by expression.
+      const byPos = keys.length && r.pick(W.groupBy);
+      for (const e of sel) {
+        if (e.groupKey && byPos === 'expr' && r.chance(0.15) && sel.length > 1) continue;
+        addItem(e);
+      }
+      if (keys.length) {
+        const parts = keys.map((k) => {
+          const i = items.findIndex((x) => x.sql === k.sql);
+          if (i < 0 || byPos === 'expr') return k.sql;
+          if (byPos === 'position') return String(i + 1);
+          return items[i].unaliased ? k.sql : items[i].name;
+        });
+        groupBy = ` GROUP BY ${parts.join(', ')}`;
+      }
+      if (r.chance(W.having)) having = ` HAVING ${this.havingPred(scope)}`;
+    }
+    for (const it of items) cols.push({ name: it.name, k: it.t.k, s: it.t.s ?? 0, wide: it.t.wide, lo: it.t.lo, hi: it.t.hi, vals: it.t.vals, pats: it.t.pats, gen: it.t.gen, nul: it.t.nul, key: it.simple ? it.col.key : undefined, d: it.simple ? it.col.d : undefined });
+    const list = items.map((it) => (it.unaliased ? it.sql : `${it.sql} AS ${it.name}`)).join(', ');
+    let sql = `SELECT ${distinct ? 'DISTINCT ' : ''}${list} FROM ${from.sql}`;
+    if (where.length) sql += ` WHERE ${where.join(' AND ')}`;
+    sql += groupBy + having;
+    let rows = shape === 'global' ? 1 : shape === 'grouped' ? Math.min(from.rows, 2000) : from.rows;
+    const order = { total: false, keys: [] };
+    // ORDER BY: at top level, or with LIMIT in a derived table (a top-N).
+    const mayOrder = !opts.noOrder && (level === 0 || (opts.derived && r.chance(0.15)));
+    if (mayOrder) {
+      const mode = level === 0 ? r.pick(W.order) : 'total';
+      if (mode !== 'none') {
+        const idx = r.shuffle(items.map((_, i) => i));
+        const keys = mode === 'total' ? idx : idx.slice(0, r.int(1, Math.max(1, idx.length - 1)));
+        sql += ' ORDER BY ' + keys.map((i) => this.orderTerm(items[i], i, distinct || level > 0)).join(', ');
+        order.keys = keys;
+        order.total = mode === 'total';
+        // No LIMIT over DOUBLE values: near-ties could cut differently.
+        if (order.total && (level > 0 || r.chance(W.limit)) && !items.some((it) => it.t.k === 'dbl')) {
+          const n = r.int(1, 30);
+          sql += ` LIMIT ${n}`;
+          rows = Math.min(rows, n);
+          if (r.chance(W.offset)) sql += ` OFFSET ${r.int(0, 20)}`;
+        }
+      }
+    }
+    return { sql, cols, rows, order, items };
+  }
+  // HAVING: an aggregate compared with a constant it can plausibly reach.
+  havingPred(scope) {
+    const r = this.r;
+    const o = r.one(['>', '<', '>=', '<=']);
+    switch (r.int(0, 2)) {
+      case 0: return `COUNT(*) ${o} ${r.int(1, 10)}`;
+      case 1: {
+        const e = this.numCol(scope);
+        return `${r.one(['AVG', 'MIN', 'MAX'])}(${e.sql}) ${o} ${numConst(r, e.t).sql}`;
+      }
+      default: {
+        const e = this.numCol(scope);
+        const hi = Math.max(1, e.t.hi * Math.min(scope.aggRows ?? 10, 10));
+        return `SUM(${e.sql}) ${o} ${numConst(r, { k: e.t.k === 'dec' ? 'dec' : 'int', lo: 0, hi }).sql}`;
+      }
+    }
+  }
+  orderTerm(item, i, noExpr) {
+    const r = this.r;
+    let ref = r.pick(W.orderRef);
+    // A bare integer literal would be read as a position.
+    if (ref === 'expr' && (noExpr || item.t.k === 'bool' || /^('[^']*'|[-\d.]+)$/.test(item.sql))) ref = 'alias';
+    const t = ref === 'position' ? String(i + 1) : ref === 'alias' ? item.name : item.sql;
+    const dir = r.one(['', ' ASC', ' DESC']);
+    const nulls = { none: '', first: ' NULLS FIRST', last: ' NULLS LAST' }[r.pick(W.nullsOrder)];
+    return t + dir + nulls;
+  }
+  groupKey(scope) {
+    const r = this.r;
+    const what = r.pick(W.groupKey);
+    if (what === 'extract') return this.numOf('extract', scope, 1, null);
+    if (what === 'substring') {
+      const s = this.anyCol(scope, (c) => c.k === 'str' && c.vals);
+      if (!s) return null;
+      const n = r.int(1, 4);
+      return { sql: `SUBSTRING(${s.sql}, 1, ${n})`, t: { k: 'str', vals: [...new Set(s.t.vals.map((v) => v.slice(0, n)))] } };
+    }
+    if (what === 'case') {
+      const p = this.pred(scope, 2, false);
+      return { sql: `CASE WHEN ${p.sql} THEN 'yes' ELSE 'no' END`, t: { k: 'str', vals: ['yes', 'no'] } };
+    }
+    return this.anyCol(scope, (c) => c.k !== 'dbl' && (c.key || c.vals || c.k === 'date' || c.k === 'int' || c.k === 'dec' || r.chance(0.2)));
+  }
+  // An uncorrelated scalar subquery as a SELECT item.
+  subPredScalarItem(scope) {
+    const r = this.r;
+    const inner = this.subFrom(null, r.pick(TABLE_PICK));
+    const a = this.agg(inner);
+    if (a.needsRows) return null;
+    const where = this.subFilters(inner, 1);
+    const ii = inner.items[0];
+    return { sql: `(SELECT ${a.sql} FROM ${ii.table} AS ${ii.alias}${where.length ? ` WHERE ${where.join(' AND ')}` : ''})`, t: a.t };
+  }
+
+  // ---- the whole query
+  query() {
+    const r = this.r;
+    let sql = '';
+    if (r.chance(W.withCte)) {
+      const n = r.int(1, 2);
+      const defs = [];
+      for (let i = 0; i < n; i++) {
+        const name = `w${i + 1}`;
+        const q = this.select({ level: 1, derived: true, noOrder: true });
+        this.ctes.push({ name, cols: q.cols, rows: q.rows });
+        defs.push(`${name} AS (${q.sql})`);
+      }
+      sql = `WITH ${defs.join(', ')} `;
+    }
+    const op = r.pick(W.setop);
+    if (op === 'none') {
+      const q = this.select({ level: 0 });
+      return { sql: sql + q.sql, order: q.order, ncols: q.cols.length };
+    }
+    const a = this.select({ level: 0, noOrder: true });
+    const b = this.select({ level: 0, noOrder: true, kinds: a.cols });
+    sql += `${a.sql} ${op === 'union' ? 'UNION' : 'UNION ALL'} ${b.sql}`;
+    const order = { total: false, keys: [] };
+    if (r.chance(0.5)) {
+      const idx = r.shuffle(a.cols.map((_, i) => i));
+      order.keys = idx;
+      order.total = true;
+      sql += ' ORDER BY ' + idx.map((i) => this.orderTerm({ ...a.items[i], t: { k: 'bool' } }, i, true)).join(', ');
+      if (r.chance(W.limit) && !a.cols.some((c) => c.k === 'dbl') && !b.cols.some((c) => c.k === 'dbl')) sql += ` LIMIT ${r.int(1, 30)}`;
+    }
+    return { sql, order, ncols: a.cols.length };
+  }
+}
+
+function paren(e) { return /^[\w.#()']+$/.test(e.sql) ? e.sql : `(${e.sql})`; }
+function smallConst(r, want) {
+  if (want === 'integer' || (want !== 'dec' && r.chance(0.6))) {
+    const v = r.int(1, 12);
+    return { sql: String(v), t: { k: 'int', s: 0, lo: v, hi: v } };
+  }
+  const v = r.one(['0.5', '1.5', '0.25', '2.00', '0.1', '1.05']);
+  return { sql: v, t: { k: 'dec', s: v.split('.')[1].length, lo: Number(v), hi: Number(v) } };
+}
+function arith(a, o, b, r) {
+  const kinds = [a.t.k, b.t.k];
+  if (kinds.some((k) => !NUMERIC.has(k))) return null;
+  const k = kinds.includes('dbl') ? 'dbl' : kinds.includes('dec') ? 'dec'
+    : kinds.includes('hug') ? 'hug' : kinds.includes('big') ? 'big' : 'int';
+  const sa = a.t.k === 'dec' ? a.t.s : 0, sb = b.t.k === 'dec' ? b.t.s : 0;
+  const s = o === '*' ? sa + sb : Math.max(sa, sb);
+  let lo, hi;
+  if (o === '+') { lo = a.t.lo + b.t.lo; hi = a.t.hi + b.t.hi; }
+  else if (o === '-') { lo = a.t.lo - b.t.hi; hi = a.t.hi - b.t.lo; }
+  else {
+    const p = [a.t.lo * b.t.lo, a.t.lo * b.t.hi, a.t.hi * b.t.lo, a.t.hi * b.t.hi];
+    lo = Math.min(...p); hi = Math.max(...p);
+  }
+  const e = { sql: `${paren(a)} ${o} ${paren(b)}`, t: { k, s, lo, hi, nul: a.t.nul || b.t.nul, wide: k === 'dec' && [a.t, b.t].some((t) => t.wide || t.k === 'hug') }, hc: a.hc || b.hc };
+  return fits(e.t) ? e : null;
+}
+// DuckDB unifies DECIMAL(38,s1) with DECIMAL(p,s2), s2 > s1, as
+// DECIMAL(38,s1): the values of the second are rounded (a UNION, a CASE).
+// Pista keeps s2. Both are defensible, so the generator avoids the case:
+// CASE branches must agree, UNION branches get a CAST to the first's scale.
+function sameDecimalScale(a, b) {
+  return !(a.k === 'dec' && b.k === 'dec' && (a.wide || b.wide) && a.s !== b.s);
+}
+function unifyDecimal(target, e) {
+  if (sameDecimalScale(target, e.t)) return e;
+  return { ...e, sql: `CAST(${e.sql} AS DECIMAL(38,${target.s}))`, t: { ...e.t, s: target.s, wide: true }, simple: false };
+}
+function divRange(a, b) {
+  const p = [a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi];
+  return { lo: Math.min(...p), hi: Math.max(...p) };
+}
+function compareConst(e, a, b) {
+  if (isNum(e.t)) return Number(a) - Number(b);
+  if (e.t.k === 'date') return dateValue(a) - dateValue(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function generate(seed, index) {
+  const g = new Gen(new Rng(`${seed}:${index}`));
+  return g.query();
+}
+
+// ------------------------------------------------------------------ DuckDB side
+// Value formatting as in oracle.mjs (the answers format).
+function decimalText(unscaled, scale) {
+  let a = unscaled < 0n ? -unscaled : unscaled;
+  if (scale > 2) {
+    const div = 10n ** BigInt(scale - 2);
+    const rem = a % div;
+    a = a / div + (rem * 2n >= div ? 1n : 0n);
+  } else {
+    a *= 10n ** BigInt(2 - scale);
+  }
+  const text = `${a / 100n}.${String(a % 100n).padStart(2, '0')}`;
+  return unscaled < 0n && a !== 0n ? `-${text}` : text;
+}
+function doubleText(x) {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  const t = Math.abs(x) < 1e21 ? x.toFixed(2) : `${BigInt(x)}.00`;
+  return t === '-0.00' ? '0.00' : t;
+}
+function cell(value, type, T) {
+  if (value === null || value === undefined) return '';
+  switch (type.typeId) {
+    case T.DECIMAL: return decimalText(value.value, type.scale);
+    case T.FLOAT: case T.DOUBLE: return doubleText(Number(value));
+    case T.BOOLEAN: return value ? 'true' : 'false';
+    case T.VARCHAR: return value;
+    default: return typeof value === 'string' ? value : String(value);
+  }
+}
+
+async function openDuck(dir) {
+  const req = createRequire(path.join(here, 'difftest.mjs'));
+  const api = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
+  const instance = await api.DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  for (const t of TABLE_NAMES) {
+    const file = path.join(dir, `${t}.parquet`).replace(/'/g, "''");
+    await conn.run(`CREATE VIEW ${t} AS SELECT * FROM read_parquet('${file}')`);
+  }
+  return { api, conn };
+}
+async function runDuck(duck, sql) {
+  const T = duck.api.DuckDBTypeId;
+  try {
+    const result = await duck.conn.run(sql);
+    const types = [];
+    for (let c = 0; c < result.columnCount; c++) types.push(result.columnType(c));
+    const rows = [];
+    for await (const chunk of result.yieldRows()) for (const row of chunk) rows.push(row.map((v, c) => cell(v, types[c], T)));
+    return {
+      header: result.columnNames(),
+      dbl: types.map((t) => t.typeId === T.DOUBLE || t.typeId === T.FLOAT),
+      rows,
+    };
+  } catch (e) {
+    return { error: e && e.message ? e.message : String(e) };
+  }
+}
+
+// ------------------------------------------------------------------ Pista side
+function runPista(pista, dir, sql) {
+  const p = spawnSync(pista, ['--data', dir, '--csv', '-c', sql], { encoding: 'utf8', timeout: 30000, maxBuffer: 1 << 28 });
+  if (p.error && p.error.code === 'ETIMEDOUT') return { error: 'timeout after 30 s', stderr: p.stderr };
+  if (p.error) return { error: `cannot run ${pista}: ${p.error.message}` };
+  if (p.signal) return { error: `killed by ${p.signal}`, stderr: p.stderr };
+  if (p.status !== 0) return { error: `exit status ${p.status}`, stderr: p.stderr };
+  const lines = p.stdout.split('\n');
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  if (!lines.length) return { error: 'no output (not even a header)', stderr: p.stderr };
+  return { header: lines[0].split('|'), rows: lines.slice(1).map((l) => l.split('|')) };
+}
+
+// ------------------------------------------------------------------ comparison
+function cellEq(a, b, dbl) {
+  if (a === b) return true;
+  if (!dbl || a === '' || b === '') return false;
+  const x = Number(a), y = Number(b);
+  return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= 0.0100001;
+}
+function rowEq(a, b, dbl) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!cellEq(a[i], b[i], dbl[i])) return false;
+  return true;
+}
+function sortRows(rows, dbl) {
+  const cmp = (x, y) => {
+    for (let i = 0; i < x.length; i++) {   // exact columns first ...
+      if (dbl[i]) continue;
+      if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+    }
+    for (let i = 0; i < x.length; i++) {   // ... then doubles by value
+      if (!dbl[i]) continue;
+      const a = x[i] === '' ? -Infinity : Number(x[i]), b = y[i] === '' ? -Infinity : Number(y[i]);
+      if (a !== b) return a < b ? -1 : 1;
+    }
+    return 0;
+  };
+  return rows.slice().sort(cmp);
+}
+// Returns null when equal, else a one-line reason.
+function compare(duck, pista, order) {
+  if (duck.header.join('|') !== pista.header.join('|')) return `header differs: DuckDB '${duck.header.join('|')}', Pista '${pista.header.join('|')}'`;
+  for (const [i, row] of pista.rows.entries()) {
+    if (row.length !== duck.header.length) return `Pista row ${i + 1} has ${row.length} fields, expected ${duck.header.length}`;
+  }
+  if (duck.rows.length !== pista.rows.length) return `row count differs: DuckDB ${duck.rows.length}, Pista ${pista.rows.length}`;
+  const dbl = duck.dbl;
+  // Rows whose DOUBLE sort keys differ in the last bits may come out in
+  // either order: the sequence is checked up to the first DOUBLE key (with
+  // tolerance), the rest as a multiset.
+  const firstDbl = order.keys.findIndex((k) => dbl[k]);
+  if (order.total && firstDbl < 0) {
+    for (let i = 0; i < duck.rows.length; i++) {
+      if (!rowEq(duck.rows[i], pista.rows[i], dbl)) return `row ${i + 1} differs (ordered result): DuckDB '${duck.rows[i].join('|')}', Pista '${pista.rows[i].join('|')}'`;
+    }
+    return null;
+  }
+  const keys = firstDbl < 0 ? order.keys : order.keys.slice(0, firstDbl + 1);
+  if (keys.length) {
+    const kd = keys.map((k) => dbl[k]);
+    for (let i = 0; i < duck.rows.length; i++) {
+      const a = keys.map((k) => duck.rows[i][k]), b = keys.map((k) => pista.rows[i][k]);
+      if (!rowEq(a, b, kd)) return `ORDER BY keys differ at row ${i + 1}: DuckDB '${a.join('|')}', Pista '${b.join('|')}'`;
+    }
+  }
+  const a = sortRows(duck.rows, dbl), b = sortRows(pista.rows, dbl);
+  for (let i = 0; i < a.length; i++) {
+    if (!rowEq(a[i], b[i], dbl)) return `rows differ (as multisets): sorted row ${i + 1} DuckDB '${a[i].join('|')}', Pista '${b[i].join('|')}'`;
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ driver
+function usage(msg) {
+  process.stderr.write(`difftest: ${msg}\nusage: node difftest.mjs --pista PATH --data DIR [--seed S] [--count N] ` +
+    '[--verbose] [--only SEED:INDEX]... [--regressions FILE] [--sql-file FILE] [--print] [--duckdb-only]\n');
+  process.exit(2);
+}
+// --set a.b=x,c=y: override weights in W (exploration; changes the queries).
+function setWeights(text) {
+  for (const kv of text.split(',')) {
+    const [k, v] = kv.split('=');
+    const pathParts = k.split('.');
+    let obj = W;
+    for (const p of pathParts.slice(0, -1)) obj = obj[p];
+    const last = pathParts[pathParts.length - 1];
+    if (!obj || !(last in obj)) usage(`--set: no weight ${k}`);
+    obj[last] = Number(v);
+  }
+}
+// The non-blank lines of a file of seeds; `#` starts a comment.
+function readList(file) {
+  return readFileSync(file, 'utf8').split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+}
+function head(text, n = 12) {
+  const lines = text.split('\n');
+  return lines.slice(0, n).join('\n') + (lines.length > n ? `\n... (${lines.length} lines)` : '');
+}
+const table = (res) => [res.header.join('|'), ...res.rows.map((r) => r.join('|'))].join('\n');
+
+async function main(argv) {
+  const o = { seed: 1, count: 100, only: [], verbose: false, print: false, duckOnly: false, sqlFiles: [], regs: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i], v = () => (i + 1 < argv.length ? argv[++i] : usage(`${a} needs a value`));
+    if (a === '--pista') o.pista = v();
+    else if (a === '--data') o.data = v();
+    else if (a === '--seed') o.seed = v();
+    else if (a === '--count') o.count = Number(v());
+    else if (a === '--only') o.only.push(v());
+    else if (a === '--regressions') o.regs.push(v());
+    else if (a === '--sql-file') o.sqlFiles.push(v());
+    else if (a === '--set') setWeights(v());
+    else if (a === '--verbose') o.verbose = true;
+    else if (a === '--print') o.print = true;
+    else if (a === '--duckdb-only') o.duckOnly = true;
+    else usage(`unknown option ${a}`);
+  }
+  // The work list: {id, sql, order}.
+  const work = [];
+  const addSeed = (s) => {
+    const m = /^([^:]+):(\d+)$/.exec(s);
+    if (!m) usage(`'${s}' is not SEED:INDEX`);
+    const q = generate(m[1], Number(m[2]));
+    work.push({ id: s, ...q });
+  };
+  for (const f of o.regs) for (const s of readList(f)) addSeed(s);
+  for (const s of o.only) addSeed(s);
+  for (const f of o.sqlFiles) {
+    readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
+      const sql = line.trim();
+      if (!sql || sql.startsWith('#')) return;
+      // A query in a file is compared as a multiset unless it says "-- ordered".
+      work.push({ id: `${path.basename(f)} line ${i + 1}`, sql: sql.replace(/--.*$/, '').trim(), order: { total: /--\s*ordered/.test(sql), keys: [] } });
+    });
+  }
+  if (!o.only.length && !o.regs.length && !o.sqlFiles.length) for (let i = 0; i < o.count; i++) addSeed(`${o.seed}:${i}`);
+  if (o.print) {
+    for (const w of work) process.stdout.write(`-- ${w.id}\n${w.sql};\n`);
+    return 0;
+  }
+  if (!o.data) usage('--data DIR is required');
+  if (!o.pista && !o.duckOnly) usage('--pista PATH is required (or --duckdb-only)');
+  const duck = await openDuck(o.data);
+  let passed = 0, failed = 0;
+  const reasons = new Map();
+  const t0 = Date.now();
+  for (const w of work) {
+    const d = await runDuck(duck, w.sql);
+    let why = null, p = null;
+    if (d.error) why = `DuckDB rejects the generated query: ${d.error.split('\n')[0]}`;
+    else if (!o.duckOnly) {
+      p = runPista(o.pista, o.data, w.sql);
+      if (p.error) why = `Pista failed: ${p.error}${p.stderr ? `: ${p.stderr.trim().split('\n')[0]}` : ''}`;
+      else why = compare(d, p, w.order);
+    }
+    if (!why) {
+      passed++;
+      if (o.verbose) process.stdout.write(`ok ${w.id} (${d.rows.length} rows)\n`);
+      continue;
+    }
+    failed++;
+    const key = why.replace(/\d+/g, 'N').slice(0, 100);
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    process.stdout.write(`FAIL ${w.id}: ${why}\n  ${w.sql}\n`);
+    if (!d.error && (o.verbose || p)) process.stdout.write(`  DuckDB:\n${head(table(d)).replace(/^/gm, '    ')}\n`);
+    if (p && !p.error) process.stdout.write(`  Pista:\n${head(table(p)).replace(/^/gm, '    ')}\n`);
+    if (p && p.error && p.stderr) process.stdout.write(`  Pista stderr:\n${head(p.stderr.trim(), 6).replace(/^/gm, '    ')}\n`);
+  }
+  if (failed && reasons.size > 1) {
+    process.stdout.write('failure kinds:\n');
+    for (const [k, n] of [...reasons].sort((x, y) => y[1] - x[1])) process.stdout.write(`  ${n} x ${k}\n`);
+  }
+  process.stdout.write(`${passed} passed, ${failed} failed (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+  return failed ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then((rc) => process.exit(rc), (e) => {
+    process.stderr.write(`difftest: ${e && e.stack ? e.stack : e}\n`);
+    process.exit(2);
+  });
+}
