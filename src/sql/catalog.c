@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,59 +15,15 @@ void sq_table_free(sq_table *t)
 {
     if (!t)
         return;
-    for (int i = 0; i < t->n_paths; i++)
-        pa_free(t->paths[i]);
+    pq_paths_free(t->paths, (uint32_t)t->n_paths);
     for (int i = 0; i < t->n_cols; i++)
         pa_free(t->col_names[i]);
-    pa_free(t->paths);
     pa_free(t->col_names);
     pa_free(t->col_types);
     pa_free(t->stats);
     pa_free(t->name);
     pa_free(t->source);
     pa_free(t);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The files of a path: a file, a directory's *.parquet, or a glob. */
-static int expand(const char *path, char ***out, int *n, pa_err *err)
-{
-    struct stat st;
-    char pattern[4096];
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(pattern, sizeof pattern, "%s/*.parquet", path);
-    else
-        snprintf(pattern, sizeof pattern, "%s", path);
-    glob_t g;
-    int rc = glob(pattern, 0, NULL, &g);
-    if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-        if (rc == 0)
-            globfree(&g);
-        return pa_error(err, PA_ENOTFOUND, "no Parquet file matches '%s'", path);
-    }
-    if (rc != 0)
-        return pa_error(err, PA_EIO, "cannot list '%s'", path);
-    char **v = pa_calloc(g.gl_pathc, sizeof *v);
-    int k = 0;
-    for (size_t i = 0; v && i < g.gl_pathc; i++) {
-        if (stat(g.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        if (!(v[k] = pa_strdup(g.gl_pathv[i])))
-            break;
-        k++;
-    }
-    globfree(&g);
-    if (!v)
-        return pa_error(err, PA_ENOMEM, "listing '%s'", path);
-    if (k == 0) {
-        pa_free(v);
-        return pa_error(err, PA_ENOTFOUND, "no Parquet file matches '%s'", path);
-    }
-    qsort(v, (size_t)k, sizeof *v, cmp_str);
-    *out = v;
-    *n = k;
-    return PA_OK;
 }
 
 /* Numbers and dates of a statistics value, as a double. */
@@ -137,7 +92,9 @@ int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *er
         sq_table_free(t);
         return pa_error(err, PA_ENOMEM, "table %s", name);
     }
-    int rc = expand(path, &t->paths, &t->n_paths, err);
+    uint32_t n_paths = 0;
+    int rc = pq_paths_expand(&path, 1, &t->paths, &n_paths, err);
+    t->n_paths = (int)n_paths;
     for (int f = 0; rc == PA_OK && f < t->n_paths; f++) {
         const pq_file_meta *m = NULL;
         pq_column_desc *d = NULL;
@@ -302,14 +259,14 @@ int sql_register_dir(sql_session *s, const char *dir, pa_err *err)
             rc = name ? sql_register_table(s, name, path, err) : pa_error(err, PA_ENOMEM, "catalog");
             pa_free(name);
         } else if (S_ISDIR(st.st_mode)) {
-            char pat[4200];
-            snprintf(pat, sizeof pat, "%s/*.parquet", path);
-            glob_t g;
-            if (glob(pat, 0, NULL, &g) == 0) {
-                bool any = g.gl_pathc > 0;
-                globfree(&g);
-                if (any)
-                    rc = sql_register_table(s, nm, path, err);
+            /* A directory of parts; one without *.parquet is not a table. */
+            const char *one = path;
+            char **files;
+            uint32_t n;
+            pa_err quiet = {0};
+            if (pq_paths_expand(&one, 1, &files, &n, &quiet) == PA_OK) {
+                pq_paths_free(files, n);
+                rc = sql_register_table(s, nm, path, err);
             }
         }
     }

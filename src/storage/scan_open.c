@@ -48,66 +48,77 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A growing list of owned path strings. */
+typedef struct path_list {
+    char **v;
+    uint32_t n, cap;
+} path_list;
+
+static int list_add(path_list *l, const char *path, pa_err *err)
+{
+    if (l->n == l->cap) {
+        uint32_t nc = l->cap ? l->cap * 2 : 8;
+        char **nv = pa_realloc(l->v, nc * sizeof *nv);
+        if (!nv)
+            return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
+        l->v = nv;
+        l->cap = nc;
+    }
+    if (!(l->v[l->n] = pa_strdup(path)))
+        return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
+    l->n++;
+    return PA_OK;
+}
+
 /* A directory's *.parquet entries (not recursive), sorted by name. */
-static int add_dir(pq_scan *s, uint32_t *cap, const char *dir, pa_err *err)
+static int add_dir(path_list *l, const char *dir, pa_err *err)
 {
     DIR *d = opendir(dir);
     if (!d)
         return pa_error(err, PA_EIO, "%s: cannot open directory: %s", dir, strerror(errno));
-    char **names = NULL;
-    size_t n = 0, ncap = 0;
+    uint32_t first = l->n;
     int rc = PA_OK;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    size_t dl = strlen(dir);
+    while (rc == PA_OK && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 9 || strcmp(e->d_name + len - 8, ".parquet") || e->d_name[0] == '.')
             continue;
-        if (n == ncap) {
-            size_t nc = ncap ? ncap * 2 : 16;
-            char **nn = pa_realloc(names, nc * sizeof *nn);
-            if (!nn) {
-                rc = pa_error(err, PA_ENOMEM, "out of memory listing %s", dir);
-                goto done;
-            }
-            names = nn;
-            ncap = nc;
-        }
-        size_t dl = strlen(dir);
-        if (!(names[n] = pa_malloc(dl + len + 2))) {
+        char *name = pa_malloc(dl + len + 2);
+        if (!name) {
             rc = pa_error(err, PA_ENOMEM, "out of memory listing %s", dir);
-            goto done;
+            break;
         }
-        snprintf(names[n], dl + len + 2, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", e->d_name);
-        n++;
+        snprintf(name, dl + len + 2, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", e->d_name);
+        rc = list_add(l, name, err);
+        pa_free(name);
     }
-    if (n == 0) {
-        rc = pa_error(err, PA_ENOTFOUND, "%s: directory holds no *.parquet files", dir);
-        goto done;
-    }
-    qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; i < n && rc == PA_OK; i++)
-        rc = add_file(s, cap, names[i], err);
-done:
-    for (size_t i = 0; i < n; i++)
-        pa_free(names[i]);
-    pa_free(names);
     closedir(d);
+    if (rc == PA_OK && l->n == first)
+        rc = pa_error(err, PA_ENOTFOUND, "%s: directory holds no *.parquet files", dir);
+    if (rc == PA_OK)
+        qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
     return rc;
 }
 
-static int resolve_paths(pq_scan *s, pa_err *err)
+void pq_paths_free(char **files, uint32_t n)
 {
-    uint32_t cap = 0;
-    if (!s->opt.n_paths)
-        return pa_error(err, PA_EINVAL, "scan of no files");
-    for (size_t i = 0; i < s->opt.n_paths; i++) {
-        const char *p = s->opt.paths[i];
-        int rc = PA_OK;
+    for (uint32_t i = 0; files && i < n; i++)
+        pa_free(files[i]);
+    pa_free(files);
+}
+
+int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uint32_t *n_files, pa_err *err)
+{
+    path_list l = {0};
+    int rc = n_paths ? PA_OK : pa_error(err, PA_EINVAL, "scan of no files");
+    for (size_t i = 0; rc == PA_OK && i < n_paths; i++) {
+        const char *p = paths[i];
         struct stat st;
         if (!p)
-            return pa_error(err, PA_EINVAL, "scan path %zu is NULL", i);
-        if (stat(p, &st) == 0) {
-            rc = S_ISDIR(st.st_mode) ? add_dir(s, &cap, p, err) : add_file(s, &cap, p, err);
+            rc = pa_error(err, PA_EINVAL, "scan path %zu is NULL", i);
+        else if (stat(p, &st) == 0) {
+            rc = S_ISDIR(st.st_mode) ? add_dir(&l, p, err) : list_add(&l, p, err);
         } else if (strpbrk(p, "*?[")) {
             glob_t g;
             int gr = glob(p, 0, NULL, &g);
@@ -116,16 +127,33 @@ static int resolve_paths(pq_scan *s, pa_err *err)
             else if (gr != 0)
                 rc = pa_error(err, PA_EIO, "%s: glob failed", p);
             for (size_t k = 0; gr == 0 && k < g.gl_pathc && rc == PA_OK; k++)
-                rc = add_file(s, &cap, g.gl_pathv[k], err);   /* glob sorts */
+                rc = list_add(&l, g.gl_pathv[k], err);   /* glob sorts */
             if (gr == 0)
                 globfree(&g);
         } else {
             rc = pa_error(err, errno == ENOENT ? PA_ENOTFOUND : PA_EIO, "%s: %s", p, strerror(errno));
         }
-        if (rc != PA_OK)
-            return rc;
     }
+    if (rc != PA_OK) {
+        pq_paths_free(l.v, l.n);
+        return rc;
+    }
+    *files = l.v;
+    *n_files = l.n;
     return PA_OK;
+}
+
+static int resolve_paths(pq_scan *s, pa_err *err)
+{
+    char **files;
+    uint32_t n, cap = 0;
+    int rc = pq_paths_expand(s->opt.paths, s->opt.n_paths, &files, &n, err);
+    if (rc != PA_OK)
+        return rc;
+    for (uint32_t i = 0; rc == PA_OK && i < n; i++)
+        rc = add_file(s, &cap, files[i], err);
+    pq_paths_free(files, n);
+    return rc;
 }
 
 /* ------------------------------------------------------------- columns */

@@ -771,6 +771,13 @@ typedef struct pq_scan pq_scan;
  * PA_EUNSUPPORTED (a requested column that is nested or of a type without
  * an engine type, naming it and the file), PA_ESYNTAX (a constant), the
  * footer errors of section 3. The caller closes the scan with pq_scan_close. */
+/* The files a scan of `paths` reads, in scan order: a file as given, a
+ * directory's *.parquet (sorted, not recursive), a glob's matches (sorted).
+ * *files is pa_malloc'd, freed with pq_paths_free. PA_ENOTFOUND naming a
+ * path that matches nothing (a missing file, an empty directory or glob). */
+int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uint32_t *n_files, pa_err *err);
+void pq_paths_free(char **files, uint32_t n);
+
 int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err);
 
 /* Output columns: count, names (owned by the scan) and engine types. */
