@@ -566,13 +566,7 @@ static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_agg
         v[n - 1] = res[nr++];
     if (ce->defresult && is_untyped_null(v[n - 1]))
         n--; /* ELSE NULL is the default */
-    sq_expr *e = sq_make(c, SQ_E_CASE, 0, v, n, loc);
-    if (e && n % 2 == 1) {
-        e->flag = true;
-        /* retype with the ELSE */
-        e = sq_rebuild(c, e, e->args);
-    }
-    return e;
+    return sq_make(c, SQ_E_CASE, 0, v, n, loc);
 }
 
 static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag)
@@ -694,10 +688,6 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
             sq_expr *isn = sq_make(c, SQ_E_ISNULL, 1, &v[i], 1, loc);
             sq_expr *a[3] = {isn, v[i], e};
             e = isn ? sq_make(c, SQ_E_CASE, 0, a, 3, loc) : NULL;
-            if (e) {
-                e->flag = true;
-                e = sq_rebuild(c, e, e->args);
-            }
         }
         break;
     }

@@ -222,6 +222,8 @@ sq_expr *sq_make(sq_ctx *c, sq_ekind k, int sub, sq_expr **args, int n, int loc)
         return NULL;
     for (int i = 0; i < n; i++)
         e->args[i] = args[i];
+    if (k == SQ_E_CASE)
+        e->flag = n % 2 == 1; /* when/then pairs, then the ELSE if any */
     return typed(c, e, twin(c, e, e->args));
 }
 

@@ -147,12 +147,7 @@ sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node)
             return e;
         sq_expr *a[3] = {e, sq_const(c, ex_expr_bool(c->plan, true, c->err), e->loc),
                          sq_const(c, ex_expr_bool(c->plan, false, c->err), e->loc)};
-        sq_expr *r = sq_make(c, SQ_E_CASE, 0, a, 3, e->loc);
-        if (r) {
-            r->flag = true;
-            r = sq_rebuild(c, r, r->args);
-        }
-        return r;
+        return sq_make(c, SQ_E_CASE, 0, a, 3, e->loc);
     }
     if (e->n_args == 0)
         return e;

@@ -113,12 +113,6 @@ static char *explain_text(sq_ctx *c, ex_op *root, const ex_result *analyzed)
         return NULL;
     }
     int rc = ex_explain(c->plan, root, analyzed, c->s->opt.dev, f);
-    if (analyzed) {
-        const pa_counters *k = &analyzed->stats.counters;
-        (void)k;
-        fprintf(f, "query: %.3f ms, %lld rows, peak memory %.1f MiB\n", analyzed->stats.ns_total / 1e6,
-                (long long)analyzed->n_rows, analyzed->stats.mem_peak / 1048576.0);
-    }
     fclose(f);
     if (rc < 0) {
         free(buf);

@@ -66,7 +66,7 @@ int sql_register_table(sql_session *s, const char *name, const char *path, pa_er
 typedef struct sql_table_info {
     const char *name;
     bool is_view;
-    const char *source;               /* path or glob; the SELECT text for a view */
+    const char *source;               /* path or glob; a view: its CREATE VIEW statement */
     int n_columns;
     const char *const *column_names;
     const pa_type *column_types;

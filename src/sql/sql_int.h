@@ -100,7 +100,7 @@ typedef struct sq_subq sq_subq;
 typedef struct sq_expr {
     sq_ekind kind;
     int sub;                  /* ex_arith, ex_cmp, ex_field, ex_unit, negate, ex_agg_kind */
-    bool flag;                /* AGG: DISTINCT; IN/LIKE/ISNULL negate in sub */
+    bool flag;                /* AGG: DISTINCT; CASE: has an ELSE; CONST: untyped NULL literal */
     pa_type type;
     int loc;                  /* byte offset in the statement, -1 unknown */
     int n_args;
