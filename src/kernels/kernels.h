@@ -847,6 +847,9 @@ typedef struct kn_join_table {
     void *slots;              /* n_slots * kn_join_slot_bytes */
     int32_t *next;            /* build_rows: next row with an equal key, or -1 */
     int32_t *null_rows;       /* build_rows: rows with a NULL key, first null_key_rows used */
+    uint64_t *filter;         /* small tables: one bit per (remixed) hash, set for every
+                                 build key, so most probe misses skip the slots; or NULL */
+    int32_t filter_shift;     /* bit index = (hash * K) >> filter_shift */
     kn_join_build_info *info; /* pinned: written by kn_join_build */
 } kn_join_table;
 

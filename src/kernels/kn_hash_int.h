@@ -187,6 +187,12 @@ typedef struct kn__pslot {
 } kn__pslot;
 
 #define KN__MAX_KEYS 32
+
+/* The probe filter of a join table (kn_join.c): 16 bits per build row,
+ * for tables of at most KN__FILTER_MAX_BITS bits (so it stays in cache);
+ * one bit per key, indexed by a multiplicative remix of the whole hash. */
+#define KN__FILTER_MAX_BITS (1u << 22)
+static inline uint64_t kn__filter_bit(uint64_t h, int shift) { return (h * KN__H_K0) >> shift; }
 /* Rows looked ahead for prefetching slots: enough to cover a cache miss
  * at a few nanoseconds per probe, small enough to stay in L1. */
 #define KN__PREFETCH 8

@@ -22,11 +22,21 @@ static uint64_t slots_for(int64_t rows)
     return s;
 }
 
+/* Filter bits for a table of rows rows; 0 = no filter. */
+static uint64_t filter_bits(int64_t rows)
+{
+    uint64_t b = 512;
+    while (b < 16 * (uint64_t)rows)
+        b <<= 1;
+    return b <= KN__FILTER_MAX_BITS ? b : 0;
+}
+
 size_t kn_join_table_bytes(int64_t build_rows, const pa_type *build_types, const pa_type *probe_types,
                            int n_keys)
 {
     size_t sb = kn__packable(build_types, probe_types, n_keys) ? sizeof(kn__pslot) : sizeof(uint64_t);
-    return kn__align64(slots_for(build_rows) * sb) + 2 * kn__align64((size_t)build_rows * sizeof(int32_t));
+    return kn__align64(slots_for(build_rows) * sb) + 2 * kn__align64((size_t)build_rows * sizeof(int32_t)) +
+           filter_bits(build_rows) / 8;
 }
 
 int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_rows, const pa_column *build_keys,
@@ -62,6 +72,12 @@ int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_
     t->next = (int32_t *)p;
     p += kn__align64((size_t)build_rows * sizeof(int32_t));
     t->null_rows = (int32_t *)p;
+    p += kn__align64((size_t)build_rows * sizeof(int32_t));
+    uint64_t fb = filter_bits(build_rows);
+    if (fb) {
+        t->filter = (uint64_t *)p;
+        t->filter_shift = 64 - __builtin_ctzll(fb);
+    }
     t->info = info;
     return PA_OK;
 }
@@ -140,6 +156,8 @@ int kn_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, u
     size_t sb = t->packed ? sizeof(kn__pslot) : sizeof(uint64_t);
     memset((uint8_t *)t->slots + slot_lo * sb, 0, (slot_hi - slot_lo) * sb);
     if (slot_lo == 0) {
+        if (t->filter)
+            memset(t->filter, 0, ((size_t)1 << (64 - t->filter_shift)) / 8);
         t->info->distinct_keys = 0;
         t->info->null_key_rows = 0;
         t->info->unique = 1;
@@ -172,6 +190,10 @@ int kn_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hash
             continue;
         }
         uint64_t pos = hashes[r] & mask;
+        if (t->filter) {
+            uint64_t fb = kn__filter_bit(hashes[r], t->filter_shift);
+            t->filter[fb >> 6] |= 1ull << (fb & 63);
+        }
         if (t->packed) {
             kn__pslot *slots = t->slots;
             uint64_t key = pack_row(keys, n, r);

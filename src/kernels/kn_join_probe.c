@@ -21,6 +21,8 @@ typedef struct probe_env {
     const uint64_t *packed;   /* probe packed keys, or NULL */
     const uint8_t *kv;        /* probe key validity (all keys), or NULL */
     uint64_t mask;
+    const uint64_t *filter;   /* the table's probe filter, or NULL */
+    int filter_shift;
     bool unique;
 } probe_env;
 
@@ -125,13 +127,18 @@ KN__INLINE bool probe_loop(const probe_env *e, int64_t rows, const kn_join_kind 
             b = -1;
             goto full;
         }
-        if (i + KN__PREFETCH < rows) {
+        if (!e->filter && i + KN__PREFETCH < rows) { /* with a filter most rows never reach the slots */
             uint64_t pp = e->h[i + KN__PREFETCH] & e->mask;
             __builtin_prefetch(packed ? (const void *)((const kn__pslot *)t->slots + pp)
                                       : (const void *)((const uint64_t *)t->slots + pp));
         }
         bool valid = !e->kv || ((e->kv[i >> 3] >> (i & 7)) & 1);
-        int32_t head = valid ? find_head(e, i, packed) : -1;
+        bool cand = valid;
+        if (e->filter) {
+            uint64_t fb = kn__filter_bit(e->h[i], e->filter_shift);
+            cand = cand && ((e->filter[fb >> 6] >> (fb & 63)) & 1);
+        }
+        int32_t head = cand ? find_head(e, i, packed) : -1;
         switch (kind) {
         case KN_JOIN_LEFT:
             if (head < 0) {
@@ -229,7 +236,8 @@ int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, 
         cur->started = 1;
         cur->chain = -1;
     }
-    probe_env e = {.t = t, .kp = kp, .h = hashes, .mask = t->n_slots - 1, .unique = t->info->unique != 0};
+    probe_env e = {.t = t, .kp = kp, .h = hashes, .mask = t->n_slots - 1, .unique = t->info->unique != 0,
+                   .filter = t->filter, .filter_shift = t->filter_shift};
     e.packed = packed ? (const uint64_t *)sp : NULL;
     e.kv = has_nulls ? kv : NULL;
     probe_out o = {capacity, probe_idx, build_idx, mark, mark_valid};
