@@ -30,11 +30,17 @@
  *   and delivering == 0 before stopping the backend.
  *
  * - Locks: e->mu guards the list, counters, slots and stats; e->files_mu the
- *   file registry. Never held during a delivery. The io_uring backend fills
- *   SQEs under its own sq lock (taken inside e->mu, never the other way) and
- *   calls io_uring_submit holding only that lock (flush), because a submit
- *   of a page-cache hit copies the data inline; its completion thread is the
- *   only CQ consumer.
+ *   file registry. Never held during a delivery.
+ *
+ * - Which thread talks to the kernel. Pieces run on engine-owned threads
+ *   only, never on a submitter's: io_uring ties a request to the task that
+ *   submitted it, and a buffered read that misses the page cache finishes
+ *   by task work of that task, failing with EFAULT if the task has exited
+ *   (a scan thread that ended, having dispatched other scans' pieces from
+ *   the shared FIFO). So the io_uring backend's completion thread is the
+ *   ring's only user (fills SQEs, submits, reaps); a submit from another
+ *   thread just wakes it through an eventfd. The pread backend's reads run
+ *   on its own threads anyway.
  */
 #ifndef PISTA_STORAGE_IO_INT_H
 #define PISTA_STORAGE_IO_INT_H
@@ -68,9 +74,10 @@ typedef struct io__slot {
 
 /* A backend: started once by io_engine_create, stopped by destroy after all
  * reads ended. kick_locked runs with e->mu held whenever pieces may have
- * become dispatchable (a submit, a slot given back); flush (may be NULL) runs
- * right after the caller released e->mu, to issue what kick_locked prepared
- * without holding the engine lock through a system call. */
+ * become dispatchable (a submit, a slot given back), on any thread; flush
+ * (may be NULL) runs right after the caller released e->mu, to issue what
+ * kick_locked prepared (or wake the thread that will) without holding the
+ * engine lock through a system call. */
 typedef struct io__backend {
     const char *name;
     int (*start)(io_engine *e, pa_err *err);

@@ -336,8 +336,19 @@ int scan__alloc_unit_buffer(pq_scan *s, scan_unit *u, bool *pinned_full, pa_err 
         base[i] = total;
         total += pl->reads[i].length;
     }
-    for (size_t i = 0; i < u->n_ranges; i++)
+    for (size_t i = 0; i < u->n_ranges; i++) {
+        /* Decoding reads range i at buf[range_at[i]...]: it must lie in the
+         * buffer. Cheap, and a broken plan then fails here, not as a read
+         * past the pinned block (invisible to ASan). */
+        if (pl->range_read[i] >= pl->n_reads ||
+            pl->range_pos[i] + u->ranges[i].length > pl->reads[pl->range_read[i]].length) {
+            rc = pa_error(err, PA_EINTERNAL, "%s: row group %u: byte range %zu (%llu bytes at offset %llu) "
+                          "lies outside its planned read", SCAN_WHERE(s, u), i,
+                          (unsigned long long)u->ranges[i].length, (unsigned long long)u->ranges[i].offset);
+            goto done;
+        }
         u->range_at[i] = base[pl->range_read[i]] + pl->range_pos[i];
+    }
     if (total) {
         pa_err e2;
         pa_err_init(&e2);
@@ -346,8 +357,9 @@ int scan__alloc_unit_buffer(pq_scan *s, scan_unit *u, bool *pinned_full, pa_err 
             *pinned_full = true;
         if (rc != PA_OK)
             pa_error(err, rc, "%s: row group %u: read buffer: %s", SCAN_WHERE(s, u), e2.msg);
+        else
+            u->buf_len = (size_t)total;
         pa_err_close(&e2);
-        u->buf_len = (size_t)total;
     }
 done:
     pa_free(base);
@@ -359,6 +371,7 @@ void scan__unit_release(pq_scan *s, scan_unit *u)
     if (u->buf)
         dv_host_free(s->dev, u->buf);
     u->buf = NULL;
+    u->buf_len = 0;
     if (u->ucols)
         for (int r = 0; r < s->n_rcols; r++)
             pa_free(u->ucols[r].picks);

@@ -61,6 +61,14 @@ static int submit_unit(pq_scan *s, scan_unit *u, read_ctx *ctx, bool *retry, pa_
     for (size_t i = 0; i < pl->n_reads; i++) {
         if (pl->reads[i].length == 0)
             continue;
+        /* The kernel writes where the request says: check the destination
+         * lies in the unit's buffer (an overrun would be invisible to ASan). */
+        if (pl->reads[i].length > u->buf_len - at) {
+            rc = pa_error(err, PA_EINTERNAL, "%s: row group %u: read %zu (%llu bytes) does not fit the "
+                          "%zu-byte read buffer at position %llu", SCAN_WHERE(s, u), i,
+                          (unsigned long long)pl->reads[i].length, u->buf_len, (unsigned long long)at);
+            return rc;
+        }
         io_request *r = &u->reqs[n++];
         io_request_init(r, f, pl->reads[i].offset, (size_t)pl->reads[i].length, u->buf + at);
         r->done = on_read;
