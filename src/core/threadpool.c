@@ -40,8 +40,12 @@ static void *worker(void *arg)
         if (!tp->head)
             tp->tail = NULL;
         pthread_mutex_unlock(&tp->mu);
-        t->fn(t->arg);
+        /* Freed before the task runs: a task that tells its submitter it is
+         * done lets it go on (and count its memory) at once. */
+        pa_task_fn fn = t->fn;
+        void *targ = t->arg;
         pa_free(t);
+        fn(targ);
         pthread_mutex_lock(&tp->mu);
         if (--tp->pending == 0)
             pthread_cond_broadcast(&tp->idle);
