@@ -35,8 +35,9 @@ static int type_error(pa_err *err, const char *what, pa_type a, pa_type b)
                     pa_type_format(b, y, sizeof y));
 }
 
-/* Common type of two types for comparison, IN and CASE. */
-static int common_type(pa_type a, pa_type b, pa_type *out, pa_err *err)
+/* Common type of two types for comparison, IN and CASE (`what` words the
+ * error: "comparison", "IN list with values", "CASE with results"). */
+static int common_type(const char *what, pa_type a, pa_type b, pa_type *out, pa_err *err)
 {
     if (ex__type_eq(a, b)) {
         *out = a;
@@ -59,7 +60,7 @@ static int common_type(pa_type a, pa_type b, pa_type *out, pa_err *err)
         *out = T(PA_TYPE_DATE);
         return PA_OK;
     }
-    return type_error(err, "comparison", a, b);
+    return type_error(err, what, a, b);
 }
 
 /* Cast constant c to type t only when that is exact (no rounding, no
@@ -92,7 +93,7 @@ static int unify(ex_plan *p, ex_expr **a, ex_expr **b, pa_err *err)
         return PA_OK;
     }
     pa_type t;
-    int rc = common_type((*a)->type, (*b)->type, &t, err);
+    int rc = common_type("comparison", (*a)->type, (*b)->type, &t, err);
     if (rc != PA_OK)
         return rc;
     *a = ex__cast(p, *a, t, err);
@@ -318,7 +319,7 @@ ex_expr *ex_expr_case(ex_plan *p, ex_expr *const *whens, ex_expr *const *thens, 
             continue;
         if (t.id == PA_TYPE__COUNT)
             t = v->type;
-        else if (common_type(t, v->type, &t, err) != PA_OK)
+        else if (common_type("CASE with results", t, v->type, &t, err) != PA_OK)
             return NULL;
     }
     if (t.id == PA_TYPE__COUNT)
@@ -370,7 +371,7 @@ ex_expr *ex_expr_in(ex_plan *p, ex_expr *a, ex_expr *const *list, int n, bool ne
     }
     if (!narrow)
         for (int i = 0; i < n; i++)
-            if (!is_null_const(list[i]) && common_type(t, list[i]->type, &t, err) != PA_OK)
+            if (!is_null_const(list[i]) && common_type("IN list with values", t, list[i]->type, &t, err) != PA_OK)
                 return NULL;
     ex_expr *e = ex__node_new(p, EX__IN, T(PA_TYPE_BOOLEAN), n + 1, err);
     if (!e)

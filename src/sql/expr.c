@@ -384,11 +384,13 @@ bool sq_common_type(sq_ctx *c, pa_type a, pa_type b, pa_type *out)
         *out = a;
         return true;
     }
-    pa_err e = {0};
+    pa_err e;
+    pa_err_init(&e);
     ex_expr *w = ex_expr_col_typed(c->plan, 0, (pa_type){PA_TYPE_BOOLEAN, 0, 0}, &e);
     ex_expr *x = ex_expr_col_typed(c->plan, 1, a, &e);
     ex_expr *y = ex_expr_col_typed(c->plan, 2, b, &e);
     ex_expr *r = (w && x && y) ? ex_expr_case(c->plan, &w, &x, 1, y, &e) : NULL;
+    pa_err_close(&e);   /* only the answer matters: the caller words the error */
     if (!r)
         return false;
     *out = ex_expr_type(r);
