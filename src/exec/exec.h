@@ -29,6 +29,7 @@ extern "C" {
 
 typedef struct ex_plan ex_plan;
 typedef struct ex_op ex_op;
+typedef struct ex_result ex_result;
 typedef struct ex_expr ex_expr;
 
 /* ------------------------------------------------------------------- plans */
@@ -165,6 +166,13 @@ int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *cons
  * NULL). n == 0 gives one row without columns. A source usable under every
  * operator, on either side of a join. */
 int ex_values(ex_plan *p, ex_expr *const *exprs, const char *const *names, int n, ex_op **out, pa_err *err);
+
+/* The rows of an earlier run's result as a source (op_rows.c): output
+ * column i is r's column i (names as r's). Each chunk of r goes out once as
+ * a view (no copy); r is the caller's, read-only, and must outlive every run
+ * of the plan. Its chunks must be usable on the run's device (a
+ * host-visible device: the cpu). For a WITH query used several times. */
+int ex_rows(ex_plan *p, const ex_result *r, ex_op **out, pa_err *err);
 
 /* Concatenate the inputs (same column types; names of the first). */
 int ex_union_all(ex_plan *p, ex_op *const *inputs, int n_inputs, ex_op **out, pa_err *err);
@@ -323,7 +331,7 @@ typedef struct ex_query_stats {
 
 /* The result: host-visible columns. Rows are in the order the plan produces
  * (a SORT or TOPN at the top gives a total order). */
-typedef struct ex_result {
+struct ex_result {
     int n_columns;
     const char **names;
     pa_type *types;
@@ -331,7 +339,7 @@ typedef struct ex_result {
     dv_chunk **chunks;        /* host-visible chunks, in order */
     int n_chunks;
     ex_query_stats stats;
-} ex_result;
+};
 
 /* Run the plan whose top operator is root. On error (including PA_ENOMEM
  * with the operator named) nothing is returned and every resource of the
