@@ -52,20 +52,24 @@ static int loc_of(pgn *n)
 static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int loc, int *col)
 {
     for (sq_scope *s = sc; s; s = s->outer) {
-        int found = -1, count = 0;
+        int found = -1, count = 0, fcol = -1;
         for (int i = 0; i < s->n; i++) {
             sq_binding *b = &s->b[i];
             if (strcmp(b->name, name) != 0 || (qual && (!b->qual || strcmp(b->qual, qual) != 0)))
                 continue;
-            if (found >= 0 && s->b[found].col == b->col)
+            /* Unqualified, a USING column of a RIGHT/FULL join reads its merged value. */
+            int bcol = !qual && b->merged >= 0 ? b->merged : b->col;
+            if (found >= 0 && fcol == bcol)
                 continue;
             if (b->hidden && found >= 0)
                 continue;
             if (found >= 0 && s->b[found].hidden) {
                 found = i;
+                fcol = bcol;
                 continue;
             }
             found = i;
+            fcol = bcol;
             count++;
         }
         if (count > 1)
@@ -73,7 +77,7 @@ static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, 
         if (found >= 0) {
             if (s != sc)
                 sc->used_outer = true;
-            *col = s->b[found].col;
+            *col = fcol;
             return PA_OK;
         }
     }

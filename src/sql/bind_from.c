@@ -2,7 +2,8 @@
  * bind_from.c - the FROM clause: tables, views, CTEs, read_parquet(),
  * derived tables and joins. Inner joins (comma, INNER, CROSS) are
  * flattened into one list of relations plus conjuncts that the optimiser
- * orders (sq_join_graph); outer joins are planned where they stand.
+ * orders (sq_join_graph); outer joins (LEFT, RIGHT as a mirrored LEFT,
+ * FULL) are planned where they stand, a barrier to join ordering.
  */
 #include "sql/sql_int.h"
 
@@ -23,7 +24,7 @@ int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, in
         sc->b = b;
         sc->cap = cap;
     }
-    sc->b[sc->n++] = (sq_binding){qual, name, col, false};
+    sc->b[sc->n++] = (sq_binding){qual, name, col, false, -1};
     return PA_OK;
 }
 
@@ -143,10 +144,7 @@ static int bind_rangevar(sq_ctx *c, PgQuery__RangeVar *rv, sq_scope *sc, sq_from
                 continue;
             sq_node *n;
             const char **names;
-            sq_cte *saved = c->ctes;
-            c->ctes = q->next; /* a CTE sees the ones before it */
-            int rc = sq_bind_select(c, q->def->ctequery, NULL, &n, &names, NULL);
-            c->ctes = saved;
+            int rc = sq_cte_ref(c, q, &n, &names);
             if (rc)
                 return rc;
             for (size_t i = 0; i < q->def->n_aliascolnames && (int)i < n->n_out; i++)
@@ -192,15 +190,74 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
     return table_rel(c, t, qual, rf->alias, call->location, sc, f);
 }
 
+/* The output of a FULL join with USING: the join's columns plus, per USING
+ * column, COALESCE(left, right) under a new id (ids[u]). */
+static sq_node *using_merge(sq_ctx *c, sq_node *jn, const int *lcol, const int *rcol, int n, int *ids)
+{
+    sq_node *p = sq_node_new(c, SQ_L_PROJECT, jn->n_out + n);
+    sq_expr **ex = sq_alloc(&c->A, (size_t)(jn->n_out + n + 1) * sizeof *ex);
+    if (!p || !ex) {
+        sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < jn->n_out; i++) {
+        p->out[i] = jn->out[i];
+        if (!(ex[i] = sq_col_ref(c, jn->out[i], -1)))
+            return NULL;
+    }
+    for (int u = 0; u < n; u++) {
+        sq_expr *l = sq_col_ref(c, lcol[u], -1), *r = sq_col_ref(c, rcol[u], -1);
+        sq_expr *isn = l ? sq_make(c, SQ_E_ISNULL, 1, &l, 1, -1) : NULL;
+        sq_expr *a[3] = {isn, l, r};
+        sq_expr *e = isn && r ? sq_make(c, SQ_E_CASE, 0, a, 3, -1) : NULL;
+        if (!e || (ids[u] = sq_new_col(c, c->cols[lcol[u]].name, e->type)) < 0)
+            return NULL;
+        ex[jn->n_out + u] = e;
+        p->out[jn->n_out + u] = ids[u];
+    }
+    p->exprs = ex;
+    p->in[0] = jn;
+    p->est = jn->est;
+    return p;
+}
+
+/* USING (cols): the equalities into *on; per column the left binding
+ * (lb), its column and the right one. The right binding is hidden: the
+ * name alone then reads the left one (set to the merged value for
+ * RIGHT and FULL by the caller). */
+static int bind_using(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, int lstart, int rstart, int rend, int *lb,
+                      int *lcol, int *rcol, sq_expr ***on, int *n_on, int *cap_on)
+{
+    for (size_t u = 0; u < j->n_using_clause; u++) {
+        const char *name = lower(c, sq_node_name(j->using_clause[u]));
+        int lc = -1, rc = -1, rb = -1;
+        for (int i = lstart; i < rstart; i++)
+            if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
+                lc = sc->b[i].merged >= 0 ? sc->b[i].merged : sc->b[i].col, lb[u] = i;
+        for (int i = rstart; i < rend; i++)
+            if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
+                rc = sc->b[i].merged >= 0 ? sc->b[i].merged : sc->b[i].col, rb = i;
+        if (lc < 0 || rc < 0)
+            return sq_fail(c, -1, PA_ENOTFOUND, "USING column \"%s\" is not in both sides of the join", name);
+        sc->b[rb].hidden = true;
+        lcol[u] = lc;
+        rcol[u] = rc;
+        sq_expr *a[2] = {sq_col_ref(c, lc, -1), sq_col_ref(c, rc, -1)};
+        sq_expr *eq = a[0] && a[1] ? sq_make(c, SQ_E_CMP, EX_EQ, a, 2, -1) : NULL;
+        if (!eq || sq_conjuncts(c, eq, on, n_on, cap_on))
+            return c->err->code;
+    }
+    return PA_OK;
+}
+
 static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
 {
     if (j->is_natural)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "NATURAL JOIN is not supported (use USING or ON)");
     if (j->alias)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "an alias on a join is not supported");
-    bool outer = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT || j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT;
-    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_FULL)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "FULL OUTER JOIN is not supported yet");
+    bool right = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT, full = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_FULL;
+    bool outer = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT || right || full;
     if (!outer && j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "this join type is not supported");
     sq_from lf = {0}, rf = {0};
@@ -214,28 +271,15 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
         return rc;
     int rend = sc->n;
     sq_expr **on = NULL;
-    int n_on = 0, cap_on = 0;
-    if (j->n_using_clause) {
-        for (size_t u = 0; u < j->n_using_clause; u++) {
-            const char *name = lower(c, sq_node_name(j->using_clause[u]));
-            int lc = -1, rcol = -1, rb = -1;
-            for (int i = lstart; i < rstart; i++)
-                if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
-                    lc = sc->b[i].col;
-            for (int i = rstart; i < rend; i++)
-                if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
-                    rcol = sc->b[i].col, rb = i;
-            if (lc < 0 || rcol < 0)
-                return sq_fail(c, -1, PA_ENOTFOUND, "USING column \"%s\" is not in both sides of the join", name);
-            /* The joined column is the left (preserved) side's. */
-            sq_binding keep = sc->b[rb];
-            keep.hidden = true;
-            sc->b[rb] = keep;
-            sq_expr *a[2] = {sq_col_ref(c, lc, -1), sq_col_ref(c, rcol, -1)};
-            sq_expr *eq = a[0] && a[1] ? sq_make(c, SQ_E_CMP, EX_EQ, a, 2, -1) : NULL;
-            if (!eq || sq_conjuncts(c, eq, &on, &n_on, &cap_on))
-                return c->err->code;
-        }
+    int n_on = 0, cap_on = 0, n_using = (int)j->n_using_clause;
+    int *lb = sq_alloc(&c->A, (size_t)(n_using + 1) * sizeof *lb);
+    int *lcol = sq_alloc(&c->A, (size_t)(n_using + 1) * sizeof *lcol);
+    int *rcol = sq_alloc(&c->A, (size_t)(n_using + 1) * sizeof *rcol);
+    if (!lb || !lcol || !rcol)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    if (n_using) {
+        if ((rc = bind_using(c, j, sc, lstart, rstart, rend, lb, lcol, rcol, &on, &n_on, &cap_on)))
+            return rc;
     } else if (j->quals) {
         sq_aggctx ag = {false, false, "JOIN conditions"};
         sq_expr *q = sq_bind_expr(c, j->quals, sc, &ag);
@@ -253,12 +297,13 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
         return PA_OK;
     }
     /* LEFT (or RIGHT, mirrored): the preserved side stays whole; ON
-     * conjuncts on the other side alone filter it before the join. */
+     * conjuncts on the other side alone filter it before the join. FULL
+     * preserves both sides: every ON conjunct stays a join condition. */
     sq_node *l, *r;
     if ((rc = sq_join_graph(c, lf.rels, lf.n_rels, lf.conj, lf.n_conj, &l)) ||
         (rc = sq_join_graph(c, rf.rels, rf.n_rels, rf.conj, rf.n_conj, &r)))
         return rc;
-    if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT) {
+    if (right) {
         sq_node *t = l;
         l = r;
         r = t;
@@ -266,7 +311,7 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
     sq_expr **inner = NULL, **cond = NULL;
     int n_inner = 0, n_cond = 0, cap_i = 0, cap_c = 0;
     for (int i = 0; i < n_on; i++) {
-        if (sq_node_covers(c, r, on[i]))
+        if (!full && sq_node_covers(c, r, on[i]))
             rc = sq_conjuncts(c, on[i], &inner, &n_inner, &cap_i);
         else
             rc = sq_conjuncts(c, on[i], &cond, &n_cond, &cap_c);
@@ -278,7 +323,7 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
     sq_node *jn = sq_node_new(c, SQ_L_JOIN, l->n_out + r->n_out);
     if (!jn)
         return c->err->code;
-    jn->jkind = SQ_J_LEFT;
+    jn->jkind = full ? SQ_J_FULL : SQ_J_LEFT;
     jn->in[0] = l;
     jn->in[1] = r;
     memcpy(jn->out, l->out, (size_t)l->n_out * sizeof *jn->out);
@@ -286,6 +331,19 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
     jn->conj = cond;
     jn->n_conj = n_cond;
     jn->est = sq_estimate(c, jn);
+    /* USING: the name alone reads the preserved side's value (RIGHT) or
+     * COALESCE(left, right) (FULL), as in DuckDB. */
+    for (int u = 0; right && u < n_using; u++)
+        sc->b[lb[u]].merged = rcol[u];
+    if (full && n_using) {
+        int *ids = sq_alloc(&c->A, (size_t)n_using * sizeof *ids);
+        if (!ids)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        if (!(jn = using_merge(c, jn, lcol, rcol, n_using, ids)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+        for (int u = 0; u < n_using; u++)
+            sc->b[lb[u]].merged = ids[u];
+    }
     return add_rel(c, f, jn);
 }
 

@@ -377,7 +377,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     }
     sc.used_outer = false;
     sq_node *node;
-    if ((rc = sq_join_graph(c, f.rels, f.n_rels, plain.v, plain.n, &node)))
+    if ((rc = sq_join_graph_sub(c, f.rels, f.n_rels, plain.v, plain.n, subq.v, &subq.n, &node)))
         return rc;
     if (subq.n && (rc = sq_apply_conjuncts(c, node, subq.v, subq.n, &node)))
         return rc;
@@ -413,10 +413,13 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         if (star) {
             int added = 0;
             for (int b = 0; b < sc.n; b++) {
-                if (sc.b[b].hidden || (qual && (!sc.b[b].qual || strcmp(sc.b[b].qual, qual) != 0)))
+                /* `*` shows a USING column once (merged under RIGHT/FULL);
+                 * `qual.*` shows that relation's own columns, USING ones too. */
+                if ((!qual && sc.b[b].hidden) || (qual && (!sc.b[b].qual || strcmp(sc.b[b].qual, qual) != 0)))
                     continue;
+                int col = !qual && sc.b[b].merged >= 0 ? sc.b[b].merged : sc.b[b].col;
                 names[sel.n] = sc.b[b].name;
-                if ((rc = push(c, &sel, sq_col_ref(c, sc.b[b].col, t->location))))
+                if ((rc = push(c, &sel, sq_col_ref(c, col, t->location))))
                     return rc;
                 added++;
             }
@@ -797,6 +800,7 @@ int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char
             q->name = nm;
             q->def = d;
             q->next = c->ctes;
+            sq_cte_decide(c, q);
             c->ctes = q;
         }
     }

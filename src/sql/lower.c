@@ -7,7 +7,8 @@
  * filtering in the scan); the rest become a FILTER above it. Join
  * equalities between the two sides become hash keys (cast to a common
  * type, computed by a projection when they are expressions); other join
- * conditions become the join's residual.
+ * conditions become the join's residual. A FULL join becomes a LEFT join
+ * UNION ALL an ANTI join (lower_full).
  */
 #include "sql/sql_int.h"
 
@@ -80,6 +81,14 @@ static bool pred_type_ok(pa_type col, pa_type k)
     }
 }
 
+/* A constant, or an expression of constants the engine folded into one
+ * (DATE '1998-12-01' - INTERVAL '90' DAY). */
+static bool const_like(const sq_expr *e)
+{
+    return e->kind == SQ_E_CONST || (e->tx && ex_expr_is_const(e->tx) && !sq_expr_has(e, SQ_E_COL) &&
+                                     !sq_expr_has(e, SQ_E_SUBQ) && !sq_expr_has(e, SQ_E_AGG));
+}
+
 /* A scan predicate from `col op const`; false when e is not one. */
 static bool to_pred(sq_ctx *c, sq_node *n, const sq_expr *e, pq_pred *p)
 {
@@ -94,13 +103,13 @@ static bool to_pred(sq_ctx *c, sq_node *n, const sq_expr *e, pq_pred *p)
         return false;
     const sq_expr *a = e->args[0], *b = e->args[1];
     int op = e->sub;
-    if (a->kind == SQ_E_CONST && b->kind == SQ_E_COL) {
+    if (const_like(a) && b->kind == SQ_E_COL) {
         const sq_expr *t = a;
         a = b;
         b = t;
         op = op == EX_LT ? EX_GT : op == EX_GT ? EX_LT : op == EX_LE ? EX_GE : op == EX_GE ? EX_LE : op;
     }
-    if (a->kind != SQ_E_COL || b->kind != SQ_E_CONST)
+    if (a->kind != SQ_E_COL || !const_like(b))
         return false;
     int i = find(n->out, n->n_out, a->col);
     if (i < 0 || !pred_type_ok(a->type, b->type))
@@ -261,7 +270,9 @@ static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
     int nc = n->n_conj;
     sq_expr **pk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *pk), **bk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *bk);
     sq_expr **resid = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *resid);
-    uint8_t *pneed = set_new(c, need), *bneed = set_new(c, need);
+    /* Only INNER and LEFT output build columns: the others read its keys. */
+    bool build_out = n->jkind == SQ_J_INNER || n->jkind == SQ_J_LEFT;
+    uint8_t *pneed = set_new(c, need), *bneed = set_new(c, build_out ? need : NULL);
     if (!pk || !bk || !resid || !pneed || !bneed)
         return oom(c);
     if (!need)
@@ -332,7 +343,8 @@ static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
         out[no++] = pids[i];
     if (jt == EX_JOIN_INNER || jt == EX_JOIN_LEFT)
         for (int i = 0; i < nbi; i++)
-            if (needed(need, bids[i]) && find(out, no, bids[i]) < 0) {
+            /* Key ids made while lowering are newer than `need` (its size). */
+            if (sq_node_has_col(bn, bids[i]) && needed(need, bids[i]) && find(out, no, bids[i]) < 0) {
                 bout[nbo++] = i;
                 out[no++] = bids[i];
             }
@@ -359,13 +371,73 @@ static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
     return PA_OK;
 }
 
+/* FULL join of L and R on cond, as two engine joins over the same inputs:
+ *   (L LEFT JOIN R ON cond) UNION ALL (R ANTI JOIN L ON cond, L's columns NULL)
+ * ANTI keeps the R rows that no L row matches (NULL keys included), which
+ * are exactly the R rows a FULL join pads. Both sides are lowered twice
+ * (read and computed twice); lowering leaves the logical nodes unchanged. */
+static int lower_full(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
+{
+    sq_node *ln = sq_alloc(&c->A, sizeof *ln), *an = sq_alloc(&c->A, sizeof *an);
+    if (!ln || !an)
+        return oom(c);
+    *ln = *n;
+    ln->jkind = SQ_J_LEFT;
+    *an = *n;
+    an->jkind = SQ_J_ANTI;
+    an->in[0] = n->in[1];
+    an->in[1] = n->in[0];
+    an->out = n->in[1]->out;
+    an->n_out = n->in[1]->n_out;
+    an->est = n->in[1]->est;
+    ex_op *lo, *ao;
+    int *lids, *aids, nl, na, rc;
+    if ((rc = lower_join(c, ln, need, &lo, &lids, &nl)) || (rc = lower_join(c, an, need, &ao, &aids, &na)))
+        return rc;
+    /* The columns the parent reads, in the LEFT join's order (at least one). */
+    int *want = sq_alloc(&c->A, (size_t)(nl + 1) * sizeof *want);
+    ex_expr **ex = sq_alloc(&c->A, (size_t)(nl + 1) * sizeof *ex);
+    const char **names = sq_alloc(&c->A, (size_t)(nl + 1) * sizeof *names);
+    if (!want || !ex || !names)
+        return oom(c);
+    int k = 0;
+    for (int i = 0; i < nl; i++)
+        if (sq_node_has_col(n, lids[i]) && needed(need, lids[i]))
+            want[k++] = lids[i];
+    if (k == 0)
+        want[k++] = lids[0];
+    if ((rc = reorder(c, &lo, &lids, &nl, want, k)))
+        return rc;
+    for (int i = 0; i < k; i++) {
+        int j = find(aids, na, want[i]);
+        ex[i] = j >= 0 ? ex_expr_col(c->plan, ao, j, c->err) : ex_expr_null(c->plan, c->cols[want[i]].type, c->err);
+        if (!ex[i])
+            return c->err->code;
+        names[i] = c->cols[want[i]].name;
+    }
+    if ((rc = ex_project(c->plan, ao, ex, names, k, &ao, c->err)))
+        return rc;
+    ex_op *both[2] = {lo, ao};
+    if ((rc = ex_union_all(c->plan, both, 2, op, c->err)))
+        return rc;
+    ex_op_set_estimate(*op, n->est);
+    *ids = lids;
+    *n_ids = nl;
+    return PA_OK;
+}
+
 /* ------------------------------------------------------------- the rest */
 int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
 {
     int rc;
     switch (n->kind) {
     case SQ_L_SCAN: return lower_scan(c, n, need, op, ids, n_ids);
-    case SQ_L_JOIN: return lower_join(c, n, need, op, ids, n_ids);
+    case SQ_L_JOIN: return n->jkind == SQ_J_FULL ? lower_full(c, n, need, op, ids, n_ids)
+                                                  : lower_join(c, n, need, op, ids, n_ids);
+    case SQ_L_ROWS:
+        *ids = n->out;
+        *n_ids = n->n_out;
+        return ex_rows(c->plan, n->rows, op, c->err);
     case SQ_L_VALUES: {
         int *v = sq_alloc(&c->A, sizeof *v);
         if (!v)

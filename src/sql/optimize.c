@@ -26,7 +26,8 @@ static double col_ndv(sq_ctx *c, int col, double rows)
 
 static bool const_number(sq_ctx *c, const sq_expr *e, double *v)
 {
-    if (e->kind != SQ_E_CONST)
+    /* A constant, or constants the engine folded (a date minus an interval). */
+    if (e->kind != SQ_E_CONST && !(e->tx && ex_expr_is_const(e->tx) && !sq_expr_has(e, SQ_E_COL)))
         return false;
     char buf[128];
     if (ex_expr_const_text(e->tx, buf, sizeof buf) != PA_OK)
@@ -117,7 +118,26 @@ double sq_estimate(sq_ctx *c, sq_node *n)
     case SQ_L_JOIN: {
         double l = n->in[0]->est, r = n->in[1]->est;
         switch (n->jkind) {
-        case SQ_J_SEMI:
+        case SQ_J_SEMI: {
+            /* Probe rows kept: about ndv(build key) / ndv(probe key). */
+            double frac = 0.5;
+            for (int i = 0; i < n->n_conj; i++) {
+                const sq_expr *e = n->conj[i];
+                const sq_expr *a = e->kind == SQ_E_CMP ? strip_cast(e->args[0]) : NULL;
+                const sq_expr *b = e->kind == SQ_E_CMP ? strip_cast(e->args[1]) : NULL;
+                if (!a || !b || e->sub != EX_EQ || a->kind != SQ_E_COL || b->kind != SQ_E_COL)
+                    continue;
+                if (!sq_node_has_col(n->in[0], a->col)) {
+                    const sq_expr *t = a;
+                    a = b;
+                    b = t;
+                }
+                double f = col_ndv(c, b->col, r) / col_ndv(c, a->col, l);
+                if (f < frac)
+                    frac = f;
+            }
+            return l * frac > 1 ? l * frac : 1;
+        }
         case SQ_J_ANTI: return l * 0.5 > 1 ? l * 0.5 : 1;
         case SQ_J_MARK: return l;
         default: break;
@@ -137,8 +157,10 @@ double sq_estimate(sq_ctx *c, sq_node *n)
                 sel *= 0.5;
         }
         double est = l * r * sel;
-        if (n->jkind == SQ_J_LEFT && est < l)
+        if ((n->jkind == SQ_J_LEFT || n->jkind == SQ_J_FULL) && est < l)
             est = l;
+        if (n->jkind == SQ_J_FULL && est < r)
+            est = r;
         return est < 1 ? 1 : est;
     }
     case SQ_L_AGG: {
@@ -151,6 +173,7 @@ double sq_estimate(sq_ctx *c, sq_node *n)
     }
     case SQ_L_DISTINCT: return n->in[0]->est;
     case SQ_L_VALUES: return 1;
+    case SQ_L_ROWS: return n->rows->n_rows > 1 ? (double)n->rows->n_rows : 1;
     case SQ_L_LIMIT:
     case SQ_L_SORT:
         if (n->limit >= 0 && (double)n->limit < n->in[0]->est)
@@ -211,10 +234,97 @@ static sq_node *make_join(sq_ctx *c, sq_node *a, sq_node *b, sq_expr **conj, int
     return j;
 }
 
+/* Branches of an OR tree, appended to v. */
+static int or_branches(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap)
+{
+    if (e->kind == SQ_E_OR) {
+        int rc = or_branches(c, e->args[0], v, n, cap);
+        return rc ? rc : or_branches(c, e->args[1], v, n, cap);
+    }
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 8;
+        sq_expr **nv = sq_alloc(&c->A, (size_t)nc * sizeof *nv);
+        if (!nv)
+            return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+        if (*n)
+            memcpy(nv, *v, (size_t)*n * sizeof *nv);
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = e;
+    return PA_OK;
+}
+
+/* An OR over several relations implies, for each relation that every
+ * branch restricts, the OR of those restrictions: TPC-H Q19's
+ * (p_brand = .. AND p_size .. AND l_quantity ..) OR (...) gives part a
+ * filter on brand, container and size, and lineitem one on quantity. The
+ * derived conjuncts are added (the OR itself stays), so each relation is
+ * filtered before the join. *conj grows; *n_conj is updated. */
+static int derive_or_filters(sq_ctx *c, sq_node **rels, int n_rels, sq_expr ***conj, int *n_conj)
+{
+    int n = *n_conj;
+    for (int i = 0; i < n; i++) {
+        sq_expr *e = (*conj)[i];
+        if (e->kind != SQ_E_OR || sq_expr_has(e, SQ_E_SUBQ))
+            continue;
+        uint64_t m = rel_mask(c, rels, n_rels, e);
+        if (__builtin_popcountll(m) < 2)
+            continue;
+        sq_expr **br = NULL;
+        int nb = 0, cb = 0, rc;
+        if ((rc = or_branches(c, e, &br, &nb, &cb)))
+            return rc;
+        for (int r = 0; r < n_rels; r++) {
+            if (!(m >> r & 1))
+                continue;
+            sq_expr *derived = NULL;
+            for (int b = 0; b < nb; b++) {
+                sq_expr **v = NULL, **mine;
+                int nv = 0, cv = 0, k = 0;
+                if ((rc = sq_conjuncts(c, br[b], &v, &nv, &cv)))
+                    return rc;
+                if (!(mine = sq_alloc(&c->A, (size_t)(nv + 1) * sizeof *mine)))
+                    return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+                for (int j = 0; j < nv; j++)
+                    if (rel_mask(c, rels, n_rels, v[j]) == 1ull << r)
+                        mine[k++] = v[j];
+                sq_expr *part = sq_and_all(c, mine, k);
+                if (!part) {   /* a branch that does not restrict r: nothing to derive */
+                    derived = NULL;
+                    break;
+                }
+                sq_expr *a[2] = {derived, part};
+                if (derived && !(part = sq_make(c, SQ_E_OR, 0, a, 2, e->loc)))
+                    return c->err->code;
+                derived = part;
+            }
+            if (!derived)
+                continue;
+            sq_expr **nc = sq_alloc(&c->A, (size_t)(*n_conj + 1) * sizeof *nc);
+            if (!nc)
+                return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+            memcpy(nc, *conj, (size_t)*n_conj * sizeof *nc);
+            nc[(*n_conj)++] = derived;
+            *conj = nc;
+        }
+    }
+    return PA_OK;
+}
+
 int sq_join_graph(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_conj, sq_node **out)
+{
+    return sq_join_graph_sub(c, rels, n_rels, conj, n_conj, NULL, NULL, out);
+}
+
+int sq_join_graph_sub(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_conj, sq_expr **subq,
+                      int *n_subq, sq_node **out)
 {
     if (n_rels > 64)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "more than 64 tables in one FROM");
+    int rc0 = n_rels > 1 ? derive_or_filters(c, rels, n_rels, &conj, &n_conj) : PA_OK;
+    if (rc0)
+        return rc0;
     uint64_t *masks = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *masks);
     bool *used = sq_alloc(&c->A, (size_t)(n_conj + 1) * sizeof *used);
     comp *cs = sq_alloc(&c->A, (size_t)(n_rels + 1) * sizeof *cs);
@@ -237,6 +347,20 @@ int sq_join_graph(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_c
         if (!f)
             return c->err->code;
         cs[r] = (comp){f, 1ull << r};
+    }
+    if (subq && *n_subq && n_rels > 1) {
+        /* Semi/anti subqueries on one relation join it now, after its own
+         * filters (which stay scan predicates) and before ordering. */
+        sq_node **filtered = sq_alloc(&c->A, (size_t)n_rels * sizeof *filtered);
+        if (!filtered)
+            return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
+        for (int r = 0; r < n_rels; r++)
+            filtered[r] = cs[r].node;
+        int rc = sq_push_subqueries(c, filtered, n_rels, subq, n_subq);
+        if (rc)
+            return rc;
+        for (int r = 0; r < n_rels; r++)
+            cs[r].node = filtered[r];
     }
     int n = n_rels;
     while (n > 1) {

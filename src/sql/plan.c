@@ -84,9 +84,158 @@ sq_node *sq_filter(sq_ctx *c, sq_node *in, sq_expr **conj, int n)
     return sq_filter(c, f, conj, n);
 }
 
+/* ------------------------------------------------------------ magic sets
+ * A correlated scalar aggregate is grouped on its correlation keys and
+ * LEFT-joined to the outer rows; grouping all of the subquery's rows is
+ * wasted when the outer side has few keys (TPC-H Q2, Q17, Q20). So its
+ * input is first SEMI-joined with a "magic" relation M that produces a
+ * superset of the outer key values: the outer plan itself, or a subtree of
+ * it reached through inner/semi joins and filters whose output covers the
+ * outer columns and is not much bigger. Groups of keys not in M are never
+ * joined anyway, and every row of a key in M passes, so the result is the
+ * same. M is evaluated a second time (the plan becomes a DAG of logical
+ * nodes; lowering makes separate operators for each use). Applied only
+ * when M is estimated much smaller than the aggregate's input. */
+static bool covers_cols(const sq_node *n, const uint8_t *set, int n_cols)
+{
+    for (int i = 0; i < n_cols; i++)
+        if (set[i] && !sq_node_has_col(n, i))
+            return false;
+    return true;
+}
+
+/* The smallest good subtree of outer producing the columns in set. */
+static sq_node *magic_source(sq_node *m, const uint8_t *set, int n_cols)
+{
+    for (;;) {
+        sq_node *next = NULL;
+        if (m->kind == SQ_L_JOIN && m->jkind == SQ_J_INNER) {
+            for (int s = 0; s < 2 && !next; s++)
+                if (covers_cols(m->in[s], set, n_cols) && m->in[s]->est <= 2 * m->est)
+                    next = m->in[s];
+        } else if ((m->kind == SQ_L_JOIN || m->kind == SQ_L_FILTER) && covers_cols(m->in[0], set, n_cols) &&
+                   m->in[0]->est <= 2 * m->est)
+            next = m->in[0];
+        if (!next)
+            return m;
+        m = next;
+    }
+}
+
+/* Put a SEMI join of *at with m on conds (inner = outer) as low as the
+ * inner columns allow: through filters and the sides of inner joins. */
+static int magic_insert(sq_ctx *c, sq_node **at, sq_node *m, sq_expr **cond, int n, const uint8_t *inner)
+{
+    sq_node *t = *at;
+    bool pass = t->kind == SQ_L_FILTER || t->kind == SQ_L_PROJECT || t->kind == SQ_L_DISTINCT || t->kind == SQ_L_JOIN;
+    for (int s = 0; pass && s < (t->kind == SQ_L_JOIN && t->jkind == SQ_J_INNER ? 2 : 1); s++)
+        if (covers_cols(t->in[s], inner, c->n_cols))
+            return magic_insert(c, &t->in[s], m, cond, n, inner);
+    sq_node *j = sq_node_new(c, SQ_L_JOIN, t->n_out);
+    if (!j)
+        return c->err->code;
+    j->jkind = SQ_J_SEMI;
+    j->in[0] = t;
+    j->in[1] = m;
+    j->conj = cond;
+    j->n_conj = n;
+    memcpy(j->out, t->out, (size_t)t->n_out * sizeof(int));
+    j->est = sq_estimate(c, j);
+    *at = j;
+    return PA_OK;
+}
+
+static int magic_set(sq_ctx *c, sq_node *outer, sq_subq *q)
+{
+    /* The aggregate under the subquery's projection (and filters). */
+    sq_node *a = q->plan;
+    while (a && (a->kind == SQ_L_PROJECT || a->kind == SQ_L_FILTER))
+        a = a->in[0];
+    if (!a || a->kind != SQ_L_AGG || a->n_groups != q->n_corr)
+        return PA_OK;
+    sq_expr **cond = sq_alloc(&c->A, (size_t)(q->n_corr + 1) * sizeof *cond);
+    uint8_t *oset = sq_alloc(&c->A, (size_t)c->n_cols + 1), *iset = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    if (!cond || !oset || !iset)
+        return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
+    for (int i = 0; i < q->n_corr; i++) {
+        /* After aggregation each correlation reads `group output = outer`. */
+        sq_expr *e = q->corr[i];
+        if (e->kind != SQ_E_CMP || e->sub != EX_EQ)
+            return PA_OK;
+        int side = -1, g = -1;
+        for (int s = 0; s < 2 && side < 0; s++)
+            if (e->args[s]->kind == SQ_E_COL)
+                for (int k = 0; k < a->n_groups; k++)
+                    if (a->out[k] == e->args[s]->col) {
+                        side = s;
+                        g = k;
+                        break;
+                    }
+        if (side < 0 || !sq_node_covers(c, outer, e->args[1 - side]))
+            return PA_OK;
+        sq_expr *pair[2] = {sq_col_ref(c, a->groups[g], e->loc), e->args[1 - side]};
+        if (!pair[0] || !(cond[i] = sq_make(c, SQ_E_CMP, EX_EQ, pair, 2, e->loc)))
+            return c->err->code;
+        sq_expr_cols(e->args[1 - side], oset);
+        iset[a->groups[g]] = 1;
+    }
+    sq_node *m = magic_source(outer, oset, c->n_cols);
+    if (m->est * 4 > a->in[0]->est)
+        return PA_OK;
+    return magic_insert(c, &a->in[0], m, cond, q->n_corr, iset);
+}
+
+/* The same for EXISTS, NOT EXISTS and IN joined as SEMI or ANTI: only
+ * subquery rows whose correlation (and IN) keys occur in the outer rows can
+ * matter, so a big subquery is first reduced by the outer keys (TPC-H Q4,
+ * Q21). Not for MARK: there an empty or NULL-holding subquery changes the
+ * answer for rows without a match. */
+static int magic_exists(sq_ctx *c, sq_node *outer, sq_subq *q)
+{
+    int n = q->n_corr + (q->kind == SQ_S_IN ? 1 : 0), k = 0;
+    sq_expr **cond = sq_alloc(&c->A, (size_t)(n + 1) * sizeof *cond);
+    uint8_t *oset = sq_alloc(&c->A, (size_t)c->n_cols + 1), *iset = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    if (!cond || !oset || !iset)
+        return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
+    for (int i = 0; i < n; i++) {
+        sq_expr *e = i < q->n_corr ? q->corr[i] : NULL, *in_e, *out_e;
+        if (e) {
+            if (e->kind != SQ_E_CMP || e->sub != EX_EQ)
+                continue;
+            int side = sq_node_covers(c, q->plan, e->args[0]) ? 0 : sq_node_covers(c, q->plan, e->args[1]) ? 1 : -1;
+            if (side < 0)
+                continue;
+            in_e = e->args[side];
+            out_e = e->args[1 - side];
+        } else {
+            if (!q->test || sq_expr_has(q->test, SQ_E_SUBQ) || !(in_e = sq_col_ref(c, q->value_col, q->loc)))
+                continue;
+            out_e = q->test;
+        }
+        if (!sq_node_covers(c, outer, out_e) || sq_expr_has(out_e, SQ_E_SUBQ))
+            continue;
+        sq_expr *pair[2] = {in_e, out_e};
+        if (!(cond[k++] = sq_make(c, SQ_E_CMP, EX_EQ, pair, 2, e ? e->loc : q->loc)))
+            return c->err->code;
+        sq_expr_cols(in_e, iset);
+        sq_expr_cols(out_e, oset);
+    }
+    if (k == 0)
+        return PA_OK;
+    sq_node *m = magic_source(outer, oset, c->n_cols);
+    if (m->est * 4 > q->plan->est)
+        return PA_OK;
+    return magic_insert(c, &q->plan, m, cond, k, iset);
+}
+
 /* Join subquery q into node; kind SEMI/ANTI/MARK/LEFT. */
 static int join_subquery(sq_ctx *c, sq_node *node, sq_subq *q, sq_jkind kind, int mark, sq_node **out)
 {
+    int rc;
+    if (kind == SQ_J_LEFT && q->grouped && (rc = magic_set(c, node, q)))
+        return rc;
+    if ((kind == SQ_J_SEMI || kind == SQ_J_ANTI) && (rc = magic_exists(c, node, q)))
+        return rc;
     sq_node *sub = q->plan;
     int n_cond = q->n_corr + (q->kind == SQ_S_IN ? 1 : 0);
     sq_expr **cond = sq_alloc(&c->A, (size_t)(n_cond + 1) * sizeof *cond);
@@ -162,6 +311,62 @@ sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node)
         changed |= a[i] != e->args[i];
     }
     return changed ? sq_rebuild(c, e, a) : e;
+}
+
+/* The subquery of a WHERE conjunct joined as SEMI or ANTI (EXISTS, NOT
+ * EXISTS, IN), or NULL. */
+static sq_subq *semi_form(sq_expr *e)
+{
+    if (e->kind == SQ_E_NOT && e->args[0]->kind == SQ_E_SUBQ && e->args[0]->subq->kind == SQ_S_EXISTS)
+        return e->args[0]->subq;
+    if (e->kind == SQ_E_SUBQ && e->subq->kind == SQ_S_EXISTS)
+        return e->subq;
+    if (e->kind == SQ_E_SUBQ && e->subq->kind == SQ_S_IN && !sq_expr_has(e->subq->test, SQ_E_SUBQ))
+        return e->subq;
+    return NULL;
+}
+
+int sq_push_subqueries(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int *n)
+{
+    int kept = 0, rc;
+    for (int i = 0; i < *n; i++) {
+        sq_subq *q = semi_form(conj[i]);
+        int at = -1;
+        if (q && n_rels > 1) {
+            /* The outer columns it reads: the IN operand's, and those of its
+             * correlations that the subquery does not produce. */
+            uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+            if (!set)
+                return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
+            if (q->kind == SQ_S_IN)
+                sq_expr_cols(q->test, set);
+            for (int k = 0; k < q->n_corr; k++)
+                sq_expr_cols(q->corr[k], set);
+            bool any = false, one = true;
+            for (int id = 0; id < c->n_cols && one; id++) {
+                if (!set[id] || sq_node_has_col(q->plan, id))
+                    continue;
+                any = true;
+                int r = 0;
+                while (r < n_rels && !sq_node_has_col(rels[r], id))
+                    r++;
+                if (r == n_rels || (at >= 0 && r != at))
+                    one = false;
+                else
+                    at = r;
+            }
+            if (!any || !one)
+                at = -1;
+        }
+        if (at < 0) {
+            conj[kept++] = conj[i];
+            continue;
+        }
+        if ((rc = sq_apply_conjuncts(c, rels[at], &conj[i], 1, &rels[at])))
+            return rc;
+    }
+    *n = kept;
+    return PA_OK;
 }
 
 int sq_apply_conjuncts(sq_ctx *c, sq_node *in, sq_expr **conj, int n, sq_node **out)

@@ -86,7 +86,24 @@ static int compile(sq_ctx *c, pgn *query, ex_op **root)
     return rc;
 }
 
+/* The statement's run; its counters (bytes read...) and time include
+ * those of the WITH queries materialized while planning it. */
 static int run(sq_ctx *c, ex_op *root, ex_result **out)
+{
+    int rc = sq_run(c, c->plan, root, out);
+    for (int i = 0; rc == PA_OK && i < c->n_mats; i++) {
+        ex_query_stats *a = &(*out)->stats;
+        const ex_query_stats *b = &c->mats[i]->stats;
+        for (int k = 0; k < PA_CTR__COUNT; k++)
+            a->counters.v[k] += b->counters.v[k];
+        a->ns_total += b->ns_total;
+        if (b->mem_peak > a->mem_peak)
+            a->mem_peak = b->mem_peak;
+    }
+    return rc;
+}
+
+int sq_run(sq_ctx *c, ex_plan *plan, ex_op *root, ex_result **out)
 {
     sql_session *s = c->s;
     ex_run_options o = {0};
@@ -98,7 +115,7 @@ static int run(sq_ctx *c, ex_op *root, ex_result **out)
     atomic_store(&s->progress.rows_total, 0);
     o.progress = &s->progress;
     s->running = true;
-    int rc = ex_run(c->plan, root, &o, out, c->err);
+    int rc = ex_run(plan, root, &o, out, c->err);
     s->running = false;
     return rc;
 }
@@ -112,6 +129,10 @@ static char *explain_text(sq_ctx *c, ex_op *root, const ex_result *analyzed)
         sq_fail(c, -1, PA_ENOMEM, "EXPLAIN: out of memory");
         return NULL;
     }
+    for (int i = 0; i < c->n_mats; i++)
+        fprintf(f, "with: %s evaluated once before the query: %lld rows, %.3f ms, %lld bytes read\n", c->mat_names[i],
+                (long long)c->mats[i]->n_rows, (double)c->mats[i]->stats.ns_total / 1e6,
+                (long long)c->mats[i]->stats.counters.v[PA_CTR_BYTES_READ]);
     int rc = ex_explain(c->plan, root, analyzed, c->s->opt.dev, f);
     fclose(f);
     if (rc < 0) {
@@ -314,6 +335,7 @@ static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
                 return sq_fail(c, d->location, PA_EUNSUPPORTED, "EXPLAIN option %s is not supported", d->defname);
         }
         uint64_t t0 = pa_now_ns();
+        c->no_run = !analyze;
         if ((rc = compile(c, e->query, &root)))
             return rc;
         res->ns_plan = pa_now_ns() - t0;
@@ -384,6 +406,9 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
         res = NULL;
     }
     ex_plan_destroy(c.plan);
+    for (int i = 0; i < c.n_mats; i++)
+        ex_result_destroy(c.mats[i]);
+    pa_free(c.mats);
     sq_arena_free(&c.A);
     pg_query__parse_result__free_unpacked(tree, NULL);
     *out = res;

@@ -51,6 +51,8 @@ typedef struct sq_colstat {
     bool has_range;
     double lo, hi;            /* numbers and dates (days) */
     double ndv;               /* estimate; 0 = unknown */
+    double dict_ndv;          /* strings: estimate from dictionary page sizes (max over
+                                 row groups); 0 = none seen, -1 = some chunk has none */
 } sq_colstat;
 
 typedef struct sq_table {
@@ -123,10 +125,12 @@ typedef struct sq_col {
 typedef enum sq_lkind {
     SQ_L_SCAN, SQ_L_FILTER, SQ_L_PROJECT, SQ_L_JOIN, SQ_L_AGG, SQ_L_DISTINCT, SQ_L_SORT, SQ_L_LIMIT,
     SQ_L_UNION, SQ_L_VALUES,
+    SQ_L_ROWS,                /* a materialized WITH query's result (rows) */
 } sq_lkind;
 
 typedef enum sq_jkind {
     SQ_J_INNER, SQ_J_LEFT, SQ_J_SEMI, SQ_J_ANTI, SQ_J_MARK,
+    SQ_J_FULL,                /* lowered as LEFT join UNION ALL padded ANTI join (lower.c) */
 } sq_jkind;
 
 typedef struct sq_aggdef {
@@ -165,6 +169,8 @@ typedef struct sq_node {
     struct sq_node **ins;
     int **in_cols;
     int n_ins;
+    /* ROWS */
+    const ex_result *rows;
 } sq_node;
 
 /* ------------------------------------------------------------- subqueries */
@@ -186,7 +192,10 @@ typedef struct sq_binding {
     const char *qual;         /* table name or alias */
     const char *name;
     int col;
-    bool hidden;              /* USING duplicates: not in `*` */
+    bool hidden;              /* USING duplicates: not in `*` (but in `qual.*`) */
+    int merged;               /* USING under RIGHT/FULL: the column an unqualified
+                                 name (and `*`) reads, e.g. COALESCE(a.k, b.k);
+                                 -1: col */
 } sq_binding;
 
 typedef struct sq_scope {
@@ -200,6 +209,11 @@ typedef struct sq_cte {
     const char *name;
     PgQuery__CommonTableExpr *def;
     struct sq_cte *next;
+    /* Evaluated once, before the statement, when it is read several times
+     * and aggregates (so its result is small): see sq_cte_materialize. */
+    bool materialize;
+    ex_result *rows;          /* once run; freed with the statement (ctx->mats) */
+    const char **names;
 } sq_cte;
 
 /* --------------------------------------------------------------- context */
@@ -214,6 +228,10 @@ typedef struct sq_ctx {
     int n_cols, cap_cols;
     sq_cte *ctes;
     int depth;
+    bool no_run;              /* EXPLAIN without ANALYZE: run nothing while planning */
+    ex_result **mats;         /* materialized WITH results, freed after the statement */
+    const char **mat_names;   /* their names (arena) */
+    int n_mats, cap_mats;
 } sq_ctx;
 
 /* Record an error at loc (byte offset) and return its code. */
@@ -265,15 +283,33 @@ int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, in
 const char *sq_node_name(pgn *n);
 bool sq_is_aggregate_name(const char *fn);
 
+/* WITH queries (cte.c): decide whether q is materialized (read >= 2
+ * times in the statement text, aggregating, a host-visible device); and
+ * the relation for one reference to q: its plan inlined, or a ROWS node
+ * over its result, run on first use. */
+void sq_cte_decide(sq_ctx *c, sq_cte *q);
+int sq_cte_ref(sq_ctx *c, sq_cte *q, sq_node **out, const char ***names);
+/* Run a lowered root in the statement's session (session.c). */
+int sq_run(sq_ctx *c, ex_plan *plan, ex_op *root, ex_result **out);
+
 /* Plans (plan.c). */
 sq_node *sq_node_new(sq_ctx *c, sq_lkind k, int n_out);
 sq_node *sq_filter(sq_ctx *c, sq_node *in, sq_expr **conj, int n);
 /* Apply WHERE/HAVING conjuncts (with subqueries) on top of in. */
 int sq_apply_conjuncts(sq_ctx *c, sq_node *in, sq_expr **conj, int n, sq_node **out);
+/* WHERE conjuncts joined as SEMI/ANTI (EXISTS, NOT EXISTS, IN) whose outer
+ * columns all come from one FROM relation are joined into that relation,
+ * before join ordering (a selective IN filters its table before the big
+ * joins, TPC-H Q18). The others stay in conj (*n updated). */
+int sq_push_subqueries(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int *n);
 /* Join every subquery of e into *node; returns e reading their columns. */
 sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node);
 /* Join the relations with the conjuncts: pushdown, ordering (optimize.c). */
 int sq_join_graph(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_conj, sq_node **out);
+/* The same, also joining the WHERE subqueries in subq that sq_push_subqueries
+ * can place on one relation (after its filters); the rest stay (*n_subq). */
+int sq_join_graph_sub(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int n_conj, sq_expr **subq,
+                      int *n_subq, sq_node **out);
 double sq_estimate(sq_ctx *c, sq_node *n);
 double sq_selectivity(sq_ctx *c, const sq_expr *e, double rows);
 bool sq_node_has_col(const sq_node *n, int col);

@@ -42,9 +42,12 @@ const W = {
   fromItem: { table: 12, derived: 2 },      // what a FROM item is
   withCte: 1 / 8,                            // chance of a WITH at top level
   joinStyle: { comma: 4, explicit: 4 },      // WHERE equalities or JOIN ... ON
-  joinType: { inner: 3, left: 2 },           // for explicit joins
+  joinType: { inner: 3, left: 2, right: 1, full: 1 }, // for explicit joins
   joinUsing: 1 / 6,                          // self-join USING (col) when it fits
   onExtra: 1 / 4,                            // extra filter in a JOIN's ON
+  onExtraLeft: 1 / 3,                        // ... on a column of the left side (else the new table)
+  onNonEq: 1 / 12,                           // join on <, <=, >, <> instead of = (small inputs)
+  nestedJoin: 1 / 6,                         // the joined item is a parenthesised join of two tables
   shape: { plain: 4, grouped: 6, global: 2 },
   distinct: 1 / 8,                           // SELECT DISTINCT (plain shape)
   inSubDistinct: 1 / 5,                      // SELECT DISTINCT in an IN (subquery)
@@ -368,24 +371,48 @@ class Gen {
       const pair = [['l_partkey', 'ps_partkey', 'l_suppkey', 'ps_suppkey'], ['ps_partkey', 'l_partkey', 'ps_suppkey', 'l_suppkey']]
         .find((p) => p[0] === j.c.name && p[1] === nc.name);
       if (pair && r.chance(0.7)) cond.push(`${j.it.alias}.${pair[2]} = ${it.alias}.${pair[3]}`);
-      rows = j.est;
+      // Now and then a join on a non-equality (no hash key: a residual only).
+      if (!using && cond.length === 1 && rows * TABLES[j.name].rows <= 20000 && r.chance(W.onNonEq)) {
+        const o = r.one(['<', '<=', '>', '<>']);
+        cond[0] = cond[0].replace(' = ', ` ${o} `);
+        rows = Math.max(j.est, rows * TABLES[j.name].rows);
+      } else rows = j.est;
       if (!explicit) {
         sql += `, ${j.name} AS ${it.alias}`;
         where.push(...cond);
         continue;
       }
-      const left = r.pick(W.joinType) === 'left';
-      if (left) it.nullable = true;
+      const kind = r.pick(W.joinType);
+      let right = `${j.name} AS ${it.alias}`;
+      const rightItems = [it];
       if (using && cond.length === 1) {
-        sql += ` ${left ? 'LEFT JOIN' : r.chance(0.5) ? 'JOIN' : 'INNER JOIN'} ${j.name} AS ${it.alias} USING (${nc.name})`;
+        nullify(kind, scope.items.filter((x) => x !== it), rightItems);
+        sql += ` ${joinWord(r, kind)} ${right} USING (${nc.name})`;
         continue;
       }
+      if (r.chance(W.nestedJoin)) {
+        // (new JOIN another ON ...): the inner join's type applies first.
+        const c2 = this.joinCandidates([it], it.rows).filter((x) => x.it === it && rows * x.est / it.rows <= MAX_ROWS);
+        if (c2.length) {
+          const j2 = r.one(c2);
+          const it2 = this.baseItem(j2.name);
+          const kind2 = r.pick(W.joinType);
+          nullify(kind2, [it], [it2]);
+          right = `(${right} ${joinWord(r, kind2)} ${j2.name} AS ${it2.alias} ON ${it.alias}.${j2.c.name} = ${it2.alias}.${j2.nc.name})`;
+          scope.items.push(it2);
+          rightItems.push(it2);
+          rows = rows * Math.max(1, j2.est / it.rows);
+        }
+      }
       if (r.chance(W.onExtra)) {
-        // Columns of the new table only; the parent scope is there for naming.
-        const inner = { items: [it], parent: { items: scope.items.filter((x) => x !== it), parent: scope.parent } };
+        // Columns of one item only (the new table, or one of the left
+        // side's); the rest of the scope is there for naming.
+        const x = r.chance(W.onExtraLeft) ? r.one(scope.items.filter((y) => !rightItems.includes(y))) : it;
+        const inner = { items: [x], parent: { items: scope.items.filter((y) => y !== x), parent: scope.parent } };
         cond.push(this.pred(inner, 2, false).sql);
       }
-      sql += ` ${left ? 'LEFT JOIN' : r.chance(0.5) ? 'JOIN' : 'INNER JOIN'} ${j.name} AS ${it.alias} ON ${cond.join(' AND ')}`;
+      nullify(kind, scope.items.filter((x) => !rightItems.includes(x)), rightItems);
+      sql += ` ${joinWord(r, kind)} ${right} ON ${cond.join(' AND ')}`;
     }
     return { sql, rows };
   }
@@ -888,7 +915,11 @@ class Gen {
     }
     const a = this.select({ level: 0, noOrder: true });
     const b = this.select({ level: 0, noOrder: true, kinds: a.cols });
-    sql += `${a.sql} ${op === 'union' ? 'UNION' : 'UNION ALL'} ${b.sql}`;
+    // UNION's duplicate removal compares DOUBLEs exactly, and a DOUBLE sum or
+    // average may differ in its last bits with the order rows were added in
+    // (threads), in either engine: with a DOUBLE column it is UNION ALL.
+    const distinct = op === 'union' && !a.cols.some((c) => c.k === 'dbl');
+    sql += `${a.sql} ${distinct ? 'UNION' : 'UNION ALL'} ${b.sql}`;
     const order = { total: false, keys: [] };
     if (r.chance(0.5)) {
       const idx = r.shuffle(a.cols.map((_, i) => i));
@@ -901,6 +932,17 @@ class Gen {
   }
 }
 
+// The join keyword of kind (inner, left, right, full), with or without
+// INNER/OUTER.
+function joinWord(r, kind) {
+  if (kind === 'inner') return r.chance(0.5) ? 'JOIN' : 'INNER JOIN';
+  return `${kind.toUpperCase()}${r.chance(0.5) ? ' OUTER' : ''} JOIN`;
+}
+// Mark the items an outer join may pad with NULLs.
+function nullify(kind, leftItems, rightItems) {
+  if (kind === 'left' || kind === 'full') for (const x of rightItems) x.nullable = true;
+  if (kind === 'right' || kind === 'full') for (const x of leftItems) x.nullable = true;
+}
 function paren(e) { return /^[\w.#()']+$/.test(e.sql) ? e.sql : `(${e.sql})`; }
 function smallConst(r, want) {
   if (want === 'integer' || (want !== 'dec' && r.chance(0.6))) {

@@ -19,3 +19,12 @@ SELECT CASE WHEN SUBSTRING(r_name, 1, 2) <> 'AS' THEN 'yes' ELSE 'no' END AS c0 
 # ORDER BY ... DESC without NULLS FIRST/LAST: DuckDB puts NULLs last (its
 # default for ASC and DESC alike), Pista put them first
 SELECT c0 FROM (SELECT CASE WHEN r_regionkey < 2 THEN r_regionkey END AS c0 FROM region) AS d ORDER BY c0 DESC -- ordered
+# RIGHT JOIN ... USING (k): the name k read the left side's column (NULL on
+# unmatched right rows); it is the right side's
+SELECT r_regionkey FROM (SELECT * FROM region WHERE r_regionkey < 2) AS t1 RIGHT JOIN region AS t2 USING (r_regionkey) ORDER BY 1 -- ordered
+# t.* over a USING join left out t's own USING column
+SELECT t2.* FROM region AS t1 LEFT JOIN (SELECT * FROM region WHERE r_regionkey > 2) AS t2 USING (r_regionkey)
+# FULL JOIN (once "not supported"): padded rows of both sides, NULL keys, USING as COALESCE
+SELECT n_name, r_name FROM (SELECT * FROM nation WHERE n_nationkey < 3) AS n FULL OUTER JOIN (SELECT * FROM region WHERE r_regionkey >= 1) AS r ON n_regionkey = r_regionkey
+SELECT a.k, a.x, b.k, b.y FROM (SELECT CASE WHEN n_nationkey < 2 THEN NULL ELSE n_nationkey END AS k, n_name AS x FROM nation WHERE n_nationkey < 4) AS a FULL JOIN (SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey + 1 END AS k, r_name AS y FROM region) AS b ON a.k = b.k AND a.x <> 'BRAZIL'
+SELECT * FROM (SELECT CASE WHEN n_nationkey < 2 THEN NULL ELSE n_nationkey END AS k, n_name AS x FROM nation WHERE n_nationkey < 4) AS a FULL JOIN (SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey + 1 END AS k, r_name AS y FROM region) AS b USING (k)
