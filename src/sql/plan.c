@@ -330,7 +330,13 @@ int sq_push_subqueries(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, in
 {
     int kept = 0, rc;
     for (int i = 0; i < *n; i++) {
+        /* Only uncorrelated IN: its build side is the same wherever it goes,
+         * and its probe side is smallest on the table alone. A correlated
+         * EXISTS is better after the joins that shrink its outer side (the
+         * magic set then comes from fewer rows: Q21). */
         sq_subq *q = semi_form(conj[i]);
+        if (q && (q->kind != SQ_S_IN || q->n_corr > 0))
+            q = NULL;
         int at = -1;
         if (q && n_rels > 1) {
             /* The outer columns it reads: the IN operand's, and those of its

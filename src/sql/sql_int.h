@@ -297,10 +297,10 @@ sq_node *sq_node_new(sq_ctx *c, sq_lkind k, int n_out);
 sq_node *sq_filter(sq_ctx *c, sq_node *in, sq_expr **conj, int n);
 /* Apply WHERE/HAVING conjuncts (with subqueries) on top of in. */
 int sq_apply_conjuncts(sq_ctx *c, sq_node *in, sq_expr **conj, int n, sq_node **out);
-/* WHERE conjuncts joined as SEMI/ANTI (EXISTS, NOT EXISTS, IN) whose outer
- * columns all come from one FROM relation are joined into that relation,
- * before join ordering (a selective IN filters its table before the big
- * joins, TPC-H Q18). The others stay in conj (*n updated). */
+/* Uncorrelated `x IN (subquery)` WHERE conjuncts whose x comes from one
+ * FROM relation are SEMI-joined into that relation, before join ordering
+ * (a selective IN filters its table before the big joins, TPC-H Q18). The
+ * others stay in conj (*n updated). */
 int sq_push_subqueries(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int *n);
 /* Join every subquery of e into *node; returns e reading their columns. */
 sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node);
