@@ -269,6 +269,14 @@ int ex_hash_join_cond(ex_plan *p, ex_op *probe, ex_op *build, ex_join_type type,
                       const int *build_keys, int n_keys, const int *build_out_cols, int n_build_out,
                       ex_expr *residual, ex_op **out, pa_err *err);
 
+/* Make an INNER or LEFT join the join of a scalar subquery (the build side):
+ * building fails with PA_EINVAL "more than one row returned by a subquery
+ * used as an expression" when two build rows have equal keys (NULL keys
+ * excepted: they match nothing), or, without keys, when the build side has
+ * more than one row. A residual is not considered: the check is on the
+ * keys alone. */
+int ex_hash_join_single(ex_op *join, pa_err *err);
+
 /* --------------------------------------------------------------- running */
 
 typedef enum ex_mode {

@@ -299,6 +299,8 @@ static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
     int64_t rows = j->build->rows;
     j->build_rows = rows;
     if (j->n_keys == 0) {   /* every build row is a candidate: no table */
+        if (j->single && rows > 1)
+            return pa_error(err, PA_EINVAL, "more than one row returned by a subquery used as an expression");
         j->built = true;
         return PA_OK;
     }
@@ -337,9 +339,25 @@ static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
             rc = kn_join_build_rows(&kn, &j->table, hashes, lo, lo + n, err);
     }
     ex_free(op, hashes, hb);
+    /* The build info is complete after the last slice (the cpu device's
+     * kernels have finished; a device with asynchronous kernels syncs
+     * before the probe pipeline starts). */
+    if (rc == PA_OK && j->single && !j->info->unique)
+        rc = pa_error(err, PA_EINVAL, "more than one row returned by a subquery used as an expression");
     if (rc == PA_OK)
         j->built = true;
     return rc;
+}
+
+int ex_hash_join_single(ex_op *join, pa_err *err)
+{
+    if (!join || join->vt->kind != EX_OP_HASH_JOIN)
+        return pa_error(err, PA_EINVAL, "ex_hash_join_single: not a hash join");
+    ex__join *j = join->state;
+    if (j->type != EX_JOIN_LEFT && j->type != EX_JOIN_INNER)
+        return pa_error(err, PA_EINVAL, "ex_hash_join_single: only INNER and LEFT joins output build rows");
+    j->single = true;
+    return PA_OK;
 }
 
 static void join_destroy(ex_op *op)

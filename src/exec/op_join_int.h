@@ -78,6 +78,8 @@ typedef struct ex__join {
     ex__join_seg **segs;               /* the workers' segments, until finalize */
     int n_segs, cap_segs;
 
+    bool single;                       /* ex_hash_join_single: equal build keys are an error */
+
     /* Set by finalize. */
     bool built;
     int64_t build_rows;

@@ -364,6 +364,10 @@ static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
     ex_op *j;
     if ((rc = ex_hash_join_cond(c->plan, po, bo, jt, pki, bki, nk, bout, nbo, res, &j, c->err)))
         return rc;
+    /* A scalar subquery's rows, one per key (with a residual the keys may
+     * legitimately repeat: not checked then). */
+    if (n->single && !res && (rc = ex_hash_join_single(j, c->err)))
+        return rc;
     ex_op_set_estimate(j, n->est);
     *op = j;
     *ids = out;

@@ -263,6 +263,7 @@ static int join_subquery(sq_ctx *c, sq_node *node, sq_subq *q, sq_jkind kind, in
     if (!j)
         return c->err->code;
     j->jkind = kind;
+    j->single = q->kind == SQ_S_SCALAR;
     j->in[0] = node;
     j->in[1] = sub;
     j->conj = cond;

@@ -154,6 +154,7 @@ typedef struct sq_node {
     sq_expr **exprs;
     /* JOIN: in[0] is the left/outer side */
     sq_jkind jkind;
+    bool single;              /* a scalar subquery's join: one build row per key */
     int mark;                 /* MARK: the output id of the mark column */
     /* AGG: out = groups then aggs */
     int n_groups;

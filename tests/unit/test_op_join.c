@@ -366,6 +366,59 @@ static void test_fan_out(void **state)
     dv_close(d);
 }
 
+/* ex_hash_join_single: a build side with a repeated key (or, without keys,
+ * two rows) fails the run with the scalar-subquery error; distinct keys,
+ * NULL keys repeated, and one key-less row are fine. */
+static void single_case(dv_device *d, const int32_t *keys, const uint8_t *valid, int n, int n_keys, bool fails)
+{
+    pa_column bc[1] = {{.type = T(INTEGER), .length = n, .data = (void *)keys, .validity = (uint8_t *)valid}};
+    int32_t probe[3] = {1, 2, 3};
+    pa_column pc[1] = {{.type = T(INTEGER), .length = 3, .data = probe}};
+    const char *bn[1] = {"k"}, *pn[1] = {"pk"};
+    ex_plan *p;
+    OK(ex_plan_create(&p, &err));
+    ex_op *ps = make_src(p, pc, pn, 1, 3, 3), *bs = make_src(p, bc, bn, 1, n, n), *j;
+    const int k0[1] = {0}, out[1] = {0};
+    OK(ex_hash_join_cond(p, ps, bs, EX_JOIN_LEFT, k0, k0, n_keys, out, 1, NULL, &j, &err));
+    OK(ex_hash_join_single(j, &err));
+    ex_run_options o = {.dev = d, .mode = EX_MODE_OVERLAPPED, .threads = 2};
+    ex_result *r = NULL;
+    int rc = ex_run(p, j, &o, &r, &err);
+    if (fails) {
+        assert_int_equal(rc, PA_EINVAL);
+        assert_non_null(strstr(err.msg, "more than one row returned by a subquery"));
+        pa_err_clear(&err);
+    } else {
+        OK(rc);
+        assert_int_equal(r->n_rows, 3);
+        ex_result_destroy(r);
+    }
+    ex_plan_destroy(p);
+}
+
+static void test_single(void **state)
+{
+    dv_device *d = hj_open(0);
+    const int32_t distinct[3] = {1, 2, 5}, repeated[3] = {1, 2, 1}, nulls[3] = {0, 0, 4};
+    const uint8_t nulls_valid[1] = {0x4};   /* rows 0 and 1 NULL: never matched, not counted */
+    single_case(d, distinct, NULL, 3, 1, false);
+    single_case(d, repeated, NULL, 3, 1, true);
+    single_case(d, nulls, nulls_valid, 3, 1, false);
+    single_case(d, distinct, NULL, 1, 0, false);   /* key-less: one row */
+    single_case(d, distinct, NULL, 2, 0, true);    /* key-less: two rows */
+    ex_plan *p;
+    OK(ex_plan_create(&p, &err));
+    pa_column c1[1] = {{.type = T(INTEGER), .length = 3, .data = (void *)distinct}};
+    const char *nm[1] = {"k"};
+    ex_op *a = make_src(p, c1, nm, 1, 3, 3), *b = make_src(p, c1, nm, 1, 3, 3), *semi;
+    const int k0[1] = {0};
+    OK(ex_hash_join(p, a, b, EX_JOIN_SEMI, k0, k0, 1, NULL, 0, &semi, &err));
+    assert_int_equal(ex_hash_join_single(semi, &err), PA_EINVAL);   /* only INNER and LEFT */
+    pa_err_clear(&err);
+    ex_plan_destroy(p);
+    dv_close(d);
+}
+
 static void test_builder(void **state)
 {
     ex_plan *p;
@@ -512,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_single_key_every_type),
         cmocka_unit_test(test_two_keys_with_strings),
         cmocka_unit_test(test_fan_out),
+        cmocka_unit_test(test_single),
         cmocka_unit_test(test_builder),
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_tpch_supplier_nation_region),
