@@ -4,11 +4,16 @@
  * running the same query texts on the same Parquet files in the same run
  * (through bench/scan_vs_duckdb.mjs). Times are the best of --runs runs
  * after a warm-up run, page cache warm (both engines read the same files
- * just before). With --check DIR the results are also compared with the
- * answers in DIR/qNN.csv.
+ * just before); with --cache cold every run first drops the data files from
+ * the OS page cache and clears the footer cache (DuckDB is then not run: its
+ * times would be warm). The blk/ovl column is the blocking mode's time over
+ * the overlapped mode's. With --check DIR the results are also compared
+ * with the answers in DIR/qNN.csv.
  */
+#include "cli/bench_tpch.h"
 #include "cli/cli.h"
 #include "exec/exec.h"
+#include "storage/storage.h"
 #include "tpch/tpch.h"
 
 #include <stdio.h>
@@ -22,6 +27,7 @@ typedef struct be_opts {
     int n_modes;
     int runs;
     bool vs_duckdb, vs_explicit;
+    bool cold;
     cli_global g;
 } be_opts;
 
@@ -141,6 +147,10 @@ static int parse_args(be_opts *o, int argc, char **argv)
                 return cli_usage("bench engine: --vs duckdb|none");
             o->vs_duckdb = !strcmp(v, "duckdb");
             o->vs_explicit = true;
+        } else if (!strcmp(a, "--cache")) {
+            if (strcmp(v, "warm") && strcmp(v, "cold"))
+                return cli_usage("bench engine: --cache warm|cold");
+            o->cold = !strcmp(v, "cold");
         } else if (!strcmp(a, "--queries")) {
             o->n_queries = 0;
             char buf[128];
@@ -163,7 +173,8 @@ static int parse_args(be_opts *o, int argc, char **argv)
             }
         } else {
             return cli_usage("bench engine: unknown option '%s' (--data DIR --queries 1,3,6,18 --modes LIST "
-                             "--runs N --vs duckdb|none --check ANSWERS_DIR --threads N --device D)", a);
+                             "--runs N --cache warm|cold --vs duckdb|none --check ANSWERS_DIR --threads N --device D)",
+                             a);
         }
     }
     if (!o->data)
@@ -186,24 +197,59 @@ int cli_bench_engine(int argc, char **argv)
     int threads = o.g.threads;
     if (!threads)
         threads = dv_cpu_threads(dev) ? pa_threadpool_size(dv_cpu_threads(dev)) : 4;
-    printf("data:    %s\ndevice:  %s (%s)\nthreads: %d (pista and DuckDB)\ntimes:   best of %d after a warm-up, "
-           "page cache warm\n\n", o.data, dv_describe(dev), dv_selection(dev), threads, o.runs);
+    if (o.cold && o.vs_duckdb) {
+        if (o.vs_explicit) {
+            dv_close(dev);
+            pa_err_close(&err);
+            return cli_usage("bench engine: --vs duckdb needs a warm cache (DuckDB's runs are warm)");
+        }
+        o.vs_duckdb = false;
+    }
+    int i_ovl = -1, i_blk = -1;
+    for (int m = 0; m < o.n_modes; m++) {
+        if (o.modes[m] == EX_MODE_OVERLAPPED)
+            i_ovl = m;
+        if (o.modes[m] == EX_MODE_BLOCKING)
+            i_blk = m;
+    }
+    printf("data:    %s\ndevice:  %s (%s)\nthreads: %d (pista and DuckDB)\n", o.data, dv_describe(dev),
+           dv_selection(dev), threads);
+    if (o.cold)
+        printf("times:   best of %d runs, each after dropping every data file from the page cache "
+               "(posix_fadvise DONTNEED) and clearing the footer cache\n\n", o.runs);
+    else
+        printf("times:   best of %d after a warm-up, page cache warm\n\n", o.runs);
     printf("%-5s", "query");
     for (int m = 0; m < o.n_modes; m++)
         printf(" %11s", ex_mode_name(o.modes[m]));
-    printf(" %11s %10s %s\n", "duckdb", "x duckdb", o.check ? " answer" : "");
+    if (i_ovl >= 0 && i_blk >= 0)
+        printf(" %8s", "blk/ovl");
+    if (o.vs_duckdb)
+        printf(" %11s %10s", "duckdb", "x duckdb");
+    printf("%s\n", o.check ? " answer" : "");
     int status = 0;
     double sum_ours = 0, sum_duck = 0;
     for (int qi = 0; qi < o.n_queries && status == 0; qi++) {
         int q = o.queries[qi];
         printf("Q%-4d", q);
         fflush(stdout);
-        double first = 0, best_overlapped = 0;
+        double first = 0, best_overlapped = 0, mode_best[3] = {0};
         const char *verdict = "";
         for (int m = 0; m < o.n_modes && status == 0; m++) {
             double best = 1e30, s;
             char *csv = NULL;
-            for (int r = 0; r <= o.runs; r++) {   /* r == 0: warm-up */
+            for (int r = 0; r <= o.runs; r++) {   /* r == 0: warm-up (cold: the answer check) */
+                if (o.cold) {
+                    int64_t nf, nb, res;
+                    char why[256];
+                    if (bt_evict_dir(o.data, &nf, &nb, &res, why, sizeof why) != 0) {
+                        printf("\n");
+                        fprintf(stderr, "pista: bench engine: %s: %s\n", o.data, why);
+                        status = 1;
+                        break;
+                    }
+                    pq_meta_cache_clear();
+                }
                 if (run_once(&o, dev, q, o.modes[m], &s, r == 0 && m == 0 && o.check ? &csv : NULL, &err) != PA_OK) {
                     printf("\n");
                     status = cli_fail(&err);
@@ -221,6 +267,7 @@ int cli_bench_engine(int argc, char **argv)
             }
             if (status == 0)
                 printf(" %10.3fs", best);
+            mode_best[m] = best;
             if (m == 0)
                 first = best;
             if (o.modes[m] == EX_MODE_OVERLAPPED)
@@ -229,6 +276,8 @@ int cli_bench_engine(int argc, char **argv)
         }
         if (status != 0)
             break;
+        if (i_ovl >= 0 && i_blk >= 0)
+            printf(" %7.2fx", mode_best[i_blk] / mode_best[i_ovl]);
         double ours = best_overlapped ? best_overlapped : first;
         if (o.vs_duckdb) {
             char *sql = duckdb_sql(o.data, q, &err);
