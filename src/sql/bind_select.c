@@ -670,10 +670,73 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     return PA_OK;
 }
 
+/* A constant of type t that stands for NULL in a NULL-safe key (any value
+ * works: the key is paired with an IS NULL flag). */
+static sq_expr *null_stand_in(sq_ctx *c, pa_type t)
+{
+    ex_expr *x;
+    switch (t.id) {
+    case PA_TYPE_VARCHAR: x = ex_expr_varchar(c->plan, "", c->err); break;
+    case PA_TYPE_DATE: x = ex_expr_date(c->plan, "1970-01-01", c->err); break;
+    case PA_TYPE_BOOLEAN: x = ex_expr_bool(c->plan, false, c->err); break;
+    default: x = ex_expr_int(c->plan, 0, c->err); break;
+    }
+    sq_expr *e = x ? sq_const(c, x, -1) : NULL;
+    return e ? sq_cast(c, e, t, -1) : NULL;
+}
+
+/* INTERSECT / EXCEPT of two sides with equal column types: the distinct
+ * rows of l that have (SEMI) or have not (ANTI) an equal row in r, rows
+ * compared as IS NOT DISTINCT FROM (NULL equals NULL). Each column gives two
+ * hash keys: COALESCE(col, stand-in) and col IS NULL. */
+static sq_node *set_difference(sq_ctx *c, sq_node *l, sq_node *r, bool intersect)
+{
+    sq_node *d = sq_node_new(c, SQ_L_DISTINCT, l->n_out);
+    sq_expr **cond = sq_alloc(&c->A, (size_t)(2 * l->n_out + 1) * sizeof *cond);
+    if (!d || !cond) {
+        sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    d->in[0] = l;
+    memcpy(d->out, l->out, (size_t)l->n_out * sizeof(int));
+    d->est = sq_estimate(c, d);
+    int k = 0;
+    for (int i = 0; i < l->n_out; i++) {
+        sq_expr *key[2], *flag[2];
+        const sq_node *side[2] = {l, r};
+        for (int s = 0; s < 2; s++) {
+            sq_expr *col = sq_col_ref(c, side[s]->out[i], -1);
+            sq_expr *isn = col ? sq_make(c, SQ_E_ISNULL, 0, &col, 1, -1) : NULL;
+            sq_expr *alt = isn ? null_stand_in(c, col->type) : NULL;
+            sq_expr *cs[3] = {isn, alt, col};
+            if (!alt || !(key[s] = sq_make(c, SQ_E_CASE, 0, cs, 3, -1)))
+                return NULL;
+            flag[s] = isn;
+        }
+        if (!(cond[k++] = sq_make(c, SQ_E_CMP, EX_EQ, key, 2, -1)) ||
+            !(cond[k++] = sq_make(c, SQ_E_CMP, EX_EQ, flag, 2, -1)))
+            return NULL;
+    }
+    sq_node *j = sq_node_new(c, SQ_L_JOIN, l->n_out);
+    if (!j)
+        return NULL;
+    j->jkind = intersect ? SQ_J_SEMI : SQ_J_ANTI;
+    j->in[0] = d;
+    j->in[1] = r;
+    j->conj = cond;
+    j->n_conj = k;
+    memcpy(j->out, l->out, (size_t)l->n_out * sizeof(int));
+    j->est = sq_estimate(c, j);
+    return j;
+}
+
 static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const char ***names)
 {
-    if (s->op != PG_QUERY__SET_OPERATION__SETOP_UNION)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "INTERSECT and EXCEPT are not supported (UNION is)");
+    bool is_union = s->op == PG_QUERY__SET_OPERATION__SETOP_UNION;
+    bool intersect = s->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT;
+    const char *what = is_union ? "UNION" : intersect ? "INTERSECT" : "EXCEPT";
+    if (!is_union && s->all)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "%s ALL is not supported (%s without ALL is)", what, what);
     sq_node *l, *r;
     const char **ln, **rn;
     pgn ln_node = {0}, rn_node = {0};
@@ -686,8 +749,10 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
     if (rc)
         return rc;
     if (l->n_out != r->n_out)
-        return sq_fail(c, -1, PA_EINVAL, "each UNION query must have the same number of columns (%d and %d)", l->n_out,
-                       r->n_out);
+        return sq_fail(c, -1, PA_EINVAL, "each %s query must have the same number of columns (%d and %d)", what,
+                       l->n_out, r->n_out);
+    if (!is_union && 2 * l->n_out > 32)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "%s of more than 16 columns is not supported", what);
     sq_node *u = sq_node_new(c, SQ_L_UNION, l->n_out);
     if (!u)
         return c->err->code;
@@ -704,7 +769,7 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
         for (int i = 0; i < l->n_out; i++) {
             pa_type t;
             if (!sq_common_type(c, c->cols[l->out[i]].type, c->cols[r->out[i]].type, &t))
-                return sq_fail(c, -1, PA_EINVAL, "UNION column %d: %s and %s have no common type", i + 1,
+                return sq_fail(c, -1, PA_EINVAL, "%s column %d: %s and %s have no common type", what, i + 1,
                                pa_type_name(c->cols[l->out[i]].type.id), pa_type_name(c->cols[r->out[i]].type.id));
             sq_expr *e = sq_col_ref(c, side[k]->out[i], -1);
             sq_expr *ce = sq_cast(c, e, t, -1);
@@ -717,12 +782,25 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
         u->ins[k] = side[k];
         u->in_cols[k] = side[k]->out;
     }
-    for (int i = 0; i < l->n_out; i++)
-        if ((u->out[i] = sq_new_col(c, ln[i], c->cols[u->ins[0]->out[i]].type)) < 0)
-            return c->err->code;
-    u->est = l->est + r->est;
     sq_node *node = u;
-    if (!s->all) {
+    if (!is_union) {
+        /* The left side's columns, renamed to the left query's names. */
+        if (!(node = set_difference(c, u->ins[0], u->ins[1], intersect)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+        sq_vec ex = {0};
+        for (int i = 0; i < l->n_out; i++)
+            if ((rc = push(c, &ex, sq_col_ref(c, node->out[i], -1))))
+                return rc;
+        if (!(node = project(c, node, ex.v, ex.n, ln)))
+            return c->err->code;
+        u = node;
+    } else {
+        for (int i = 0; i < l->n_out; i++)
+            if ((u->out[i] = sq_new_col(c, ln[i], c->cols[u->ins[0]->out[i]].type)) < 0)
+                return c->err->code;
+        u->est = l->est + r->est;
+    }
+    if (is_union && !s->all) {
         sq_node *d = sq_node_new(c, SQ_L_DISTINCT, u->n_out);
         if (!d)
             return c->err->code;

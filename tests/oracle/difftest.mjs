@@ -53,7 +53,7 @@ const W = {
   inSubDistinct: 1 / 5,                      // SELECT DISTINCT in an IN (subquery)
   inSubNull: 1 / 5,                          // an IN (subquery) whose result holds NULLs
   fracConst: 1 / 10,                         // integer compared with a constant like 12.5
-  setop: { none: 14, union: 1, unionAll: 1 },
+  setop: { none: 14, union: 1, unionAll: 1, intersect: 1, except: 1 },
   nFilters: { 0: 2, 1: 4, 2: 3, 3: 1 },
   pred: {
     cmp: 8, colcmp: 2, between: 3, inList: 3, like: 3, isNull: 1,
@@ -918,8 +918,11 @@ class Gen {
     // UNION's duplicate removal compares DOUBLEs exactly, and a DOUBLE sum or
     // average may differ in its last bits with the order rows were added in
     // (threads), in either engine: with a DOUBLE column it is UNION ALL.
-    const distinct = op === 'union' && !a.cols.some((c) => c.k === 'dbl');
-    sql += `${a.sql} ${distinct ? 'UNION' : 'UNION ALL'} ${b.sql}`;
+    // INTERSECT and EXCEPT compare rows the same way (they are distinct too).
+    const exact = !a.cols.some((c) => c.k === 'dbl');
+    const word = !exact || op === 'unionAll' ? 'UNION ALL'
+      : op === 'union' ? 'UNION' : op === 'intersect' ? 'INTERSECT' : 'EXCEPT';
+    sql += `${a.sql} ${word} ${b.sql}`;
     const order = { total: false, keys: [] };
     if (r.chance(0.5)) {
       const idx = r.shuffle(a.cols.map((_, i) => i));
