@@ -505,9 +505,13 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     snprintf(lname, sizeof lname, "%s", fn ? fn : "");
     for (char *p = lname; *p; p++)
         *p = (char)tolower((unsigned char)*p);
+    if (f->over) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "window functions (%s(...) OVER ...) are not supported", lname);
+        return NULL;
+    }
     if (sq_is_aggregate_name(lname))
         return bind_agg(c, f, lname, sc, ag);
-    if (f->agg_star || f->agg_distinct || f->over) {
+    if (f->agg_star || f->agg_distinct) {
         sq_fail(c, loc, PA_EUNSUPPORTED, "%s is not an aggregate function", lname);
         return NULL;
     }

@@ -225,11 +225,11 @@ static sq_node *using_merge(sq_ctx *c, sq_node *jn, const int *lcol, const int *
  * (lb), its column and the right one. The right binding is hidden: the
  * name alone then reads the left one (set to the merged value for
  * RIGHT and FULL by the caller). */
-static int bind_using(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, int lstart, int rstart, int rend, int *lb,
-                      int *lcol, int *rcol, sq_expr ***on, int *n_on, int *cap_on)
+static int bind_using(sq_ctx *c, const char *const *names, int n_names, sq_scope *sc, int lstart, int rstart,
+                      int rend, int *lb, int *lcol, int *rcol, sq_expr ***on, int *n_on, int *cap_on)
 {
-    for (size_t u = 0; u < j->n_using_clause; u++) {
-        const char *name = lower(c, sq_node_name(j->using_clause[u]));
+    for (int u = 0; u < n_names; u++) {
+        const char *name = names[u];
         int lc = -1, rc = -1, rb = -1;
         for (int i = lstart; i < rstart; i++)
             if (!strcmp(sc->b[i].name, name) && !sc->b[i].hidden)
@@ -250,10 +250,44 @@ static int bind_using(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, int lstart,
     return PA_OK;
 }
 
+/* The USING names of a join: as written, or for NATURAL every visible
+ * column name of the left side that the right side also has (left order,
+ * once each; none is an error, as in DuckDB). */
+static int using_names(sq_ctx *c, PgQuery__JoinExpr *j, const sq_scope *sc, int lstart, int rstart, int rend,
+                       const char ***out, int *n)
+{
+    int cap = j->is_natural ? rstart - lstart : (int)j->n_using_clause;
+    const char **v = sq_alloc(&c->A, (size_t)(cap + 1) * sizeof *v);
+    if (!v)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    int k = 0;
+    if (!j->is_natural) {
+        for (size_t u = 0; u < j->n_using_clause; u++)
+            v[k++] = lower(c, sq_node_name(j->using_clause[u]));
+    } else {
+        for (int i = lstart; i < rstart; i++) {
+            const char *name = sc->b[i].name;
+            bool seen = false, right = false;
+            if (sc->b[i].hidden)
+                continue;
+            for (int q = 0; q < k && !seen; q++)
+                seen = !strcmp(v[q], name);
+            for (int r = rstart; r < rend && !right; r++)
+                right = !sc->b[r].hidden && !strcmp(sc->b[r].name, name);
+            if (!seen && right)
+                v[k++] = name;
+        }
+        if (k == 0)
+            return sq_fail(c, -1, PA_EINVAL,
+                           "no columns found to join on in NATURAL JOIN (use CROSS JOIN for a cross product)");
+    }
+    *out = v;
+    *n = k;
+    return PA_OK;
+}
+
 static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
 {
-    if (j->is_natural)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "NATURAL JOIN is not supported (use USING or ON)");
     if (j->alias)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "an alias on a join is not supported");
     bool right = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT, full = j->jointype == PG_QUERY__JOIN_TYPE__JOIN_FULL;
@@ -271,14 +305,18 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
         return rc;
     int rend = sc->n;
     sq_expr **on = NULL;
-    int n_on = 0, cap_on = 0, n_using = (int)j->n_using_clause;
+    const char **unames = NULL;
+    int n_on = 0, cap_on = 0, n_using = 0;
+    if ((j->is_natural || j->n_using_clause) &&
+        (rc = using_names(c, j, sc, lstart, rstart, rend, &unames, &n_using)))
+        return rc;
     int *lb = sq_alloc(&c->A, (size_t)(n_using + 1) * sizeof *lb);
     int *lcol = sq_alloc(&c->A, (size_t)(n_using + 1) * sizeof *lcol);
     int *rcol = sq_alloc(&c->A, (size_t)(n_using + 1) * sizeof *rcol);
     if (!lb || !lcol || !rcol)
         return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
     if (n_using) {
-        if ((rc = bind_using(c, j, sc, lstart, rstart, rend, lb, lcol, rcol, &on, &n_on, &cap_on)))
+        if ((rc = bind_using(c, unames, n_using, sc, lstart, rstart, rend, lb, lcol, rcol, &on, &n_on, &cap_on)))
             return rc;
     } else if (j->quals) {
         sq_aggctx ag = {false, false, "JOIN conditions"};

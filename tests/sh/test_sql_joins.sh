@@ -173,4 +173,19 @@ check "full join of CTEs, then using twice" \
 5|||5
 6|||6"
 
+# NATURAL: USING on every column name both sides have (k here); none is an
+# error, as in DuckDB.
+check "natural full join" \
+  "select k, n_name, r_name from (select n_regionkey as k, n_name from nation where n_nationkey < 4) a natural full join (select r_regionkey as k, r_name from region where r_regionkey > 0) b order by k, n_name" \
+"k|n_name|r_name
+0|ALGERIA|
+1|ARGENTINA|AMERICA
+1|BRAZIL|AMERICA
+1|CANADA|AMERICA
+2||ASIA
+3||EUROPE
+4||MIDDLE EAST"
+out=$("$PISTA" --data "$D" -c "select count(*) from nation natural join region" 2>&1); rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q "no columns found to join on in NATURAL JOIN"; then echo "ok   natural join without common columns"; else echo "FAIL natural without common: $out"; fail=1; fi
+
 exit $fail
