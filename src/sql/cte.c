@@ -8,7 +8,8 @@
  *    the same name overcounts, which only costs the inlining below);
  *  - it aggregates (GROUP BY, DISTINCT or an aggregate in its select list),
  *    so its result is small next to its input; a plain filter over a table
- *    stays inlined, keeping its predicates' pushdown into the scan;
+ *    stays inlined, keeping its predicates' pushdown into the scan; or it
+ *    ends in LIMIT/OFFSET, which could keep different rows in two runs;
  *  - the device is host-visible (the result is kept in host chunks);
  *  - the statement is run (EXPLAIN without ANALYZE runs nothing).
  * Materializing binds, lowers and runs the query in a plan of its own on
@@ -74,7 +75,9 @@ void sq_cte_decide(sq_ctx *c, sq_cte *q)
     int at = q->def->location;
     if (at < 0 || (size_t)at + len > tl || strncasecmp(c->text + at, q->name, len) != 0)
         return;
-    q->materialize = aggregates(body->select_stmt) && count_ident(c->text, q->name) >= 3;
+    /* A LIMIT must be materialized too: two runs may keep different rows. */
+    const PgQuery__SelectStmt *b = body->select_stmt;
+    q->materialize = (aggregates(b) || b->limit_count || b->limit_offset) && count_ident(c->text, q->name) >= 3;
 }
 
 static int materialize(sq_ctx *c, sq_cte *q)

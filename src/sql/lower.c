@@ -382,6 +382,10 @@ static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
  * (read and computed twice); lowering leaves the logical nodes unchanged. */
 static int lower_full(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
 {
+    /* Both inputs run twice; a LIMIT without ORDER BY could keep different
+     * rows each time (with ORDER BY, only rows tied at the cut could). */
+    if (sq_node_has_limit(n->in[0], true) || sq_node_has_limit(n->in[1], true))
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "FULL JOIN of a subquery with LIMIT but no ORDER BY is not supported");
     sq_node *ln = sq_alloc(&c->A, sizeof *ln), *an = sq_alloc(&c->A, sizeof *an);
     if (!ln || !an)
         return oom(c);

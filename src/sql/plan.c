@@ -94,14 +94,29 @@ sq_node *sq_filter(sq_ctx *c, sq_node *in, sq_expr **conj, int n)
  * outer columns and is not much bigger. Groups of keys not in M are never
  * joined anyway, and every row of a key in M passes, so the result is the
  * same. M is evaluated a second time (the plan becomes a DAG of logical
- * nodes; lowering makes separate operators for each use). Applied only
- * when M is estimated much smaller than the aggregate's input. */
+ * nodes; lowering makes separate operators for each use), so it must give
+ * the same rows twice: not when it holds a LIMIT (which rows survive one
+ * may differ between runs). Applied only when M is estimated much smaller
+ * than the aggregate's input. */
 static bool covers_cols(const sq_node *n, const uint8_t *set, int n_cols)
 {
     for (int i = 0; i < n_cols; i++)
         if (set[i] && !sq_node_has_col(n, i))
             return false;
     return true;
+}
+
+bool sq_node_has_limit(const sq_node *n, bool unordered_only)
+{
+    if (!n)
+        return false;
+    bool ordered = n->kind == SQ_L_SORT || (n->kind == SQ_L_LIMIT && n->in[0] && n->in[0]->kind == SQ_L_SORT);
+    if ((n->kind == SQ_L_LIMIT || (n->kind == SQ_L_SORT && n->limit >= 0)) && !(unordered_only && ordered))
+        return true;
+    for (int i = 0; i < n->n_ins; i++)
+        if (sq_node_has_limit(n->ins[i], unordered_only))
+            return true;
+    return sq_node_has_limit(n->in[0], unordered_only) || sq_node_has_limit(n->in[1], unordered_only);
 }
 
 /* The smallest good subtree of outer producing the columns in set. */
@@ -180,7 +195,7 @@ static int magic_set(sq_ctx *c, sq_node *outer, sq_subq *q)
         iset[a->groups[g]] = 1;
     }
     sq_node *m = magic_source(outer, oset, c->n_cols);
-    if (m->est * 4 > a->in[0]->est)
+    if (m->est * 4 > a->in[0]->est || sq_node_has_limit(m, false))
         return PA_OK;
     return magic_insert(c, &a->in[0], m, cond, q->n_corr, iset);
 }
@@ -223,7 +238,7 @@ static int magic_exists(sq_ctx *c, sq_node *outer, sq_subq *q)
     if (k == 0)
         return PA_OK;
     sq_node *m = magic_source(outer, oset, c->n_cols);
-    if (m->est * 4 > q->plan->est)
+    if (m->est * 4 > q->plan->est || sq_node_has_limit(m, false))
         return PA_OK;
     return magic_insert(c, &q->plan, m, cond, k, iset);
 }

@@ -314,6 +314,10 @@ int sq_join_graph_sub(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int
 double sq_estimate(sq_ctx *c, sq_node *n);
 double sq_selectivity(sq_ctx *c, const sq_expr *e, double rows);
 bool sq_node_has_col(const sq_node *n, int col);
+/* n or a node under it is a LIMIT (or top-N): its rows may differ from one
+ * evaluation to the next (parallel order; with ORDER BY only among ties).
+ * unordered_only: count only a LIMIT without ORDER BY. */
+bool sq_node_has_limit(const sq_node *n, bool unordered_only);
 bool sq_node_covers(sq_ctx *c, const sq_node *n, const sq_expr *e);
 
 /* Lowering (lower.c): the physical operator for n with its output ids in

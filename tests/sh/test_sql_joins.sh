@@ -187,5 +187,16 @@ check "natural full join" \
 4||MIDDLE EAST"
 out=$("$PISTA" --data "$D" -c "select count(*) from nation natural join region" 2>&1); rc=$?
 if [ "$rc" = 1 ] && echo "$out" | grep -q "no columns found to join on in NATURAL JOIN"; then echo "ok   natural join without common columns"; else echo "FAIL natural without common: $out"; fail=1; fi
+out=$("$PISTA" --data "$D" -c "select count(*) from (select * from nation limit 5) a full join region on n_regionkey = r_regionkey" 2>&1); rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q "FULL JOIN of a subquery with LIMIT but no ORDER BY is not supported"; then echo "ok   full join of an unordered LIMIT refused"; else echo "FAIL full join of a LIMIT: $out"; fail=1; fi
+check "full join of an ordered LIMIT" \
+  "select n_nationkey, r_name from (select * from nation order by n_nationkey limit 3) a full join region on n_regionkey = r_regionkey order by r_name, n_nationkey" \
+"n_nationkey|r_name
+0|AFRICA
+1|AMERICA
+2|AMERICA
+|ASIA
+|EUROPE
+|MIDDLE EAST"
 
 exit $fail

@@ -52,6 +52,12 @@ check "not aggregating: rows" "n
 10" "$(q "$plain")"
 hasnt "not aggregating: inlined (predicates reach the scan)" "evaluated once" "$(q "explain analyze $plain")"
 
+# A WITH ending in LIMIT is evaluated once: both references see the same rows.
+lim="with t as (select n_nationkey as k from nation limit 5) select count(*) as n from t a join t b on a.k = b.k"
+check "LIMIT WITH joined with itself" "n
+5" "$(q "$lim")"
+has "LIMIT WITH evaluated once" "with: t evaluated once" "$(q "explain analyze $lim")"
+
 # An error inside a materialized WITH names what was wrong, with its position.
 out=$(q "with r as (select n_regionkey, count(*) as c from nation group by n_regionky) select * from r a, r b"); rc=$?
 check "error in WITH exits 1" "1" "$rc"
