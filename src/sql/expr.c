@@ -398,11 +398,11 @@ bool sq_common_type(sq_ctx *c, pa_type a, pa_type b, pa_type *out)
 }
 
 /* Disjuncts of an OR tree. */
-static int disjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap)
+int sq_disjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap)
 {
     if (e->kind == SQ_E_OR) {
-        int rc = disjuncts(c, e->args[0], v, n, cap);
-        return rc ? rc : disjuncts(c, e->args[1], v, n, cap);
+        int rc = sq_disjuncts(c, e->args[0], v, n, cap);
+        return rc ? rc : sq_disjuncts(c, e->args[1], v, n, cap);
     }
     /* sq_conjuncts appends without splitting when e is not an AND. */
     if (*n == *cap) {
@@ -423,7 +423,7 @@ int sq_factor_or(sq_ctx *c, sq_expr *e, sq_expr ***out, int *n_out, int *cap_out
 {
     sq_expr **d = NULL;
     int nd = 0, capd = 0, rc;
-    if (e->kind != SQ_E_OR || (rc = disjuncts(c, e, &d, &nd, &capd)))
+    if (e->kind != SQ_E_OR || (rc = sq_disjuncts(c, e, &d, &nd, &capd)))
         return sq_conjuncts(c, e, out, n_out, cap_out);
     /* Conjunct lists of every disjunct. */
     sq_expr ***cj = sq_alloc(&c->A, (size_t)nd * sizeof *cj);

@@ -234,27 +234,6 @@ static sq_node *make_join(sq_ctx *c, sq_node *a, sq_node *b, sq_expr **conj, int
     return j;
 }
 
-/* Branches of an OR tree, appended to v. */
-static int or_branches(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap)
-{
-    if (e->kind == SQ_E_OR) {
-        int rc = or_branches(c, e->args[0], v, n, cap);
-        return rc ? rc : or_branches(c, e->args[1], v, n, cap);
-    }
-    if (*n == *cap) {
-        int nc = *cap ? 2 * *cap : 8;
-        sq_expr **nv = sq_alloc(&c->A, (size_t)nc * sizeof *nv);
-        if (!nv)
-            return sq_fail(c, -1, PA_ENOMEM, "planning: out of memory");
-        if (*n)
-            memcpy(nv, *v, (size_t)*n * sizeof *nv);
-        *v = nv;
-        *cap = nc;
-    }
-    (*v)[(*n)++] = e;
-    return PA_OK;
-}
-
 /* An OR over several relations implies, for each relation that every
  * branch restricts, the OR of those restrictions: TPC-H Q19's
  * (p_brand = .. AND p_size .. AND l_quantity ..) OR (...) gives part a
@@ -273,7 +252,7 @@ static int derive_or_filters(sq_ctx *c, sq_node **rels, int n_rels, sq_expr ***c
             continue;
         sq_expr **br = NULL;
         int nb = 0, cb = 0, rc;
-        if ((rc = or_branches(c, e, &br, &nb, &cb)))
+        if ((rc = sq_disjuncts(c, e, &br, &nb, &cb)))
             return rc;
         for (int r = 0; r < n_rels; r++) {
             if (!(m >> r & 1))

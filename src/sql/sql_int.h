@@ -258,6 +258,8 @@ bool sq_expr_has(const sq_expr *e, sq_ekind k);
 /* Split an AND tree into conjuncts (appended to *v, *n, *cap). */
 int sq_conjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap);
 sq_expr *sq_and_all(sq_ctx *c, sq_expr **v, int n);
+/* Split an OR tree into disjuncts (appended to *v, *n, *cap). */
+int sq_disjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap);
 /* Conjuncts of e, with (A AND B) OR (A AND C) factored into A and
  * (B OR C), so a join condition repeated in every branch becomes a key. */
 int sq_factor_or(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap);
