@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "io_testutil.h"
 #include "storage/storage.h"
 #include "storage/io_int.h"   /* test hooks only */
 
@@ -29,15 +30,6 @@
 static char g_path[256];
 static uint8_t *g_data;          /* the file's contents */
 static char g_dir[256];
-static int64_t g_mem_before;
-
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static const char *tmpdir(void)
 {
@@ -48,45 +40,14 @@ static const char *tmpdir(void)
 static int group_setup(void **state)
 {
     snprintf(g_path, sizeof g_path, "%s/pista_test_io_XXXXXX", tmpdir());
-    int fd = mkstemp(g_path);
-    if (fd < 0)
-        return -1;
-    g_data = malloc(FILE_SIZE);
-    uint64_t seed = 7;
-    for (size_t i = 0; i < FILE_SIZE; i += 8) {
-        uint64_t v = rng(&seed);
-        memcpy(g_data + i, &v, FILE_SIZE - i < 8 ? FILE_SIZE - i : 8);
-    }
-    ssize_t n = write(fd, g_data, FILE_SIZE);
-    close(fd);
     snprintf(g_dir, sizeof g_dir, "%s", tmpdir());
-    return n == (ssize_t)FILE_SIZE ? 0 : -1;
+    return iot_write_file(g_path, FILE_SIZE, 7, &g_data);
 }
 
 static int group_teardown(void **state)
 {
     unlink(g_path);
     free(g_data);
-    return 0;
-}
-
-/* Every test must give back all host memory it took through pa_malloc. */
-static int mem_setup(void **state)
-{
-    pa_mem_stats m;
-    pa_host_mem_stats(&m);
-    g_mem_before = m.current;
-    return 0;
-}
-
-static int mem_teardown(void **state)
-{
-    pa_mem_stats m;
-    pa_host_mem_stats(&m);
-    if (m.current != g_mem_before) {
-        print_error("leaked %lld bytes of host memory\n", (long long)(m.current - g_mem_before));
-        return -1;
-    }
     return 0;
 }
 
@@ -162,10 +123,10 @@ static void test_random_ranges(void **state)
     pa_counters_snapshot(&before);
     uint64_t seed = 99, total = 0;
     for (int i = 0; i < N; i++) {
-        uint64_t off = rng(&seed) % FILE_SIZE;
-        size_t len = (size_t)(rng(&seed) % (300 * KiB));
+        uint64_t off = iot_rng(&seed) % FILE_SIZE;
+        size_t len = (size_t)(iot_rng(&seed) % (300 * KiB));
         if (i % 10 == 0)
-            len = (size_t)(rng(&seed) % 100);   /* some tiny ones, some empty */
+            len = (size_t)(iot_rng(&seed) % 100);   /* some tiny ones, some empty */
         if (off + len > FILE_SIZE)
             len = (size_t)(FILE_SIZE - off);
         bufs[i] = malloc(len + 1);
@@ -241,8 +202,8 @@ static void *submitter_main(void *arg)
     const char *fail = NULL;
     for (int round = 0; round < ROUNDS && !fail; round++) {
         for (int i = 0; i < BATCH; i++) {
-            uint64_t off = rng(&seed) % FILE_SIZE;
-            size_t len = (size_t)(rng(&seed) % (200 * KiB));
+            uint64_t off = iot_rng(&seed) % FILE_SIZE;
+            size_t len = (size_t)(iot_rng(&seed) % (200 * KiB));
             if (off + len > FILE_SIZE)
                 len = (size_t)(FILE_SIZE - off);
             bufs[i] = malloc(len ? len : 1);
@@ -776,8 +737,8 @@ static void test_plan_then_read(void **state)
     io_range r[N];
     uint64_t seed = 5;
     for (int i = 0; i < N; i++) {
-        r[i].offset = rng(&seed) % (FILE_SIZE - 20000);
-        r[i].length = rng(&seed) % 20000;
+        r[i].offset = iot_rng(&seed) % (FILE_SIZE - 20000);
+        r[i].length = iot_rng(&seed) % 20000;
     }
     io_plan p;
     io_plan_options po = {.max_gap = 4096, .max_read = 512 * KiB};
@@ -803,13 +764,13 @@ static void test_plan_then_read(void **state)
 
 /* Each engine test twice, named after its backend. */
 #define BOTH(fn)                                                                                  \
-    {#fn "(pread)", fn, mem_setup, mem_teardown, (void *)"pread"},                                \
-        {#fn "(uring)", fn, mem_setup, mem_teardown, (void *)"uring"}
+    {#fn "(pread)", fn, iot_mem_setup, iot_mem_teardown, (void *)"pread"},                                \
+        {#fn "(uring)", fn, iot_mem_setup, iot_mem_teardown, (void *)"uring"}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_auto_fallback, mem_setup, mem_teardown),
+        cmocka_unit_test_setup_teardown(test_auto_fallback, iot_mem_setup, iot_mem_teardown),
         BOTH(test_random_ranges),
         BOTH(test_concurrent_submitters),
         BOTH(test_direct_odd),
@@ -820,7 +781,7 @@ int main(void)
         BOTH(test_destroy_in_flight),
         BOTH(test_alloc_failures),
         BOTH(test_plan_then_read),
-        cmocka_unit_test_setup_teardown(test_shared_engine, mem_setup, mem_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_engine, iot_mem_setup, iot_mem_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

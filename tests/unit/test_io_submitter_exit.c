@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "io_testutil.h"
 #include "storage/storage.h"
 
 #define MiB (1024u * 1024u)
@@ -37,15 +38,6 @@
 
 static char g_path[512];
 static uint8_t *g_data;
-static int64_t g_mem_before;
-
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* A disk-backed directory: the build tree (ctest's working directory) unless
  * TMPDIR is set; /tmp may be a tmpfs, whose pages cannot be evicted. */
@@ -58,47 +50,18 @@ static const char *test_dir(void)
 static int group_setup(void **state)
 {
     snprintf(g_path, sizeof g_path, "%s/pista_test_io_exit_XXXXXX", test_dir());
-    int fd = mkstemp(g_path);
-    if (fd < 0) {   /* a read-only working directory */
-        snprintf(g_path, sizeof g_path, "/tmp/pista_test_io_exit_XXXXXX");
-        fd = mkstemp(g_path);
-    }
-    if (fd < 0)
-        return -1;
-    g_data = malloc(FILE_SIZE);
-    uint64_t seed = 11;
-    for (size_t i = 0; i < FILE_SIZE; i += 8) {
-        uint64_t v = rng(&seed);
-        memcpy(g_data + i, &v, 8);
-    }
-    ssize_t n = write(fd, g_data, FILE_SIZE);
-    close(fd);
-    return n == (ssize_t)FILE_SIZE ? 0 : -1;
+    if (iot_write_file(g_path, FILE_SIZE, 11, &g_data) == 0)
+        return 0;
+    free(g_data);   /* a read-only working directory: /tmp */
+    g_data = NULL;
+    snprintf(g_path, sizeof g_path, "/tmp/pista_test_io_exit_XXXXXX");
+    return iot_write_file(g_path, FILE_SIZE, 11, &g_data);
 }
 
 static int group_teardown(void **state)
 {
     unlink(g_path);
     free(g_data);
-    return 0;
-}
-
-static int mem_setup(void **state)
-{
-    pa_mem_stats m;
-    pa_host_mem_stats(&m);
-    g_mem_before = m.current;
-    return 0;
-}
-
-static int mem_teardown(void **state)
-{
-    pa_mem_stats m;
-    pa_host_mem_stats(&m);
-    if (m.current != g_mem_before) {
-        print_error("leaked %lld bytes of host memory\n", (long long)(m.current - g_mem_before));
-        return -1;
-    }
     return 0;
 }
 
@@ -218,8 +181,8 @@ static void test_submitter_exits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        {"test_submitter_exits(uring)", test_submitter_exits, mem_setup, mem_teardown, (void *)"uring"},
-        {"test_submitter_exits(pread)", test_submitter_exits, mem_setup, mem_teardown, (void *)"pread"},
+        {"test_submitter_exits(uring)", test_submitter_exits, iot_mem_setup, iot_mem_teardown, (void *)"uring"},
+        {"test_submitter_exits(pread)", test_submitter_exits, iot_mem_setup, iot_mem_teardown, (void *)"pread"},
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
