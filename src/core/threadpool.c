@@ -133,13 +133,18 @@ int pa_threadpool_size(const pa_threadpool *tp) { return tp->n; }
 /* --------------------------------------------------------- parallel loop
  *
  * pa_parallel_for: workers take indexes from one atomic counter; the caller
- * works too and then waits for the helpers it managed to submit. */
+ * works too, then waits only for the helpers that started. A helper still
+ * queued behind other tasks when the caller is done finds nothing to do and
+ * leaves at once, so the caller never waits for the pool to get round to
+ * it. The loop's state is shared by reference count, since such a helper
+ * may run after the caller returned. */
 
 typedef struct pfor {
     void (*fn)(void *ctx, size_t i);
     void *ctx;
     size_t n, next;        /* next: atomic */
-    int helpers;           /* guarded by mu */
+    int refs, active;      /* guarded by mu */
+    bool done;             /* the caller finished its part (under mu) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } pfor;
@@ -154,45 +159,69 @@ static void pfor_work(pfor *p)
     }
 }
 
+/* Drop a reference (with mu held; unlocks it). */
+static void pfor_unref(pfor *p)
+{
+    bool last = --p->refs == 0;
+    pthread_mutex_unlock(&p->mu);
+    if (last) {
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->cv);
+        pa_free(p);
+    }
+}
+
 static void pfor_helper(void *arg)
 {
     pfor *p = arg;
+    pthread_mutex_lock(&p->mu);
+    if (p->done) {
+        pfor_unref(p);
+        return;
+    }
+    p->active++;
+    pthread_mutex_unlock(&p->mu);
     pfor_work(p);
     pthread_mutex_lock(&p->mu);
-    if (--p->helpers == 0)
+    if (--p->active == 0 && p->done)
         pthread_cond_signal(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    pfor_unref(p);
 }
 
 void pa_parallel_for(pa_threadpool *tp, size_t n, void (*fn)(void *ctx, size_t i), void *ctx)
 {
-    if (!tp || n <= 1) {
+    pfor *p = tp && n > 1 ? pa_calloc(1, sizeof *p) : NULL;
+    if (!p) {   /* one thread, one index, or no memory: the caller alone */
         for (size_t i = 0; i < n; i++)
             fn(ctx, i);
         return;
     }
-    pfor p = {fn, ctx, n, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    p->fn = fn;
+    p->ctx = ctx;
+    p->n = n;
+    p->refs = 1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
     /* The caller works too: a pool of N threads gives N workers in all, so
      * a device opened with cpu_threads = N decodes on N cores. */
     size_t want = (size_t)pa_threadpool_size(tp) - 1;
     if (want > n - 1)
         want = n - 1;
     for (size_t k = 0; k < want; k++) {
-        pthread_mutex_lock(&p.mu);
-        p.helpers++;
-        pthread_mutex_unlock(&p.mu);
-        if (pa_threadpool_submit(tp, pfor_helper, &p) != PA_OK) {
-            pthread_mutex_lock(&p.mu);
-            p.helpers--;
-            pthread_mutex_unlock(&p.mu);
+        pthread_mutex_lock(&p->mu);
+        p->refs++;
+        pthread_mutex_unlock(&p->mu);
+        if (pa_threadpool_submit(tp, pfor_helper, p) != PA_OK) {
+            pthread_mutex_lock(&p->mu);
+            p->refs--;
+            pthread_mutex_unlock(&p->mu);
             break;   /* the caller does the rest */
         }
     }
-    pfor_work(&p);
-    pthread_mutex_lock(&p.mu);
-    while (p.helpers > 0)
-        pthread_cond_wait(&p.cv, &p.mu);
-    pthread_mutex_unlock(&p.mu);
-    pthread_mutex_destroy(&p.mu);
-    pthread_cond_destroy(&p.cv);
+    pfor_work(p);
+    pthread_mutex_lock(&p->mu);
+    p->done = true;
+    while (p->active > 0)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pfor_unref(p);
 }
