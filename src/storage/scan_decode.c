@@ -48,6 +48,7 @@ typedef struct dcol {
 
 typedef struct dec {
     pq_scan *s;
+    scan_wctx *w;             /* the decoder: its pool and reused buffers */
     scan_unit *u;
     dcol *cols;
     dpage *pages;
@@ -109,8 +110,8 @@ static int track(void ***list, size_t *n, size_t *cap, void *p)
 }
 
 /* Working memory given back with the unit: buffers go to the scan's pool
- * (s->pool, scan thread and this unit's tasks only, under x->mu) so the
- * next unit reuses pages already faulted in. */
+ * (s->pool, under s->pool_mu: units may decode at once) so the next unit
+ * reuses pages already faulted in. */
 static void *pool_take(pq_scan *s, size_t size, size_t *cap)
 {
     int best = -1;
@@ -154,9 +155,9 @@ static int host_alloc(dec *x, size_t size, void **out, pa_err *err)
     if (!size)
         size = 1;
     size_t cap = size;
-    pthread_mutex_lock(&x->mu);   /* page tasks allocate concurrently */
+    pthread_mutex_lock(&x->s->pool_mu);
     void *p = pool_take(x->s, size, &cap);
-    pthread_mutex_unlock(&x->mu);
+    pthread_mutex_unlock(&x->s->pool_mu);
     if (!p)
         p = pa_malloc(size);
     pthread_mutex_lock(&x->mu);
@@ -355,17 +356,17 @@ static int prepare_pages(dec *x, pa_err *err)
             p->data_len = p->body_len;
         }
     }
-    if (scratch > x->s->scratch_cap) {
-        /* The scan's arena, reused by every unit: its pages stay mapped
-         * and partly cached from one row group to the next. */
-        pa_free(x->s->scratch);
-        x->s->scratch_cap = 0;
-        if (!(x->s->scratch = pa_malloc((size_t)scratch)))
+    if (scratch > x->w->scratch_cap) {
+        /* The decoder's arena, reused by each unit it decodes: its pages
+         * stay mapped and partly cached from one row group to the next. */
+        pa_free(x->w->scratch);
+        x->w->scratch_cap = 0;
+        if (!(x->w->scratch = pa_malloc((size_t)scratch)))
             return pa_error(err, PA_ENOMEM, "%s: row group %u: out of host memory (%llu bytes)",
                             SCAN_WHERE(x->s, x->u), (unsigned long long)scratch);
-        x->s->scratch_cap = scratch;
+        x->w->scratch_cap = scratch;
     }
-    x->scratch = x->s->scratch;
+    x->scratch = x->w->scratch;
     for (size_t i = 0; i < x->n_pages; i++)
         if (x->pages[i].compressed) {
             x->pages[i].data = x->scratch + x->pages[i].pos;
@@ -554,7 +555,7 @@ static int decode_pages(dec *x, pa_err *err)
     }
     first[n] = x->n_pages;
     group_ctx gc = {x, first};
-    pa_parallel_for(x->s->tp, n, decode_group, &gc);
+    pa_parallel_for(x->w->tp, n, decode_group, &gc);
     pa_free(first);
     return batch_result(x, err);
 }
@@ -772,7 +773,7 @@ static int decode_by_column(dec *x, pa_err *err)
     for (size_t k = 0; k < n; k++)
         order[k] = (int)pairs[2 * k + 1];
     column_ctx cc = {x, order};
-    pa_parallel_for(s->tp, n, column_task, &cc);
+    pa_parallel_for(x->w->tp, n, column_task, &cc);
     pa_free(pairs);
     pa_free(order);
     return batch_result(x, err);
@@ -782,7 +783,7 @@ static int decode_by_column(dec *x, pa_err *err)
 static bool by_column(const dec *x)
 {
     const pq_scan *s = x->s;
-    int used = 0, workers = s->tp ? pa_threadpool_size(s->tp) : 1;
+    int used = 0, workers = x->w->tp ? pa_threadpool_size(x->w->tp) : 1;
     for (int r = 0; r < s->n_rcols; r++)
         used += x->cols[r].used;
     return workers <= 1 || used >= 2 * workers;
@@ -920,11 +921,12 @@ static int setup_columns(dec *x, pa_err *err)
     return PA_OK;
 }
 
-int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
+int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa_err *err)
 {
     dec x;
     memset(&x, 0, sizeof x);
     x.s = s;
+    x.w = w;
     x.u = u;
     pthread_mutex_init(&x.mu, NULL);
     *out = NULL;
@@ -944,12 +946,12 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
     if (by_column(&x)) {
         PA_TRY(rc = decode_by_column(&x, err));   /* its time counts as decoding */
     } else {
-        pa_parallel_for(s->tp, x.n_pages, decompress_task, &x);
+        pa_parallel_for(w->tp, x.n_pages, decompress_task, &x);
         PA_TRY(rc = batch_result(&x, err));
         t1 = pa_now_ns();
-        pa_parallel_for(s->tp, x.n_pages, dict_task, &x);
+        pa_parallel_for(w->tp, x.n_pages, dict_task, &x);
         PA_TRY(rc = batch_result(&x, err));
-        pa_parallel_for(s->tp, x.n_pages, measure_task, &x);
+        pa_parallel_for(w->tp, x.n_pages, measure_task, &x);
         PA_TRY(rc = batch_result(&x, err));
         for (int r = 0; r < s->n_rcols; r++)
             if (x.cols[r].used)
@@ -970,7 +972,7 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
     }
     for (int r = 0; r < s->n_rcols; r++)
         dc[r] = x.cols[r].used ? &x.cols[r].d : NULL;
-    rc = scan__select(s, u, dc, &sel, &n, err);
+    rc = scan__select(s, w, u, dc, &sel, &n, err);
     pa_free(dc);
     if (rc != PA_OK)
         goto fail;
@@ -980,7 +982,7 @@ int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err)
         for (int r = 0; r < s->n_rcols; r++)
             if (x.cols[r].used && x.cols[r].output)
                 ccols[k++] = r;
-        pa_parallel_for(s->tp, k, compact_task, &cc);
+        pa_parallel_for(w->tp, k, compact_task, &cc);
     }
     pthread_mutex_lock(&s->mu);
     s->stats.ns_decompress += t1 - t0;
@@ -1001,8 +1003,10 @@ done:
             pa_free(x.cols[r].d.segs);
         }
     pa_free(x.cols);
+    pthread_mutex_lock(&s->pool_mu);
     for (size_t i = 0; i < x.n_host; i++)
         pool_give(s, x.host[i], x.host_size[i]);
+    pthread_mutex_unlock(&s->pool_mu);
     pa_free(x.host);
     pa_free(x.host_size);
     for (size_t i = 0; i < x.n_pinned; i++)

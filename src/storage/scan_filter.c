@@ -210,7 +210,7 @@ static uint64_t step_span(const fstep *st, const uint32_t *in, uint32_t first, u
 /* The steps of the filter, most selective first (by the pass rates seen in
  * earlier units of this scan; plan order until then). Returns how many, or
  * -1 when no row can pass. */
-static int build_steps(pq_scan *s, scan_dcol *const *cols, fstep *steps)
+static int build_steps(pq_scan *s, scan_dcol *const *cols, const double *rate, fstep *steps)
 {
     int n = 0;
     for (int k = 0; k < s->n_preds; k++) {
@@ -242,11 +242,11 @@ static int build_steps(pq_scan *s, scan_dcol *const *cols, fstep *steps)
     }
     for (int i = 1; i < n; i++) {   /* insertion sort by pass rate (stable) */
         fstep t = steps[i];
-        double rt = s->pred_in && s->pred_in[t.k] ? (double)s->pred_out[t.k] / (double)s->pred_in[t.k] : 1.0;
+        double rt = rate[t.k];
         int j = i;
         while (j > 0) {
             const fstep *q = &steps[j - 1];
-            double rq = s->pred_in && s->pred_in[q->k] ? (double)s->pred_out[q->k] / (double)s->pred_in[q->k] : 1.0;
+            double rq = rate[q->k];
             if (rq <= rt)
                 break;
             steps[j] = steps[j - 1];
@@ -257,20 +257,36 @@ static int build_steps(pq_scan *s, scan_dcol *const *cols, fstep *steps)
     return n;
 }
 
-/* The selection buffer is the scan's, kept from unit to unit (the scan
- * thread alone uses it), so its pages are faulted in once. */
-static uint32_t *sel_buffer(pq_scan *s, uint64_t count)
+/* The selection buffer is the decoder's, kept from unit to unit, so its
+ * pages are faulted in once. */
+static uint32_t *sel_buffer(scan_wctx *w, uint64_t count)
 {
     if (count < 1)
         count = 1;
-    if (count > s->sel_cap) {
-        pa_free(s->sel_buf);
-        s->sel_cap = 0;
-        if (!(s->sel_buf = pa_malloc((size_t)count * sizeof *s->sel_buf)))
+    if (count > w->sel_cap) {
+        pa_free(w->sel_buf);
+        w->sel_cap = 0;
+        if (!(w->sel_buf = pa_malloc((size_t)count * sizeof *w->sel_buf)))
             return NULL;
-        s->sel_cap = count;
+        w->sel_cap = count;
     }
-    return s->sel_buf;
+    return w->sel_buf;
+}
+
+/* Each predicate's pass rate so far (1 before any row), under the lock:
+ * units decoding at once share the counts. */
+static bool pass_rates(pq_scan *s, double *rate)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->pred_in) {
+        s->pred_in = pa_calloc((size_t)s->n_preds, sizeof *s->pred_in);
+        s->pred_out = pa_calloc((size_t)s->n_preds, sizeof *s->pred_out);
+    }
+    bool ok = s->pred_in && s->pred_out;
+    for (int k = 0; ok && k < s->n_preds; k++)
+        rate[k] = s->pred_in[k] ? (double)s->pred_out[k] / (double)s->pred_in[k] : 1.0;
+    pthread_mutex_unlock(&s->mu);
+    return ok;
 }
 
 /* The rows of a unit are filtered in up to SEL_SLICES slices of row ids,
@@ -356,7 +372,7 @@ static void select_task(void *ctx, size_t idx)
     sl->n = m;
 }
 
-int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **sel, uint64_t *n,
+int scan__select(pq_scan *s, scan_wctx *w, scan_unit *u, scan_dcol *const *cols, uint32_t **sel, uint64_t *n,
                  pa_err *err)
 {
     bool filter = s->opt.filter_rows && s->n_preds > 0;
@@ -367,23 +383,24 @@ int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **se
     uint64_t count = 0;
     for (uint32_t k = 0; k < u->rows.n; k++)
         count += (uint64_t)(u->rows.hi[k] - u->rows.lo[k]);
-    uint32_t *out = sel_buffer(s, count);
+    uint32_t *out = sel_buffer(w, count);
     fstep *steps = NULL;
+    double *rate = NULL;
     int n_steps = 0;
     if (out && filter) {
-        if (!s->pred_in) {
-            s->pred_in = pa_calloc((size_t)s->n_preds, sizeof *s->pred_in);
-            s->pred_out = pa_calloc((size_t)s->n_preds, sizeof *s->pred_out);
-        }
         steps = pa_malloc((size_t)s->n_preds * sizeof *steps);
-        if (!s->pred_in || !s->pred_out || !steps)
+        rate = pa_malloc((size_t)s->n_preds * sizeof *rate);
+        if (!steps || !rate || !pass_rates(s, rate))
             out = NULL;
     }
     if (!out) {
         pa_free(steps);
+        pa_free(rate);
         return pa_error(err, PA_ENOMEM, "%s: row group %u: out of memory for the row selection", SCAN_WHERE(s, u));
     }
-    if (filter && (n_steps = build_steps(s, cols, steps)) < 0) {   /* no row can pass */
+    n_steps = filter ? build_steps(s, cols, rate, steps) : 0;
+    pa_free(rate);
+    if (n_steps < 0) {   /* no row can pass */
         pa_free(steps);
         *sel = out;
         *n = 0;
@@ -395,7 +412,7 @@ int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **se
             for (int64_t r = u->rows.lo[k]; r < u->rows.hi[k]; r++)
                 out[m++] = (uint32_t)r;
     } else {   /* slices of the rows filtered in parallel, then joined */
-        int workers = s->tp ? pa_threadpool_size(s->tp) : 1;
+        int workers = w->tp ? pa_threadpool_size(w->tp) : 1;
         int n_sl = count >= 65536 && workers > 1 ? (workers < SEL_SLICES ? workers : SEL_SLICES) : 1;
         sel_ctx sc = {u, steps, n_steps, out, {{0}}, n_sl};
         int64_t lo = u->rows.lo[0], hi = u->rows.hi[u->rows.n - 1];
@@ -416,7 +433,7 @@ int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **se
             }
         }
         if (n_sl > 1)
-            pa_parallel_for(s->tp, (size_t)n_sl, select_task, &sc);
+            pa_parallel_for(w->tp, (size_t)n_sl, select_task, &sc);
         else
             select_task(&sc, 0);
         for (int i = 0; i < n_sl; i++) {
@@ -429,11 +446,14 @@ int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **se
             if (m != sl->at)
                 memmove(out + m, out + sl->at, (size_t)sl->n * sizeof *out);
             m += sl->n;
-            for (int j = 0; j < n_steps && j < SEL_STEPS; j++) {
-                s->pred_in[steps[j].k] += sl->in[j];
-                s->pred_out[steps[j].k] += sl->out[j];
-            }
         }
+        pthread_mutex_lock(&s->mu);
+        for (int i = 0; i < n_sl; i++)
+            for (int j = 0; j < n_steps && j < SEL_STEPS; j++) {
+                s->pred_in[steps[j].k] += sc.sl[i].in[j];
+                s->pred_out[steps[j].k] += sc.sl[i].out[j];
+            }
+        pthread_mutex_unlock(&s->mu);
     }
     pa_free(steps);
     if (u->all_rows && m == (uint64_t)u->num_rows)   /* nothing dropped: no compaction */

@@ -145,7 +145,27 @@ typedef struct scan_unit {
     int status;            /* first failed read's status (guarded by scan->mu) */
     pa_err err;            /* read errors */
     uint64_t t_submit, t_done;
+    /* Parallel decoding (scan_run.c): guarded by scan->mu. */
+    int dstate;            /* SCAN_D_* */
+    int drc;               /* the decode's status, its message in err */
+    dv_chunk *chunk;       /* the decoded chunk, waiting for its turn */
 } scan_unit;
+
+enum { SCAN_D_WAITING, SCAN_D_RUNNING, SCAN_D_DONE };
+
+/* What one decoder keeps for itself: the pool its page batches run on
+ * (NULL: the decoding thread alone) and buffers reused from unit to unit,
+ * so their pages are faulted in once. */
+typedef struct scan_wctx {
+    pa_threadpool *tp;
+    uint8_t *scratch;      /* decompressed pages of the unit being decoded */
+    uint64_t scratch_cap;
+    uint32_t *sel_buf;     /* the row selection of the unit being filtered */
+    uint64_t sel_cap;
+    bool busy;             /* a pool decoder with a task under way (under scan->mu) */
+    struct pq_scan *s;     /* pool decoders: the task's scan and unit */
+    uint32_t unit;
+} scan_wctx;
 
 #define SCAN_POOL_MAX 32
 
@@ -178,11 +198,13 @@ struct pq_scan {
     int final_rc;
 
     pq_scan_stats stats;   /* guarded by mu while the thread runs */
-    uint8_t *scratch;      /* decompressed pages of the unit being decoded (scan thread) */
-    uint64_t scratch_cap;
-    uint32_t *sel_buf;     /* the row selection of the unit being filtered (scan thread) */
-    uint64_t sel_cap;
-    uint64_t *pred_in, *pred_out;   /* per predicate: rows tested / passed so far (scan thread) */
+    scan_wctx *wctx;       /* decoders: n_wctx units decode at once */
+    int n_wctx;
+    int decoding;          /* pool decoders busy (under mu) */
+    bool hold;             /* read_first: no decoding until every read is done (under mu) */
+    uint32_t win_lo, win_hi;   /* units [win_lo, win_hi) were submitted and not yet pushed (under mu) */
+    uint64_t *pred_in, *pred_out;   /* per predicate: rows tested / passed so far (under mu) */
+    pthread_mutex_t pool_mu;        /* guards the pool */
     void *pool[SCAN_POOL_MAX];      /* host working buffers kept for the next unit (scan_decode.c) */
     size_t pool_size[SCAN_POOL_MAX];
     int n_pool;
@@ -220,7 +242,7 @@ void scan__unit_release(pq_scan *s, scan_unit *u);
 
 /* scan_decode.c: decode a unit whose reads completed into a chunk (*out
  * NULL when no row survives). */
-int scan__decode_unit(pq_scan *s, scan_unit *u, dv_chunk **out, pa_err *err);
+int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa_err *err);
 
 /* scan_filter.c */
 typedef struct scan_seg {
@@ -242,9 +264,9 @@ typedef struct scan_dcol {
 
 /* Select the rows of u that survive (R, then each predicate when filtering).
  * *sel = NULL and *n = num_rows means every row, in place. Otherwise *sel
- * is the scan's own buffer (s->sel_buf), valid until the next call: not
+ * is the decoder's own buffer (w->sel_buf), valid until its next call: not
  * freed by the caller. */
-int scan__select(pq_scan *s, scan_unit *u, scan_dcol *const *cols, uint32_t **sel, uint64_t *n,
+int scan__select(pq_scan *s, scan_wctx *w, scan_unit *u, scan_dcol *const *cols, uint32_t **sel, uint64_t *n,
                  pa_err *err);
 /* Move the selected rows of c to the front (in place). */
 void scan__compact(scan_dcol *c, const uint32_t *sel, uint64_t n);

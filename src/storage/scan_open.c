@@ -307,6 +307,32 @@ static int make_units(pq_scan *s, pa_err *err)
 
 /* ------------------------------------------------------------- open/close */
 
+/* The decoders. With several row groups on a host-visible device, whole
+ * units decode at once, one per pool thread, each on its own thread: no
+ * barrier per unit, and each unit's pages stay in one core's cache. Else
+ * one decoder spreads each unit's pages over the pool. A device that is not
+ * host-visible uploads through the scan's one stream: one decoder. */
+static int make_decoders(pq_scan *s, pa_err *err)
+{
+    int pool = pa_threadpool_size(s->tp);
+    int n = s->opt.unit_workers;
+    if (n <= 0)
+        n = s->n_units >= 2 ? pool : 1;
+    if (n > pool)
+        n = pool;
+    if (n > (int)s->n_units)
+        n = (int)s->n_units;
+    if (n < 1 || !dv_host_visible(s->dev))
+        n = 1;
+    if (!(s->wctx = pa_calloc((size_t)n, sizeof *s->wctx)))
+        return pa_error(err, PA_ENOMEM, "out of memory opening a scan");
+    s->n_wctx = n;
+    if (n == 1)
+        s->wctx[0].tp = s->tp;   /* else NULL: each unit on its pool decoder's thread */
+    s->opt.read_ahead += 2 * (n - 1);
+    return PA_OK;
+}
+
 int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err)
 {
     if (!opt || !opt->device || !out)
@@ -318,6 +344,7 @@ int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err)
     s->dev = opt->device;
     pa_err_init(&s->err);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->pool_mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     if (s->opt.max_chunks <= 0)
         s->opt.max_chunks = 4;
@@ -343,6 +370,7 @@ int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err)
     }
     if (!dv_host_visible(s->dev))
         PA_TRY(rc = dv_stream_create(s->dev, &s->stream, err));
+    PA_TRY(rc = make_decoders(s, err));
     PA_TRY(rc = pa_queue_create((size_t)s->opt.max_chunks, &s->outq, err));
     if (pthread_create(&s->thread, NULL, scan__thread_main, s) != 0) {
         rc = pa_error(err, PA_ENOMEM, "cannot start the scan thread");
@@ -412,12 +440,16 @@ void pq_scan_close(pq_scan *s)
         pa_queue_destroy(s->outq);
     }
     for (uint32_t i = 0; i < s->n_units; i++) {
+        dv_chunk_destroy(s->units[i].chunk);
         scan__unit_release(s, &s->units[i]);
         pa_err_close(&s->units[i].err);
     }
     pa_free(s->units);
-    pa_free(s->scratch);
-    pa_free(s->sel_buf);
+    for (int i = 0; i < s->n_wctx; i++) {
+        pa_free(s->wctx[i].scratch);
+        pa_free(s->wctx[i].sel_buf);
+    }
+    pa_free(s->wctx);
     pa_free(s->pred_in);
     pa_free(s->pred_out);
     for (int i = 0; i < s->n_pool; i++)
@@ -444,6 +476,7 @@ void pq_scan_close(pq_scan *s)
     }
     pa_free(s->files);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->pool_mu);
     pthread_cond_destroy(&s->cv);
     pa_err_close(&s->err);
     pa_free(s);

@@ -1,8 +1,19 @@
 /*
  * scan_run.c - the scan thread: keeps up to read_ahead units' reads in
- * flight, decodes units in order, and pushes their chunks onto the bounded
- * output queue (scan_int.h, design notes). Also the small parallel loop the
- * decoding batches run on.
+ * flight, has units decoded, and pushes their chunks in unit order onto the
+ * bounded output queue (scan_int.h, design notes).
+ *
+ * With one decoder the scan thread decodes each unit itself, its pages
+ * spread over the pool. With n_wctx > 1 (scan_open.c, make_decoders) whole
+ * units decode at once, each on one pool thread: when a unit's reads
+ * complete, the completion starts a free pool decoder on it (a task that
+ * then takes further ready units until none is left); the chunks wait in
+ * their units, and the scan thread, which only submits reads and hands
+ * out chunks, pushes them in unit order. (The scan thread decoding too was
+ * measured slower: while it decodes, no read is submitted and no chunk is
+ * pushed.) The tasks never block (only the scan thread waits on the output
+ * queue), so they cannot hold pool threads that other work of the query
+ * needs.
  */
 #include "storage/scan_int.h"
 
@@ -16,6 +27,8 @@ typedef struct read_ctx {
 } read_ctx;
 
 /* Runs on an I/O engine thread: count the read and wake the scan thread. */
+static void unit_read(pq_scan *s, scan_unit *u);
+
 static void on_read(io_request *r)
 {
     read_ctx *c = r->user;
@@ -30,6 +43,7 @@ static void on_read(io_request *r)
     }
     if (--u->pending == 0) {
         u->t_done = pa_now_ns();
+        unit_read(s, u);
         pthread_cond_broadcast(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);
@@ -119,7 +133,8 @@ static int wait_unit(pq_scan *s, scan_unit *u, pa_err *err)
     return PA_OK;
 }
 
-/* Cancel what has not started and wait for every read in flight. */
+/* Cancel what has not started and wait for every read in flight and every
+ * decode task; then drop the chunks no one will take. */
 static void drain(pq_scan *s)
 {
     io_cancel_tag(s->io, s);
@@ -127,7 +142,165 @@ static void drain(pq_scan *s)
     for (uint32_t i = 0; i < s->n_units; i++)
         while (s->units[i].pending > 0)
             pthread_cond_wait(&s->cv, &s->mu);
+    while (s->decoding > 0)
+        pthread_cond_wait(&s->cv, &s->mu);
     pthread_mutex_unlock(&s->mu);
+    for (uint32_t i = 0; i < s->n_units; i++) {
+        dv_chunk_destroy(s->units[i].chunk);
+        s->units[i].chunk = NULL;
+    }
+}
+
+/* ------------------------------------------------- parallel decoding */
+
+/* The lowest unit of the window whose reads are done and that no decoder
+ * has, or -1; empty units on the way are marked done. With s->mu held. */
+static int64_t claim_ready(pq_scan *s)
+{
+    for (uint32_t i = s->win_lo; i < s->win_hi; i++) {
+        scan_unit *v = &s->units[i];
+        if (v->dstate != SCAN_D_WAITING)
+            continue;
+        if (v->empty) {
+            v->dstate = SCAN_D_DONE;
+            continue;
+        }
+        if (v->pending == 0 && v->status == PA_OK) {   /* a failed read is reported in its turn */
+            v->dstate = SCAN_D_RUNNING;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Decode unit i on this thread with decoder w and leave the chunk (or the
+ * failure) in the unit. Called without the lock. */
+static void decode_into_unit(pq_scan *s, scan_wctx *w, uint32_t i)
+{
+    scan_unit *u = &s->units[i];
+    dv_chunk *chunk = NULL;
+    pa_err e;
+    pa_err_init(&e);
+    int rc = scan_stopped(s) ? PA_OK : scan__decode_unit(s, w, u, &chunk, &e);
+    scan__unit_release(s, u);
+    pthread_mutex_lock(&s->mu);
+    s->stats.ns_read += u->t_done - u->t_submit;
+    u->drc = rc;
+    if (rc != PA_OK)
+        pa_err_propagate(&u->err, &e);
+    u->chunk = chunk;
+    u->dstate = SCAN_D_DONE;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pa_err_close(&e);
+}
+
+/* A pool decoder's task: decode its unit, then any other ready one, until
+ * none is left. */
+static void decode_task(void *arg)
+{
+    scan_wctx *w = arg;
+    pq_scan *s = w->s;
+    for (;;) {
+        decode_into_unit(s, w, w->unit);
+        pthread_mutex_lock(&s->mu);
+        int64_t i = scan_stopped(s) ? -1 : claim_ready(s);
+        if (i < 0)
+            break;
+        w->unit = (uint32_t)i;
+        pthread_mutex_unlock(&s->mu);
+    }
+    w->busy = false;
+    s->decoding--;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);   /* the last touch of the scan */
+}
+
+/* Start a free pool decoder on unit i (its reads done, claimed by the
+ * caller). With s->mu held; false when every decoder is busy. */
+static bool start_decoder(pq_scan *s, uint32_t i)
+{
+    int k = 0;
+    while (k < s->n_wctx && s->wctx[k].busy)
+        k++;
+    if (k == s->n_wctx)
+        return false;
+    scan_wctx *w = &s->wctx[k];
+    w->busy = true;
+    w->s = s;
+    w->unit = i;
+    s->decoding++;
+    if (pa_threadpool_submit(s->tp, decode_task, w) != PA_OK) {   /* no memory to queue it */
+        w->busy = false;
+        s->decoding--;
+        return false;
+    }
+    return true;
+}
+
+/* Reads of unit u completed (on_read, with s->mu held): hand it to a free
+ * pool decoder at once, so decoding never waits for the scan thread. */
+static void unit_read(pq_scan *s, scan_unit *u)
+{
+    if (s->n_wctx < 2 || s->hold || s->decoding >= s->n_wctx || u->dstate != SCAN_D_WAITING ||
+        u->status != PA_OK)
+        return;
+    u->dstate = SCAN_D_RUNNING;
+    if (!start_decoder(s, (uint32_t)(u - s->units)))
+        u->dstate = SCAN_D_WAITING;
+}
+
+/* Start free pool decoders on ready units (with s->mu held). */
+static void feed_pool(pq_scan *s)
+{
+    while (s->decoding < s->n_wctx) {
+        int64_t i = claim_ready(s);
+        if (i < 0)
+            return;
+        if (!start_decoder(s, (uint32_t)i)) {
+            s->units[i].dstate = SCAN_D_WAITING;
+            return;
+        }
+    }
+}
+
+/* Wait until unit `head` is decoded, starting pool decoders on ready
+ * units meanwhile; its chunk (NULL when no row survived, or the scan was
+ * stopped) in *chunk. */
+static int await_head(pq_scan *s, uint32_t head, uint32_t next, dv_chunk **chunk, pa_err *err)
+{
+    scan_unit *h = &s->units[head];
+    *chunk = NULL;
+    pthread_mutex_lock(&s->mu);
+    s->win_lo = head;
+    s->win_hi = next;
+    for (;;) {
+        if (!scan_stopped(s) && !s->hold)
+            feed_pool(s);
+        if (h->dstate == SCAN_D_DONE || scan_stopped(s))
+            break;
+        if (h->dstate == SCAN_D_WAITING && h->pending == 0 && h->status != PA_OK) {
+            int st = h->status;
+            pthread_mutex_unlock(&s->mu);
+            return pa_error(err, st == PA_ECORRUPT ? PA_ECORRUPT : st, "%s: row group %u: %s", SCAN_WHERE(s, h),
+                            h->err.code ? h->err.msg : pa_status_message(st));
+        }
+        uint64_t t0 = pa_now_ns();
+        bool reading = h->pending > 0;
+        pthread_cond_wait(&s->cv, &s->mu);   /* a read or a decode finished */
+        if (reading)
+            s->stats.ns_read_wait += pa_now_ns() - t0;
+    }
+    int rc = h->dstate == SCAN_D_DONE ? h->drc : PA_OK;
+    if (h->dstate == SCAN_D_DONE) {
+        *chunk = h->chunk;
+        h->chunk = NULL;
+    }
+    s->win_lo = head + 1;
+    pthread_mutex_unlock(&s->mu);
+    if (rc != PA_OK)
+        return pa_err_propagate(err, &h->err);
+    return PA_OK;
 }
 
 static void fail(pq_scan *s, pa_err *e)
@@ -135,6 +308,30 @@ static void fail(pq_scan *s, pa_err *e)
     pthread_mutex_lock(&s->mu);
     pa_err_propagate(&s->err, e);
     pthread_mutex_unlock(&s->mu);
+}
+
+/* Submit units from *next on while fewer than `window` units from head on
+ * are in flight. When the pinned pool is full, stop early: the units before
+ * free their buffers as they are decoded (an error only when no unit is in
+ * flight to wait for). */
+static int submit_ahead(pq_scan *s, read_ctx *ctx, uint32_t head, uint32_t *next, uint32_t window, pa_err *err)
+{
+    while (*next < s->n_units && *next - head < window && !scan_stopped(s)) {
+        bool retry;
+        pa_err e2;
+        pa_err_init(&e2);
+        int rc = submit_unit(s, &s->units[*next], &ctx[*next], &retry, &e2);
+        if (rc != PA_OK && retry && *next > head) {
+            pa_err_close(&e2);
+            return PA_OK;
+        }
+        pa_err_propagate(err, &e2);
+        pa_err_close(&e2);
+        if (rc != PA_OK)
+            return rc;
+        (*next)++;
+    }
+    return PA_OK;
 }
 
 void *scan__thread_main(void *arg)
@@ -149,36 +346,47 @@ void *scan__thread_main(void *arg)
         rc = pa_error(&err, PA_ENOMEM, "out of memory starting the scan");
         goto out;
     }
+    if (s->opt.read_first) {   /* the blocking baseline: every read, then decoding */
+        pthread_mutex_lock(&s->mu);
+        s->hold = true;   /* completed reads start no decoder */
+        pthread_mutex_unlock(&s->mu);
+        rc = submit_ahead(s, ctx, head, &next, s->n_units, &err);
+        uint64_t t0 = pa_now_ns();
+        pthread_mutex_lock(&s->mu);
+        for (uint32_t i = 0; i < next; i++)
+            while (s->units[i].pending > 0)
+                pthread_cond_wait(&s->cv, &s->mu);
+        s->stats.ns_read_wait += pa_now_ns() - t0;
+        s->hold = false;
+        pthread_mutex_unlock(&s->mu);
+        if (rc != PA_OK)
+            goto out;
+    }
     while (head < s->n_units && !scan_stopped(s)) {
-        while (next < s->n_units && next - head < (uint32_t)s->opt.read_ahead && !scan_stopped(s)) {
-            bool retry;
-            pa_err e2;
-            pa_err_init(&e2);
-            rc = submit_unit(s, &s->units[next], &ctx[next], &retry, &e2);
-            if (rc != PA_OK && retry && next > head) {
-                pa_err_close(&e2);   /* wait for the head unit to free its buffer */
-                rc = PA_OK;
-                break;
-            }
-            pa_err_propagate(&err, &e2);
-            pa_err_close(&e2);
-            if (rc != PA_OK)
-                goto out;
-            next++;
-        }
+        if ((rc = submit_ahead(s, ctx, head, &next, (uint32_t)s->opt.read_ahead, &err)) != PA_OK)
+            goto out;
         if (scan_stopped(s))
             break;
         scan_unit *u = &s->units[head];
         dv_chunk *chunk = NULL;
-        if (!u->empty) {
-            if ((rc = wait_unit(s, u, &err)) != PA_OK)
+        if (s->n_wctx > 1) {
+            if ((rc = await_head(s, head, next, &chunk, &err)) != PA_OK)
                 goto out;
-            rc = scan__decode_unit(s, u, &chunk, &err);
+        } else {
+            if (!u->empty) {
+                if ((rc = wait_unit(s, u, &err)) != PA_OK)
+                    goto out;
+                rc = scan__decode_unit(s, &s->wctx[0], u, &chunk, &err);
+            }
+            scan__unit_release(s, u);
+            if (rc != PA_OK)
+                goto out;
         }
-        scan__unit_release(s, u);
-        if (rc != PA_OK)
-            goto out;
         head++;
+        if (chunk && scan_stopped(s)) {
+            dv_chunk_destroy(chunk);
+            break;
+        }
         if (chunk) {
             int64_t rows = chunk->length;
             if (pa_queue_push(s->outq, chunk, PA_WAIT_FOREVER) != PA_OK) {

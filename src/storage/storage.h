@@ -749,13 +749,23 @@ typedef struct pq_scan_options {
     pa_threadpool *threads;     /* decode threads; NULL = dv_cpu_threads(device), else a pool of our own */
     int decode_threads;         /* size of that own pool; 0 = online CPUs */
     int max_chunks;             /* output queue capacity; 0 = 4 */
-    int read_ahead;             /* row groups whose reads may be in flight; 0 = 3 */
+    int read_ahead;             /* row groups whose reads may be in flight; 0 = 3 (plus one
+                                 * per unit decoder beyond the first) */
+    int unit_workers;           /* row groups decoded at once, each by one thread; 0 = the
+                                 * decode pool's size when the scan has two row groups or
+                                 * more and the device is host-visible; 1 = one at a time,
+                                 * its pages spread over the pool */
     uint64_t max_gap;           /* io_plan max_gap between needed ranges; 0 = only touching */
     uint64_t max_read;          /* io_plan max_read; 0 = 16 MiB */
     bool filter_rows;           /* apply the predicates to the rows (default true); when
                                  * false only pruning happens: whole surviving row groups
                                  * (or page row ranges) come out */
     bool use_page_index;        /* prune pages with ColumnIndex/OffsetIndex (default true) */
+    bool read_first;            /* read every row group before decoding any: no overlap of
+                                 * I/O and decoding, the blocking baseline the execution
+                                 * engine's BLOCKING mode measures (default false; when
+                                 * the pinned pool fills up, decoding starts with what
+                                 * was read) */
 } pq_scan_options;
 
 /* Defaults: everything zero/NULL, filter_rows and use_page_index true. */

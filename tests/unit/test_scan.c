@@ -515,6 +515,142 @@ static void test_corrupt_files(void **state)
     assert_true(errors > runs / 4);   /* many damages are caught (flipped values may not be) */
 }
 
+/* FNV-1a over every value of every chunk, formatted, in order, and the
+ * chunk lengths: two scans agree when they hand out the same rows in the
+ * same chunks. */
+static void digest_opts(pq_scan_options *o, drained *d, uint64_t *hash)
+{
+    memset(d, 0, sizeof *d);
+    pa_err_init(&d->err);
+    uint64_t h = 1469598103934665603ull;
+    pq_scan *s = NULL;
+    d->rc = pq_scan_open(o, &s, &d->err);
+    while (d->rc == PA_OK) {
+        dv_chunk *c;
+        d->rc = pq_scan_next(s, &c, &d->err);
+        if (d->rc != PA_OK || !c)
+            break;
+        d->rows += c->length;
+        d->chunks++;
+        h = (h ^ (uint64_t)c->length) * 1099511628211ull;
+        for (int j = 0; j < c->n_columns; j++)
+            for (int64_t r = 0; r < c->length; r++) {
+                char buf[256];
+                pa_format_value(&c->columns[j], r, PA_FMT_ANSWER, buf, sizeof buf);
+                for (const char *q = buf; *q; q++)
+                    h = (h ^ (uint8_t)*q) * 1099511628211ull;
+                h = (h ^ 0xff) * 1099511628211ull;
+            }
+        dv_chunk_destroy(c);
+    }
+    if (s) {
+        pq_scan_get_stats(s, &d->st);
+        pq_scan_close(s);
+    }
+    *hash = h;
+}
+
+/* Row groups decoded one at a time (pages over the pool), several at once
+ * (one thread each), and after every read (read_first) give the same
+ * chunks in the same order, with and without a filter. */
+static void test_decoders_agree(void **state)
+{
+    (void)state;
+    const char *p = data_path("lineitem-rowgroup10000.parquet");
+    char pred_text[] = "l_quantity < 20";
+    pq_pred pred;
+    assert_int_equal(pq_pred_parse(pred_text, &pred, NULL), PA_OK);
+    for (int filtered = 0; filtered < 2; filtered++) {
+        uint64_t first = 0;
+        int64_t first_rows = -1;
+        static const struct { int workers; bool read_first; } cfg[] = {
+            {1, false}, {2, false}, {4, false}, {0, false}, {1, true}, {4, true}, {3, false},
+        };
+        for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+            pq_scan_options o;
+            pq_scan_options_init(&o);
+            o.paths = &p;
+            o.n_paths = 1;
+            o.device = dev;
+            o.preds = filtered ? &pred : NULL;
+            o.n_preds = filtered ? 1 : 0;
+            o.unit_workers = cfg[k].workers;
+            o.read_first = cfg[k].read_first;
+            o.max_chunks = 1;   /* the decoders run ahead of a slow consumer */
+            drained d;
+            uint64_t h;
+            digest_opts(&o, &d, &h);
+            assert_int_equal(d.rc, PA_OK);
+            assert_int_equal(d.chunks, 6);   /* one per row group, in order */
+            if (k == 0) {
+                first = h;
+                first_rows = d.rows;
+                if (!filtered)
+                    assert_int_equal(d.rows, 60175);
+            } else {
+                assert_true(h == first);
+                assert_int_equal(d.rows, first_rows);
+            }
+            assert_int_equal(d.st.rows_decoded, 60175);
+            pa_err_close(&d.err);
+        }
+        if (filtered)   /* l_quantity is 1..50, uniform: about 19/50 of the rows */
+            assert_true(first_rows > 60175 * 30 / 100 && first_rows < 60175 * 46 / 100);
+    }
+}
+
+/* With several row groups decoding at once, a failure is reported in row
+ * group order: the chunks before the first damaged row group come out, then
+ * its error, whichever decoder finished first. */
+static void test_parallel_error_order(void **state)
+{
+    (void)state;
+    const char *src = data_path("lineitem-rowgroup10000.parquet");
+    size_t n;
+    uint8_t *img = slurp(src, &n);
+    const pq_file_meta *m;
+    assert_int_equal(pq_meta_get(src, &m, NULL), PA_OK);
+    assert_int_equal(m->n_row_groups, 6);
+    int64_t before = 0;   /* rows of row groups 0, 1, 2 */
+    for (uint32_t g = 0; g < 3; g++)
+        before += m->row_groups[g].num_rows;
+    assert_true(before > 30000 && before < 32000);
+    static const uint32_t damaged[] = {3, 5};
+    for (int k = 0; k < 2; k++) {   /* every column chunk of the row group: 0xff */
+        const pq_row_group *rg = &m->row_groups[damaged[k]];
+        for (uint32_t c = 0; c < rg->n_columns; c++) {
+            const pq_column_meta *cm = &rg->columns[c].meta_data;
+            int64_t at = pq_chunk_start(cm);
+            assert_true(at > 0 && at + cm->total_compressed_size <= (int64_t)n);
+            memset(img + at, 0xff, (size_t)cm->total_compressed_size);
+        }
+    }
+    pq_file_meta_release(m);
+    char path[400];
+    snprintf(path, sizeof path, "%s/late-damage.parquet", tmp_dir);
+    spit(path, img, n);
+    free(img);
+    const char *pp = path;
+    for (int workers = 1; workers <= 4; workers++)
+        for (int rep = 0; rep < 3; rep++) {
+            pq_scan_options o;
+            pq_scan_options_init(&o);
+            o.paths = &pp;
+            o.n_paths = 1;
+            o.device = dev;
+            o.unit_workers = workers;
+            drained d;
+            drain_opts(&o, &d);
+            assert_int_equal(d.rc, PA_ECORRUPT);
+            assert_int_equal(d.rows, before);
+            assert_int_equal(d.chunks, 3);
+            assert_non_null(strstr(d.err.msg, "late-damage.parquet: row group 3"));
+            pa_err_close(&d.err);
+        }
+    unlink(path);
+    pq_meta_cache_clear();
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -552,6 +688,8 @@ int main(void)
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_corrupt_files),
+        cmocka_unit_test(test_decoders_agree),
+        cmocka_unit_test(test_parallel_error_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
