@@ -180,7 +180,8 @@ static inline bool ex_query_failed(const ex_query *q)
 {
     if (__atomic_load_n(&q->failed, __ATOMIC_ACQUIRE) != 0)
         return true;
-    return q->opt.cancel && *q->opt.cancel && ex__query_cancel((ex_query *)q);
+    /* An atomic read: the flag is set by a signal handler or another thread. */
+    return q->opt.cancel && __atomic_load_n(q->opt.cancel, __ATOMIC_RELAXED) && ex__query_cancel((ex_query *)q);
 }
 
 /* Operator state memory from the device pool, accounted to op (and so to the

@@ -268,7 +268,9 @@ int kn_page_job_run(kn_page_job *job, pa_err *err);
 /* Run many (see kn_decompress_batch for threads and the result). Jobs that
  * write strings into the same output must be run in page order, so give a
  * batch at most one string page per output buffer, or pre-set each page's
- * offsets[row_offset] from kn_page_measure. */
+ * offsets[row_offset] from kn_page_measure. Jobs of a nullable column run at
+ * once must not share a byte of the validity bitmap: each row_offset a
+ * multiple of 8, or such pages in separate batches. */
 int kn_page_decode_batch(kn_page_job *jobs, size_t n, pa_threadpool *tp, pa_err *err);
 
 /* --------------------------------------------------------------- encoders

@@ -232,7 +232,14 @@ static void spread(const kn__colinfo *ci, kn_out *out, uint64_t at, uint64_t n, 
     if (ci->is_string) {
         int32_t *o = out->offsets;
         uint64_t c = m;
-        for (uint64_t i = n; i-- > 0;) {
+        /* o[at+n] is also the next page's start offset, which a task
+         * decoding that page may be reading: it already holds the right
+         * value when the page's size was measured, so store it only when
+         * it differs. */
+        if (o[at + n] != o[at + m])
+            o[at + n] = o[at + m];
+        c -= kn__bit_get(v, at + n - 1);
+        for (uint64_t i = n - 1; i-- > 0;) {
             o[at + i + 1] = o[at + c];
             c -= kn__bit_get(v, at + i);
         }

@@ -554,7 +554,7 @@ static void *cancel_later(void *arg)
     canceler *c = arg;
     usleep(c->delay_ms * 1000);
     c->set_at = now_ns();
-    *c->flag = 1;
+    __atomic_store_n(c->flag, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
