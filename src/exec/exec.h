@@ -282,7 +282,8 @@ int ex_hash_join_single(ex_op *join, pa_err *err);
 typedef enum ex_mode {
     EX_MODE_OVERLAPPED,   /* default: pipelines and I/O overlap, chunks stream */
     EX_MODE_CHUNKED,      /* chunks stream, one pipeline at a time, scans start with their pipeline */
-    EX_MODE_BLOCKING,     /* each scan materialises its table, each operator runs to completion */
+    EX_MODE_BLOCKING,     /* each scan reads its whole table, then decodes and materialises it
+                           * (pq_scan_options.read_first); each operator runs to completion */
 } ex_mode;
 
 const char *ex_mode_name(ex_mode m);

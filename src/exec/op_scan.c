@@ -149,6 +149,7 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
     o.n_preds = (size_t)s->n_preds;
     o.device = q->dev;
     o.max_chunks = q->opt.queue_chunks;
+    o.read_first = q->opt.mode == EX_MODE_BLOCKING;   /* whole columns read, then decoded */
     if (!s->mu_init) {
         pthread_mutex_init(&s->mu, NULL);
         s->mu_init = true;

@@ -418,6 +418,35 @@ static void t_modes_identical(void **state)
     free(first);
 }
 
+/* BLOCKING reads a scan's whole table before decoding any of it (the
+ * paper's blocking reader): its pinned read buffers peak at every byte the
+ * scan read; the streaming modes keep a few row groups in flight. */
+static void t_blocking_reads_first(void **state)
+{
+    (void)state;
+    static const char *const cols[] = {"l_orderkey", "l_comment", "l_shipdate"};
+    for (int m = 0; m < 3; m++) {
+        ex_plan *p;
+        assert_int_equal(ex_plan_create(&p, NULL), PA_OK);
+        ex_op *sc = scan(p, "lineitem-rowgroup10000.parquet", cols, 3, NULL, 0);
+        dv_memory_reset_peak(dev);
+        ex_result *r = NULL;
+        char *csv = run_csv(p, sc, modes[m], 1, NULL, NULL, &r);
+        assert_non_null(csv);
+        pa_mempool_stats pinned;
+        dv_memory_stats(dev, NULL, &pinned);
+        uint64_t read = (uint64_t)r->stats.counters.v[PA_CTR_BYTES_READ];
+        assert_true(read > 0);
+        if (modes[m] == EX_MODE_BLOCKING)
+            assert_true(pinned.peak >= read);
+        else
+            assert_true(pinned.peak < read);
+        free(csv);
+        ex_result_destroy(r);
+        ex_plan_destroy(p);
+    }
+}
+
 static void t_memory_limit(void **state)
 {
     static const char *const cols[] = {"l_orderkey", "l_comment", "l_shipinstruct"};
@@ -699,6 +728,7 @@ int main(void)
         cmocka_unit_test(t_rechunk_passthrough),
         cmocka_unit_test(t_early_stop),
         cmocka_unit_test(t_modes_identical),
+        cmocka_unit_test(t_blocking_reads_first),
         cmocka_unit_test(t_memory_limit),
         cmocka_unit_test(t_corrupt_file),
         cmocka_unit_test(t_stats_no_sync),

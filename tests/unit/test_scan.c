@@ -599,6 +599,39 @@ static void test_decoders_agree(void **state)
     }
 }
 
+/* read_first holds every row group's bytes before decoding the first: the
+ * pinned read buffers peak at all the bytes read. Streaming with one row
+ * group in flight peaks at about one row group's. */
+static void test_read_first(void **state)
+{
+    (void)state;
+    const char *p = data_path("lineitem-rowgroup10000.parquet");
+    uint64_t peak[2];
+    for (int first = 0; first < 2; first++) {
+        pq_scan_options o;
+        pq_scan_options_init(&o);
+        o.paths = &p;
+        o.n_paths = 1;
+        o.device = dev;
+        o.read_first = first;
+        o.read_ahead = 1;
+        o.unit_workers = 1;
+        dv_memory_reset_peak(dev);
+        drained d;
+        drain_opts(&o, &d);
+        assert_int_equal(d.rc, PA_OK);
+        assert_int_equal(d.rows, 60175);
+        pa_mempool_stats pinned;
+        dv_memory_stats(dev, NULL, &pinned);
+        peak[first] = pinned.peak;
+        if (first)
+            assert_true(peak[1] >= d.st.bytes_read);
+        else
+            assert_true(peak[0] < d.st.bytes_read / 3);   /* 6 row groups, one at a time */
+        pa_err_close(&d.err);
+    }
+}
+
 /* With several row groups decoding at once, a failure is reported in row
  * group order: the chunks before the first damaged row group come out, then
  * its error, whichever decoder finished first. */
@@ -689,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_decoders_agree),
+        cmocka_unit_test(test_read_first),
         cmocka_unit_test(test_parallel_error_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
