@@ -9,11 +9,16 @@
  * survives is a list of *units* (one row group of one file each). One scan
  * thread (scan_run.c) then walks the units in order:
  *
- *     plan + submit unit i+k ... ; wait for unit i's reads ; decode unit i ;
+ *     plan + submit unit i+k ... ; wait for unit i to be decoded ;
  *     push its chunk onto the output queue (blocks while full)
  *
- * keeping up to read_ahead units' reads in flight, so reading unit i+1
- * overlaps decoding unit i. Planning a unit (scan_plan.c) reads the page
+ * keeping up to read_ahead units' reads in flight, so reading overlaps
+ * decoding. With several decoders (a scan of two or more row groups on a
+ * host-visible device), a unit is decoded by one pool thread, started as
+ * soon as its reads complete, while others decode other units; with one,
+ * the scan thread decodes unit i itself, its page batches spread over the
+ * pool. read_first (the engine's BLOCKING mode) submits every read and
+ * waits for all of them before any decoding. Planning a unit (scan_plan.c) reads the page
  * index of the predicate columns (when present) to get the surviving row
  * ranges, picks the pages of every read column that overlap them, and turns
  * the byte ranges (whole column chunks, or dictionary page + surviving pages)
@@ -22,7 +27,7 @@
  * decrements the unit's pending count under the scan's lock.
  *
  * Decoding a unit (scan_decode.c) runs three batches of independent page
- * tasks on the thread pool: decompress every compressed page into a scratch
+ * tasks on the decoder's pool (none for a pool decoder: one thread): decompress every compressed page into a scratch
  * arena; measure the string bytes of VARCHAR pages (kn_page_measure) so every
  * page's output position is known up front; decode every page (kn_page_job,
  * codec already applied) straight into the column buffers. When the unit has
