@@ -275,8 +275,20 @@ static int await_head(pq_scan *s, uint32_t head, uint32_t next, dv_chunk **chunk
     s->win_lo = head;
     s->win_hi = next;
     for (;;) {
-        if (!scan_stopped(s) && !s->hold)
+        if (!scan_stopped(s) && !s->hold) {
             feed_pool(s);
+            int64_t i = s->decoding == 0 ? claim_ready(s) : -1;
+            if (i >= 0) {   /* the pool took no task (out of memory): decode it here */
+                s->wctx[0].busy = true;
+                s->decoding++;
+                pthread_mutex_unlock(&s->mu);
+                decode_into_unit(s, &s->wctx[0], (uint32_t)i);
+                pthread_mutex_lock(&s->mu);
+                s->wctx[0].busy = false;
+                s->decoding--;
+                continue;
+            }
+        }
         if (h->dstate == SCAN_D_DONE || scan_stopped(s))
             break;
         if (h->dstate == SCAN_D_WAITING && h->pending == 0 && h->status != PA_OK) {

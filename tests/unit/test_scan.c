@@ -118,6 +118,15 @@ static void drain(const char *const *paths, size_t np, const char *const *cols, 
     drain_opts(&o, d);
 }
 
+/* Options scanning one file on the test device. */
+static void one_file(pq_scan_options *o, const char *const *path)
+{
+    pq_scan_options_init(o);
+    o->paths = path;
+    o->n_paths = 1;
+    o->device = dev;
+}
+
 /* ------------------------------------------------------------------ tests */
 
 static void test_pred_parse(void **state)
@@ -354,10 +363,7 @@ static void test_backpressure_early_close(void **state)
     const char *p = data_path("lineitem-rowgroup10000.parquet");
     for (int round = 0; round < 4; round++) {
         pq_scan_options o;
-        pq_scan_options_init(&o);
-        o.paths = &p;
-        o.n_paths = 1;
-        o.device = dev;
+        one_file(&o, &p);
         o.max_chunks = 1;
         o.read_ahead = 1 + round;
         pq_scan *s;
@@ -568,10 +574,7 @@ static void test_decoders_agree(void **state)
         };
         for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
             pq_scan_options o;
-            pq_scan_options_init(&o);
-            o.paths = &p;
-            o.n_paths = 1;
-            o.device = dev;
+            one_file(&o, &p);
             o.preds = filtered ? &pred : NULL;
             o.n_preds = filtered ? 1 : 0;
             o.unit_workers = cfg[k].workers;
@@ -599,6 +602,39 @@ static void test_decoders_agree(void **state)
     }
 }
 
+/* Allocation failures while several row groups decode at once (decoder
+ * tasks, their buffers, the pool's task nodes): every run ends with all the
+ * rows or PA_ENOMEM, never a hang or a leak (ASan in CI). */
+static void test_parallel_alloc_failures(void **state)
+{
+    (void)state;
+    const char *p = data_path("lineitem-rowgroup10000.parquet");
+    const char *cols[] = {"l_orderkey", "l_comment", "l_shipdate"};
+    int failures = 0, ok = 0;
+    for (int64_t k = 0; k < 100000 && ok < 2; k += 1 + k / 16) {
+        pq_scan_options o;
+        one_file(&o, &p);
+        o.columns = cols;
+        o.n_columns = 3;
+        o.unit_workers = 4;
+        pa_fault_alloc_after(k);
+        drained d;
+        drain_opts(&o, &d);
+        pa_fault_alloc_clear();
+        if (d.rc == PA_OK) {
+            assert_int_equal(d.rows, 60175);
+            ok++;
+        } else {
+            if (d.rc != PA_ENOMEM)
+                fail_msg("allocation %lld: %s (%s)", (long long)k, pa_status_name(d.rc), d.err.msg);
+            failures++;
+        }
+        pa_err_close(&d.err);
+    }
+    assert_true(failures > 10 && ok == 2);
+    pa_threadpool_wait_idle(dv_cpu_threads(dev));
+}
+
 /* read_first holds every row group's bytes before decoding the first: the
  * pinned read buffers peak at all the bytes read. Streaming with one row
  * group in flight peaks at about one row group's. */
@@ -609,10 +645,7 @@ static void test_read_first(void **state)
     uint64_t peak[2];
     for (int first = 0; first < 2; first++) {
         pq_scan_options o;
-        pq_scan_options_init(&o);
-        o.paths = &p;
-        o.n_paths = 1;
-        o.device = dev;
+        one_file(&o, &p);
         o.read_first = first;
         o.read_ahead = 1;
         o.unit_workers = 1;
@@ -667,10 +700,7 @@ static void test_parallel_error_order(void **state)
     for (int workers = 1; workers <= 4; workers++)
         for (int rep = 0; rep < 3; rep++) {
             pq_scan_options o;
-            pq_scan_options_init(&o);
-            o.paths = &pp;
-            o.n_paths = 1;
-            o.device = dev;
+            one_file(&o, &pp);
             o.unit_workers = workers;
             drained d;
             drain_opts(&o, &d);
@@ -723,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_decoders_agree),
         cmocka_unit_test(test_read_first),
+        cmocka_unit_test(test_parallel_alloc_failures),
         cmocka_unit_test(test_parallel_error_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
