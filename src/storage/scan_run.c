@@ -27,7 +27,7 @@ typedef struct read_ctx {
 } read_ctx;
 
 /* Runs on an I/O engine thread: count the read and wake the scan thread. */
-static void unit_read(pq_scan *s, scan_unit *u);
+static void feed_pool(pq_scan *s);
 
 static void on_read(io_request *r)
 {
@@ -43,7 +43,7 @@ static void on_read(io_request *r)
     }
     if (--u->pending == 0) {
         u->t_done = pa_now_ns();
-        unit_read(s, u);
+        feed_pool(s);
         pthread_cond_broadcast(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);
@@ -238,21 +238,13 @@ static bool start_decoder(pq_scan *s, uint32_t i)
     return true;
 }
 
-/* Reads of unit u completed (on_read, with s->mu held): hand it to a free
- * pool decoder at once, so decoding never waits for the scan thread. */
-static void unit_read(pq_scan *s, scan_unit *u)
-{
-    if (s->n_wctx < 2 || s->hold || s->decoding >= s->n_wctx || u->dstate != SCAN_D_WAITING ||
-        u->status != PA_OK)
-        return;
-    u->dstate = SCAN_D_RUNNING;
-    if (!start_decoder(s, (uint32_t)(u - s->units)))
-        u->dstate = SCAN_D_WAITING;
-}
-
-/* Start free pool decoders on ready units (with s->mu held). */
+/* Start free pool decoders on ready units (with s->mu held): called when
+ * a unit's reads complete, so decoding never waits for the scan thread,
+ * and by the scan thread. */
 static void feed_pool(pq_scan *s)
 {
+    if (s->n_wctx < 2 || s->hold)
+        return;
     while (s->decoding < s->n_wctx) {
         int64_t i = claim_ready(s);
         if (i < 0)
