@@ -357,10 +357,20 @@ static void test_backpressure_early_close(void **state)
     (void)state;
     pa_mem_stats m0, m1;
     pa_mempool_stats dv0, dv1;
+    const char *p = data_path("lineitem-rowgroup10000.parquet");
+    /* Every row group's read buffer live at once first: the pinned pool's
+     * table of live blocks grows to its size for this file now, not (by
+     * chance of timing) during the rounds, where it would read as a leak. */
+    pq_scan_options w;
+    one_file(&w, &p);
+    w.read_first = true;
+    drained d;
+    drain_opts(&w, &d);
+    assert_int_equal(d.rc, PA_OK);
+    pa_err_close(&d.err);
     pq_meta_cache_clear();
     pa_host_mem_stats(&m0);
     dv_memory_stats(dev, &dv0, NULL);
-    const char *p = data_path("lineitem-rowgroup10000.parquet");
     for (int round = 0; round < 4; round++) {
         pq_scan_options o;
         one_file(&o, &p);
