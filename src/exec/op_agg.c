@@ -46,13 +46,24 @@ void agg_tab_free(ex_op *op, agg_tab *a)
 int agg_tab_reserve(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t need_groups,
                     int64_t need_arena, pa_err *err)
 {
+    return agg_tab_reserve_hint(op, kn, a, L, need_groups, need_arena, 0, err);
+}
+
+int agg_tab_reserve_hint(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t need_groups,
+                         int64_t need_arena, int64_t hint, pa_err *err)
+{
     int64_t groups = a->mem ? kn_agg_groups(&a->t) : 0, used = a->mem ? kn_agg_arena_used(&a->t) : 0;
     if (a->mem && groups + need_groups <= a->t.cap_groups && used + need_arena <= a->t.cap_arena)
         return PA_OK;
     int64_t cg = a->mem ? a->t.cap_groups : 0, ca = a->mem ? a->t.cap_arena : 0;
     int64_t want_g = groups + need_groups, want_a = used + need_arena;
-    if (cg < want_g)
+    if (cg < want_g) {
         cg = cg * 2 > want_g ? cg * 2 : want_g;
+        /* A table that will clearly need more grows there in one move
+         * (each move copies every group so far). */
+        if (hint > cg)
+            cg = hint + hint / 4;
+    }
     if (cg < AGG_MIN_GROUPS)
         cg = AGG_MIN_GROUPS;
     if (ca < want_a)
@@ -64,8 +75,12 @@ int agg_tab_reserve(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, i
     agg_tab n = {.dev = kn->dev};
     int rc;
     n.bytes = kn_agg_table_bytes(L, cg, ca);
-    if ((rc = ex_alloc(op, n.bytes, &n.mem, err)) != PA_OK)
-        return rc;
+    if ((rc = ex_alloc(op, n.bytes, &n.mem, err)) != PA_OK) {
+        if (rc != PA_ENOMEM || hint <= 0)
+            return rc;
+        pa_err_clear(err);   /* the hint was a guess: grow by what is needed */
+        return agg_tab_reserve_hint(op, kn, a, L, need_groups, need_arena, 0, err);
+    }
     if (a->sizes) {
         n.sizes = a->sizes;   /* the pinned pair is reused across growth */
     } else if ((rc = dv_host_alloc(kn->dev, 2 * sizeof(int64_t), (void **)&n.sizes, err)) != PA_OK) {
@@ -301,6 +316,7 @@ void agg_destroy(ex_op *op)
     if (!s)
         return;
     agg_tab_free(op, &s->g);
+    agg_free_parts(op, s);
     for (int j = 0; j < s->n_dist; j++)
         agg_tab_free(op, &s->gd[j]);
     pthread_mutex_destroy(&s->mu);

@@ -12,11 +12,15 @@ int agg_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
 {
     agg_state *s = op->state;
     *local = NULL;
-    if (w->role != EX_ROLE_SINK)
+    if (w->role != EX_ROLE_SINK && w->role != EX_ROLE_SOURCE)
         return PA_OK;
     agg_local *l = pa_calloc(1, sizeof *l);
     if (!l)
         return pa_error(err, PA_ENOMEM, "out of memory in %s: worker state", op->label);
+    if (w->role == EX_ROLE_SOURCE) {
+        *local = l;
+        return PA_OK;
+    }
     size_t sb = kn_agg_update_scratch(&s->L, AGG_BATCH);
     for (int j = 0; j < s->n_dist; j++) {
         size_t d = kn_agg_update_scratch(&s->Ld[j], AGG_BATCH);
@@ -42,6 +46,7 @@ void agg_local_free(ex_op *op, void *local)
         return;
     agg_state *s = op->state;
     agg_tab_free(op, &l->t);
+    agg_tab_free(op, &l->part);
     for (int j = 0; j < s->n_dist; j++)
         agg_tab_free(op, &l->d[j]);
     if (l->scratch)
@@ -103,6 +108,21 @@ static int sink_batch(ex_op *op, ex_worker *w, agg_local *l, const dv_chunk *in,
     return PA_OK;
 }
 
+/* The groups this worker's table will end with if new groups keep coming
+ * at the rate seen so far, over its share of the estimated input; 0 when
+ * unknown or too early to tell. */
+static int64_t projected_groups(ex_op *op, ex_worker *w, const agg_local *l)
+{
+    int64_t est = op->child[0] ? op->child[0]->est_rows : -1;
+    int W = w->q && w->q->threads > 0 ? w->q->threads : 1;
+    if (est <= 0 || !l->t.mem || l->rows_in < AGG_PROJECT_ROWS)
+        return 0;
+    int64_t mine = est / W, g = kn_agg_groups(&l->t.t);
+    if (mine <= l->rows_in)
+        return 0;
+    return (int64_t)((__int128)g * mine / l->rows_in);
+}
+
 int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
 {
     agg_state *s = op->state;
@@ -116,7 +136,8 @@ int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
         int64_t least = want < AGG_MIN_GROUPS / 2 ? want : AGG_MIN_GROUPS / 2;
         int rc;
         if (free_g < least) {
-            if ((rc = agg_tab_reserve(op, &w->kn, &l->t, &s->L, least, 0, err)) != PA_OK)
+            if ((rc = agg_tab_reserve_hint(op, &w->kn, &l->t, &s->L, least, 0, projected_groups(op, w, l), err)) !=
+                PA_OK)
                 return rc;
             free_g = l->t.t.cap_groups - kn_agg_groups(&l->t.t);
         }
@@ -124,16 +145,16 @@ int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
         if ((rc = sink_batch(op, w, l, in, start, m, err)) != PA_OK)
             return rc;
         start += m;
+        l->rows_in += m;
     }
     return PA_OK;
 }
 
-int agg_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
+/* With COUNT(DISTINCT): merge the worker's tables into the global ones
+ * under the lock (the pair tables need the global group ids). */
+static int combine_merge(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
 {
     agg_state *s = op->state;
-    agg_local *l = local;
-    if (!l || !l->t.mem)
-        return PA_OK;
     int rc = PA_OK;
     uint32_t *map = NULL;
     int64_t ng = kn_agg_groups(&l->t.t);
@@ -168,12 +189,112 @@ out:
     return rc;
 }
 
+/* Reorder t's groups by bucket into pt (kn_agg_partition). */
+static int partition(ex_op *op, kn_ctx *kn, agg_tab *t, agg_part *pt, pa_err *err)
+{
+    size_t sb = kn_agg_partition_scratch(&t->t.L, kn_agg_groups(&t->t));
+    void *scratch = NULL;
+    int rc = ex_alloc(op, sb, &scratch, err);
+    if (rc == PA_OK)
+        rc = kn_agg_partition(kn, &t->t, scratch, sb, pt->start, pt->arena, err);
+    if (scratch)
+        ex_free(op, scratch, sb);
+    pt->partitioned = rc == PA_OK;
+    return rc;
+}
+
+/* Without: sort the table's groups by bucket here, in parallel with the
+ * other workers, and hand it over; the next pipeline merges (see
+ * op_agg_int.h). */
+static int combine_hand_over(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
+{
+    agg_state *s = op->state;
+    agg_part pt;
+    memset(&pt, 0, sizeof pt);
+    int rc = PA_OK;
+    /* A lone worker's table is most likely the result as it is (finalize
+     * partitions it if another pipeline feeds the op too). */
+    if (!w->q || w->q->threads > 1)
+        rc = partition(op, &w->kn, &l->t, &pt, err);
+    if (rc != PA_OK)
+        return rc;
+    pthread_mutex_lock(&s->mu);
+    if (s->n_parts == s->cap_parts) {
+        int cap = s->cap_parts ? 2 * s->cap_parts : 4;
+        agg_part *v = pa_realloc(s->parts, (size_t)cap * sizeof *v);
+        if (v) {
+            s->parts = v;
+            s->cap_parts = cap;
+        } else {
+            rc = pa_error(err, PA_ENOMEM, "out of memory in %s: list of partial tables", op->label);
+        }
+    }
+    if (rc == PA_OK) {
+        pt.t = l->t;
+        memset(&l->t, 0, sizeof l->t);
+        s->parts[s->n_parts++] = pt;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int agg_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
+{
+    agg_state *s = op->state;
+    agg_local *l = local;
+    if (!l || !l->t.mem)
+        return PA_OK;
+    return s->n_dist > 0 ? combine_merge(op, w, l, err) : combine_hand_over(op, w, l, err);
+}
+
+void agg_free_parts(ex_op *op, agg_state *s)
+{
+    for (int i = 0; i < s->n_parts; i++)
+        agg_tab_free(op, &s->parts[i].t);
+    pa_free(s->parts);
+    s->parts = NULL;
+    s->n_parts = s->cap_parts = 0;
+}
+
+/* Cut the buckets into ranges of about AGG_PART_GROUPS groups (summed over
+ * the partials: an upper bound of the range's final groups). */
+static void plan_ranges(agg_state *s)
+{
+    int n = 0;
+    int64_t acc = 0;
+    s->range_lo[0] = 0;
+    for (int b = 0; b < AGG_BUCKETS; b++) {
+        for (int i = 0; i < s->n_parts; i++)
+            acc += s->parts[i].start[b + 1] - s->parts[i].start[b];
+        if (acc >= AGG_PART_GROUPS || b == AGG_BUCKETS - 1) {
+            s->range_lo[++n] = b + 1;
+            acc = 0;
+        }
+    }
+    s->n_ranges = n;
+}
+
 int agg_finalize(ex_op *op, ex_query *q, pa_err *err)
 {
     agg_state *s = op->state;
     /* Coordinator-side work: on the cpu device kernels need no stream. */
     kn_ctx kn = {q->dev, NULL};
     int rc;
+    if (s->n_parts == 1) {
+        /* One partial: it is the result as it is. */
+        s->g = s->parts[0].t;
+        memset(&s->parts[0].t, 0, sizeof s->parts[0].t);
+        agg_free_parts(op, s);
+    } else if (s->n_parts > 1) {
+        for (int i = 0; i < s->n_parts; i++)
+            if (!s->parts[i].partitioned && (rc = partition(op, &kn, &s->parts[i].t, &s->parts[i], err)) != PA_OK)
+                return rc;
+        plan_ranges(s);
+        s->Lm = s->L;
+        s->Lm.dense_ok = false;   /* merged tables take no kn_agg_update */
+        s->next_range = s->ranges_merged = 0;
+        return PA_OK;
+    }
     if (!s->g.mem && (rc = agg_tab_reserve(op, &kn, &s->g, &s->L, 0, 0, err)) != PA_OK)
         return rc;
     for (int j = 0; j < s->n_dist; j++) {
@@ -220,21 +341,16 @@ static void drop_full_validity(pa_column *c)
     c->validity = NULL;
 }
 
-int agg_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
+/* Emit groups [first, first + count) of t as a result chunk. */
+static int emit_groups(ex_op *op, ex_worker *w, const kn_agg_table *t, int64_t first, int64_t count,
+                       dv_chunk **out, pa_err *err)
 {
     agg_state *s = op->state;
-    *out = NULL;
-    int64_t per = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : 65536;
-    int64_t first = __atomic_fetch_add(&s->next, per, __ATOMIC_RELAXED);
-    if (first >= s->n_out)
-        return PA_OK;
-    int64_t count = s->n_out - first < per ? s->n_out - first : per;
     dv_chunk *ch = NULL;
     int rc = ex_chunk_new(op, w, op->n_cols, &ch, err);
     if (rc != PA_OK)
         return rc;
     ch->length = count;
-    const kn_agg_table *t = &s->g.t;
     for (int k = 0; k < s->n_keys && rc == PA_OK; k++) {
         pa_column *c = &ch->columns[k];
         int64_t bytes = 0;
@@ -260,4 +376,70 @@ int agg_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
     }
     *out = ch;
     return PA_OK;
+}
+
+/* Make a an empty table of the layout L for cap groups and arena bytes,
+ * reusing its block when it is large enough. */
+static int tab_fresh(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t cap, int64_t arena,
+                     pa_err *err)
+{
+    if (a->mem && cap >= 1 && kn_agg_table_bytes(L, cap, arena) <= a->bytes)
+        return kn_agg_table_init(kn, &a->t, L, a->mem, cap, arena, a->sizes, err);
+    agg_tab_free(op, a);
+    return agg_tab_reserve(op, kn, a, L, cap, arena, err);
+}
+
+/* Merge range r of every partial into l->part. */
+static int merge_range(ex_op *op, ex_worker *w, agg_local *l, int r, pa_err *err)
+{
+    agg_state *s = op->state;
+    int lo = s->range_lo[r], hi = s->range_lo[r + 1];
+    int64_t cap = 0, arena = 0;
+    for (int i = 0; i < s->n_parts; i++) {
+        cap += s->parts[i].start[hi] - s->parts[i].start[lo];
+        for (int b = lo; b < hi; b++)
+            arena += s->parts[i].arena[b];
+    }
+    int rc = PA_OK;
+    l->pos = l->end = 0;
+    if (cap > 0 && (rc = tab_fresh(op, &w->kn, &l->part, &s->Lm, cap, arena, err)) == PA_OK) {
+        for (int i = 0; i < s->n_parts && rc == PA_OK; i++) {
+            const agg_part *pt = &s->parts[i];
+            rc = kn_agg_merge_range(&w->kn, &l->part.t, &pt->t.t, pt->start[lo], pt->start[hi] - pt->start[lo],
+                                    err);
+        }
+        l->end = rc == PA_OK ? kn_agg_groups(&l->part.t) : 0;
+    }
+    if (rc == PA_OK && __atomic_add_fetch(&s->ranges_merged, 1, __ATOMIC_ACQ_REL) == s->n_ranges)
+        agg_free_parts(op, s);   /* every range is merged: nobody reads them again */
+    return rc;
+}
+
+int agg_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
+{
+    agg_state *s = op->state;
+    agg_local *l = local;
+    *out = NULL;
+    int64_t per = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : 65536;
+    if (s->n_ranges > 0) {
+        while (l->pos >= l->end) {
+            int r = __atomic_fetch_add(&s->next_range, 1, __ATOMIC_RELAXED);
+            if (r >= s->n_ranges) {
+                agg_tab_free(op, &l->part);
+                return PA_OK;
+            }
+            int rc = merge_range(op, w, l, r, err);
+            if (rc != PA_OK)
+                return rc;
+        }
+        int64_t count = l->end - l->pos < per ? l->end - l->pos : per;
+        int rc = emit_groups(op, w, &l->part.t, l->pos, count, out, err);
+        l->pos += count;
+        return rc;
+    }
+    int64_t first = __atomic_fetch_add(&s->next, per, __ATOMIC_RELAXED);
+    if (first >= s->n_out)
+        return PA_OK;
+    int64_t count = s->n_out - first < per ? s->n_out - first : per;
+    return emit_groups(op, w, &s->g.t, first, count, out, err);
 }

@@ -457,6 +457,25 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
  * gid_map (optional, src groups entries) receives dst's id of each group. */
 int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
                  uint32_t *gid_map, pa_err *err);
+/* Partitioning for a parallel merge. The top KN_AGG_PART_BITS bits of a
+ * group's hash are its bucket. kn_agg_partition reorders t's groups (keys,
+ * hashes, states; the arena stays) bucket by bucket, keeping their order
+ * within a bucket, and writes where each bucket starts
+ * (start[2^KN_AGG_PART_BITS + 1]: bucket b is groups [start[b],
+ * start[b + 1])) and, when arena is not NULL, the arena bytes each bucket
+ * holds (string keys, VARCHAR MIN/MAX states). Afterwards t's index and
+ * dense map no longer match its groups: t may only be merged from
+ * (kn_agg_merge_range) or emitted. Equal keys have equal hashes, so merging
+ * a range of buckets from several partitioned tables makes that range's
+ * final groups independently of every other range. */
+#define KN_AGG_PART_BITS 8
+size_t kn_agg_partition_scratch(const kn_agg_layout *L, int64_t groups);
+int kn_agg_partition(kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes, int64_t *start,
+                     int64_t *arena, pa_err *err);
+/* Fold src's groups [first, first + n) into dst (same layout, room for n
+ * groups and their arena bytes), combining states. */
+int kn_agg_merge_range(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n,
+                       pa_err *err);
 /* pairs has keys (INTEGER group id of t, x): add to t's EXTERN slot, per
  * group, the number of pairs whose x is not NULL (= COUNT(DISTINCT x)). */
 int kn_agg_count_distinct(kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err);

@@ -55,15 +55,15 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
     }
 }
 
-/* combine() for groups [b0, b0 + m) of src into dst's groups d[0, m). */
-static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, const uint32_t *d, int64_t b0,
+/* combine() for src groups [g0, g0 + m) into dst's groups d[0, m). */
+static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, const uint32_t *d, int64_t g0,
                           int64_t m)
 {
     const kn_agg_slot *sl = &dst->L.slots[s];
     bool mn = sl->op == KN_AGG_MIN, mx = sl->op == KN_AGG_MAX;
 #define KNA_BLK(T)                                                                                    \
     do {                                                                                              \
-        const T *x_ = (const T *)src->state[s] + b0;                                                  \
+        const T *x_ = (const T *)src->state[s] + g0;                                                  \
         T *y_ = (T *)dst->state[s];                                                                   \
         if (mn) {                                                                                     \
             for (int64_t j = 0; j < m; j++)                                                           \
@@ -80,7 +80,7 @@ static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, con
     } while (0)
     switch (kna_slot_repr(sl)) {
     case KNA_R_I64: {
-        const int64_t *x = (const int64_t *)src->state[s] + b0;
+        const int64_t *x = (const int64_t *)src->state[s] + g0;
         int64_t *y = dst->state[s];
         for (int64_t j = 0; j < m; j++)
             y[d[j]] += x[j];
@@ -93,22 +93,19 @@ static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, con
     case KNA_R_U8: KNA_BLK(uint8_t); break;
     case KNA_R_STR:
         for (int64_t j = 0; j < m; j++)
-            combine(dst, src, s, d[j], b0 + j);
+            combine(dst, src, s, d[j], g0 + j);
         break;
     }
 #undef KNA_BLK
 }
 
-int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
+/* Fold src groups [first, first + n) into dst. */
+static int merge(kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n, const uint32_t *key0_map,
                  uint32_t *gid_map, pa_err *err)
 {
     const kn_agg_layout *L = &dst->L;
-    int64_t ng = src->sizes[0];
     if (src->L.stride != L->stride || src->L.n_slots != L->n_slots || src->L.n_keys != L->n_keys)
         return pa_error(err, PA_EINVAL, "aggregation merge: tables of different layouts");
-    if (dst->sizes[0] + ng > dst->cap_groups || dst->sizes[1] + src->sizes[1] > dst->cap_arena)
-        return pa_error(err, PA_EINVAL, "aggregation merge: destination too small for %lld groups",
-                        (long long)ng);
     if (key0_map && (L->n_keys < 1 || L->key_types[0].id != PA_TYPE_INTEGER))
         return pa_error(err, PA_EINVAL, "aggregation merge: key 0 is not an INTEGER group id");
     const uint8_t *bases[KN_AGG_MAX_KEYS];
@@ -121,8 +118,9 @@ int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const 
     enum { MB = 1024, PF = 16 };
     uint32_t dmap[MB];
     const uint64_t mask = dst->index_mask;
-    for (int64_t b0 = 0; b0 < ng; b0 += MB) {
-        int64_t m = ng - b0 < MB ? ng - b0 : MB;
+    const int64_t end = first + n;
+    for (int64_t b0 = first; b0 < end; b0 += MB) {
+        int64_t m = end - b0 < MB ? end - b0 : MB;
         for (int64_t j = 0; j < m; j++) {
             int64_t g = b0 + j;
             const uint8_t *key = src->keys + (size_t)g * L->stride;
@@ -136,7 +134,7 @@ int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const 
                 memcpy((uint8_t *)tmp + L->key_off[0], &nw, 4);
                 key = (const uint8_t *)tmp;
                 h = kna_hash_key(L, key, bases, soff);
-            } else if (g + PF < ng) {
+            } else if (g + PF < end) {
                 __builtin_prefetch(&dst->index[src->ghash[g + PF] & mask]);
             }
             dmap[j] = L->n_keys == 0 ? 0 : kna_find_or_insert(dst, key, bases, soff, h);
@@ -144,9 +142,134 @@ int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const 
         for (int s = 0; s < L->n_slots; s++)
             combine_block(dst, src, s, dmap, b0, m);
         if (gid_map)
-            memcpy(gid_map + b0, dmap, (size_t)m * sizeof *dmap);
+            memcpy(gid_map + (b0 - first), dmap, (size_t)m * sizeof *dmap);
     }
     return PA_OK;
+}
+
+int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
+                 uint32_t *gid_map, pa_err *err)
+{
+    int64_t ng = src->sizes[0];
+    if (dst->sizes[0] + ng > dst->cap_groups || dst->sizes[1] + src->sizes[1] > dst->cap_arena)
+        return pa_error(err, PA_EINVAL, "aggregation merge: destination too small for %lld groups",
+                        (long long)ng);
+    return merge(dst, src, 0, ng, key0_map, gid_map, err);
+}
+
+/* Arena bytes group g holds: its string keys and VARCHAR MIN/MAX states. */
+static int64_t group_arena(const kn_agg_table *t, int64_t g)
+{
+    const kn_agg_layout *L = &t->L;
+    int64_t b = 0;
+    for (int k = 0; L->n_str && k < L->n_keys; k++) {
+        if (L->key_str[k] < 0)
+            continue;
+        uint32_t len;
+        memcpy(&len, t->keys + (size_t)g * L->stride + L->key_off[k], 4);
+        b += len;
+    }
+    for (int s = 0; s < L->n_slots; s++)
+        if (kna_slot_repr(&L->slots[s]) == KNA_R_STR) {
+            const kna_str *x = &((const kna_str *)t->state[s])[g];
+            b += x->set ? x->len : 0;
+        }
+    return b;
+}
+
+size_t kn_agg_partition_scratch(const kn_agg_layout *L, int64_t groups)
+{
+    size_t w = (size_t)L->stride > 16 ? (size_t)L->stride : 16;
+    if ((size_t)L->n_str * 8 > w)
+        w = (size_t)L->n_str * 8;
+    return (size_t)(groups > 0 ? groups : 1) * (w + 4) + 16;
+}
+
+/* a[pos[g]] = a[g] for the n elements of w bytes of a, through tmp. */
+static void permute(void *a, int64_t n, size_t w, const uint32_t *pos, uint8_t *tmp)
+{
+    const uint8_t *x = a;
+    switch (w) {
+    case 4:
+        for (int64_t g = 0; g < n; g++)
+            memcpy(tmp + (size_t)pos[g] * 4, x + (size_t)g * 4, 4);
+        break;
+    case 8:
+        for (int64_t g = 0; g < n; g++)
+            memcpy(tmp + (size_t)pos[g] * 8, x + (size_t)g * 8, 8);
+        break;
+    case 16:
+        for (int64_t g = 0; g < n; g++)
+            memcpy(tmp + (size_t)pos[g] * 16, x + (size_t)g * 16, 16);
+        break;
+    default:
+        for (int64_t g = 0; g < n; g++)
+            memcpy(tmp + (size_t)pos[g] * w, x + (size_t)g * w, w);
+        break;
+    }
+    memcpy(a, tmp, (size_t)n * w);
+}
+
+int kn_agg_partition(kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes, int64_t *start,
+                     int64_t *arena, pa_err *err)
+{
+    enum { NB = 1 << KN_AGG_PART_BITS, SH = 64 - KN_AGG_PART_BITS };
+    const kn_agg_layout *L = &t->L;
+    int64_t ng = t->sizes[0];
+    if (!start || !scratch || scratch_bytes < kn_agg_partition_scratch(L, ng))
+        return pa_error(err, PA_EINVAL, "aggregation partition: no output array or scratch too small");
+    uint8_t *p = (uint8_t *)(((uintptr_t)scratch + 15) & ~(uintptr_t)15);
+    uint32_t *pos = (uint32_t *)(void *)p;
+    uint8_t *tmp = p + (((size_t)ng * 4 + 15) & ~(size_t)15);
+    int64_t count[NB];
+    memset(count, 0, sizeof count);
+    if (arena)
+        memset(arena, 0, NB * sizeof *arena);
+    bool strs = L->n_str > 0;
+    for (int s = 0; s < L->n_slots; s++)
+        strs |= kna_slot_repr(&L->slots[s]) == KNA_R_STR;
+    for (int64_t g = 0; g < ng; g++) {
+        int b = (int)(t->ghash[g] >> SH);
+        count[b]++;
+        if (arena && strs)
+            arena[b] += group_arena(t, g);
+    }
+    int64_t at[NB];
+    start[0] = 0;
+    for (int b = 0; b < NB; b++) {
+        at[b] = start[b];
+        start[b + 1] = start[b] + count[b];
+    }
+    for (int64_t g = 0; g < ng; g++)
+        pos[g] = (uint32_t)at[t->ghash[g] >> SH]++;
+    /* Scatter every group-indexed array into bucket order: reads run
+     * straight through, writes go to one stream per bucket. */
+    permute(t->keys, ng, (size_t)L->stride, pos, tmp);
+    if (L->n_str)
+        permute(t->str_off, ng, (size_t)L->n_str * 8, pos, tmp);
+    permute(t->ghash, ng, 8, pos, tmp);
+    for (int s = 0; s < L->n_slots; s++)
+        permute(t->state[s], ng, (size_t)L->slot_width[s], pos, tmp);
+    t->dense = 0;
+    return PA_OK;
+}
+
+int kn_agg_merge_range(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n,
+                       pa_err *err)
+{
+    if (first < 0 || n < 0 || first + n > src->sizes[0])
+        return pa_error(err, PA_EINVAL, "aggregation merge: groups %lld+%lld out of range", (long long)first,
+                        (long long)n);
+    if (dst->sizes[0] + n > dst->cap_groups)
+        return pa_error(err, PA_EINVAL, "aggregation merge: destination too small for %lld groups", (long long)n);
+    int64_t bytes = 0;
+    if (src->sizes[1])
+        for (int64_t g = first; g < first + n; g++)
+            bytes += group_arena(src, g);
+    if (dst->sizes[1] + bytes > dst->cap_arena)
+        return pa_error(err, PA_EINVAL, "aggregation merge: destination arena too small for %lld bytes",
+                        (long long)bytes);
+    return merge(dst, src, first, n, NULL, NULL, err);
 }
 
 int kn_agg_count_distinct(kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err)

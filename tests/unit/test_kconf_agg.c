@@ -9,7 +9,9 @@
  * reference that sorts the rows (qsort) and aggregates each run of equal
  * keys. Also: the dense path and its fall-back to hashing, global
  * aggregation of empty input, DECIMAL sums beyond int64, COUNT(DISTINCT)
- * through pair tables, and argument errors.
+ * through pair tables, and argument errors. Every case is also merged the
+ * parallel way: partials reordered by hash bucket, ranges of buckets
+ * merged separately.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -461,6 +463,82 @@ static void free_lines(char **l, int64_t n)
     free(l);
 }
 
+/* The parallel merge's way: reorder each partial by bucket
+ * (kn_agg_partition), cut the buckets into random ranges, merge each range
+ * of every partial into a table of its own (kn_agg_merge_range) with room
+ * for exactly the range's groups, and compare all ranges' rows with want. */
+static void merge_partitioned(tab *part, int parts, const kn_agg_fin *fins, int na, char **want, int64_t ng)
+{
+    enum { NB = 1 << KN_AGG_PART_BITS };
+    kn_ctx ctx = {g_dev, g_s};
+    int64_t start[4][NB + 1], arena[4][NB];
+    for (int p = 0; p < parts; p++) {
+        const kn_agg_layout *L = &part[p].t.L;
+        int64_t n = kn_agg_groups(&part[p].t);
+        size_t sb = kn_agg_partition_scratch(L, n);
+        void *scratch;
+        OK(dv_alloc(g_dev, sb, &scratch, &err));
+        /* too little scratch is refused before anything moves */
+        assert_int_equal(kn_agg_partition(&ctx, &part[p].t, scratch, sb - 32, start[p], arena[p], &err),
+                         PA_EINVAL);
+        pa_err_clear(&err);
+        OK(kn_agg_partition(&ctx, &part[p].t, scratch, sb, start[p], arena[p], &err));
+        OK(dv_stream_sync(g_s, &err));
+        dv_free(g_dev, scratch);
+        /* groups now in bucket order, start[] marking the buckets */
+        assert_int_equal(start[p][0], 0);
+        assert_int_equal(start[p][NB], n);
+        for (int b = 0; b < NB; b++)
+            for (int64_t g = start[p][b]; g < start[p][b + 1]; g++)
+                assert_int_equal((int)(part[p].t.ghash[g] >> (64 - KN_AGG_PART_BITS)), b);
+    }
+    char **got = calloc((size_t)ng + 1, sizeof *got);
+    int64_t got_n = 0;
+    for (int lo = 0; lo < NB;) {
+        int hi = lo + 1 + (int)below(below(3) == 0 ? NB : 24);
+        if (hi > NB)
+            hi = NB;
+        int64_t cap = 0, ab = 0;
+        for (int p = 0; p < parts; p++) {
+            cap += start[p][hi] - start[p][lo];
+            for (int b = lo; b < hi; b++)
+                ab += arena[p][b];
+        }
+        if (cap == 0) {
+            lo = hi;
+            continue;
+        }
+        tab r;
+        tab_make(&r, &part[0].t.L, cap, ab);
+        for (int p = 0; p < parts; p++)
+            OK(kn_agg_merge_range(&ctx, &r.t, &part[p].t, start[p][lo], start[p][hi] - start[p][lo], &err));
+        OK(dv_stream_sync(g_s, &err));
+        int64_t rn = kn_agg_groups(&r.t);
+        assert_true(got_n + rn <= ng);
+        char **lines = emit_lines(&r, fins, na);
+        for (int64_t i = 0; i < rn; i++)
+            got[got_n++] = lines[i];
+        free(lines);
+        tab_free(&r);
+        lo = hi;
+    }
+    assert_int_equal(got_n, ng);
+    qsort(got, (size_t)got_n, sizeof *got, cmp_str);
+    for (int64_t i = 0; i < ng; i++)
+        if (strcmp(want[i], got[i]) != 0)
+            fail_msg("partitioned merge, group %lld: want '%s' got '%s'", (long long)i, want[i], got[i]);
+    free_lines(got, got_n);
+    /* a range past the groups is refused */
+    if (parts > 0) {
+        tab r;
+        tab_make(&r, &part[0].t.L, 16, 16);
+        assert_int_equal(kn_agg_merge_range(&ctx, &r.t, &part[0].t, 0, kn_agg_groups(&part[0].t) + 1, &err),
+                         PA_EINVAL);
+        pa_err_clear(&err);
+        tab_free(&r);
+    }
+}
+
 /* Group n rows of cols by keys with aggs through `parts` partial tables fed
  * chunk by chunk, merge them, and compare with the reference. Returns the
  * number of groups. dense_state receives the merged-into table's dense flag
@@ -542,9 +620,10 @@ static int64_t run_case(const pa_column *cols, int ncols, int64_t n, const int *
         if (strcmp(want[i], got[i]) != 0)
             fail_msg("group %lld: want '%s' got '%s'", (long long)i, want[i], got[i]);
     assert_int_equal(got_ng, ng);
-    free_lines(want, ng);
     free_lines(got, got_ng);
     tab_free(&fin);
+    merge_partitioned(part, parts, fins, na, want, ng);
+    free_lines(want, ng);
     for (int p = 0; p < parts; p++)
         tab_free(&part[p]);
     dv_free(g_dev, scratch);

@@ -2,7 +2,8 @@
  * test_op_agg.c - the AGGREGATE and DISTINCT operators through ex_run:
  * hand-made chunks from a test source, several workers (partials merged),
  * every execution mode, every aggregate kind (COUNT(DISTINCT) included)
- * against a reference computed here, the global aggregate of empty input,
+ * against a reference computed here, 60000 groups merged the partitioned
+ * way, the global aggregate of empty input,
  * DISTINCT with NULLs, a memory limit that fails naming the operator (and a
  * device usable afterwards), and TPC-H Q1's aggregates over the sf0.01
  * Parquet file against the official answer.
@@ -44,7 +45,8 @@ enum { NCOL = 4 };
 static const pa_type T_INT = {PA_TYPE_INTEGER, 0, 0}, T_STR = {PA_TYPE_VARCHAR, 0, 0},
                      T_BIG = {PA_TYPE_BIGINT, 0, 0}, T_DEC = {PA_TYPE_DECIMAL, 15, 2};
 
-static int32_t val_k(int64_t r) { return (int32_t)((r * 7919) % 13); }
+static int64_t g_key_mod = 13;   /* distinct k values */
+static int32_t val_k(int64_t r) { return (int32_t)((r * 7919) % g_key_mod); }
 static bool null_k(int64_t r) { return r % 7 == 3; }
 static int val_s(int64_t r, char *buf) { return snprintf(buf, 16, "s%d", (int)((r * 31) % 5)); }
 static bool null_s(int64_t r) { return r % 11 == 4; }
@@ -262,6 +264,86 @@ static void test_group_by_all_kinds(void **state)
     dv_close(d);
 }
 
+/* 60000 groups over 1..3 workers: with several workers each partial is
+ * reordered by hash bucket and the next pipeline's workers merge ranges of
+ * buckets (the partitioned merge); the source's row estimate lets tables
+ * grow by projection. Every mode, against per-key sums computed here. */
+static void test_many_groups(void **state)
+{
+    dv_device *d = open_dev(0);
+    const int64_t rows = 150000;
+    g_key_mod = 60000;
+    int64_t *cnt = calloc((size_t)g_key_mod + 1, sizeof *cnt), *sd = calloc((size_t)g_key_mod + 1, sizeof *sd);
+    int64_t *mx = calloc((size_t)g_key_mod + 1, sizeof *mx);
+    char (*mn)[16] = calloc((size_t)g_key_mod + 1, sizeof *mn);
+    for (int64_t k = 0; k <= g_key_mod; k++)
+        mx[k] = INT64_MIN;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t k = null_k(r) ? g_key_mod : val_k(r);   /* the NULL group last */
+        cnt[k]++;
+        sd[k] += val_d(r);
+        if (!null_x(r) && val_x(r) > mx[k])
+            mx[k] = val_x(r);
+        char sv[16];
+        if (!null_s(r) && (val_s(r, sv), !mn[k][0] || strcmp(sv, mn[k]) < 0))
+            strcpy(mn[k], sv);
+    }
+    /* copies = 2: the same rows twice through UNION ALL (counts and sums
+     * double): two pipelines feed the op, with one thread each when
+     * threads = 1. */
+    for (int copies = 1; copies <= 2; copies++) {
+        char **want = calloc((size_t)g_key_mod + 1, sizeof *want);
+        int64_t ng = 0;
+        for (int64_t k = 0; k <= g_key_mod; k++) {
+            if (!cnt[k])
+                continue;
+            char line[256], ks[24] = "", dec[64], xs[24] = "";
+            if (k < g_key_mod)
+                snprintf(ks, sizeof ks, "%lld", (long long)k);
+            if (mx[k] != INT64_MIN)
+                snprintf(xs, sizeof xs, "%lld", (long long)mx[k]);
+            pa_format_decimal(sd[k] * copies, 2, 2, dec, sizeof dec);
+            snprintf(line, sizeof line, "%s|%lld|%s|%s|%s", ks, (long long)cnt[k] * copies, dec, mn[k], xs);
+            want[ng++] = strdup(line);
+        }
+        qsort(want, (size_t)ng, sizeof *want, cmp_str);
+        ex_agg aggs[] = {{EX_AGG_COUNT_STAR, 0}, {EX_AGG_SUM, 3}, {EX_AGG_MIN, 1}, {EX_AGG_MAX, 2}};
+        int keys[] = {0};
+        for (int mode = 0; mode < 3; mode++)
+            for (int threads = 1; threads <= 3; threads++) {
+                ex_plan *p;
+                OK(ex_plan_create(&p, &err));
+                ex_op *src[2], *in, *agg;
+                for (int c = 0; c < copies; c++) {
+                    src[c] = make_src(p, rows, 1000);
+                    src[c]->est_rows = rows;
+                }
+                if (copies == 1)
+                    in = src[0];
+                else
+                    OK(ex_union_all(p, src, 2, &in, &err));
+                OK(ex_aggregate(p, in, keys, 1, aggs, 4, NULL, &agg, &err));
+                ex_result *r;
+                OK(run(d, p, agg, (ex_mode)mode, threads, &r));
+                int64_t n;
+                char **got = result_lines(r, &n);
+                assert_int_equal(n, ng);
+                for (int64_t i = 0; i < ng; i++)
+                    assert_string_equal(got[i], want[i]);
+                free_lines(got, n);
+                ex_result_destroy(r);
+                ex_plan_destroy(p);
+            }
+        free_lines(want, ng);
+    }
+    free(cnt);
+    free(sd);
+    free(mx);
+    free(mn);
+    g_key_mod = 13;
+    dv_close(d);
+}
+
 /* A global aggregate of empty input is one row: COUNT 0, the rest NULL;
  * a grouped one has no rows. */
 static void test_empty_input(void **state)
@@ -442,7 +524,8 @@ int main(void)
 {
     pa_err_init(&err);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_group_by_all_kinds), cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_group_by_all_kinds), cmocka_unit_test(test_many_groups),
+        cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_distinct),           cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_tpch_q1_aggregates),
     };
