@@ -3,7 +3,8 @@
  * dependency order per execution mode, and the streaming worker loop
  * (source_next -> chain of execute -> sink; flush; combine).
  *
- * Modes: OVERLAPPED opens every leaf source (scan) at query start, so its
+ * Modes: OVERLAPPED opens every leaf source (scan) at query start (just
+ * after starting the pipelines that can run at once), so its
  * reads and decoding run ahead into its bounded queue while earlier
  * pipelines compute, and runs every pipeline whose dependencies are done
  * concurrently. CHUNKED runs one pipeline at a time and opens a source when
@@ -261,13 +262,22 @@ int ex__sched_run(ex_sched *s)
         rc = pa_error(&q->err, PA_ENOMEM, "out of memory starting the query");
         goto out;
     }
-    if (q->opt.mode == EX_MODE_OVERLAPPED)   /* every scan starts reading now */
-        for (int i = 0; i < s->ps.n && rc == PA_OK && !ex_query_failed(q); i++)
-            if (ex__pipelines_feeding(&s->ps, s->ps.p[i].source, 0) < 0 && (rc = open_source(s, i, &err)) != PA_OK)
-                ex__fail(q, &err, rc);
+    /* OVERLAPPED: every scan starts reading at once, the pipelines that can
+     * run first before the others are opened (so their workers start while
+     * the coordinator reads the other files' metadata). */
+    bool open_rest = q->opt.mode == EX_MODE_OVERLAPPED;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         start_ready(s, &err);
+        if (open_rest) {
+            open_rest = false;
+            pthread_mutex_unlock(&s->mu);
+            for (int i = 0; i < s->ps.n && rc == PA_OK && !ex_query_failed(q); i++)
+                if (ex__pipelines_feeding(&s->ps, s->ps.p[i].source, 0) < 0 &&
+                    (rc = open_source(s, i, &err)) != PA_OK)
+                    ex__fail(q, &err, rc);
+            pthread_mutex_lock(&s->mu);
+        }
         bool ended = false;
         for (int i = 0; i < s->ps.n; i++) {
             ex_pipeline *p = &s->ps.p[i];
