@@ -3,11 +3,12 @@
  * Q3, Q6, Q18) on a data directory in each execution mode, next to DuckDB
  * running the same query texts on the same Parquet files in the same run
  * (through bench/scan_vs_duckdb.mjs). Times are the best of --runs runs
- * after a warm-up run, page cache warm (both engines read the same files
+ * after a warm-up run (the modes' runs take turns, so a slow spell of a
+ * shared machine falls on every mode alike), page cache warm (both engines read the same files
  * just before); with --cache cold every run first drops the data files from
  * the OS page cache and clears the footer cache (DuckDB is then not run: its
- * times would be warm). The blk/ovl column is the blocking mode's time over
- * the overlapped mode's. With --check DIR the results are also compared
+ * times would be warm). The blk/ovl column is the blocking mode's best time
+ * over the overlapped mode's; the median column the same of median times. With --check DIR the results are also compared
  * with the answers in DIR/qNN.csv.
  */
 #include "cli/bench_tpch.h"
@@ -19,6 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 typedef struct be_opts {
     const char *data, *check;
@@ -216,14 +223,16 @@ int cli_bench_engine(int argc, char **argv)
            dv_selection(dev), threads);
     if (o.cold)
         printf("times:   best of %d runs, each after dropping every data file from the page cache "
-               "(posix_fadvise DONTNEED) and clearing the footer cache\n\n", o.runs);
+               "(posix_fadvise DONTNEED) and clearing the footer cache\n", o.runs);
     else
-        printf("times:   best of %d after a warm-up, page cache warm\n\n", o.runs);
+        printf("times:   best of %d after a warm-up, page cache warm\n", o.runs);
+    printf("         the modes' runs take turns; blk/ovl = blocking / overlapped of the best times,\n"
+           "         median = the same of the median times\n\n");
     printf("%-5s", "query");
     for (int m = 0; m < o.n_modes; m++)
         printf(" %11s", ex_mode_name(o.modes[m]));
     if (i_ovl >= 0 && i_blk >= 0)
-        printf(" %8s", "blk/ovl");
+        printf(" %8s %8s", "blk/ovl", "median");
     if (o.vs_duckdb)
         printf(" %11s %10s", "duckdb", "x duckdb");
     printf("%s\n", o.check ? " answer" : "");
@@ -233,12 +242,20 @@ int cli_bench_engine(int argc, char **argv)
         int q = o.queries[qi];
         printf("Q%-4d", q);
         fflush(stdout);
-        double first = 0, best_overlapped = 0, mode_best[3] = {0};
+        double first = 0, best_overlapped = 0, mode_best[3] = {0}, mode_med[3] = {0};
         const char *verdict = "";
-        for (int m = 0; m < o.n_modes && status == 0; m++) {
-            double best = 1e30, s;
-            char *csv = NULL;
-            for (int r = 0; r <= o.runs; r++) {   /* r == 0: warm-up (cold: the answer check) */
+        /* Runs of the modes take turns (warm-ups first), so a slow spell of
+         * the machine falls on every mode alike. */
+        double *times = calloc((size_t)o.n_modes * (size_t)o.runs, sizeof *times);
+        if (!times) {
+            fprintf(stderr, "pista: bench engine: out of memory\n");
+            status = 1;
+            break;
+        }
+        char *csv = NULL;
+        for (int r = 0; r <= o.runs && status == 0; r++) {   /* r == 0: warm-up (cold: the answer check) */
+            for (int m = 0; m < o.n_modes && status == 0; m++) {
+                double sec;
                 if (o.cold) {
                     int64_t nf, nb, res;
                     char why[256];
@@ -250,34 +267,39 @@ int cli_bench_engine(int argc, char **argv)
                     }
                     pq_meta_cache_clear();
                 }
-                if (run_once(&o, dev, q, o.modes[m], &s, r == 0 && m == 0 && o.check ? &csv : NULL, &err) != PA_OK) {
+                if (run_once(&o, dev, q, o.modes[m], &sec, r == 0 && m == 0 && o.check ? &csv : NULL, &err) !=
+                    PA_OK) {
                     printf("\n");
                     status = cli_fail(&err);
                     break;
                 }
-                if (r > 0 && s < best)
-                    best = s;
+                if (r > 0)
+                    times[m * o.runs + r - 1] = sec;
             }
-            if (csv) {
-                int same = check_answer(o.check, q, csv);
-                verdict = same > 0 ? " ok" : same == 0 ? " DIFFERENT" : " (no answer file)";
-                if (same == 0)
-                    status = 1;
-                free(csv);
-            }
-            if (status == 0)
-                printf(" %10.3fs", best);
-            mode_best[m] = best;
-            if (m == 0)
-                first = best;
-            if (o.modes[m] == EX_MODE_OVERLAPPED)
-                best_overlapped = best;
-            fflush(stdout);
         }
+        if (csv) {
+            int same = check_answer(o.check, q, csv);
+            verdict = same > 0 ? " ok" : same == 0 ? " DIFFERENT" : " (no answer file)";
+            if (same == 0)
+                status = 1;
+            free(csv);
+        }
+        for (int m = 0; m < o.n_modes && status == 0; m++) {
+            double *t = times + m * o.runs;
+            qsort(t, (size_t)o.runs, sizeof *t, cmp_double);
+            mode_best[m] = t[0];
+            mode_med[m] = o.runs % 2 ? t[o.runs / 2] : (t[o.runs / 2 - 1] + t[o.runs / 2]) / 2;
+            printf(" %10.3fs", t[0]);
+            if (m == 0)
+                first = t[0];
+            if (o.modes[m] == EX_MODE_OVERLAPPED)
+                best_overlapped = t[0];
+        }
+        free(times);
         if (status != 0)
             break;
         if (i_ovl >= 0 && i_blk >= 0)
-            printf(" %7.2fx", mode_best[i_blk] / mode_best[i_ovl]);
+            printf(" %7.2fx %7.2fx", mode_best[i_blk] / mode_best[i_ovl], mode_med[i_blk] / mode_med[i_ovl]);
         double ours = best_overlapped ? best_overlapped : first;
         if (o.vs_duckdb) {
             char *sql = duckdb_sql(o.data, q, &err);
