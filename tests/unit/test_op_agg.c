@@ -167,6 +167,23 @@ static int run(dv_device *d, ex_plan *p, ex_op *root, ex_mode mode, int threads,
     return ex_run(p, root, &o, out, &err);
 }
 
+/* Run root's plan p (then destroyed) and compare its rows with want
+ * (sorted lines). */
+static void run_and_compare(dv_device *d, ex_plan *p, ex_op *root, ex_mode mode, int threads, char **want,
+                            int64_t ng)
+{
+    ex_result *r;
+    OK(run(d, p, root, mode, threads, &r));
+    int64_t n;
+    char **got = result_lines(r, &n);
+    assert_int_equal(n, ng);
+    for (int64_t i = 0; i < ng; i++)
+        assert_string_equal(got[i], want[i]);
+    free_lines(got, n);
+    ex_result_destroy(r);
+    ex_plan_destroy(p);
+}
+
 /* ------------------------------------------------------------------ tests */
 
 /* GROUP BY k, s with every aggregate kind, 1..3 workers, every mode. */
@@ -248,16 +265,7 @@ static void test_group_by_all_kinds(void **state)
             assert_int_equal(ex_op_column_type(agg, 4).id, PA_TYPE_BIGINT);
             assert_int_equal(ex_op_column_type(agg, 5).precision, 38);
             assert_int_equal(ex_op_column_type(agg, 6).id, PA_TYPE_DOUBLE);
-            ex_result *r;
-            OK(run(d, p, agg, (ex_mode)mode, threads, &r));
-            int64_t n;
-            char **got = result_lines(r, &n);
-            assert_int_equal(n, ng);
-            for (int i = 0; i < ng; i++)
-                assert_string_equal(got[i], want[i]);
-            free_lines(got, n);
-            ex_result_destroy(r);
-            ex_plan_destroy(p);
+            run_and_compare(d, p, agg, (ex_mode)mode, threads, want, ng);
         }
     free_lines(want, ng);
     free(g);
@@ -323,16 +331,7 @@ static void test_many_groups(void **state)
                 else
                     OK(ex_union_all(p, src, 2, &in, &err));
                 OK(ex_aggregate(p, in, keys, 1, aggs, 4, NULL, &agg, &err));
-                ex_result *r;
-                OK(run(d, p, agg, (ex_mode)mode, threads, &r));
-                int64_t n;
-                char **got = result_lines(r, &n);
-                assert_int_equal(n, ng);
-                for (int64_t i = 0; i < ng; i++)
-                    assert_string_equal(got[i], want[i]);
-                free_lines(got, n);
-                ex_result_destroy(r);
-                ex_plan_destroy(p);
+                run_and_compare(d, p, agg, (ex_mode)mode, threads, want, ng);
             }
         free_lines(want, ng);
     }
