@@ -30,9 +30,12 @@
  * - Batches: a chunk is folded in batches of at most AGG_BATCH rows, each
  *   no larger than the table's free group capacity (a multiple of 8 rows so
  *   validity bitmaps can be sliced), so a table with few groups stays small
- *   and the scratch stays cache-sized. Tables grow by doubling into a new
- *   block (kn_agg_table_move). All table memory is ex_alloc'ed (accounted
- *   to the op; PA_ENOMEM names it).
+ *   and the scratch stays cache-sized. Tables grow into a new block
+ *   (kn_agg_table_move): by doubling, or, once a worker has folded
+ *   AGG_PROJECT_ROWS rows, to the groups its rate of new groups projects
+ *   over its share of the input estimate (each move copies every group, so
+ *   a 1.5M-group table built by doubling moved ~9 times). All table memory
+ *   is ex_alloc'ed (accounted to the op; PA_ENOMEM names it).
  */
 #ifndef PISTA_OP_AGG_INT_H
 #define PISTA_OP_AGG_INT_H
