@@ -292,7 +292,6 @@ int agg_finalize(ex_op *op, ex_query *q, pa_err *err)
         plan_ranges(s);
         s->Lm = s->L;
         s->Lm.dense_ok = false;   /* merged tables take no kn_agg_update */
-        s->next_range = s->ranges_merged = 0;
         return PA_OK;
     }
     if (!s->g.mem && (rc = agg_tab_reserve(op, &kn, &s->g, &s->L, 0, 0, err)) != PA_OK)
