@@ -1,6 +1,15 @@
 /*
  * backend_cpu.c - the `cpu` device: device memory is host memory, a stream is
  * an ordered queue of operations drained by one thread-pool task at a time.
+ * The `sim` device (backend_sim.c) runs on the same streams; when the stream's
+ * device is sim, operations that touch device memory open it around their
+ * run (dv__sim_enter / dv__sim_leave), and a stream that was idle waits the
+ * sim delay before it runs new work.
+ *
+ * A kernel that fails makes its stream's error sticky: later copies, fills
+ * and kernels on the stream are skipped (frees, records and host functions
+ * still run, so nothing leaks or hangs), each record hands the error to its
+ * event, and dv_stream_sync returns it.
  *
  * Streams never block a pool worker: an operation that waits for an event
  * whose record has not run yet parks the stream on the event's waiter list
@@ -19,9 +28,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
-enum op_kind { OP_COPY, OP_BATCH, OP_HOST_FN, OP_FILL, OP_RECORD, OP_WAIT };
+enum op_kind { OP_COPY, OP_BATCH, OP_HOST_FN, OP_FILL, OP_RECORD, OP_WAIT, OP_KERNEL, OP_FREE };
 
 typedef struct cpu_event cpu_event;
 
@@ -34,6 +44,8 @@ typedef struct op {
         struct { void (*fn)(void *); void *arg; } host;
         struct { uint32_t *dst; uint32_t value; size_t count; } fill;
         struct { cpu_event *ev; uint64_t gen; } event;
+        struct { dv_kernel_fn fn; void *args; } kernel;
+        struct { void *ptr; } free;
     } u;
 } op;
 
@@ -43,8 +55,11 @@ typedef struct cpu_stream {
     op *head, *tail;
     int scheduled;      /* a drain task is queued or running */
     int parked;         /* waiting on an event; the drain task has returned */
+    int fresh;          /* sim: work arrived while idle; wait the delay first */
     pa_threadpool *tp;
+    dv_device *dev;
     struct cpu_stream *next_waiter;
+    pa_err err;         /* sticky: the first kernel error (read under mu) */
 } cpu_stream;
 
 struct cpu_event {
@@ -52,12 +67,16 @@ struct cpu_event {
     pthread_cond_t done;
     uint64_t recorded, completed;
     cpu_stream *waiters;   /* parked streams */
+    int err_code;          /* the error of the stream that completed the last record */
+    char err_msg[512];
 };
 
 /* Operations run per drain task before it yields the worker to other streams. */
 #define DRAIN_BATCH 64
 
 static void drain(void *arg);
+
+static bool is_sim(const cpu_stream *s) { return s->dev->ops->kind == DV_KIND_SIM; }
 
 static void schedule_locked(cpu_stream *s)
 {
@@ -70,8 +89,14 @@ static void schedule_locked(cpu_stream *s)
     }
 }
 
-static void run_op(op *o)
+/* Copies, fills and kernels touch device memory: on sim it is opened around
+ * them. Returns the kernel's status (PA_OK for the others). */
+static int run_device_op(cpu_stream *s, op *o)
 {
+    int rc = PA_OK;
+    bool sim = is_sim(s);
+    if (sim)
+        dv__sim_enter(s->dev);
     switch (o->kind) {
     case OP_COPY:
         if (o->u.copy.n && o->u.copy.dst != o->u.copy.src)
@@ -82,32 +107,82 @@ static void run_op(op *o)
             if (o->u.batch.sizes[i] && o->u.batch.dsts[i] != o->u.batch.srcs[i])
                 memmove(o->u.batch.dsts[i], o->u.batch.srcs[i], o->u.batch.sizes[i]);
         break;
-    case OP_HOST_FN:
-        o->u.host.fn(o->u.host.arg);
-        break;
     case OP_FILL:
         for (size_t i = 0; i < o->u.fill.count; i++)
             o->u.fill.dst[i] = o->u.fill.value;
         break;
-    case OP_RECORD: {
-        cpu_event *ev = o->u.event.ev;
-        pthread_mutex_lock(&ev->mu);
-        if (o->u.event.gen > ev->completed)
-            ev->completed = o->u.event.gen;
-        cpu_stream *w = ev->waiters;
-        ev->waiters = NULL;
-        pthread_cond_broadcast(&ev->done);
-        pthread_mutex_unlock(&ev->mu);
-        while (w) {
-            cpu_stream *next = w->next_waiter;
-            pthread_mutex_lock(&w->mu);
-            w->parked = 0;
-            schedule_locked(w);
-            pthread_mutex_unlock(&w->mu);
-            w = next;
+    case OP_KERNEL: {
+        pa_err kerr;
+        pa_err_init(&kerr);
+        rc = o->u.kernel.fn(o->u.kernel.args, &kerr);
+        if (rc != PA_OK) {
+            pthread_mutex_lock(&s->mu);
+            if (kerr.code != PA_OK)
+                pa_err_propagate(&s->err, &kerr);
+            else
+                pa_error(&s->err, rc, "a kernel on %s failed (%s)", s->dev->name, pa_status_name(rc));
+            pthread_mutex_unlock(&s->mu);
         }
+        pa_err_close(&kerr);
         break;
     }
+    default:
+        break;
+    }
+    if (sim)
+        dv__sim_leave(s->dev);
+    return rc;
+}
+
+static void complete_record(cpu_stream *s, op *o)
+{
+    cpu_event *ev = o->u.event.ev;
+    pthread_mutex_lock(&s->mu);
+    int code = s->err.code;
+    pthread_mutex_lock(&ev->mu);
+    if (o->u.event.gen > ev->completed)
+        ev->completed = o->u.event.gen;
+    ev->err_code = code;
+    if (code != PA_OK)
+        snprintf(ev->err_msg, sizeof ev->err_msg, "%s", s->err.msg);
+    cpu_stream *w = ev->waiters;
+    ev->waiters = NULL;
+    pthread_cond_broadcast(&ev->done);
+    pthread_mutex_unlock(&ev->mu);
+    pthread_mutex_unlock(&s->mu);
+    while (w) {
+        cpu_stream *next = w->next_waiter;
+        pthread_mutex_lock(&w->mu);
+        w->parked = 0;
+        schedule_locked(w);
+        pthread_mutex_unlock(&w->mu);
+        w = next;
+    }
+}
+
+static void run_op(cpu_stream *s, op *o)
+{
+    switch (o->kind) {
+    case OP_COPY:
+    case OP_BATCH:
+    case OP_FILL:
+    case OP_KERNEL: {
+        pthread_mutex_lock(&s->mu);
+        int failed = s->err.code != PA_OK;
+        pthread_mutex_unlock(&s->mu);
+        if (!failed)
+            run_device_op(s, o);
+        break;
+    }
+    case OP_HOST_FN:
+        o->u.host.fn(o->u.host.arg);
+        break;
+    case OP_FREE:
+        dv__free_now(s->dev, o->u.free.ptr);
+        break;
+    case OP_RECORD:
+        complete_record(s, o);
+        break;
     case OP_WAIT:
         break;   /* handled in drain */
     }
@@ -117,6 +192,8 @@ static void free_op(op *o)
 {
     if (o->kind == OP_BATCH)
         pa_free(o->u.batch.dsts);   /* one allocation holds all three arrays */
+    else if (o->kind == OP_KERNEL)
+        pa_free(o->u.kernel.args);
     pa_free(o);
 }
 
@@ -143,6 +220,16 @@ static void drain(void *arg)
 {
     cpu_stream *s = arg;
     pthread_mutex_lock(&s->mu);
+    if (s->fresh) {   /* sim: let the caller run ahead of its work */
+        s->fresh = 0;
+        int us = dv__sim_delay_us(s->dev);
+        if (us > 0) {
+            pthread_mutex_unlock(&s->mu);
+            struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+            pthread_mutex_lock(&s->mu);
+        }
+    }
     for (int n = 0; s->head; n++) {
         if (n == DRAIN_BATCH) {   /* yield: requeue behind other streams */
             s->scheduled = 0;
@@ -157,7 +244,7 @@ static void drain(void *arg)
         }
         op *o = s->head;
         pthread_mutex_unlock(&s->mu);
-        run_op(o);
+        run_op(s, o);
         pthread_mutex_lock(&s->mu);
         s->head = o->next;
         if (!s->head)
@@ -179,6 +266,8 @@ static int enqueue(dv_stream *st, op *o, pa_err *err)
     else
         s->head = o;
     s->tail = o;
+    if (!s->scheduled && !s->parked && is_sim(s))
+        s->fresh = 1;
     schedule_locked(s);
     pthread_mutex_unlock(&s->mu);
     return PA_OK;
@@ -214,11 +303,22 @@ static int cpu_enumerate(dv_info *out, int cap, int *n, char *note, size_t note_
     return PA_OK;
 }
 
+int dv__cpu_threads_open(dv_device *d, const dv_options *opt, pa_err *err)
+{
+    return pa_threadpool_create(opt->cpu_threads, &d->threads, err);
+}
+
+void dv__cpu_threads_close(dv_device *d)
+{
+    pa_threadpool_destroy(d->threads);
+    d->threads = NULL;
+}
+
 static int cpu_open(dv_device *d, int ordinal, const dv_options *opt, pa_err *err)
 {
     if (ordinal != 0)
         return pa_error(err, PA_EDEVICE, "there is one cpu device (cpu), not cpu:%d", ordinal);
-    int rc = pa_threadpool_create(opt->cpu_threads, &d->threads, err);
+    int rc = dv__cpu_threads_open(d, opt, err);
     if (rc != PA_OK)
         return rc;
     snprintf(d->model, sizeof d->model, "host CPU, %d threads", pa_threadpool_size(d->threads));
@@ -229,8 +329,7 @@ static int cpu_open(dv_device *d, int ordinal, const dv_options *opt, pa_err *er
 
 static void cpu_close(dv_device *d)
 {
-    pa_threadpool_destroy(d->threads);
-    d->threads = NULL;
+    dv__cpu_threads_close(d);
 }
 
 /* Regions come straight from mmap: page aligned, returned to the OS on free. */
@@ -257,7 +356,9 @@ static int cpu_stream_create(dv_device *d, void **impl, pa_err *err)
         return pa_error(err, PA_ENOMEM, "cpu device: out of host memory creating a stream");
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->drained, NULL);
+    pa_err_init(&s->err);
     s->tp = d->threads;
+    s->dev = d;
     *impl = s;
     return PA_OK;
 }
@@ -265,6 +366,7 @@ static int cpu_stream_create(dv_device *d, void **impl, pa_err *err)
 static void cpu_stream_destroy(dv_device *d, void *impl)
 {
     cpu_stream *s = impl;
+    pa_err_close(&s->err);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->drained);
     pa_free(s);
@@ -277,6 +379,16 @@ static int cpu_stream_sync(dv_stream *st, pa_err *err)
     schedule_locked(s);   /* in case an earlier submission failed */
     while (s->head || s->scheduled)
         pthread_cond_wait(&s->drained, &s->mu);
+    int rc = s->err.code != PA_OK ? pa_err_propagate(err, &s->err) : PA_OK;
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+static int cpu_stream_query(dv_stream *st, bool *idle, pa_err *err)
+{
+    cpu_stream *s = st->impl;
+    pthread_mutex_lock(&s->mu);
+    *idle = !s->head && !s->scheduled;
     pthread_mutex_unlock(&s->mu);
     return PA_OK;
 }
@@ -332,13 +444,22 @@ static int cpu_stream_wait_event(dv_stream *st, dv_event *ev, pa_err *err)
     return enqueue(st, o, err);
 }
 
+/* The error the completed record carried. Called with e->mu held. */
+static int event_error_locked(cpu_event *e, pa_err *err)
+{
+    if (e->err_code == PA_OK)
+        return PA_OK;
+    return pa_error(err, e->err_code, "%s", e->err_msg);
+}
+
 static int cpu_event_query(dv_event *ev, bool *done, pa_err *err)
 {
     cpu_event *e = ev->impl;
     pthread_mutex_lock(&e->mu);
     *done = e->completed >= e->recorded;
+    int rc = *done ? event_error_locked(e, err) : PA_OK;
     pthread_mutex_unlock(&e->mu);
-    return PA_OK;
+    return rc;
 }
 
 static int cpu_event_sync(dv_event *ev, pa_err *err)
@@ -348,8 +469,9 @@ static int cpu_event_sync(dv_event *ev, pa_err *err)
     uint64_t target = e->recorded;
     while (e->completed < target)
         pthread_cond_wait(&e->done, &e->mu);
+    int rc = event_error_locked(e, err);
     pthread_mutex_unlock(&e->mu);
-    return PA_OK;
+    return rc;
 }
 
 /* --------------------------------------------------------------- work */
@@ -408,6 +530,52 @@ static int cpu_fill_u32(dv_stream *st, void *dst, uint32_t value, size_t count, 
     return enqueue(st, o, err);
 }
 
+static int cpu_launch(dv_stream *st, dv_kernel_fn fn, const void *args, size_t args_size, pa_err *err)
+{
+    op *o = new_op(OP_KERNEL, err);
+    if (!o)
+        return PA_ENOMEM;
+    void *copy = pa_malloc(args_size ? args_size : 1);
+    if (!copy) {
+        pa_free(o);
+        return pa_error(err, PA_ENOMEM, "%s: out of host memory for a kernel's %zu bytes of arguments",
+                        st->dev->name, args_size);
+    }
+    if (args_size)
+        memcpy(copy, args, args_size);
+    o->u.kernel.fn = fn;
+    o->u.kernel.args = copy;
+    return enqueue(st, o, err);
+}
+
+static int cpu_free_async(dv_stream *st, void *ptr, pa_err *err)
+{
+    op *o = new_op(OP_FREE, err);
+    if (!o)
+        return PA_ENOMEM;
+    o->u.free.ptr = ptr;
+    return enqueue(st, o, err);
+}
+
+/* The stream, event and work entries the cpu and sim devices share. */
+#define CPU_STREAM_OPS                              \
+    .stream_create = cpu_stream_create,             \
+    .stream_destroy = cpu_stream_destroy,           \
+    .stream_sync = cpu_stream_sync,                 \
+    .event_create = cpu_event_create,               \
+    .event_destroy = cpu_event_destroy,             \
+    .event_record = cpu_event_record,               \
+    .stream_wait_event = cpu_stream_wait_event,     \
+    .event_query = cpu_event_query,                 \
+    .event_sync = cpu_event_sync,                   \
+    .copy = cpu_copy,                               \
+    .copy_batch = cpu_copy_batch,                   \
+    .host_fn = cpu_host_fn,                         \
+    .fill_u32 = cpu_fill_u32,                       \
+    .stream_query = cpu_stream_query,               \
+    .launch = cpu_launch,                           \
+    .free_async = cpu_free_async
+
 const dv_ops dv__cpu_ops = {
     .name = "cpu",
     .kind = DV_KIND_CPU,
@@ -418,17 +586,18 @@ const dv_ops dv__cpu_ops = {
     .mem_free = cpu_mem_free,
     .pinned_alloc = cpu_mem_alloc,
     .pinned_free = cpu_mem_free,
-    .stream_create = cpu_stream_create,
-    .stream_destroy = cpu_stream_destroy,
-    .stream_sync = cpu_stream_sync,
-    .event_create = cpu_event_create,
-    .event_destroy = cpu_event_destroy,
-    .event_record = cpu_event_record,
-    .stream_wait_event = cpu_stream_wait_event,
-    .event_query = cpu_event_query,
-    .event_sync = cpu_event_sync,
-    .copy = cpu_copy,
-    .copy_batch = cpu_copy_batch,
-    .host_fn = cpu_host_fn,
-    .fill_u32 = cpu_fill_u32,
+    CPU_STREAM_OPS,
+};
+
+const dv_ops dv__sim_ops = {
+    .name = "sim",
+    .kind = DV_KIND_SIM,
+    .enumerate = dv__sim_enumerate,
+    .open = dv__sim_open,
+    .close = dv__sim_close,
+    .mem_alloc = dv__sim_mem_alloc,
+    .mem_free = dv__sim_mem_free,
+    .pinned_alloc = cpu_mem_alloc,
+    .pinned_free = cpu_mem_free,
+    CPU_STREAM_OPS,
 };

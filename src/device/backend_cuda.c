@@ -283,6 +283,46 @@ static int cuda_fill_u32(dv_stream *s, void *dst, uint32_t value, size_t count, 
     return PA_OK;
 }
 
+static int cuda_stream_query(dv_stream *s, bool *idle, pa_err *err)
+{
+    cudaError_t r = cudaStreamQuery((cudaStream_t)s->impl);
+    if (r == cudaSuccess || r == cudaErrorNotReady) {
+        *idle = r == cudaSuccess;
+        if (r == cudaErrorNotReady)
+            cudaGetLastError();
+        return PA_OK;
+    }
+    CU_CHECK(err, r);
+    return PA_OK;
+}
+
+typedef struct pending_free {
+    dv_device *dev;
+    void *ptr;
+} pending_free;
+
+/* Runs on CUDA's callback thread: returns the block to the pool, which only
+ * touches host-side bookkeeping (no CUDA call, as host functions require). */
+static void free_when_reached(void *p)
+{
+    pending_free *f = p;
+    dv__free_now(f->dev, f->ptr);
+    pa_free(f);
+}
+
+static int cuda_free_async(dv_stream *s, void *ptr, pa_err *err)
+{
+    pending_free *f = pa_malloc(sizeof *f);
+    if (!f)
+        return pa_error(err, PA_ENOMEM, "out of host memory enqueuing a free");
+    f->dev = s->dev;
+    f->ptr = ptr;
+    int rc = cuda_host_fn(s, free_when_reached, f, err);
+    if (rc != PA_OK)
+        pa_free(f);
+    return rc;
+}
+
 const dv_ops dv__cuda_ops = {
     .name = "cuda",
     .kind = DV_KIND_CUDA,
@@ -306,4 +346,6 @@ const dv_ops dv__cuda_ops = {
     .copy_batch = cuda_copy_batch,
     .host_fn = cuda_host_fn,
     .fill_u32 = cuda_fill_u32,
+    .stream_query = cuda_stream_query,
+    .free_async = cuda_free_async,
 };

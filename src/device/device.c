@@ -18,6 +18,8 @@ static const dv_ops *backend_for(dv_kind kind)
     if (kind == DV_KIND_CUDA)
         return &dv__cuda_ops;
 #endif
+    if (kind == DV_KIND_SIM)
+        return &dv__sim_ops;
     return kind == DV_KIND_CPU ? &dv__cpu_ops : NULL;
 }
 
@@ -27,6 +29,9 @@ int dv_enumerate(dv_info *out, int cap, int *n, char *note, size_t note_cap)
     if (note && note_cap)
         note[0] = '\0';
     dv__cpu_ops.enumerate(out, cap, &k, NULL, 0);
+    total += k;
+    k = 0;
+    dv__sim_ops.enumerate(cap > total ? out + total : NULL, cap > total ? cap - total : 0, &k, NULL, 0);
     total += k;
 #ifdef PISTA_HAVE_CUDA
     k = 0;
@@ -40,12 +45,12 @@ int dv_enumerate(dv_info *out, int cap, int *n, char *note, size_t note_cap)
     return PA_OK;
 }
 
-/* Parse "cpu", "cuda", "cuda:N"; "auto" is handled by the caller. */
+/* Parse "cpu", "sim", "cuda", "cuda:N"; "auto" is handled by the caller. */
 static int parse_spec(const char *spec, dv_kind *kind, int *ordinal, pa_err *err)
 {
     *ordinal = 0;
-    if (!strcmp(spec, "cpu")) {
-        *kind = DV_KIND_CPU;
+    if (!strcmp(spec, "cpu") || !strcmp(spec, "sim")) {
+        *kind = spec[0] == 'c' ? DV_KIND_CPU : DV_KIND_SIM;
         return PA_OK;
     }
     if (!strncmp(spec, "cuda", 4) && (spec[4] == '\0' || spec[4] == ':')) {
@@ -59,7 +64,7 @@ static int parse_spec(const char *spec, dv_kind *kind, int *ordinal, pa_err *err
         }
         return PA_OK;
     }
-    return pa_error(err, PA_EINVAL, "unknown device '%s' (use auto, cpu, cuda or cuda:N)", spec);
+    return pa_error(err, PA_EINVAL, "unknown device '%s' (use auto, cpu, sim, cuda or cuda:N)", spec);
 }
 
 static int make_pools(dv_device *d, const dv_options *opt, pa_err *err)
@@ -77,7 +82,7 @@ static int make_pools(dv_device *d, const dv_options *opt, pa_err *err)
     char name[64];
     snprintf(name, sizeof name, "%s device", d->name);
     pa_mempool_config dc = {.name = name, .limit = limit,
-                            .grow_size = d->host_visible ? 64 * MiB : 1 * GiB, .alignment = 256};
+                            .grow_size = d->ops->kind == DV_KIND_CUDA ? 1 * GiB : 64 * MiB, .alignment = 256};
     pa_upstream du = {d->ops->mem_alloc, d->ops->mem_free, d};
     int rc = pa_mempool_create(&dc, du, &d->pool, err);
     if (rc != PA_OK)
@@ -99,8 +104,8 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
         return pa_error(err, PA_ENOMEM, "out of host memory opening a device");
     d->ops = ops;
     d->ordinal = ordinal;
-    if (kind == DV_KIND_CPU)
-        snprintf(d->name, sizeof d->name, "cpu");
+    if (kind != DV_KIND_CUDA)
+        snprintf(d->name, sizeof d->name, "%s", ops->name);
     else
         snprintf(d->name, sizeof d->name, "cuda:%d", ordinal);
     int rc = ops->open(d, ordinal, opt, err);
@@ -186,9 +191,36 @@ int dv_alloc(dv_device *d, size_t size, void **ptr, pa_err *err)
     return rc;
 }
 
+void dv__free_now(dv_device *d, void *ptr)
+{
+    if (!ptr)
+        return;
+    if (d->ops->kind == DV_KIND_SIM) {
+        size_t n = pa_mempool_block_size(d->pool, ptr);
+        dv__sim_enter(d);
+        memset(ptr, DV_POISON_BYTE, n);
+        dv__sim_leave(d);
+    }
+    pa_mempool_free(d->pool, ptr);
+}
+
 void dv_free(dv_device *d, void *ptr)
 {
-    pa_mempool_free(d->pool, ptr);
+    dv__free_now(d, ptr);
+}
+
+int dv_free_async(dv_stream *s, void *ptr, pa_err *err)
+{
+    if (!ptr)
+        return PA_OK;
+    dv_device *d = s->dev;
+    int rc = d->ops->free_async(s, ptr, err);
+    if (rc != PA_OK) {   /* could not enqueue: wait, then free, so the block is not lost */
+        pa_counter_add(PA_CTR_HOST_SYNCS, 1);
+        d->ops->stream_sync(s, NULL);
+        dv__free_now(d, ptr);
+    }
+    return rc;
 }
 
 int dv_host_alloc(dv_device *d, size_t size, void **ptr, pa_err *err)
@@ -255,7 +287,11 @@ void dv_stream_destroy(dv_stream *s)
 {
     if (!s)
         return;
-    s->dev->ops->stream_sync(s, NULL);   /* not counted: teardown, not a decision */
+    bool idle = true;
+    s->dev->ops->stream_query(s, &idle, NULL);
+    if (!idle)   /* work left: destroying waits for it, a host sync like any other */
+        pa_counter_add(PA_CTR_HOST_SYNCS, 1);
+    s->dev->ops->stream_sync(s, NULL);
     s->dev->ops->stream_destroy(s->dev, s->impl);
     pa_free(s);
 }
@@ -264,6 +300,11 @@ int dv_stream_sync(dv_stream *s, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
     return s->dev->ops->stream_sync(s, err);
+}
+
+int dv_stream_query(dv_stream *s, bool *idle, pa_err *err)
+{
+    return s->dev->ops->stream_query(s, idle, err);
 }
 
 dv_device *dv_stream_device(const dv_stream *s) { return s->dev; }
@@ -437,4 +478,22 @@ int dv_fill_u32_async(dv_stream *s, void *dst, uint32_t value, size_t count, pa_
     if (rc == PA_OK)
         pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
     return rc;
+}
+
+int dv_launch_kernel(dv_stream *s, dv_kernel_fn fn, const void *args, size_t args_size, pa_err *err)
+{
+    if (!fn || (args_size && !args))
+        return pa_error(err, PA_EINVAL, "kernel launch without a function or its arguments");
+    if (!s->dev->ops->launch)
+        return pa_error(err, PA_EUNSUPPORTED, "device %s runs no host-compiled kernels", s->dev->name);
+    int rc = s->dev->ops->launch(s, fn, args, args_size, err);
+    if (rc == PA_OK)
+        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
+    return rc;
+}
+
+void dv_poison_output(dv_device *d, void *pinned, size_t n)
+{
+    if (d->ops->kind == DV_KIND_SIM && pinned && n)
+        memset(pinned, DV_POISON_BYTE, n);
 }

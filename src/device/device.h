@@ -1,13 +1,23 @@
 /*
  * device.h - the device runtime: the whole public surface of src/device.
  *
- * One interface over two backends: `cpu` (always built; device memory is host
- * memory and a stream is an ordered task queue on a thread pool) and `cuda`
- * (built when nvcc is found; a thin mapping onto the CUDA runtime). Both keep
- * CUDA's semantics: work on one stream runs in order, work on different
- * streams is ordered only through events, and nothing here blocks the caller
- * except the calls named *_sync, each of which counts one host-device
+ * One interface over three backends: `cpu` (always built; device memory is
+ * host memory and a stream is an ordered task queue on a thread pool), `sim`
+ * (always built; a test device that behaves like a discrete GPU, see below)
+ * and `cuda` (built when nvcc is found; a thin mapping onto the CUDA
+ * runtime). All keep CUDA's semantics: work on one stream runs in order, work
+ * on different streams is ordered only through events, and nothing here
+ * blocks the caller except the calls named *_sync (and dv_stream_destroy of a
+ * stream with work left), each of which counts one host-device
  * synchronisation (PA_CTR_HOST_SYNCS).
+ *
+ * The `sim` device makes protocol violations visible on a machine without a
+ * GPU: its device memory is mapped PROT_NONE except while its executor runs a
+ * copy, a kernel or a free (a host dereference faults); its streams run on
+ * executor threads after a delay (dv_options.sim_delay_us), so nothing
+ * enqueued has happened when the call returns; a kernel's pinned outputs hold
+ * DV_POISON_BYTE bytes until the stream reaches the kernel; freed device
+ * memory is filled with DV_POISON_BYTE when the stream reaches the free.
  *
  * Device memory comes from a per-device pool (pa_mempool) with a limit;
  * pinned host memory (I/O buffers, the small values kernels hand back) from a
@@ -26,7 +36,11 @@ typedef struct dv_device dv_device;
 typedef struct dv_stream dv_stream;
 typedef struct dv_event dv_event;
 
-typedef enum dv_kind { DV_KIND_CPU, DV_KIND_CUDA } dv_kind;
+typedef enum dv_kind { DV_KIND_CPU, DV_KIND_CUDA, DV_KIND_SIM } dv_kind;
+
+/* What `sim` writes into pinned outputs before their kernel ran and into
+ * freed device memory: int64 0xA5A5A5A5A5A5A5A5 is a large negative count. */
+#define DV_POISON_BYTE 0xA5
 
 typedef enum dv_copy_kind {
     DV_COPY_H2D,   /* host (pinned or pageable) to device */
@@ -36,10 +50,13 @@ typedef enum dv_copy_kind {
 } dv_copy_kind;
 
 typedef struct dv_options {
-    const char *spec;        /* "auto" (default), "cpu", "cuda", "cuda:N" */
+    const char *spec;        /* "auto" (default), "cpu", "sim", "cuda", "cuda:N" */
     uint64_t memory_limit;   /* device pool limit; 0 = PISTA_MEMORY_LIMIT or the default */
     uint64_t pinned_limit;   /* pinned pool limit; 0 = default (1/4 of the device limit) */
-    int cpu_threads;         /* cpu backend worker threads; 0 = online CPUs */
+    int cpu_threads;         /* cpu and sim worker threads; 0 = online CPUs */
+    int sim_delay_us;        /* sim: how long a stream waits before running work enqueued
+                                on it while it was idle; 0 = PISTA_SIM_DELAY_US or 50,
+                                negative = no delay */
 } dv_options;
 
 /* What one device is, for listings. */
@@ -70,14 +87,24 @@ const char *dv_describe(const dv_device *d);   /* "cuda:0 (NVIDIA H200, 139.8 Gi
 const char *dv_selection(const dv_device *d);
 /* True when device memory is ordinary host memory (the cpu backend). */
 bool dv_host_visible(const dv_device *d);
-/* The cpu backend's thread pool (NULL for cuda): CPU kernels run on it. */
+/* The cpu and sim backends' thread pool (NULL for cuda): host work may run
+ * on it. */
 pa_threadpool *dv_cpu_threads(dv_device *d);
 
 /* ----------------------------------------------------------------- memory */
 
 /* From the device pool. PA_ENOMEM with a message at the limit. */
 int dv_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
+/* Return a block now: the caller knows no queued work uses it (it synced, or
+ * never enqueued any). On sim the block is poisoned first, so a kernel still
+ * queued that reads it sees DV_POISON_BYTE bytes. */
 void dv_free(dv_device *d, void *ptr);
+/* Stream-ordered free (as RMM's pool): the block returns to the pool when s
+ * reaches this point, so work enqueued on s before may still use it. Work on
+ * other streams that uses it must be ordered before it through events. On
+ * failure to enqueue (no host memory) the stream is synchronised and the
+ * block freed at once, so the block is never lost; the status says so. */
+int dv_free_async(dv_stream *s, void *ptr, pa_err *err);
 /* From the pinned host pool. */
 int dv_host_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
 void dv_host_free(dv_device *d, void *ptr);
@@ -132,8 +159,11 @@ size_t dv_chunk_bytes(const dv_chunk *c);
 int dv_stream_create(dv_device *d, dv_stream **out, pa_err *err);
 /* Waits for the stream's work to finish, then frees it. */
 void dv_stream_destroy(dv_stream *s);
-/* Block until all work enqueued so far finished. Counts one host sync. */
+/* Block until all work enqueued so far finished. Counts one host sync.
+ * Returns the stream's error, if a kernel on it failed (see dv_launch_kernel). */
 int dv_stream_sync(dv_stream *s, pa_err *err);
+/* *idle = whether every operation enqueued on s so far has run. Never blocks. */
+int dv_stream_query(dv_stream *s, bool *idle, pa_err *err);
 dv_device *dv_stream_device(const dv_stream *s);
 
 /* ----------------------------------------------------------------- events */
@@ -145,9 +175,12 @@ int dv_event_record(dv_event *e, dv_stream *s, pa_err *err);
 /* Later work on s waits for the event's most recent record (as of this
  * call). An event never recorded is already complete. Does not block. */
 int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err);
-/* *done = whether the most recent record completed. Never blocks. */
+/* *done = whether the most recent record completed. Never blocks. When a
+ * kernel enqueued before the record on its stream failed, returns that error
+ * (with *done = true). */
 int dv_event_query(dv_event *e, bool *done, pa_err *err);
-/* Block until the most recent record completed. Counts one host sync. */
+/* Block until the most recent record completed. Counts one host sync.
+ * Returns a kernel error as dv_event_query does. */
 int dv_event_sync(dv_event *e, pa_err *err);
 
 /* ----------------------------------------------------------------- copies */
@@ -181,6 +214,24 @@ void dv_release_download(dv_device *d, void *host);
 int dv_launch_host_fn(dv_stream *s, void (*fn)(void *arg), void *arg, pa_err *err);
 /* Kernel: set count 32-bit words at dst (device memory) to value. */
 int dv_fill_u32_async(dv_stream *s, void *dst, uint32_t value, size_t count, pa_err *err);
+
+/* A host-compiled kernel: runs on the device's executor with device memory
+ * accessible; returns PA_OK or an error set on err. */
+typedef int (*dv_kernel_fn)(void *args, pa_err *err);
+/* Enqueue fn on s (cpu and sim devices; PA_EUNSUPPORTED on cuda, whose
+ * kernels are CUDA code). The args_size bytes at args are copied by the call,
+ * as CUDA copies kernel parameters, so the caller may reuse them at once;
+ * pointers inside must stay valid until the stream reaches the kernel.
+ * Counts one kernel launch. A kernel that fails makes the error sticky on
+ * its stream: later copies and kernels on s are skipped, and the error is
+ * returned by dv_stream_sync, and by dv_event_query / dv_event_sync of an
+ * event recorded on s after the kernel. */
+int dv_launch_kernel(dv_stream *s, dv_kernel_fn fn, const void *args, size_t args_size, pa_err *err);
+/* Mark n bytes of pinned memory as an output a kernel about to be enqueued
+ * will write: on sim they are filled with DV_POISON_BYTE now, so a read
+ * before the stream reached the kernel gives a wrong value; elsewhere a
+ * no-op. */
+void dv_poison_output(dv_device *d, void *pinned, size_t n);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,11 @@ typedef struct dv_ops {
                       const size_t *sizes, dv_copy_kind kind, pa_err *err);
     int (*host_fn)(dv_stream *s, void (*fn)(void *), void *arg, pa_err *err);
     int (*fill_u32)(dv_stream *s, void *dst, uint32_t value, size_t count, pa_err *err);
+    int (*stream_query)(dv_stream *s, bool *idle, pa_err *err);
+    /* Host-compiled kernels (NULL: the device runs none, e.g. cuda). */
+    int (*launch)(dv_stream *s, dv_kernel_fn fn, const void *args, size_t args_size, pa_err *err);
+    /* Enqueue dv__free_now(ptr) at the stream's current point. */
+    int (*free_async)(dv_stream *s, void *ptr, pa_err *err);
 } dv_ops;
 
 struct dv_device {
@@ -79,6 +84,25 @@ struct dv_event {
 };
 
 extern const dv_ops dv__cpu_ops;
+extern const dv_ops dv__sim_ops;
+
+/* Return a device block to the pool now (on sim: poisoned first). */
+void dv__free_now(dv_device *d, void *ptr);
+
+/* backend_sim.c: the sim device's memory is PROT_NONE except between
+ * dv__sim_enter and dv__sim_leave (nested and concurrent calls counted). */
+void dv__sim_enter(dv_device *d);
+void dv__sim_leave(dv_device *d);
+/* Microseconds a stream that was idle waits before running new work. */
+int dv__sim_delay_us(const dv_device *d);
+int dv__sim_enumerate(dv_info *out, int cap, int *n, char *note, size_t note_cap);
+int dv__sim_open(dv_device *d, int ordinal, const dv_options *opt, pa_err *err);
+void dv__sim_close(dv_device *d);
+int dv__sim_mem_alloc(void *user, size_t size, void **out, pa_err *err);
+void dv__sim_mem_free(void *user, void *p, size_t size);
+/* The cpu backend's pieces the sim backend reuses (backend_cpu.c). */
+int dv__cpu_threads_open(dv_device *d, const dv_options *opt, pa_err *err);
+void dv__cpu_threads_close(dv_device *d);
 #ifdef PISTA_HAVE_CUDA
 extern const dv_ops dv__cuda_ops;
 #endif
