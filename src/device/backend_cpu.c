@@ -69,7 +69,19 @@ struct cpu_event {
     cpu_stream *waiters;   /* parked streams */
     int err_code;          /* the error of the stream that completed the last record */
     char err_msg[512];
+    int refs;              /* the handle + queued records and waits (atomic) */
 };
+
+/* Events may be destroyed while records and waits on them are queued (as
+ * CUDA allows): the last of the handle and those operations frees it. */
+static void event_unref(cpu_event *e)
+{
+    if (__atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->done);
+    pa_free(e);
+}
 
 /* Operations run per drain task before it yields the worker to other streams. */
 #define DRAIN_BATCH 64
@@ -194,6 +206,8 @@ static void free_op(op *o)
         pa_free(o->u.batch.dsts);   /* one allocation holds all three arrays */
     else if (o->kind == OP_KERNEL)
         pa_free(o->u.kernel.args);
+    else if (o->kind == OP_RECORD || o->kind == OP_WAIT)
+        event_unref(o->u.event.ev);
     pa_free(o);
 }
 
@@ -402,16 +416,14 @@ static int cpu_event_create(dv_device *d, void **impl, pa_err *err)
         return pa_error(err, PA_ENOMEM, "cpu device: out of host memory creating an event");
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->done, NULL);
+    e->refs = 1;
     *impl = e;
     return PA_OK;
 }
 
 static void cpu_event_destroy(dv_device *d, void *impl)
 {
-    cpu_event *e = impl;
-    pthread_mutex_destroy(&e->mu);
-    pthread_cond_destroy(&e->done);
-    pa_free(e);
+    event_unref(impl);
 }
 
 static int cpu_event_record(dv_event *ev, dv_stream *st, pa_err *err)
@@ -424,6 +436,7 @@ static int cpu_event_record(dv_event *ev, dv_stream *st, pa_err *err)
     o->u.event.ev = e;
     o->u.event.gen = ++e->recorded;
     pthread_mutex_unlock(&e->mu);
+    __atomic_add_fetch(&e->refs, 1, __ATOMIC_RELAXED);
     return enqueue(st, o, err);
 }
 
@@ -441,6 +454,7 @@ static int cpu_stream_wait_event(dv_stream *st, dv_event *ev, pa_err *err)
         return PA_ENOMEM;
     o->u.event.ev = e;
     o->u.event.gen = target;
+    __atomic_add_fetch(&e->refs, 1, __ATOMIC_RELAXED);
     return enqueue(st, o, err);
 }
 

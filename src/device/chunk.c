@@ -2,10 +2,21 @@
  * chunk.c - chunks: column views plus the device buffers that back them,
  * freed together. The buffer list grows by doubling; a chunk typically holds
  * two or three buffers per column (values, offsets, validity).
+ *
+ * Stream order: a chunk may carry a ready event (its producer's stream) and a
+ * list of use events (streams that read it and released their reference
+ * before the last one). The last release makes its stream wait for every
+ * use event and frees the buffers on that stream, so the frees come after
+ * all queued work that reads them. Events are destroyed right after the
+ * waits are enqueued: backends free them once those waits ran.
  */
 #include "device/device_int.h"
 
+#include <pthread.h>
 #include <string.h>
+
+/* The cpu device runs kernels on the calling thread: nothing to order. */
+static bool ordered(const dv_chunk *c) { return c->dev->ops->kind != DV_KIND_CPU; }
 
 int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err)
 {
@@ -18,6 +29,15 @@ int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err)
         pa_free(cols);
         return pa_error(err, PA_ENOMEM, "out of host memory creating a chunk of %d columns", n_columns);
     }
+    pthread_mutex_t *mu = NULL;
+    if (d->ops->kind != DV_KIND_CPU && (mu = pa_malloc(sizeof *mu)) == NULL) {
+        pa_free(c);
+        pa_free(cols);
+        return pa_error(err, PA_ENOMEM, "out of host memory creating a chunk of %d columns", n_columns);
+    }
+    if (mu)
+        pthread_mutex_init(mu, NULL);
+    c->mu_ = mu;
     c->dev = d;
     c->refs_ = 1;
     c->n_columns = n_columns;
@@ -65,18 +85,104 @@ dv_chunk *dv_chunk_retain(dv_chunk *c)
     return c;
 }
 
-void dv_chunk_destroy(dv_chunk *c)
+/* Free everything; s (may be NULL: at once) is the stream the last
+ * reference was released on. */
+static void chunk_free(dv_chunk *c, dv_stream *s)
 {
-    if (!c || __atomic_sub_fetch(&c->refs_, 1, __ATOMIC_ACQ_REL) > 0)
-        return;
-    for (int i = 0; i < c->n_buffers_; i++)
-        dv_free(c->dev, c->buffers_[i]);
+    bool synced = false;
+    for (int i = 0; i < c->n_uses_; i++) {
+        if (!synced && (!s || dv_stream_wait_event(s, c->uses_[i], NULL) != PA_OK)) {
+            dv_event_sync(c->uses_[i], NULL);   /* no stream, or no memory to enqueue: wait here */
+        }
+        dv_event_destroy(c->uses_[i]);
+    }
+    for (int i = 0; i < c->n_buffers_; i++) {
+        if (s)
+            dv_free_async(s, c->buffers_[i], NULL);
+        else
+            dv_free(c->dev, c->buffers_[i]);
+    }
     for (int i = 0; i < c->n_deps_; i++)
-        dv_chunk_destroy(c->deps_[i]);
+        dv_chunk_release(c->deps_[i], s);
+    dv_event_destroy(c->ready_);
+    if (c->mu_) {
+        pthread_mutex_destroy(c->mu_);
+        pa_free(c->mu_);
+    }
+    pa_free(c->uses_);
     pa_free(c->deps_);
     pa_free(c->buffers_);
     pa_free(c->columns);
     pa_free(c);
+}
+
+void dv_chunk_destroy(dv_chunk *c)
+{
+    if (!c || __atomic_sub_fetch(&c->refs_, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    chunk_free(c, NULL);
+}
+
+/* Record on s that it read c; false when that could not be enqueued. */
+static bool add_use(dv_chunk *c, dv_stream *s)
+{
+    dv_event *e = NULL;
+    if (dv_event_create(c->dev, &e, NULL) != PA_OK || dv_event_record(e, s, NULL) != PA_OK) {
+        dv_event_destroy(e);
+        return false;
+    }
+    pthread_mutex_lock(c->mu_);
+    bool ok = true;
+    if (c->n_uses_ == c->cap_uses_) {
+        int cap = c->cap_uses_ ? c->cap_uses_ * 2 : 4;
+        dv_event **u = pa_realloc(c->uses_, (size_t)cap * sizeof *u);
+        if ((ok = u != NULL)) {
+            c->uses_ = u;
+            c->cap_uses_ = cap;
+        }
+    }
+    if (ok)
+        c->uses_[c->n_uses_++] = e;
+    pthread_mutex_unlock(c->mu_);
+    if (!ok)
+        dv_event_destroy(e);
+    return ok;
+}
+
+void dv_chunk_release(dv_chunk *c, dv_stream *s)
+{
+    if (!c)
+        return;
+    if (!s || !ordered(c)) {
+        dv_chunk_destroy(c);
+        return;
+    }
+    int refs = __atomic_load_n(&c->refs_, __ATOMIC_ACQUIRE);
+    if (refs > 1 && !add_use(c, s)) {
+        /* Another holder may free it first and cannot know about our work. */
+        pa_counter_add(PA_CTR_HOST_SYNCS, 1);
+        dv_stream_sync(s, NULL);
+    }
+    if (__atomic_sub_fetch(&c->refs_, 1, __ATOMIC_ACQ_REL) > 0)
+        return;
+    chunk_free(c, s);
+}
+
+int dv_chunk_set_ready(dv_chunk *c, dv_stream *s, pa_err *err)
+{
+    if (!ordered(c))
+        return PA_OK;
+    int rc;
+    if (!c->ready_ && (rc = dv_event_create(c->dev, &c->ready_, err)) != PA_OK)
+        return rc;
+    return dv_event_record(c->ready_, s, err);
+}
+
+int dv_chunk_wait_ready(dv_chunk *c, dv_stream *s, pa_err *err)
+{
+    if (!ordered(c) || !c->ready_)
+        return PA_OK;
+    return dv_stream_wait_event(s, c->ready_, err);
 }
 
 size_t dv_chunk_bytes(const dv_chunk *c)

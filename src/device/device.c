@@ -236,6 +236,38 @@ void dv_host_free(dv_device *d, void *ptr)
     pa_mempool_free(d->pinned, ptr);
 }
 
+typedef struct pinned_free {
+    dv_device *dev;
+    void *ptr;
+} pinned_free;
+
+static void free_pinned_when_reached(void *p)
+{
+    pinned_free *f = p;
+    dv_host_free(f->dev, f->ptr);
+    pa_free(f);
+}
+
+int dv_host_free_async(dv_stream *s, void *ptr, pa_err *err)
+{
+    if (!ptr)
+        return PA_OK;
+    pinned_free *f = pa_malloc(sizeof *f);
+    int rc = f ? PA_OK : pa_error(err, PA_ENOMEM, "out of host memory enqueuing a free");
+    if (f) {
+        f->dev = s->dev;
+        f->ptr = ptr;
+        if ((rc = s->dev->ops->host_fn(s, free_pinned_when_reached, f, err)) != PA_OK)
+            pa_free(f);
+    }
+    if (rc != PA_OK) {   /* could not enqueue: wait, then free, so the buffer is not lost */
+        pa_counter_add(PA_CTR_HOST_SYNCS, 1);
+        s->dev->ops->stream_sync(s, NULL);
+        dv_host_free(s->dev, ptr);
+    }
+    return rc;
+}
+
 int dv_raw_alloc(dv_device *d, size_t size, void **ptr, pa_err *err)
 {
     return d->ops->mem_alloc(d, size ? size : 1, ptr, err);

@@ -108,6 +108,9 @@ int dv_free_async(dv_stream *s, void *ptr, pa_err *err);
 /* From the pinned host pool. */
 int dv_host_alloc(dv_device *d, size_t size, void **ptr, pa_err *err);
 void dv_host_free(dv_device *d, void *ptr);
+/* Return pinned memory once s reaches this point (a staging buffer a queued
+ * copy still reads); as dv_free_async, a failure to enqueue syncs first. */
+int dv_host_free_async(dv_stream *s, void *ptr, pa_err *err);
 void dv_memory_stats(dv_device *d, pa_mempool_stats *device, pa_mempool_stats *pinned);
 /* The backend's own allocator, bypassing the pool (cudaMalloc / mmap): for
  * benchmarks that compare the pool against it. Not limited, not counted. */
@@ -135,6 +138,10 @@ typedef struct dv_chunk {
     struct dv_chunk **deps_;   /* chunks whose buffers our columns view (internal) */
     int n_deps_, cap_deps_;
     int refs_;                 /* reference count (internal) */
+    dv_event *ready_;          /* recorded by dv_chunk_set_ready (internal) */
+    dv_event **uses_;          /* streams that read it and let it go (internal) */
+    int n_uses_, cap_uses_;
+    void *mu_;                 /* guards uses_ (internal) */
 } dv_chunk;
 
 /* A chunk with n_columns empty columns and one reference; free it with
@@ -153,6 +160,21 @@ dv_chunk *dv_chunk_retain(dv_chunk *c);
 void dv_chunk_destroy(dv_chunk *c);
 /* Bytes of device memory the chunk's buffers hold. */
 size_t dv_chunk_bytes(const dv_chunk *c);
+
+/* Stream order for chunks (DESIGN.md "Stream order is the only order").
+ * The producer calls dv_chunk_set_ready after enqueuing, on s, the last work
+ * that writes the chunk; a consumer calls dv_chunk_wait_ready before
+ * enqueuing, on its own stream, work that reads it (a chunk never set ready
+ * is ready). Neither blocks. A consumer that enqueued such work lets its
+ * reference go with dv_chunk_release on that stream: the buffers return to
+ * the pool only once every stream that released it reached that point
+ * (stream-ordered frees), so a queued kernel never reads freed memory. On the
+ * cpu device, whose kernels run on the calling thread, these are plain
+ * reference drops and no-ops. Failure to enqueue (no host memory) falls back
+ * to a counted host sync, never to an early free. */
+int dv_chunk_set_ready(dv_chunk *c, dv_stream *s, pa_err *err);
+int dv_chunk_wait_ready(dv_chunk *c, dv_stream *s, pa_err *err);
+void dv_chunk_release(dv_chunk *c, dv_stream *s);
 
 /* ---------------------------------------------------------------- streams */
 

@@ -193,6 +193,63 @@ static void test_free_while_queued(void **state)
     dv_close(d);
 }
 
+/* A chunk read by queued kernels on two streams and released on both: the
+ * buffers are freed only after both kernels ran (the last release waits for
+ * the other stream's use). Destroyed at once instead, a kernel reads poison. */
+static void test_chunk_release_is_stream_ordered(void **state)
+{
+    dv_device *d = open_sim(DELAY_US);
+    dv_stream *a, *b;
+    assert_int_equal(dv_stream_create(d, &a, NULL), PA_OK);
+    assert_int_equal(dv_stream_create(d, &b, NULL), PA_OK);
+    int64_t *out = NULL;
+    assert_int_equal(dv_host_alloc(d, 16, (void **)&out, NULL), PA_OK);
+    int64_t *host = NULL;
+    assert_int_equal(dv_host_alloc(d, 32 * 8, (void **)&host, NULL), PA_OK);
+    for (int i = 0; i < 32; i++)
+        host[i] = i;
+
+    for (int wrong = 0; wrong < 2; wrong++) {
+        dv_chunk *c;
+        int64_t *buf;
+        assert_int_equal(dv_chunk_create(d, 1, &c, NULL), PA_OK);
+        assert_int_equal(dv_chunk_alloc(c, 32 * 8, (void **)&buf, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(a, buf, host, 32 * 8, DV_COPY_H2D, NULL), PA_OK);
+        assert_int_equal(dv_chunk_set_ready(c, a, NULL), PA_OK);
+        dv_chunk_retain(c);
+        /* Consumer on b: waits for the upload, sums, lets go. */
+        assert_int_equal(dv_chunk_wait_ready(c, b, NULL), PA_OK);
+        sum_args s1 = {buf, 32, &out[1]};
+        assert_int_equal(dv_launch_kernel(b, sum_kernel, &s1, sizeof s1, NULL), PA_OK);
+        sum_args s0 = {buf, 32, &out[0]};
+        assert_int_equal(dv_launch_kernel(a, sum_kernel, &s0, sizeof s0, NULL), PA_OK);
+        if (wrong) {   /* the violation: plain destroys while both kernels are queued */
+            dv_chunk_destroy(c);
+            dv_chunk_destroy(c);
+        } else {
+            dv_chunk_release(c, b);
+            dv_chunk_release(c, a);
+        }
+        assert_int_equal(dv_stream_sync(a, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(b, NULL), PA_OK);
+        if (wrong) {
+            assert_int_not_equal(out[0], 31 * 32 / 2);
+            assert_int_not_equal(out[1], 31 * 32 / 2);
+        } else {
+            assert_int_equal(out[0], 31 * 32 / 2);
+            assert_int_equal(out[1], 31 * 32 / 2);
+        }
+    }
+    pa_mempool_stats st;
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, 0);   /* everything came back */
+    dv_host_free(d, host);
+    dv_host_free(d, out);
+    dv_stream_destroy(a);
+    dv_stream_destroy(b);
+    dv_close(d);
+}
+
 /* A kernel's error is sticky: later work on the stream is skipped, the sync
  * and events recorded after it report it; another stream is unaffected. */
 static void test_kernel_error_is_sticky(void **state)
@@ -295,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_read_before_event_sees_poison),
         cmocka_unit_test(test_free_while_queued),
         cmocka_unit_test(test_kernel_error_is_sticky),
+        cmocka_unit_test(test_chunk_release_is_stream_ordered),
         cmocka_unit_test(test_stream_destroy_counts_sync),
         cmocka_unit_test(test_sim_is_listed),
     };
