@@ -216,6 +216,8 @@ static void test_chunk_release_is_stream_ordered(void **state)
         assert_int_equal(dv_chunk_alloc(c, 32 * 8, (void **)&buf, NULL), PA_OK);
         assert_int_equal(dv_copy_async(a, buf, host, 32 * 8, DV_COPY_H2D, NULL), PA_OK);
         assert_int_equal(dv_chunk_set_ready(c, a, NULL), PA_OK);
+        if (wrong)   /* the upload has landed; only the kernels are queued */
+            assert_int_equal(dv_stream_sync(a, NULL), PA_OK);
         dv_chunk_retain(c);
         /* Consumer on b: waits for the upload, sums, lets go. */
         assert_int_equal(dv_chunk_wait_ready(c, b, NULL), PA_OK);
