@@ -133,6 +133,7 @@ static inline double pa_now_s(void) { return (double)pa_now_ns() * 1e-9; }
     X(COPY_OPS, "copy operations enqueued")                                   \
     X(KERNELS_LAUNCHED, "kernels launched")                                   \
     X(HOST_SYNCS, "host-device synchronisations")                             \
+    X(WORKER_PARKS, "workers parked on an event (each also a host sync)")     \
     X(DEVICE_ALLOCS, "device pool allocations")                               \
     X(PINNED_ALLOCS, "pinned pool allocations")
 

@@ -402,7 +402,7 @@ static int cpu_stream_query(dv_stream *st, bool *idle, pa_err *err)
 {
     cpu_stream *s = st->impl;
     pthread_mutex_lock(&s->mu);
-    *idle = !s->head && !s->scheduled;
+    *idle = !s->head;   /* every operation ran (the drain task may still be leaving) */
     pthread_mutex_unlock(&s->mu);
     return PA_OK;
 }

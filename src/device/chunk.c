@@ -46,21 +46,38 @@ int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err)
     return PA_OK;
 }
 
+/* Room for one more entry in a buffer list. */
+static int grow_list(void ***list, int *n, int *cap, pa_err *err)
+{
+    if (*n < *cap)
+        return PA_OK;
+    int c = *cap ? *cap * 2 : 8;
+    void **b = pa_realloc(*list, (size_t)c * sizeof *b);
+    if (!b)
+        return pa_error(err, PA_ENOMEM, "out of host memory tracking chunk buffers");
+    *list = b;
+    *cap = c;
+    return PA_OK;
+}
+
 int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err)
 {
-    if (c->n_buffers_ == c->cap_buffers_) {
-        int cap = c->cap_buffers_ ? c->cap_buffers_ * 2 : 8;
-        void **b = pa_realloc(c->buffers_, (size_t)cap * sizeof *b);
-        if (!b)
-            return pa_error(err, PA_ENOMEM, "out of host memory tracking chunk buffers");
-        c->buffers_ = b;
-        c->cap_buffers_ = cap;
-    }
     void *p;
-    int rc = dv_alloc(c->dev, size, &p, err);
-    if (rc != PA_OK)
+    int rc = grow_list(&c->buffers_, &c->n_buffers_, &c->cap_buffers_, err);
+    if (rc != PA_OK || (rc = dv_alloc(c->dev, size, &p, err)) != PA_OK)
         return rc;
     c->buffers_[c->n_buffers_++] = p;
+    *ptr = p;
+    return PA_OK;
+}
+
+int dv_chunk_alloc_host(dv_chunk *c, size_t size, void **ptr, pa_err *err)
+{
+    void *p;
+    int rc = grow_list(&c->pinned_, &c->n_pinned_, &c->cap_pinned_, err);
+    if (rc != PA_OK || (rc = dv_host_alloc(c->dev, size, &p, err)) != PA_OK)
+        return rc;
+    c->pinned_[c->n_pinned_++] = p;
     *ptr = p;
     return PA_OK;
 }
@@ -102,6 +119,12 @@ static void chunk_free(dv_chunk *c, dv_stream *s)
         else
             dv_free(c->dev, c->buffers_[i]);
     }
+    for (int i = 0; i < c->n_pinned_; i++) {
+        if (s)
+            dv_host_free_async(s, c->pinned_[i], NULL);
+        else
+            dv_host_free(c->dev, c->pinned_[i]);
+    }
     for (int i = 0; i < c->n_deps_; i++)
         dv_chunk_release(c->deps_[i], s);
     dv_event_destroy(c->ready_);
@@ -110,6 +133,7 @@ static void chunk_free(dv_chunk *c, dv_stream *s)
         pa_free(c->mu_);
     }
     pa_free(c->uses_);
+    pa_free(c->pinned_);
     pa_free(c->deps_);
     pa_free(c->buffers_);
     pa_free(c->columns);

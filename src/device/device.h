@@ -135,6 +135,8 @@ typedef struct dv_chunk {
     pa_column *columns;   /* n_columns views, zero-initialised by _create */
     void **buffers_;      /* owned device allocations (internal) */
     int n_buffers_, cap_buffers_;
+    void **pinned_;       /* owned pinned host allocations (internal) */
+    int n_pinned_, cap_pinned_;
     struct dv_chunk **deps_;   /* chunks whose buffers our columns view (internal) */
     int n_deps_, cap_deps_;
     int refs_;                 /* reference count (internal) */
@@ -149,6 +151,9 @@ typedef struct dv_chunk {
 int dv_chunk_create(dv_device *d, int n_columns, dv_chunk **out, pa_err *err);
 /* Device memory owned by the chunk (freed with it). */
 int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err);
+/* Pinned host memory owned by the chunk (freed with it): for chunks the host
+ * reads, e.g. a query's result downloaded from a device. */
+int dv_chunk_alloc_host(dv_chunk *c, size_t size, void **ptr, pa_err *err);
 /* Let c's columns view other's buffers without copying (a projection that
  * passes a column through, a filter that only adds a selection): c keeps a
  * reference to other until c is destroyed. */

@@ -71,7 +71,7 @@ typedef enum ex_state {
     EX_NEED_INPUT,    /* done with this input: pass the next one */
     EX_HAVE_OUTPUT,   /* call again with the same input for more output */
     EX_FINISHED,      /* no more output ever (LIMIT reached): the pipeline may stop */
-    EX_BLOCKED,       /* waiting on something (an event); call again later */
+    EX_BLOCKED,       /* waiting on something (an event, named in w->wait); call again later */
 } ex_state;
 
 typedef struct ex_query ex_query;
@@ -90,6 +90,8 @@ typedef struct ex_worker {
     kn_ctx kn;              /* {dev, stream} for kernel calls */
     int pipeline;           /* id of the pipeline it runs */
     ex_role role;           /* the role of the op being called (set before every hook) */
+    dv_event *wait;         /* set by an op answering EX_BLOCKED: what it waits for
+                               (the worker parks on it); NULL: retry after a pause */
 } ex_worker;
 
 typedef struct ex_op_vt {
@@ -168,6 +170,8 @@ struct ex_query {
     int64_t chunk_rows;      /* resolved target rows per chunk */
     int threads;             /* resolved workers per pipeline */
     int canceled;            /* opt.cancel was seen set (sticky); failed too */
+    dv_stream *fin_stream;   /* during a finalize hook: the stream its kernels go on,
+                                ordered after every worker of the pipelines feeding it */
 };
 
 /* Mark q canceled (and failed) after *q->opt.cancel was seen set; returns
@@ -194,5 +198,12 @@ int ex_chunk_new(ex_op *op, ex_worker *w, int n_columns, dv_chunk **out, pa_err 
 int ex_chunk_alloc(ex_op *op, dv_chunk *c, size_t size, void **ptr, pa_err *err);
 /* Rewrite an error from below (PA_ENOMEM from the pool) to name op. */
 int ex_oom(ex_op *op, int rc, pa_err *err);
+/* Write n host bytes into device memory in stream order on w's stream: a
+ * plain copy on a host-visible device, else through a pinned staging buffer
+ * (freed when the stream reached the copy). The host never writes device
+ * memory itself. */
+int ex_to_device(ex_op *op, ex_worker *w, void *dst, const void *src, size_t n, pa_err *err);
+/* offsets[0] = 0 for a VARCHAR output, the same way. */
+int ex_zero_offset(ex_op *op, ex_worker *w, int32_t *offsets, pa_err *err);
 
 #endif /* PISTA_EXEC_INT_H */

@@ -106,3 +106,32 @@ int ex_chunk_alloc(ex_op *op, dv_chunk *c, size_t size, void **ptr, pa_err *err)
     pa_err_close(&e);
     return rc;
 }
+
+int ex_to_device(ex_op *op, ex_worker *w, void *dst, const void *src, size_t n, pa_err *err)
+{
+    if (n == 0)
+        return PA_OK;
+    if (dv_host_visible(w->dev)) {
+        memcpy(dst, src, n);
+        return PA_OK;
+    }
+    void *stage;
+    int rc = dv_host_alloc(w->dev, n, &stage, err);
+    if (rc != PA_OK)
+        return ex_oom(op, rc, err);
+    memcpy(stage, src, n);
+    if ((rc = dv_copy_async(w->stream, dst, stage, n, DV_COPY_H2D, err)) != PA_OK) {
+        dv_host_free(w->dev, stage);
+        return rc;
+    }
+    return dv_host_free_async(w->stream, stage, err);
+}
+
+int ex_zero_offset(ex_op *op, ex_worker *w, int32_t *offsets, pa_err *err)
+{
+    if (dv_host_visible(w->dev)) {
+        offsets[0] = 0;
+        return PA_OK;
+    }
+    return dv_fill_u32_async(w->stream, offsets, 0, 1, err);
+}

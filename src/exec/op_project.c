@@ -59,7 +59,8 @@ fail:
 }
 
 /* Buffers for program output j over rows rows, in chunk c. */
-static int alloc_output(ex_op *op, project_state *s, dv_chunk *in, dv_chunk *c, int j, pa_column *col, pa_err *err)
+static int alloc_output(ex_op *op, ex_worker *w, project_state *s, dv_chunk *in, dv_chunk *c, int j, pa_column *col,
+                        pa_err *err)
 {
     const kn_output *o = &kn_program_outputs(s->prog)[j];
     const int64_t rows = in->length;
@@ -72,7 +73,8 @@ static int alloc_output(ex_op *op, project_state *s, dv_chunk *in, dv_chunk *c, 
         if ((rc = ex_chunk_alloc(op, c, (size_t)(bound > 0 ? bound : 1), &col->data, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, (size_t)(rows + 1) * sizeof(int32_t), (void **)&col->offsets, err)) != PA_OK)
             return rc;
-        col->offsets[0] = 0;
+        if ((rc = ex_zero_offset(op, w, col->offsets, err)) != PA_OK)
+            return rc;
     } else if ((rc = ex_chunk_alloc(op, c, (size_t)rows * (size_t)pa_type_bytes(o->type), &col->data, err)) !=
                PA_OK) {
         return rc;
@@ -100,7 +102,7 @@ static int project_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, d
         PA_TRY(rc = dv_chunk_depend(c, in, err));
     if (s->prog) {
         for (int j = 0; j < s->n_prog; j++)
-            PA_TRY(rc = alloc_output(op, s, in, c, j, &l->outs[j], err));
+            PA_TRY(rc = alloc_output(op, w, s, in, c, j, &l->outs[j], err));
         PA_TRY(rc = kn_eval(&w->kn, s->prog, in->columns, in->n_columns, rows, l->outs, l->scratch, err));
     }
     for (int i = 0; i < s->n; i++) {

@@ -121,3 +121,92 @@ int ex__result_take(ex_op *op, dv_chunk ***chunks, int *n_chunks, int64_t *n_row
     s->n = 0;
     return PA_OK;
 }
+
+/* ------------------------------------------------------------- download
+ *
+ * A device the host cannot read: every kept chunk gets a host twin whose
+ * buffers are pinned memory it owns. Phase 1 copies fixed-width values,
+ * validity and VARCHAR offsets; after one sync the offsets tell where each
+ * column's bytes start and end, phase 2 copies those bytes (offsets rebased
+ * to 0 on the host), and a second sync makes the twins readable.
+ */
+
+/* Column j of host twin h for device column d: phase 1's copies. */
+static int download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
+{
+    int rc;
+    int64_t n = d->length;
+    *o = (pa_column){.type = d->type, .length = n};
+    if (d->validity) {
+        size_t vb = (size_t)(n + 7) / 8;
+        if ((rc = dv_chunk_alloc_host(h, vb ? vb : 1, (void **)&o->validity, err)) != PA_OK ||
+            (rc = dv_copy_async(st, o->validity, d->validity, vb, DV_COPY_D2H, err)) != PA_OK)
+            return rc;
+    }
+    if (d->type.id == PA_TYPE_VARCHAR) {
+        size_t ob = (size_t)(n + 1) * sizeof(int32_t);
+        if ((rc = dv_chunk_alloc_host(h, ob, (void **)&o->offsets, err)) != PA_OK)
+            return rc;
+        return dv_copy_async(st, o->offsets, d->offsets, ob, DV_COPY_D2H, err);
+    }
+    size_t vb = (size_t)n * (size_t)pa_type_bytes(d->type);
+    if ((rc = dv_chunk_alloc_host(h, vb ? vb : 1, &o->data, err)) != PA_OK)
+        return rc;
+    return dv_copy_async(st, o->data, d->data, vb, DV_COPY_D2H, err);
+}
+
+/* Phase 2 for a VARCHAR column: its bytes, offsets rebased on the host. */
+static int download_bytes(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
+{
+    int32_t first = o->offsets[0], last = o->offsets[o->length];
+    if (last < first)
+        return pa_error(err, PA_EINTERNAL, "result column offsets run backwards (%d .. %d)", first, last);
+    size_t nb = (size_t)(last - first);
+    int rc = dv_chunk_alloc_host(h, nb ? nb : 1, &o->data, err);
+    if (rc == PA_OK && nb)
+        rc = dv_copy_async(st, o->data, (const uint8_t *)d->data + first, nb, DV_COPY_D2H, err);
+    for (int64_t i = 0; first && i <= o->length; i++)
+        o->offsets[i] -= first;
+    return rc;
+}
+
+int ex__result_download(ex_op *op, ex_sched *s, pa_err *err)
+{
+    rstate *r = op->state;
+    if (dv_host_visible(s->q.dev) || r->n == 0)
+        return PA_OK;
+    dv_chunk **host = pa_calloc(r->n, sizeof *host);
+    dv_stream *st = NULL;
+    int rc = host ? ex__stream_take(s, &st, err) : pa_error(err, PA_ENOMEM, "out of memory downloading the result");
+    for (int i = 0; rc == PA_OK && i < s->ps.n; i++)
+        if (s->ps.p[i].done)
+            rc = dv_stream_wait_event(st, s->ps.p[i].done, err);
+    for (size_t i = 0; rc == PA_OK && i < r->n; i++) {
+        dv_chunk *d = r->v[i].c;
+        if ((rc = dv_chunk_create(s->q.dev, d->n_columns, &host[i], err)) != PA_OK)
+            break;
+        host[i]->length = d->length;
+        for (int j = 0; rc == PA_OK && j < d->n_columns; j++)
+            rc = download_fixed(st, host[i], &d->columns[j], &host[i]->columns[j], err);
+    }
+    if (rc == PA_OK)
+        rc = dv_stream_sync(st, err);
+    for (size_t i = 0; rc == PA_OK && i < r->n; i++)
+        for (int j = 0; rc == PA_OK && j < host[i]->n_columns; j++)
+            if (host[i]->columns[j].type.id == PA_TYPE_VARCHAR)
+                rc = download_bytes(st, host[i], &r->v[i].c->columns[j], &host[i]->columns[j], err);
+    if (rc == PA_OK)
+        rc = dv_stream_sync(st, err);
+    for (size_t i = 0; host && i < r->n; i++) {   /* keep the twins, or drop them on failure */
+        if (rc == PA_OK) {
+            dv_chunk_release(r->v[i].c, st);
+            r->v[i].c = host[i];
+        } else {
+            dv_chunk_destroy(host[i]);
+        }
+    }
+    if (st)
+        ex__stream_give(s, st);
+    pa_free(host);
+    return rc;
+}

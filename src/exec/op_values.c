@@ -15,46 +15,42 @@ typedef struct values_state {
     int taken;                /* the row was handed out (atomic) */
 } values_state;
 
-/* Column c of chunk o: one row holding constant e (NULL: a cleared bit). */
-static int fill(ex_op *op, dv_chunk *o, const ex_expr *e, pa_column *c, pa_err *err)
+/* Column c of chunk o: one row holding constant e (NULL: a cleared bit).
+ * The bytes are made on the host and uploaded in stream order. */
+static int fill(ex_op *op, ex_worker *w, dv_chunk *o, const ex_expr *e, pa_column *c, pa_err *err)
 {
     int rc;
     c->type = e->type;
     c->length = 1;
-    size_t w = e->type.id == PA_TYPE_VARCHAR ? (size_t)e->str_len : (size_t)pa_type_bytes(e->type);
-    if ((rc = ex_chunk_alloc(op, o, w ? w : 1, &c->data, err)) != PA_OK)
+    size_t wd = e->type.id == PA_TYPE_VARCHAR ? (size_t)e->str_len : (size_t)pa_type_bytes(e->type);
+    uint8_t small[16] = {0};
+    const void *val = small;
+    if ((rc = ex_chunk_alloc(op, o, wd ? wd : 1, &c->data, err)) != PA_OK)
         return rc;
     if (e->is_null) {
-        if ((rc = ex_chunk_alloc(op, o, 1, (void **)&c->validity, err)) != PA_OK)
+        static const uint8_t cleared = 0;
+        if ((rc = ex_chunk_alloc(op, o, 1, (void **)&c->validity, err)) != PA_OK ||
+            (rc = ex_to_device(op, w, c->validity, &cleared, 1, err)) != PA_OK)
             return rc;
-        c->validity[0] = 0;
-        memset(c->data, 0, w ? w : 1);
     }
     if (e->type.id == PA_TYPE_VARCHAR) {
-        if ((rc = ex_chunk_alloc(op, o, 2 * sizeof(int32_t), (void **)&c->offsets, err)) != PA_OK)
+        int32_t offs[2] = {0, e->is_null ? 0 : e->str_len};
+        if ((rc = ex_chunk_alloc(op, o, sizeof offs, (void **)&c->offsets, err)) != PA_OK ||
+            (rc = ex_to_device(op, w, c->offsets, offs, sizeof offs, err)) != PA_OK)
             return rc;
-        c->offsets[0] = 0;
-        c->offsets[1] = e->is_null ? 0 : e->str_len;
-        if (!e->is_null && e->str_len)
-            memcpy(c->data, e->str, (size_t)e->str_len);
-        return PA_OK;
+        return e->is_null ? PA_OK : ex_to_device(op, w, c->data, e->str, wd, err);
     }
-    if (e->is_null)
-        return PA_OK;
-    switch (e->type.id) {
-    case PA_TYPE_BOOLEAN: *(uint8_t *)c->data = e->v.i != 0; break;
-    case PA_TYPE_INTEGER:
-    case PA_TYPE_DATE: { int32_t v = (int32_t)e->v.i; memcpy(c->data, &v, 4); } break;
-    case PA_TYPE_DOUBLE: memcpy(c->data, &e->v.f, 8); break;
-    case PA_TYPE_DECIMAL:
-        if (e->type.precision > PA_DECIMAL64_MAX_PRECISION)
-            memcpy(c->data, &e->v.w, 16);
-        else
-            memcpy(c->data, &e->v.i, 8);
-        break;
-    default: memcpy(c->data, &e->v.i, 8); break;
+    if (!e->is_null) {
+        switch (e->type.id) {
+        case PA_TYPE_BOOLEAN: small[0] = e->v.i != 0; break;
+        case PA_TYPE_INTEGER:
+        case PA_TYPE_DATE: { int32_t v = (int32_t)e->v.i; memcpy(small, &v, 4); } break;
+        case PA_TYPE_DOUBLE: val = &e->v.f; break;
+        case PA_TYPE_DECIMAL: val = e->type.precision > PA_DECIMAL64_MAX_PRECISION ? (const void *)&e->v.w : (const void *)&e->v.i; break;
+        default: val = &e->v.i; break;
+        }
     }
-    return PA_OK;
+    return ex_to_device(op, w, c->data, val, wd, err);
 }
 
 static int values_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
@@ -66,7 +62,7 @@ static int values_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_
     dv_chunk *o = NULL;
     int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
     for (int c = 0; c < op->n_cols && rc == PA_OK; c++)
-        rc = fill(op, o, s->exprs[c], &o->columns[c], err);
+        rc = fill(op, w, o, s->exprs[c], &o->columns[c], err);
     if (rc != PA_OK) {
         dv_chunk_destroy(o);
         return rc;

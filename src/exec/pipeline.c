@@ -165,6 +165,10 @@ void ex__pipelines_free(ex_pipelines *ps)
         pa_free(ps->p[i].deps);
         pa_free(ps->p[i].tids);
         pa_free(ps->p[i].wks);
+        for (int k = 0; k < ps->p[i].n_wdone; k++)
+            dv_event_destroy(ps->p[i].wdone[k]);
+        pa_free(ps->p[i].wdone);
+        dv_event_destroy(ps->p[i].done);
     }
     pa_free(ps->p);
     ps->p = NULL;

@@ -106,10 +106,6 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
         return pa_error(err, PA_EINVAL, "ex_run: a plan, its root operator, options with a device and an output are required");
     if (p->ran)
         return pa_error(err, PA_EINVAL, "ex_run: a plan runs at most once");
-    if (!dv_host_visible(opt->dev))
-        return pa_error(err, PA_EUNSUPPORTED,
-                        "ex_run on %s: results in device memory need a download to host chunks (not written yet)",
-                        dv_name(opt->dev));
     ex_sched *s = pa_calloc(1, sizeof *s);
     if (!s)
         return pa_error(err, PA_ENOMEM, "out of memory starting a query");
@@ -143,6 +139,8 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
                 atomic_fetch_add(&opt->progress->rows_total, rows);
         }
     PA_TRY(rc = ex__sched_run(s));
+    PA_TRY(rc = ex__result_download(res_op, s, &s->q.err));
+    PA_TRY(rc = ex__streams_drain(s, &s->q.err));
     PA_TRY(rc = make_result(s, res_op, root, &r, &s->q.err));
     pa_counters_snapshot(&after);
     pa_counters_diff(&after, &before, &r->stats.counters);
@@ -151,6 +149,8 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
     r->stats.mem_peak = ms.peak;
 fail:
     p->ran = true;             /* also after a failure: op state is gone */
+    if (s->n_streams)          /* queued work still reads operator state: wait for it */
+        ex__streams_drain(s, NULL);
     ex__plan_destroy_ops(p);   /* scans closed, operator state freed */
     if (r)
         r->stats.ns_total = pa_now_ns() - t0;

@@ -40,13 +40,13 @@ static int push(wstate *ws, int level, dv_chunk *c)
     ex_pipeline *p = ws->p;
     int rc = PA_OK;
     if (level <= ws->finished || c->length == 0 || ex_query_failed(ws->w.q)) {
-        dv_chunk_destroy(c);
+        ex__chunk_done(&ws->w, c);
         return PA_OK;
     }
     if (level == p->n_chain) {
         if (p->sink)
             rc = ex__call_sink(p->sink, &ws->w, ws->locals[level + 1], c, &ws->err);
-        dv_chunk_destroy(c);
+        ex__chunk_done(&ws->w, c);
         return rc;
     }
     ex_op *op = p->chain[level];
@@ -62,7 +62,7 @@ static int push(wstate *ws, int level, dv_chunk *c)
         if (st == EX_HAVE_OUTPUT)
             continue;
         if (st == EX_BLOCKED) {
-            ex__backoff(attempt++);
+            ex__blocked(&ws->w, attempt++);
             continue;
         }
         if (st == EX_FINISHED) {
@@ -71,7 +71,7 @@ static int push(wstate *ws, int level, dv_chunk *c)
         }
         break;
     }
-    dv_chunk_destroy(c);
+    ex__chunk_done(&ws->w, c);
     return rc;
 }
 
@@ -136,7 +136,7 @@ static void *worker_main(void *arg)
     }
     pa_free(ws.locals);
     if (ws.w.stream)
-        ex__worker_end(&ws.w);
+        ex__worker_end(s, p, &ws.w);
     pa_err_close(&ws.err);
     pthread_mutex_lock(&s->mu);
     if (--p->active == 0) {
@@ -209,13 +209,9 @@ static int finish(ex_sched *s, ex_pipeline *p, pa_err *err)
          q = ex__pipelines_feeding(&s->ps, p->sink, q + 1))
         last &= s->ps.p[q].state == EX_P_DONE;
     pthread_mutex_unlock(&s->mu);
-    if (!last || !p->sink || !p->sink->vt->finalize || ex_query_failed(&s->q))
+    if (ex_query_failed(&s->q))
         return PA_OK;
-    uint64_t t0 = pa_now_ns();
-    int rc = p->sink->vt->finalize(p->sink, &s->q, err);
-    __atomic_add_fetch(&p->sink->ns, pa_now_ns() - t0, __ATOMIC_RELAXED);
-    return rc == PA_OK ? rc
-                       : ex__oom_role(p->sink, p->sink->vt->kind == EX_OP_HASH_JOIN ? "build" : "finalize", rc, err);
+    return ex__pipeline_seal(s, p, last && p->sink && p->sink->vt->finalize, err);
 }
 
 /* Start what may start now. Called with the lock held; may drop it. */

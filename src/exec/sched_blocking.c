@@ -90,6 +90,10 @@ static int run_chain_op(stage *st, ex_worker *w, void *local, clist *out, pa_err
     dv_chunk *c;
     while (!finished && !ex_query_failed(q) && (c = take(st))) {
         __atomic_add_fetch(&st->op->rows_in, c->length, __ATOMIC_RELAXED);
+        if ((rc = dv_chunk_wait_ready(c, w->stream, err)) != PA_OK) {
+            ex__chunk_done(w, c);
+            return rc;
+        }
         for (int attempt = 0; rc == PA_OK && !ex_query_failed(q);) {
             dv_chunk *o;
             ex_state s;
@@ -100,7 +104,7 @@ static int run_chain_op(stage *st, ex_worker *w, void *local, clist *out, pa_err
             if (s == EX_HAVE_OUTPUT)
                 continue;
             if (s == EX_BLOCKED) {
-                ex__backoff(attempt++);
+                ex__blocked(w, attempt++);
                 continue;
             }
             if (s == EX_FINISHED) {
@@ -109,7 +113,7 @@ static int run_chain_op(stage *st, ex_worker *w, void *local, clist *out, pa_err
             }
             break;
         }
-        dv_chunk_destroy(c);
+        ex__chunk_done(w, c);
         if (rc != PA_OK)
             return rc;
     }
@@ -146,8 +150,9 @@ static void *stage_main(void *arg)
     } else if (rc == PA_OK) {
         dv_chunk *c;
         while (rc == PA_OK && !ex_query_failed(q) && (c = take(st))) {
-            rc = ex__call_sink(st->op, &w, local, c, &err);
-            dv_chunk_destroy(c);
+            if ((rc = dv_chunk_wait_ready(c, w.stream, &err)) == PA_OK)
+                rc = ex__call_sink(st->op, &w, local, c, &err);
+            ex__chunk_done(&w, c);
         }
         if (rc == PA_OK && !ex_query_failed(q))
             rc = ex__call_combine(st->op, &w, local, &err);
@@ -157,7 +162,7 @@ static void *stage_main(void *arg)
     if (have_local)
         ex__local_free(st->op, local);
     if (w.stream)
-        ex__worker_end(&w);
+        ex__worker_end(st->s, st->p, &w);
     pa_err_close(&err);
     return NULL;
 }

@@ -70,6 +70,9 @@ typedef struct ex_pipeline {
     int stop;                   /* an op returned EX_FINISHED (atomic) */
     pthread_t *tids;
     struct ex__wk *wks;
+    dv_event **wdone;           /* recorded by each worker at its end on its stream */
+    int n_wdone;
+    dv_event *done;             /* after the workers (and the finalize): dependants wait on it */
 } ex_pipeline;
 
 typedef struct ex_pipelines {
@@ -93,6 +96,9 @@ typedef struct ex_sched {
     bool *opened;               /* per pipeline: its source was opened */
     pthread_mutex_t mu;
     pthread_cond_t cv;          /* a pipeline's last worker ended */
+    dv_stream **streams;        /* the query's streams, reused by workers (under mu) */
+    bool *stream_busy;
+    int n_streams, cap_streams;
 } ex_sched;
 
 /* Record the first failure of the query (err holds the message). */
@@ -105,9 +111,22 @@ int ex__sched_run(ex_sched *s);
 /* BLOCKING mode: run one pipeline operator-at-a-time (sched_blocking.c). */
 int ex__run_blocking(ex_sched *s, ex_pipeline *p);
 
-/* Worker helpers shared by the streaming and blocking runners. */
+/* Worker helpers shared by the streaming and blocking runners. A worker
+ * takes a stream of the query's pool that first waits for the pipelines p
+ * depends on; at its end it records on the stream when its work is done (for
+ * the finalize and for dependants) and gives the stream back. */
 int ex__worker_begin(ex_sched *s, ex_pipeline *p, int id, ex_worker *w, pa_err *err);
-void ex__worker_end(ex_worker *w);
+void ex__worker_end(ex_sched *s, ex_pipeline *p, ex_worker *w);
+/* A stream of the pool (created when none is free) and its return. */
+int ex__stream_take(ex_sched *s, dv_stream **out, pa_err *err);
+void ex__stream_give(ex_sched *s, dv_stream *st);
+/* At the query's end: wait once for every stream's work, then free them.
+ * Returns a kernel error a stream kept. */
+int ex__streams_drain(ex_sched *s, pa_err *err);
+/* The work after an ended pipeline's workers: its sink's finalize when it
+ * is the last feeder (on a pool stream ordered after every feeder), then
+ * p->done recorded. */
+int ex__pipeline_seal(ex_sched *s, ex_pipeline *p, bool finalize, pa_err *err);
 /* Timed hook wrappers: stats, and PA_ENOMEM named after the op. */
 int ex__call_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err);
 int ex__call_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chunk **out,
@@ -118,8 +137,14 @@ int ex__call_combine(ex_op *op, ex_worker *w, void *local, pa_err *err);
 /* local_init of op for role (*local NULL when the op keeps none). */
 int ex__local_init(ex_op *op, ex_role role, ex_worker *w, void **local, pa_err *err);
 void ex__local_free(ex_op *op, void *local);
-/* Back off politely after EX_BLOCKED (attempt counts the retries). */
-void ex__backoff(int attempt);
+/* After EX_BLOCKED: park on w->wait when the op named an event (a counted
+ * host sync; the op keeps the event), else back off politely (attempt counts
+ * the retries). */
+void ex__blocked(ex_worker *w, int attempt);
+/* Stream order of chunks between hooks: a chunk from a source is made ready
+ * on the worker's stream; an input the worker is done with is released on
+ * it (stream-ordered free). */
+void ex__chunk_done(ex_worker *w, dv_chunk *c);
 
 /* ------------------------------------------------------------ SCAN */
 
@@ -131,6 +156,11 @@ int64_t ex__scan_file_rows(const ex_op *op);
 
 /* The sink on top of root that collects the query's chunks. */
 int ex__result_new(ex_plan *p, ex_op *root, ex_op **out, pa_err *err);
+/* On a device the host cannot read, replace the collected chunks with host
+ * copies (pinned memory the chunks own): offsets and fixed-width buffers
+ * first, then string bytes once their sizes are known, on a pool stream
+ * ordered after every pipeline; two host syncs. Nothing on the cpu device. */
+int ex__result_download(ex_op *result, ex_sched *s, pa_err *err);
 /* Hand over the collected chunks (pipeline order, then arrival order):
  * *chunks is pa_malloc'ed and owned by the caller with every chunk. */
 int ex__result_take(ex_op *result, dv_chunk ***chunks, int *n_chunks, int64_t *n_rows, pa_err *err);

@@ -839,8 +839,10 @@ static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs,
         }
     }
     if (k) {
+        /* No sync: consumers wait for the chunk's ready event, and the
+         * staging buffers are freed once the stream reached the copies. */
         PA_TRY(rc = dv_copy_batch_async(s->stream, k, dsts, srcs, sizes, DV_COPY_H2D, err));
-        PA_TRY(rc = dv_stream_sync(s->stream, err));
+        PA_TRY(rc = dv_chunk_set_ready(x->chunk, s->stream, err));
     }
 fail:
 done:
@@ -1009,8 +1011,12 @@ done:
     pthread_mutex_unlock(&s->pool_mu);
     pa_free(x.host);
     pa_free(x.host_size);
-    for (size_t i = 0; i < x.n_pinned; i++)
-        dv_host_free(s->dev, x.pinned[i]);
+    for (size_t i = 0; i < x.n_pinned; i++) {   /* staging a queued upload may still read */
+        if (s->stream)
+            dv_host_free_async(s->stream, x.pinned[i], NULL);
+        else
+            dv_host_free(s->dev, x.pinned[i]);
+    }
     pa_free(x.pinned);
     pa_free(x.pages);
     pthread_mutex_destroy(&x.mu);
