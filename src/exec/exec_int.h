@@ -206,4 +206,18 @@ int ex_to_device(ex_op *op, ex_worker *w, void *dst, const void *src, size_t n, 
 /* offsets[0] = 0 for a VARCHAR output, the same way. */
 int ex_zero_offset(ex_op *op, ex_worker *w, int32_t *offsets, pa_err *err);
 
+/* Reading data-dependent sizes that a worker's kernels wrote to pinned
+ * memory (DESIGN.md rule 2). ex_pending_ready records an event after the
+ * work enqueued so far on its first call, then answers whether the stream
+ * reached it; when not, it names the event in w->wait, and the op returns
+ * EX_BLOCKED (its worker parks on the event) and looks again when called
+ * back. Sizes enqueued together are read behind one event. On the cpu
+ * device kernels ran before they returned: always ready, no event. */
+typedef struct ex_pending {
+    dv_event *ev;
+    bool recorded;
+} ex_pending;
+int ex_pending_ready(ex_worker *w, ex_pending *p, bool *ready, pa_err *err);
+void ex_pending_close(ex_pending *p);
+
 #endif /* PISTA_EXEC_INT_H */

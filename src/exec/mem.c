@@ -135,3 +135,32 @@ int ex_zero_offset(ex_op *op, ex_worker *w, int32_t *offsets, pa_err *err)
     }
     return dv_fill_u32_async(w->stream, offsets, 0, 1, err);
 }
+
+int ex_pending_ready(ex_worker *w, ex_pending *p, bool *ready, pa_err *err)
+{
+    *ready = true;
+    if (dv_kind_of(w->dev) == DV_KIND_CPU)
+        return PA_OK;
+    int rc;
+    if (!p->ev && (rc = dv_event_create(w->dev, &p->ev, err)) != PA_OK)
+        return rc;
+    if (!p->recorded) {
+        if ((rc = dv_event_record(p->ev, w->stream, err)) != PA_OK)
+            return rc;
+        p->recorded = true;
+    }
+    if ((rc = dv_event_query(p->ev, ready, err)) != PA_OK)
+        return rc;
+    if (*ready)
+        p->recorded = false;
+    else
+        w->wait = p->ev;
+    return PA_OK;
+}
+
+void ex_pending_close(ex_pending *p)
+{
+    dv_event_destroy(p->ev);
+    p->ev = NULL;
+    p->recorded = false;
+}

@@ -11,9 +11,9 @@
  * through pinned memory). A constant predicate skips the kernels entirely.
  *
  * Sizes in pinned memory are read once the worker's stream reached them
- * (DESIGN.md rule 2): on the cpu device kernels ran on this thread, so at
- * once; elsewhere an event is recorded and polled, and the operator answers
- * EX_BLOCKED until it completes, resuming where it stopped.
+ * (ex_pending: on the cpu device at once; elsewhere behind an event the
+ * worker parks on while the operator answers EX_BLOCKED), and the operator
+ * resumes where it stopped.
  */
 #include "exec/expr_int.h"
 
@@ -34,10 +34,9 @@ typedef struct filter_local {
     size_t sel_cap;          /* rows */
     int64_t *pinned;         /* [0] count, [1 + j] bytes of column j */
     int n_pinned;
-    dv_event *ev;
+    ex_pending pend;         /* the sizes in pinned */
     dv_device *dev;
     phase ph;
-    bool ev_recorded;
 } filter_local;
 
 static void filter_local_free(ex_op *op, void *local);
@@ -59,8 +58,6 @@ static int filter_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
         rc = ex_oom(op, rc, err);
         goto fail;
     }
-    if (dv_kind_of(w->dev) != DV_KIND_CPU)
-        PA_TRY(rc = dv_event_create(w->dev, &l->ev, err));
     *local = l;
     return PA_OK;
 fail:
@@ -77,29 +74,8 @@ static void filter_local_free(ex_op *op, void *local)
     ex_free(op, l->sel, l->sel_cap * sizeof(int32_t));
     if (l->pinned)
         dv_host_free(l->dev, l->pinned);
-    if (l->ev)
-        dv_event_destroy(l->ev);
+    ex_pending_close(&l->pend);
     pa_free(l);
-}
-
-/* Whether the pinned values written so far are readable. */
-static int pinned_ready(ex_worker *w, filter_local *l, bool *ready, pa_err *err)
-{
-    if (!l->ev) {   /* cpu: kernels already ran on this thread */
-        *ready = true;
-        return PA_OK;
-    }
-    int rc;
-    if (!l->ev_recorded) {
-        if ((rc = dv_event_record(l->ev, w->stream, err)) != PA_OK)
-            return rc;
-        l->ev_recorded = true;
-    }
-    if ((rc = dv_event_query(l->ev, ready, err)) != PA_OK)
-        return rc;
-    if (*ready)
-        l->ev_recorded = false;
-    return PA_OK;
 }
 
 /* Compact the l->pinned[0] selected rows of in into a new chunk. */
@@ -166,7 +142,7 @@ static int filter_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv
         l->ph = PH_COUNT;
         /* fall through */
     case PH_COUNT:
-        if ((rc = pinned_ready(w, l, &ready, err)) != PA_OK)
+        if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)
             return rc;
         if (!ready) {
             *st = EX_BLOCKED;
@@ -186,7 +162,7 @@ static int filter_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv
         l->ph = PH_BYTES;
         /* fall through */
     case PH_BYTES:
-        if ((rc = pinned_ready(w, l, &ready, err)) != PA_OK)
+        if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)
             return rc;
         if (!ready) {
             *st = EX_BLOCKED;
