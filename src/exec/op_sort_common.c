@@ -96,7 +96,7 @@ int ex__recs_sort(ex_op *op, kn_ctx *kn, const kn_sort_layout *l, ex__recs *r, c
     int rc = ex_alloc(op, ss, &scratch, err);
     if (rc != PA_OK)
         return rc;
-    rc = kn_sort_records(kn, l, r->p, r->n, scratch, ss, src->cols, err);
+    rc = kn_sort_records(kn, l, r->p, r->n, scratch, ss, src->cols, src->n, err);
     ex_free(op, scratch, ss);
     return rc;
 }
@@ -126,14 +126,14 @@ int ex__sort_gather(ex_op *op, ex_worker *w, kn_ctx *kn, const kn_sort_layout *l
         if (nulls)
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&col->validity, err));
         if (col->type.id == PA_TYPE_VARCHAR) {
-            PA_TRY(rc = kn_sort_gather_bytes(kn, l, src->cols, j, recs, n, pinned, err));
+            PA_TRY(rc = kn_sort_gather_bytes(kn, l, src->cols, src->n, j, recs, n, pinned, err));
             PA_TRY(rc = ex__sort_wait(kn, err));
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)*pinned, &col->data, err));
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&col->offsets, err));
         } else {
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)n * (size_t)pa_type_bytes(col->type), &col->data, err));
         }
-        PA_TRY(rc = kn_sort_gather(kn, l, src->cols, j, recs, n, col, err));
+        PA_TRY(rc = kn_sort_gather(kn, l, src->cols, src->n, j, recs, n, col, err));
     }
     c->length = n;
     *out = c;
@@ -243,7 +243,7 @@ static int next_records(ex_op *op, ex_worker *w, ex__sort *s, int64_t m, const u
     int rc = ex__recs_reserve(op, &w->kn, &s->l, &s->merge_buf, m, err);
     if (rc == PA_OK)
         rc = kn_sort_merge_next(&w->kn, &s->l, s->run_p, s->run_n, s->run_pos, s->n_runs, m, s->merge_buf.p,
-                                s->out_src.cols, err);
+                                s->out_src.cols, s->out_src.n, err);
     *recs = s->merge_buf.p;
     return rc;
 }

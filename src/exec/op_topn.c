@@ -106,7 +106,8 @@ static int topn_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err 
     int64_t kept = len;
     if (tl->have_threshold) {
         const uint8_t *thr = r->p + (size_t)(k - 1) * s->l.stride;
-        if ((rc = kn_sort_filter(&w->kn, &s->l, at, len, thr, at, tl->count, tl->run.src.cols, err)) != PA_OK ||
+        if ((rc = kn_sort_filter(&w->kn, &s->l, at, len, thr, at, tl->count, tl->run.src.cols,
+                                  tl->run.src.n, err)) != PA_OK ||
             (rc = ex__sort_wait(&w->kn, err)) != PA_OK)
             return rc;
         kept = *tl->count;

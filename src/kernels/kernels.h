@@ -335,17 +335,29 @@ int kn_encode_dict_indices(const uint32_t *indices, size_t n, uint32_t n_entries
  * Conventions for every kernel below (DESIGN.md rules 2 and 3):
  * - A kernel takes a kn_ctx (device + stream) and whole columns (pa_column
  *   views of chunk buffers) with their row count; never host copies of
- *   device data. On the cpu device it runs on the calling thread before
- *   returning; on cuda it is enqueued on the stream.
+ *   device data. Each call goes through the device's table of kernels
+ *   (kn_ops_int.h). On the cpu device it runs on the calling thread before
+ *   returning (also with a NULL ctx or ctx->dev: host evaluation). On sim
+ *   it is enqueued on ctx->stream (required) and runs later: the arguments
+ *   are copied by the call (column descriptors, arrays of descriptors, the
+ *   sort layout, the kn_agg_table and kn_join_table structs, an expression
+ *   program), so the caller may change or free them at once, while the
+ *   memory they point to must stay until the stream reached the kernel. A
+ *   device whose table lacks a kernel answers PA_EUNSUPPORTED ("kernel
+ *   kn_join_probe is not implemented on device cuda:0").
  * - Kernels never allocate. One whose scratch depends on the input has a
  *   *_scratch_size() function the caller uses first; outputs are caller
  *   buffers sized from the input (a filter's output can hold all input rows).
  * - A data-dependent output size (rows that passed, groups found, strings
  *   bytes) is written to an int64_t in pinned memory (dv_host_alloc) and
- *   read by the caller once the stream reached it, never by blocking.
+ *   read by the caller once the stream reached it, never by blocking. On
+ *   sim such outputs hold DV_POISON_BYTE bytes until then.
  * - NULLs follow SQL: validity bitmaps as in core.h (NULL = all valid).
- * - Errors (overflow in DECIMAL arithmetic, a bad cast) are reported through
- *   the pa_err like everywhere else.
+ * - Errors (overflow in DECIMAL arithmetic, a bad cast, a bad argument) are
+ *   reported through the pa_err like everywhere else: by the call on cpu;
+ *   on an asynchronous device by the stream (dv_stream_sync, or
+ *   dv_event_query of an event recorded after the kernel), the call itself
+ *   only failing when it cannot enqueue.
  * Each family of kernels has its own subsection, added by its module.
  * ====================================================================== */
 
@@ -407,10 +419,22 @@ typedef struct kn_agg_layout {
     int slot_width[KN_AGG_MAX_SLOTS];    /* bytes of state per group */
 } kn_agg_layout;
 
+/* What the kernels change as a table fills, kept at the start of its device
+ * block so that the host struct below stays constant after init (a kernel
+ * receives that struct by value). The host never reads it: the sizes are
+ * mirrored to the pinned `sizes` by every kernel that changes them. */
+typedef struct kn_agg_hdr {
+    int64_t groups, arena_used;
+    int32_t dense;                       /* 0 off, 1 not yet decided, 2 on */
+    int32_t pad_;
+    int64_t dense_base[KN_AGG_MAX_KEYS], dense_span[KN_AGG_MAX_KEYS];
+} kn_agg_hdr;
+
 typedef struct kn_agg_table {
     kn_agg_layout L;
     int64_t cap_groups, cap_arena;
     uint64_t index_mask;                 /* index has index_mask + 1 words */
+    kn_agg_hdr *hdr;                     /* device: the mutable sizes and dense ranges */
     uint8_t *keys;                       /* cap_groups * stride */
     int64_t *str_off;                    /* cap_groups * n_str arena offsets */
     uint64_t *ghash;                     /* cap_groups */
@@ -418,8 +442,6 @@ typedef struct kn_agg_table {
     void *state[KN_AGG_MAX_SLOTS];
     uint8_t *arena;
     uint32_t *dense_map;                 /* KN_AGG_DENSE_CODES gid+1 words, or NULL */
-    int dense;                           /* 0 off, 1 not yet decided, 2 on */
-    int64_t dense_base[KN_AGG_MAX_KEYS], dense_span[KN_AGG_MAX_KEYS];
     int64_t *sizes;                      /* pinned: [0] groups, [1] arena bytes used */
 } kn_agg_table;
 
@@ -429,33 +451,39 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
                        int n_slots, pa_err *err);
 /* Bytes of one block holding a table with these capacities. */
 size_t kn_agg_table_bytes(const kn_agg_layout *L, int64_t cap_groups, int64_t cap_arena);
-/* Lay an empty table out in mem (kn_agg_table_bytes bytes, 16-aligned) and
- * initialise its states; sizes points to 2 int64 of pinned memory. A table
+/* Lay an empty table out in mem (kn_agg_table_bytes bytes, 16-aligned,
+ * device memory) and initialise its header, index and states (a kernel:
+ * the host struct *t is filled by the call, the device block when the
+ * stream gets there); sizes points to 2 int64 of pinned memory. A table
  * without keys starts with its single group (global aggregation). */
-int kn_agg_table_init(kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups,
+int kn_agg_table_init(const kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups,
                       int64_t cap_arena, int64_t *sizes, pa_err *err);
 /* Copy src's groups, states and arena into dst (freshly initialised, same
- * layout, capacities at least src's use) keeping group ids; src unchanged. */
-int kn_agg_table_move(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err);
+ * layout, capacities at least src's use) keeping group ids; src unchanged.
+ * Every kernel that adds groups or arena bytes (table init, move, update,
+ * merge, merge_range) writes the new sizes to the table's pinned `sizes`:
+ * read them with kn_agg_groups / kn_agg_arena_used once the stream got
+ * there. */
+int kn_agg_table_move(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err);
 static inline int64_t kn_agg_groups(const kn_agg_table *t) { return t->sizes[0]; }
 static inline int64_t kn_agg_arena_used(const kn_agg_table *t) { return t->sizes[1]; }
 
 /* Most arena bytes kn_agg_update can add for these inputs (string keys and
  * VARCHAR MIN/MAX arguments), written to *out (pinned). */
-int kn_agg_input_bytes(kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys, const pa_column *args,
+int kn_agg_input_bytes(const kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys, const pa_column *args,
                        int64_t n, int64_t *out, pa_err *err);
 /* Scratch kn_agg_update needs for n rows. */
 size_t kn_agg_update_scratch(const kn_agg_layout *L, int64_t n);
 /* Find or insert the group of each of n rows (keys: n_keys columns) and fold
  * args[s] (one column per slot; ignored for COUNT_STAR/EXTERN) into the
  * slots. gids (optional, n entries) receives each row's group id. */
-int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args, int64_t n,
+int kn_agg_update(const kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args, int64_t n,
                   void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err);
 /* Fold every group of src into dst (same layout), combining states.
  * key0_map (optional) rewrites src's key 0 (an INTEGER group id of another
  * table) through key0_map[] first: COUNT(DISTINCT) pair tables use it.
  * gid_map (optional, src groups entries) receives dst's id of each group. */
-int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
+int kn_agg_merge(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
                  uint32_t *gid_map, pa_err *err);
 /* Partitioning for a parallel merge. The top KN_AGG_PART_BITS bits of a
  * group's hash are its bucket. kn_agg_partition reorders t's groups (keys,
@@ -470,15 +498,15 @@ int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const 
  * final groups independently of every other range. */
 #define KN_AGG_PART_BITS 8
 size_t kn_agg_partition_scratch(const kn_agg_layout *L, int64_t groups);
-int kn_agg_partition(kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes, int64_t *start,
+int kn_agg_partition(const kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes, int64_t *start,
                      int64_t *arena, pa_err *err);
 /* Fold src's groups [first, first + n) into dst (same layout, room for n
  * groups and their arena bytes), combining states. */
-int kn_agg_merge_range(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n,
+int kn_agg_merge_range(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n,
                        pa_err *err);
 /* pairs has keys (INTEGER group id of t, x): add to t's EXTERN slot, per
  * group, the number of pairs whose x is not NULL (= COUNT(DISTINCT x)). */
-int kn_agg_count_distinct(kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err);
+int kn_agg_count_distinct(const kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err);
 
 /* How a result column is made from slots. */
 typedef enum kn_agg_fin_kind {
@@ -498,16 +526,16 @@ typedef struct kn_agg_fin {
 /* Bytes of string data that emitting groups [first, first+count) of key
  * `key` (kn_agg_emit_key) or of VARCHAR MIN/MAX f (kn_agg_emit, key < 0)
  * produce, written to *out (pinned). */
-int kn_agg_emit_bytes(kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f, int64_t first,
+int kn_agg_emit_bytes(const kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f, int64_t first,
                       int64_t count, int64_t *out, pa_err *err);
 /* Write key `key` of groups [first, first+count) to out: out->data (count
  * values, or the bytes for VARCHAR with out->offsets[count+1]) and
  * out->validity ((count+7)/8 bytes, always written) are caller buffers. */
-int kn_agg_emit_key(kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count, pa_column *out,
+int kn_agg_emit_key(const kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count, pa_column *out,
                     pa_err *err);
 /* Write the result column f of groups [first, first+count), as above.
  * A SUM that does not fit its output type is PA_EOVERFLOW. */
-int kn_agg_emit(kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first, int64_t count,
+int kn_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first, int64_t count,
                 pa_column *out, pa_err *err);
 
 /* ---------------------------------------------------------------------
@@ -552,7 +580,9 @@ typedef struct kn_sort_layout {
 } kn_sort_layout;
 
 /* A source: the columns of one chunk (host descriptors of device buffers),
- * indexed by kn_sort_key.column and by the gather's column argument. */
+ * indexed by kn_sort_key.column and by the gather's column argument.
+ * Kernels take sources[0 .. n_sources), indexed by the records' tags;
+ * sources may be NULL (n_sources 0) where a kernel does not need them. */
 typedef const pa_column *kn_sort_source;
 
 /* Fill l from keys (types BOOLEAN..VARCHAR). PA_EINVAL for 0 or more than
@@ -561,27 +591,28 @@ int kn_sort_layout_init(kn_sort_layout *l, const kn_sort_key *keys, int n_keys, 
 
 /* Encode rows [0, n) of the source `cols` into n records at recs (n *
  * stride bytes, device memory), references (tag, row). */
-int kn_sort_encode(kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n, uint32_t tag,
+int kn_sort_encode(const kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n, uint32_t tag,
                    uint8_t *recs, pa_err *err);
 
 /* Scratch bytes kn_sort_records needs for n records. */
 size_t kn_sort_scratch_size(const kn_sort_layout *l, int64_t n);
 /* Sort n records in place (MSD radix on the key bytes, then the full
  * strings for ties). sources[tag] is read only when l->has_strings. */
-int kn_sort_records(kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,
-                    size_t scratch_size, const kn_sort_source *sources, pa_err *err);
+int kn_sort_records(const kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,
+                    size_t scratch_size, const kn_sort_source *sources, int n_sources, pa_err *err);
 
 /* Merge sorted a[na] and b[nb] into out[na + nb] (out overlaps neither). */
-int kn_sort_merge(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na, const uint8_t *b,
-                  int64_t nb, uint8_t *out, const kn_sort_source *sources, pa_err *err);
+int kn_sort_merge(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na, const uint8_t *b,
+                  int64_t nb, uint8_t *out, const kn_sort_source *sources, int n_sources, pa_err *err);
 
 /* Merge step over n_runs sorted runs (runs[i] holds counts[i] records, the
  * first pos[i] of them already taken): write the next m records in order to
  * out (fewer if the runs run out: min(m, records left)) and advance pos
- * (device memory). Meant for a few runs (a linear scan of the heads). */
-int kn_sort_merge_next(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs, const int64_t *counts,
+ * (device memory; runs and counts are host arrays, copied by the call).
+ * Meant for a few runs (a linear scan of the heads). */
+int kn_sort_merge_next(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs, const int64_t *counts,
                        int64_t *pos, int n_runs, int64_t m, uint8_t *out, const kn_sort_source *sources,
-                       pa_err *err);
+                       int n_sources, pa_err *err);
 
 /* Keep the records of in[n] that do not sort after the record at
  * threshold, compacted in order into out (out == in allowed, not a partial
@@ -589,13 +620,13 @@ int kn_sort_merge_next(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *cons
  * must cover the threshold's tag) the full order decides; without, a tie
  * on a string prefix is kept. Rows dropped certainly sort after the
  * threshold, so a top-N whose N-th best is `threshold` loses nothing. */
-int kn_sort_filter(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,
+int kn_sort_filter(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,
                    const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,
-                   pa_err *err);
+                   int n_sources, pa_err *err);
 
 /* Copy n records from src to dst adding tag_add to every tag (dst == src
  * allowed: re-tag in place). */
-int kn_sort_copy(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n, uint32_t tag_add,
+int kn_sort_copy(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n, uint32_t tag_add,
                  uint8_t *dst, pa_err *err);
 
 /* Gather column `column` of the rows the n records reference into out.
@@ -603,11 +634,12 @@ int kn_sort_copy(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64
  * writes the bytes needed to *bytes (pinned memory); the caller sizes
  * out->data, out->offsets has n + 1 slots. out->validity (n bits) must be
  * set when any source's column has one; it is written for every row.
- * PA_EUNSUPPORTED when the strings exceed INT32_MAX bytes. */
-int kn_sort_gather_bytes(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int column,
-                         const uint8_t *recs, int64_t n, int64_t *bytes, pa_err *err);
-int kn_sort_gather(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int column,
-                   const uint8_t *recs, int64_t n, pa_column *out, pa_err *err);
+ * out->length is set to n by the call. PA_EUNSUPPORTED when the strings
+ * exceed INT32_MAX bytes; PA_EINVAL for a tag outside the sources. */
+int kn_sort_gather_bytes(const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int n_sources,
+                         int column, const uint8_t *recs, int64_t n, int64_t *bytes, pa_err *err);
+int kn_sort_gather(const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int n_sources,
+                   int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err);
 
 /* ----------------------------------------------------------------------
  * Expression programs (kn_expr*.c) and selection (kn_select.c)
@@ -728,29 +760,39 @@ size_t kn_eval_scratch_size(const kn_program *p);
  * (metadata only): the caller gives that output a validity buffer iff so. */
 bool kn_eval_may_null(const kn_program *p, int out, const pa_column *inputs, int n_inputs);
 /* Upper bound of the text bytes of VARCHAR output `out` over `rows` rows
- * (from the inputs' offsets): the caller sizes the output's bytes with it. */
+ * (from the inputs' offsets): the caller sizes the output's bytes with it.
+ * Reads the offsets on the calling thread, so the inputs must be host
+ * memory (host columns, or the cpu device's); for columns in device memory
+ * use kn_eval_str_bytes. */
 int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs, int64_t rows);
+/* kn_eval_str_bound as a kernel: the bound to *bytes (pinned). */
+int kn_eval_str_bytes(const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs, int n_inputs,
+                      int64_t rows, int64_t *bytes, pa_err *err);
 
 /* Evaluate every output of p over rows [0, rows) of inputs (a chunk's
  * columns; each column the program reads must have the type it expects).
  * outs[i] has data for `rows` values of its type (VARCHAR: offsets[rows+1]
- * and bytes of kn_eval_str_bound capacity) and validity iff
- * kn_eval_may_null; types are set by the caller to kn_program_outputs.
+ * whose offsets[0] holds the byte where the text starts, normally 0 (on a
+ * device whose memory the host cannot touch, set it with
+ * dv_fill_u32_async), and bytes of kn_eval_str_bound capacity) and
+ * validity iff kn_eval_may_null; types are set by the caller to
+ * kn_program_outputs. p is host memory (the whole block is copied by an
+ * asynchronous device's call).
  * ctx->dev may be NULL: evaluate on the host (constant folding).
  * Errors: PA_EOVERFLOW / PA_EINVAL naming the operation and the value (a
  * row whose inputs are NULL never errs); outs are then unspecified. */
-int kn_eval(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+int kn_eval(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
             pa_column *outs, void *scratch, pa_err *err);
 
 /* Fused filter: p has one BOOLEAN output; writes the ascending indexes of
  * the rows where it is TRUE to sel (capacity rows) and their number to
  * *count (pinned memory). */
-int kn_filter(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+int kn_filter(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
               int32_t *sel, int64_t *count, void *scratch, pa_err *err);
 
 /* Selection from a BOOLEAN column: indexes of rows that are TRUE (not NULL,
  * not 0) to sel (capacity rows), their number to *count (pinned). */
-int kn_select(kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count,
+int kn_select(const kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count,
               pa_err *err);
 
 /* Gather: output row out_at + k = input row (sel ? sel[k] : in_at + k), for
@@ -760,10 +802,10 @@ int kn_select(kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, in
  * decoders, out->offsets[out_at] must hold where these bytes start; the
  * call writes offsets[out_at+1 .. out_at+n] and the bytes, whose size
  * kn_gather_str_bytes gives first. Rows may repeat and be in any order. */
-int kn_gather(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
+int kn_gather(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
               pa_column *out, int64_t out_at, pa_err *err);
 /* Bytes of the strings kn_gather would copy, to *bytes (pinned). */
-int kn_gather_str_bytes(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
+int kn_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
                         int64_t *bytes, pa_err *err);
 
 /* ---------------------------------------------------------------------
@@ -859,12 +901,15 @@ typedef struct kn_join_build_info {
     int32_t pad_;
 } kn_join_build_info;
 
+#define KN_JOIN_MAX_KEYS 32
+
 typedef struct kn_join_table {
     int64_t build_rows;
     uint64_t n_slots;         /* power of two, >= 2 * build_rows */
     int32_t packed;           /* 1 = slots hold packed 64-bit keys */
     int32_t n_keys;
-    const pa_column *keys;    /* the build key columns (caller's, must outlive the table) */
+    pa_column keys[KN_JOIN_MAX_KEYS]; /* the build key columns' descriptors (copies; their
+                                 buffers must outlive the table) */
     void *slots;              /* n_slots * kn_join_slot_bytes */
     int32_t *next;            /* build_rows: next row with an equal key, or -1 */
     int32_t *null_rows;       /* build_rows: rows with a NULL key, first null_key_rows used */
@@ -878,11 +923,15 @@ typedef struct kn_join_table {
 size_t kn_join_table_bytes(int64_t build_rows, const pa_type *build_types, const pa_type *probe_types,
                            int n_keys);
 /* Lay out a table in mem (kn_join_table_bytes of it) for the given build key
- * columns and probe key types; info points to pinned memory. No work is
- * done; PA_EINVAL for incompatible key types (kn_join_key_types_ok). */
+ * columns (1..KN_JOIN_MAX_KEYS, their descriptors copied into *t) and probe
+ * key types; info points to pinned memory. No work is done and no device
+ * memory touched; PA_EINVAL for incompatible key types
+ * (kn_join_key_types_ok). */
 int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_rows, const pa_column *build_keys,
                        const pa_type *probe_types, int n_keys, kn_join_build_info *info, pa_err *err);
-/* Insert every build row; hashes = kn_hash_keys of the build keys. */
+/* Insert every build row; hashes = kn_hash_keys of the build keys. The
+ * table's info is an output of kn_join_build and of kn_join_build_begin
+ * with slot_lo 0 (kn_join_build_rows adds to it). */
 int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err);
 /* The same in steps (a caller that wants to stop in between, e.g. on a
  * canceled query): kn_join_build_begin empties slots [slot_lo, slot_hi)
@@ -981,11 +1030,11 @@ int kn_join_finish(const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_stat
 
 /* String bytes of the VARCHAR sources together, written to *bytes (pinned
  * memory; read once the stream reached it). */
-int kn_concat_bytes(kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err);
+int kn_concat_bytes(const kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err);
 /* Copy the sources one after the other into dst (dst->length = the sum of
  * their lengths; same type): values, offsets rebased to dst's bytes,
  * validity bits shifted into place. PA_EOVERFLOW past 2 GiB of strings. */
-int kn_concat(kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err);
+int kn_concat(const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err);
 
 #ifdef __cplusplus
 }

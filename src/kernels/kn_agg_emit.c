@@ -12,12 +12,12 @@ static void set_valid(uint8_t *v, int64_t i, bool ok)
         v[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
-int kn_agg_emit_bytes(kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f, int64_t first,
-                      int64_t count, int64_t *out, pa_err *err)
+int kn__cpu_agg_emit_bytes(const kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f, int64_t first,
+                           int64_t count, int64_t *out, pa_err *err)
 {
     const kn_agg_layout *L = &t->L;
     int64_t b = 0;
-    if (first < 0 || count < 0 || first + count > t->sizes[0])
+    if (first < 0 || count < 0 || first + count > t->hdr->groups)
         return pa_error(err, PA_EINVAL, "aggregation emit: groups %lld+%lld out of range", (long long)first,
                         (long long)count);
     if (key >= 0) {
@@ -39,11 +39,11 @@ int kn_agg_emit_bytes(kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_
     return PA_OK;
 }
 
-int kn_agg_emit_key(kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count, pa_column *out,
-                    pa_err *err)
+int kn__cpu_agg_emit_key(const kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count,
+                         pa_column *out, pa_err *err)
 {
     const kn_agg_layout *L = &t->L;
-    if (key < 0 || key >= L->n_keys || first < 0 || count < 0 || first + count > t->sizes[0])
+    if (key < 0 || key >= L->n_keys || first < 0 || count < 0 || first + count > t->hdr->groups)
         return pa_error(err, PA_EINVAL, "aggregation emit: key %d, groups %lld+%lld out of range", key,
                         (long long)first, (long long)count);
     pa_type ty = L->key_types[key];
@@ -82,11 +82,11 @@ static long double pow10l_(int s)
     return p;
 }
 
-int kn_agg_emit(kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first, int64_t count,
-                pa_column *out, pa_err *err)
+int kn__cpu_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first, int64_t count,
+                     pa_column *out, pa_err *err)
 {
     const kn_agg_layout *L = &t->L;
-    if (first < 0 || count < 0 || first + count > t->sizes[0] || f->value_slot < 0 ||
+    if (first < 0 || count < 0 || first + count > t->hdr->groups || f->value_slot < 0 ||
         f->value_slot >= L->n_slots || (f->kind != KN_AGG_FIN_COUNT && (f->count_slot < 0 ||
                                                                         f->count_slot >= L->n_slots)))
         return pa_error(err, PA_EINVAL, "aggregation emit: bad result spec or range");

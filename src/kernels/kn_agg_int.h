@@ -22,6 +22,13 @@
  *   mixed-radix code of a row indexes dense_map (gid + 1). A later chunk that
  *   leaves the ranges turns the path off for good: the hash index is kept up
  *   to date at every insertion, so switching costs nothing.
+ * - Block: the header (kn_agg_hdr: groups, arena bytes used, the dense
+ *   ranges) first, then keys, string offsets, hashes, index, states, dense
+ *   map, arena. Everything a kernel changes is in the block, so the host
+ *   struct is constant after kn_agg_table_init and a kernel may take it by
+ *   value (sim). A kernel that changes the sizes copies them to the pinned
+ *   `sizes` before it returns (kn__agg_publish); inside kernels only the
+ *   header counts.
  * - States: one array per slot, group-indexed: int64 counts, __int128 sums of
  *   integer/decimal arguments, double sums, MIN/MAX in the argument's width,
  *   VARCHAR MIN/MAX as kna_str {arena offset, length, set} (superseded bytes
@@ -32,7 +39,7 @@
 #ifndef PISTA_KN_AGG_INT_H
 #define PISTA_KN_AGG_INT_H
 
-#include "kernels/kernels.h"
+#include "kernels/kn_ops_int.h"
 
 #include <string.h>
 
@@ -158,5 +165,24 @@ static inline uint32_t kna_find_or_insert(kn_agg_table *t, const uint8_t *key, c
 
 /* Initialise states of groups [from, to) of every slot. */
 void kna_init_states(kn_agg_table *t, int64_t from, int64_t to);
+
+/* Fill *t for a table in mem (checks the capacities; no device memory is
+ * touched): the host half of kn_agg_table_init. */
+int kn__agg_table_layout(kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups, int64_t cap_arena,
+                         int64_t *sizes, pa_err *err);
+/* The device half: an empty header, index, dense map and states (and the
+ * single group of a table without keys); publishes the sizes. */
+void kn__agg_table_clear(kn_agg_table *t);
+
+/* Copy the header's sizes to the pinned sizes (end of a kernel). */
+static inline void kn__agg_publish(const kn_agg_table *t)
+{
+    t->sizes[0] = t->hdr->groups;
+    t->sizes[1] = t->hdr->arena_used;
+}
+
+/* PA_EINVAL from a kernel that refuses its arguments and leaves table t
+ * unchanged; it still publishes t's sizes, as a kernel that ran must. */
+#define KN__AGG_REFUSE(t, err, ...) (kn__agg_publish(t), pa_error((err), PA_EINVAL, __VA_ARGS__))
 
 #endif /* PISTA_KN_AGG_INT_H */

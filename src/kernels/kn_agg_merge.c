@@ -45,9 +45,9 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
             take = mx ? cmp > 0 : cmp < 0;
         }
         if (take) {
-            int64_t at = dst->sizes[1];
+            int64_t at = dst->hdr->arena_used;
             memcpy(dst->arena + at, src->arena + x->off, (size_t)x->len);
-            dst->sizes[1] = at + x->len;
+            dst->hdr->arena_used = at + x->len;
             *y = (kna_str){at, x->len, 1};
         }
         break;
@@ -105,9 +105,9 @@ static int merge(kn_agg_table *dst, const kn_agg_table *src, int64_t first, int6
 {
     const kn_agg_layout *L = &dst->L;
     if (src->L.stride != L->stride || src->L.n_slots != L->n_slots || src->L.n_keys != L->n_keys)
-        return pa_error(err, PA_EINVAL, "aggregation merge: tables of different layouts");
+        return KN__AGG_REFUSE(dst, err, "aggregation merge: tables of different layouts");
     if (key0_map && (L->n_keys < 1 || L->key_types[0].id != PA_TYPE_INTEGER))
-        return pa_error(err, PA_EINVAL, "aggregation merge: key 0 is not an INTEGER group id");
+        return KN__AGG_REFUSE(dst, err, "aggregation merge: key 0 is not an INTEGER group id");
     const uint8_t *bases[KN_AGG_MAX_KEYS];
     for (int j = 0; j < L->n_str; j++)
         bases[j] = src->arena;
@@ -144,16 +144,16 @@ static int merge(kn_agg_table *dst, const kn_agg_table *src, int64_t first, int6
         if (gid_map)
             memcpy(gid_map + (b0 - first), dmap, (size_t)m * sizeof *dmap);
     }
+    kn__agg_publish(dst);
     return PA_OK;
 }
 
-int kn_agg_merge(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
-                 uint32_t *gid_map, pa_err *err)
+int kn__cpu_agg_merge(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
+                      uint32_t *gid_map, pa_err *err)
 {
-    int64_t ng = src->sizes[0];
-    if (dst->sizes[0] + ng > dst->cap_groups || dst->sizes[1] + src->sizes[1] > dst->cap_arena)
-        return pa_error(err, PA_EINVAL, "aggregation merge: destination too small for %lld groups",
-                        (long long)ng);
+    int64_t ng = src->hdr->groups;
+    if (dst->hdr->groups + ng > dst->cap_groups || dst->hdr->arena_used + src->hdr->arena_used > dst->cap_arena)
+        return KN__AGG_REFUSE(dst, err, "aggregation merge: destination too small for %lld groups", (long long)ng);
     return merge(dst, src, 0, ng, key0_map, gid_map, err);
 }
 
@@ -210,12 +210,12 @@ static void permute(void *a, int64_t n, size_t w, const uint32_t *pos, uint8_t *
     memcpy(a, tmp, (size_t)n * w);
 }
 
-int kn_agg_partition(kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes, int64_t *start,
-                     int64_t *arena, pa_err *err)
+int kn__cpu_agg_partition(const kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes, int64_t *start,
+                          int64_t *arena, pa_err *err)
 {
     enum { NB = 1 << KN_AGG_PART_BITS, SH = 64 - KN_AGG_PART_BITS };
     const kn_agg_layout *L = &t->L;
-    int64_t ng = t->sizes[0];
+    int64_t ng = t->hdr->groups;
     if (!start || !scratch || scratch_bytes < kn_agg_partition_scratch(L, ng))
         return pa_error(err, PA_EINVAL, "aggregation partition: no output array or scratch too small");
     uint8_t *p = (uint8_t *)(((uintptr_t)scratch + 15) & ~(uintptr_t)15);
@@ -250,36 +250,36 @@ int kn_agg_partition(kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch
     permute(t->ghash, ng, 8, pos, tmp);
     for (int s = 0; s < L->n_slots; s++)
         permute(t->state[s], ng, (size_t)L->slot_width[s], pos, tmp);
-    t->dense = 0;
+    t->hdr->dense = 0;
     return PA_OK;
 }
 
-int kn_agg_merge_range(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n,
-                       pa_err *err)
+int kn__cpu_agg_merge_range(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first, int64_t n,
+                            pa_err *err)
 {
-    if (first < 0 || n < 0 || first + n > src->sizes[0])
-        return pa_error(err, PA_EINVAL, "aggregation merge: groups %lld+%lld out of range", (long long)first,
-                        (long long)n);
-    if (dst->sizes[0] + n > dst->cap_groups)
-        return pa_error(err, PA_EINVAL, "aggregation merge: destination too small for %lld groups", (long long)n);
+    if (first < 0 || n < 0 || first + n > src->hdr->groups)
+        return KN__AGG_REFUSE(dst, err, "aggregation merge: groups %lld+%lld out of range", (long long)first,
+                              (long long)n);
+    if (dst->hdr->groups + n > dst->cap_groups)
+        return KN__AGG_REFUSE(dst, err, "aggregation merge: destination too small for %lld groups", (long long)n);
     int64_t bytes = 0;
-    if (src->sizes[1])
+    if (src->hdr->arena_used)
         for (int64_t g = first; g < first + n; g++)
             bytes += group_arena(src, g);
-    if (dst->sizes[1] + bytes > dst->cap_arena)
-        return pa_error(err, PA_EINVAL, "aggregation merge: destination arena too small for %lld bytes",
-                        (long long)bytes);
+    if (dst->hdr->arena_used + bytes > dst->cap_arena)
+        return KN__AGG_REFUSE(dst, err, "aggregation merge: destination arena too small for %lld bytes",
+                              (long long)bytes);
     return merge(dst, src, first, n, NULL, NULL, err);
 }
 
-int kn_agg_count_distinct(kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err)
+int kn__cpu_agg_count_distinct(const kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs, pa_err *err)
 {
     const kn_agg_layout *P = &pairs->L;
     if (slot < 0 || slot >= t->L.n_slots || t->L.slots[slot].op != KN_AGG_EXTERN || P->n_keys != 2 ||
         P->key_types[0].id != PA_TYPE_INTEGER)
         return pa_error(err, PA_EINVAL, "count distinct: bad slot or pair table");
-    int64_t *cnt = t->state[slot], ng = t->sizes[0];
-    for (int64_t g = 0; g < pairs->sizes[0]; g++) {
+    int64_t *cnt = t->state[slot], ng = t->hdr->groups;
+    for (int64_t g = 0; g < pairs->hdr->groups; g++) {
         const uint8_t *key = pairs->keys + (size_t)g * P->stride;
         if (key[P->null_off + 1])
             continue;

@@ -111,8 +111,8 @@ static size_t up16(size_t n) { return (n + 15) & ~(size_t)15; }
 size_t kn_agg_table_bytes(const kn_agg_layout *L, int64_t cap_groups, int64_t cap_arena)
 {
     size_t g = (size_t)cap_groups;
-    size_t n = up16(g * (size_t)L->stride) + up16(g * (size_t)L->n_str * 8) + up16(g * 8) +
-               up16(index_words(cap_groups) * 8) + up16((size_t)cap_arena);
+    size_t n = up16(sizeof(kn_agg_hdr)) + up16(g * (size_t)L->stride) + up16(g * (size_t)L->n_str * 8) +
+               up16(g * 8) + up16(index_words(cap_groups) * 8) + up16((size_t)cap_arena);
     for (int s = 0; s < L->n_slots; s++)
         n += up16(g * (size_t)L->slot_width[s]);
     if (L->dense_ok)
@@ -149,8 +149,8 @@ void kna_init_states(kn_agg_table *t, int64_t from, int64_t to)
     }
 }
 
-int kn_agg_table_init(kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups,
-                      int64_t cap_arena, int64_t *sizes, pa_err *err)
+int kn__agg_table_layout(kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups, int64_t cap_arena,
+                         int64_t *sizes, pa_err *err)
 {
     if (cap_groups < 1 || cap_groups > UINT32_MAX - 1 || cap_arena < 0 || !mem || !sizes)
         return pa_error(err, PA_EINVAL, "aggregation table: bad capacity %lld groups", (long long)cap_groups);
@@ -160,6 +160,7 @@ int kn_agg_table_init(kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void
     t->cap_arena = cap_arena;
     size_t g = (size_t)cap_groups;
     uint8_t *p = mem;
+    t->hdr = (kn_agg_hdr *)(void *)p, p += up16(sizeof(kn_agg_hdr));
     t->keys = p, p += up16(g * (size_t)L->stride);
     t->str_off = (int64_t *)(void *)p, p += up16(g * (size_t)L->n_str * 8);
     t->ghash = (uint64_t *)(void *)p, p += up16(g * 8);
@@ -168,28 +169,43 @@ int kn_agg_table_init(kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void
     t->index_mask = words - 1;
     for (int s = 0; s < L->n_slots; s++)
         t->state[s] = p, p += up16(g * (size_t)L->slot_width[s]);
-    if (L->dense_ok) {
+    if (L->dense_ok)
         t->dense_map = (uint32_t *)(void *)p, p += (size_t)KN_AGG_DENSE_CODES * 4;
-        memset(t->dense_map, 0, (size_t)KN_AGG_DENSE_CODES * 4);
-        t->dense = 1;
-    }
     t->arena = p;
     t->sizes = sizes;
-    sizes[0] = sizes[1] = 0;
-    memset(t->index, 0, words * 8);
-    kna_init_states(t, 0, cap_groups);
-    if (L->n_keys == 0) {
-        uint8_t key[8] = {0};
-        kna_insert(t, key, NULL, NULL, kna_hash_key(L, key, NULL, NULL), UINT64_MAX);
-    }
     return PA_OK;
+}
+
+void kn__agg_table_clear(kn_agg_table *t)
+{
+    memset(t->hdr, 0, sizeof *t->hdr);
+    if (t->dense_map) {
+        memset(t->dense_map, 0, (size_t)KN_AGG_DENSE_CODES * 4);
+        t->hdr->dense = 1;
+    }
+    memset(t->index, 0, (t->index_mask + 1) * 8);
+    kna_init_states(t, 0, t->cap_groups);
+    if (t->L.n_keys == 0) {
+        uint8_t key[8] = {0};
+        kna_insert(t, key, NULL, NULL, kna_hash_key(&t->L, key, NULL, NULL), UINT64_MAX);
+    }
+    kn__agg_publish(t);
+}
+
+int kn__cpu_agg_table_init(const kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem, int64_t cap_groups,
+                           int64_t cap_arena, int64_t *sizes, pa_err *err)
+{
+    int rc = kn__agg_table_layout(t, L, mem, cap_groups, cap_arena, sizes, err);
+    if (rc == PA_OK)
+        kn__agg_table_clear(t);
+    return rc;
 }
 
 uint32_t kna_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases, const int64_t *soff,
                     uint64_t h, uint64_t pos)
 {
     const kn_agg_layout *L = &t->L;
-    uint32_t g = (uint32_t)t->sizes[0]++;
+    uint32_t g = (uint32_t)t->hdr->groups++;
     uint8_t *dst = t->keys + (size_t)g * L->stride;
     memcpy(dst, key, (size_t)L->stride);
     for (int k = 0; L->n_str && k < L->n_keys; k++) {
@@ -198,11 +214,11 @@ uint32_t kna_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *b
             continue;
         uint32_t len;
         memcpy(&len, key + L->key_off[k], 4);
-        int64_t at = t->sizes[1];
+        int64_t at = t->hdr->arena_used;
         if (len > 0)
             memcpy(t->arena + at, bases[j] + soff[j], len);
         t->str_off[(size_t)g * L->n_str + j] = at;
-        t->sizes[1] = at + len;
+        t->hdr->arena_used = at + len;
     }
     t->ghash[g] = h;
     if (pos == UINT64_MAX) {
@@ -214,12 +230,12 @@ uint32_t kna_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *b
     return g;
 }
 
-int kn_agg_table_move(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err)
+int kn__cpu_agg_table_move(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err)
 {
     const kn_agg_layout *L = &src->L;
-    int64_t ng = src->sizes[0], na = src->sizes[1];
+    int64_t ng = src->hdr->groups, na = src->hdr->arena_used;
     if (dst->L.stride != L->stride || dst->L.n_slots != L->n_slots || dst->cap_groups < ng || dst->cap_arena < na)
-        return pa_error(err, PA_EINVAL, "aggregation table move: destination too small or of another layout");
+        return KN__AGG_REFUSE(dst, err, "aggregation table move: destination too small or of another layout");
     size_t g = (size_t)ng;
     memcpy(dst->keys, src->keys, g * (size_t)L->stride);
     if (L->n_str)
@@ -229,11 +245,11 @@ int kn_agg_table_move(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, p
         memcpy(dst->state[s], src->state[s], g * (size_t)L->slot_width[s]);
     if (na)
         memcpy(dst->arena, src->arena, (size_t)na);
-    dst->dense = src->dense;
+    dst->hdr->dense = src->hdr->dense;
     if (src->dense_map && dst->dense_map)
         memcpy(dst->dense_map, src->dense_map, (size_t)KN_AGG_DENSE_CODES * 4);
-    memcpy(dst->dense_base, src->dense_base, sizeof dst->dense_base);
-    memcpy(dst->dense_span, src->dense_span, sizeof dst->dense_span);
+    memcpy(dst->hdr->dense_base, src->hdr->dense_base, sizeof dst->hdr->dense_base);
+    memcpy(dst->hdr->dense_span, src->hdr->dense_span, sizeof dst->hdr->dense_span);
     memset(dst->index, 0, (dst->index_mask + 1) * 8);
     for (int64_t i = 0; i < ng; i++) {
         uint64_t h = src->ghash[i], pos = h & dst->index_mask;
@@ -241,7 +257,8 @@ int kn_agg_table_move(kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, p
             pos = (pos + 1) & dst->index_mask;
         dst->index[pos] = ((h >> 32) << 32) | ((uint64_t)i + 1);
     }
-    dst->sizes[0] = ng;
-    dst->sizes[1] = na;
+    dst->hdr->groups = ng;
+    dst->hdr->arena_used = na;
+    kn__agg_publish(dst);
     return PA_OK;
 }

@@ -22,8 +22,8 @@ static int64_t str_bytes(const pa_column *c, int64_t n)
     return n > 0 ? (int64_t)c->offsets[n] - c->offsets[0] : 0;
 }
 
-int kn_agg_input_bytes(kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys, const pa_column *args,
-                       int64_t n, int64_t *out, pa_err *err)
+int kn__cpu_agg_input_bytes(const kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys, const pa_column *args,
+                            int64_t n, int64_t *out, pa_err *err)
 {
     int64_t b = 0;
     for (int k = 0; k < t->L.n_keys; k++)
@@ -176,9 +176,9 @@ static bool dense_fit(kn_agg_table *t, const pa_column *keys, int64_t n)
         if ((uint64_t)hi[k] - (uint64_t)lo[k] >= KN_AGG_DENSE_CODES)
             return false;
     }
-    if (t->dense == 2) {
+    if (t->hdr->dense == 2) {
         for (int k = 0; k < L->n_keys; k++)
-            if (lo[k] < t->dense_base[k] || hi[k] >= t->dense_base[k] + t->dense_span[k])
+            if (lo[k] < t->hdr->dense_base[k] || hi[k] >= t->hdr->dense_base[k] + t->hdr->dense_span[k])
                 return false;
         return true;
     }
@@ -188,14 +188,14 @@ static bool dense_fit(kn_agg_table *t, const pa_column *keys, int64_t n)
         for (int k = 0; k < L->n_keys; k++) {
             uint64_t r = (uint64_t)(hi[k] - lo[k]) + 1;
             uint64_t span = pass == 0 ? pow2_at_least(2 * r) : r;
-            t->dense_span[k] = (int64_t)span;
-            t->dense_base[k] = lo[k] - (int64_t)((span - r) / 2);
+            t->hdr->dense_span[k] = (int64_t)span;
+            t->hdr->dense_base[k] = lo[k] - (int64_t)((span - r) / 2);
             codes *= span + 1;
             if (codes > KN_AGG_DENSE_CODES)
                 break;
         }
         if (codes <= KN_AGG_DENSE_CODES) {
-            t->dense = 2;
+            t->hdr->dense = 2;
             return true;
         }
     }
@@ -211,9 +211,9 @@ static bool dense_codes(const kn_agg_table *t, const pa_column *keys, int64_t n,
     uint64_t bad = 0;
     for (int k = 0; k < t->L.n_keys; k++) {
         const pa_column *c = &keys[k];
-        uint64_t span = (uint64_t)t->dense_span[k];
+        uint64_t span = (uint64_t)t->hdr->dense_span[k];
         uint32_t dom = (uint32_t)span + 1;
-        int64_t base = t->dense_base[k], b1 = base - 1;
+        int64_t base = t->hdr->dense_base[k], b1 = base - 1;
         if (!c->validity && c->type.id == PA_TYPE_VARCHAR) {
             const uint8_t *d = c->data;
             const int32_t *o = c->offsets;
@@ -294,9 +294,9 @@ static void minmax_str(kn_agg_table *t, kna_str *st, const pa_column *c, int64_t
             take = mx ? cmp > 0 : cmp < 0;
         }
         if (take) {
-            int64_t at = t->sizes[1];
+            int64_t at = t->hdr->arena_used;
             memcpy(t->arena + at, d + o, (size_t)len);
-            t->sizes[1] = at + len;
+            t->hdr->arena_used = at + len;
             *s = (kna_str){at, len, 1};
         }
     });
@@ -448,18 +448,19 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
 
 /* ------------------------------------------------------------------ update */
 
-int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args, int64_t n,
-                  void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err)
+int kn__cpu_agg_update(const kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args, int64_t n,
+                       void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err)
 {
     const kn_agg_layout *L = &t->L;
-    if (n <= 0)
+    if (n <= 0) {
+        kn__agg_publish(t);
         return PA_OK;
+    }
     int64_t need;
-    kn_agg_input_bytes(ctx, t, keys, args, n, &need, err);
-    if ((L->n_keys > 0 && t->sizes[0] + n > t->cap_groups) || t->sizes[1] + need > t->cap_arena ||
+    kn__cpu_agg_input_bytes(ctx, t, keys, args, n, &need, err);
+    if ((L->n_keys > 0 && t->hdr->groups + n > t->cap_groups) || t->hdr->arena_used + need > t->cap_arena ||
         scratch_bytes < kn_agg_update_scratch(L, n))
-        return pa_error(err, PA_EINVAL, "aggregation update: table or scratch too small for %lld rows",
-                        (long long)n);
+        return KN__AGG_REFUSE(t, err, "aggregation update: table or scratch too small for %lld rows", (long long)n);
     uint8_t *p = (uint8_t *)(((uintptr_t)scratch + 15) & ~(uintptr_t)15);
     uint8_t *rows = p;
     p += up16((size_t)n * L->stride);
@@ -480,8 +481,8 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
     bool single = L->n_keys == 0;
     if (single) {
         memset(gids, 0, (size_t)n * 4);
-    } else if (t->dense == 2 ? dense_codes(t, keys, n, codes)
-                             : t->dense == 1 && dense_fit(t, keys, n) && dense_codes(t, keys, n, codes)) {
+    } else if (t->hdr->dense == 2 ? dense_codes(t, keys, n, codes)
+                             : t->hdr->dense == 1 && dense_fit(t, keys, n) && dense_codes(t, keys, n, codes)) {
         uint32_t *map = t->dense_map;
         for (int64_t i = 0; i < n; i++) {
             uint32_t g = map[codes[i]];
@@ -492,7 +493,7 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
             gids[i] = g - 1;
         }
     } else {
-        t->dense = 0;
+        t->hdr->dense = 0;
         normalise(L, keys, n, rows, soff);
         size_t st = (size_t)L->stride;
         /* Clustered input (rows of one key next to each other, as lineitem
@@ -529,7 +530,7 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
             }
         }
     }
-    int64_t ng = t->sizes[0], few[KNA_FEW];
+    int64_t ng = t->hdr->groups, few[KNA_FEW];
     const int64_t *hist = NULL;
     if (!single && ng <= KNA_FEW) {
         few_hist(gids, n, ng, few);
@@ -537,5 +538,6 @@ int kn_agg_update(kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_
     }
     for (int s = 0; s < L->n_slots; s++)
         update_slot(t, s, &args[s], n, gids, single, ng, hist);
+    kn__agg_publish(t);
     return PA_OK;
 }

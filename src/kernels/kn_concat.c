@@ -4,11 +4,11 @@
  * source is one copy kernel (values, rebased offsets, shifted validity
  * bits) into disjoint output ranges, so the sources can run in parallel.
  */
-#include "kernels/kernels.h"
+#include "kernels/kn_ops_int.h"
 
 #include <string.h>
 
-int kn_concat_bytes(kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err)
+int kn__cpu_concat_bytes(const kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err)
 {
     int64_t total = 0;
     for (int i = 0; i < n; i++) {
@@ -39,7 +39,7 @@ static void or_bits(uint8_t *dst, int64_t at, const uint8_t *src_bits, int64_t l
     }
 }
 
-int kn_concat(kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err)
+int kn__cpu_concat(const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err)
 {
     int64_t rows = 0;
     for (int i = 0; i < n; i++) {

@@ -198,6 +198,13 @@ int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs,
     return b[kn_program_outputs(p)[out].reg];
 }
 
+int kn__cpu_eval_str_bytes(const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs, int n_inputs,
+                           int64_t rows, int64_t *bytes, pa_err *err)
+{
+    *bytes = kn_eval_str_bound(p, out, inputs, n_inputs, rows);
+    return PA_OK;
+}
+
 /* ------------------------------------------------------ validity helpers */
 
 void kn__valid_none(kn__eval *e, kn__reg *dst)
@@ -420,15 +427,13 @@ static int write_output(kn__eval *e, const kn__reg *r, pa_column *out, int64_t b
     return PA_OK;
 }
 
-int kn_eval(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
-            pa_column *outs, void *scratch, pa_err *err)
+int kn__cpu_eval(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+                 pa_column *outs, void *scratch, pa_err *err)
 {
     kn__eval e;
     int rc = eval_begin(&e, p, inputs, n_inputs, scratch, err);
     if (rc != PA_OK)
         return rc;
-    if (ctx && ctx->dev)
-        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
     const kn_output *o = kn_program_outputs(p);
     for (int j = 0; j < p->n_outputs; j++)
         if (outs[j].type.id != o[j].type.id)
@@ -445,8 +450,8 @@ int kn_eval(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inp
     return PA_OK;
 }
 
-int kn_filter(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
-              int32_t *sel, int64_t *count, void *scratch, pa_err *err)
+int kn__cpu_filter(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+                   int32_t *sel, int64_t *count, void *scratch, pa_err *err)
 {
     const kn_output *o = kn_program_outputs(p);
     if (p->n_outputs != 1 || o[0].type.id != PA_TYPE_BOOLEAN)
@@ -457,8 +462,6 @@ int kn_filter(kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_i
     int rc = eval_begin(&e, p, inputs, n_inputs, scratch, err);
     if (rc != PA_OK)
         return rc;
-    if (ctx && ctx->dev)
-        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
     int64_t k = 0;
     const kn__reg *r = &e.regs[o[0].reg];
     for (int64_t base = 0; base < rows; base += KN__B) {

@@ -27,7 +27,7 @@
 #ifndef PISTA_KN_EXPR_INT_H
 #define PISTA_KN_EXPR_INT_H
 
-#include "kernels/kernels.h"
+#include "kernels/kn_ops_int.h"
 
 #include <string.h>
 

@@ -93,8 +93,8 @@ static void hash_column(const pa_column *c, int64_t rows, bool first, uint64_t *
     }
 }
 
-int kn_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t rows, uint64_t *hashes,
-                 pa_err *err)
+int kn__cpu_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t rows, uint64_t *hashes,
+                      pa_err *err)
 {
     if (n_keys < 1 || rows < 0)
         return pa_error(err, PA_EINVAL, "hash of %d key columns over %lld rows", n_keys, (long long)rows);
@@ -109,8 +109,8 @@ int kn_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t r
 
 /* ------------------------------------------------------------ partitioning */
 
-int kn_partition_ids(const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,
-                     uint32_t *part, pa_err *err)
+int kn__cpu_partition_ids(const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,
+                          uint32_t *part, pa_err *err)
 {
     if (n_parts < 1)
         return pa_error(err, PA_EINVAL, "hash partition into %u parts", n_parts);
@@ -119,8 +119,8 @@ int kn_partition_ids(const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, ui
     return PA_OK;
 }
 
-int kn_partition_offsets(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
-                         int64_t *offsets, pa_err *err)
+int kn__cpu_partition_offsets(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
+                              int64_t *offsets, pa_err *err)
 {
     if (n_parts < 1)
         return pa_error(err, PA_EINVAL, "hash partition into %u parts", n_parts);
@@ -137,9 +137,9 @@ int kn_partition_offsets(const kn_ctx *ctx, const uint32_t *part, int64_t rows, 
 
 size_t kn_partition_order_scratch_size(uint32_t n_parts) { return (size_t)n_parts * sizeof(int64_t); }
 
-int kn_partition_order(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
-                       const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,
-                       pa_err *err)
+int kn__cpu_partition_order(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
+                            const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,
+                            pa_err *err)
 {
     if (n_parts < 1 || scratch_size < kn_partition_order_scratch_size(n_parts))
         return pa_error(err, PA_EINVAL, "partition order: %u parts with %zu bytes of scratch", n_parts,

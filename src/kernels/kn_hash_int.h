@@ -22,7 +22,7 @@
 #ifndef PISTA_KN_HASH_INT_H
 #define PISTA_KN_HASH_INT_H
 
-#include "kernels/kernels.h"
+#include "kernels/kn_ops_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -185,8 +185,6 @@ typedef struct kn__pslot {
     uint32_t row1;
     uint32_t pad_;
 } kn__pslot;
-
-#define KN__MAX_KEYS 32
 
 /* The probe filter of a join table (kn_join.c): 16 bits per build row,
  * for tables of at most KN__FILTER_MAX_BITS bits (so it stays in cache);

@@ -42,12 +42,13 @@ size_t kn_join_table_bytes(int64_t build_rows, const pa_type *build_types, const
 int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_rows, const pa_column *build_keys,
                        const pa_type *probe_types, int n_keys, kn_join_build_info *info, pa_err *err)
 {
-    if (n_keys < 1 || n_keys > KN__MAX_KEYS)
-        return pa_error(err, PA_EUNSUPPORTED, "hash join on %d key columns (1..%d supported)", n_keys, KN__MAX_KEYS);
+    if (n_keys < 1 || n_keys > KN_JOIN_MAX_KEYS)
+        return pa_error(err, PA_EUNSUPPORTED, "hash join on %d key columns (1..%d supported)", n_keys,
+                        KN_JOIN_MAX_KEYS);
     if (build_rows < 0 || build_rows > INT32_MAX - 1)
         return pa_error(err, PA_EUNSUPPORTED, "hash join build side of %lld rows (at most %d)",
                         (long long)build_rows, INT32_MAX - 1);
-    pa_type bt[KN__MAX_KEYS];
+    pa_type bt[KN_JOIN_MAX_KEYS];
     for (int k = 0; k < n_keys; k++) {
         bt[k] = build_keys[k].type;
         if (!kn_join_key_types_ok(bt[k], probe_types[k])) {
@@ -64,7 +65,7 @@ int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_
     t->n_slots = slots_for(build_rows);
     t->packed = kn__packable(bt, probe_types, n_keys);
     t->n_keys = n_keys;
-    t->keys = build_keys;
+    memcpy(t->keys, build_keys, (size_t)n_keys * sizeof *build_keys);
     size_t sb = t->packed ? sizeof(kn__pslot) : sizeof(uint64_t);
     uint8_t *p = mem;
     t->slots = p;
@@ -148,7 +149,7 @@ bool kn__keys_validity(const pa_column *c, int n, int64_t rows, uint8_t *out)
 
 /* ------------------------------------------------------------------ build */
 
-int kn_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi, pa_err *err)
+int kn__cpu_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi, pa_err *err)
 {
     if (slot_lo > slot_hi || slot_hi > t->n_slots)
         return pa_error(err, PA_EINVAL, "join table slots [%llu, %llu) of %llu", (unsigned long long)slot_lo,
@@ -165,13 +166,13 @@ int kn_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, u
     return PA_OK;
 }
 
-int kn_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
-                       pa_err *err)
+int kn__cpu_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
+                            pa_err *err)
 {
     if (lo < 0 || hi > t->build_rows || lo > hi)
         return pa_error(err, PA_EINVAL, "join build of rows [%lld, %lld) of %lld", (long long)lo, (long long)hi,
                         (long long)t->build_rows);
-    kn__keypair kp[KN__MAX_KEYS];
+    kn__keypair kp[KN_JOIN_MAX_KEYS];
     int rc = kn__keypairs(t->keys, t->keys, t->n_keys, kp, err);
     if (rc != PA_OK)
         return rc;
@@ -239,8 +240,8 @@ int kn_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hash
     return PA_OK;
 }
 
-int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err)
+int kn__cpu_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err)
 {
-    int rc = kn_join_build_begin(ctx, t, 0, t->n_slots, err);
-    return rc == PA_OK ? kn_join_build_rows(ctx, t, hashes, 0, t->build_rows, err) : rc;
+    int rc = kn__cpu_join_build_begin(ctx, t, 0, t->n_slots, err);
+    return rc == PA_OK ? kn__cpu_join_build_rows(ctx, t, hashes, 0, t->build_rows, err) : rc;
 }

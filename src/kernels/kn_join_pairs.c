@@ -7,8 +7,8 @@
  */
 #include "kernels/kn_hash_int.h"
 
-int kn_join_cross(const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur, int64_t capacity,
-                  int32_t *probe_idx, int32_t *build_idx, pa_err *err)
+int kn__cpu_join_cross(const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur, int64_t capacity,
+                       int32_t *probe_idx, int32_t *build_idx, pa_err *err)
 {
     if (capacity < 1 || rows < 0 || rows > INT32_MAX || build_rows < 0 || build_rows > INT32_MAX)
         return pa_error(err, PA_EINVAL, "cross join of %lld x %lld rows with capacity %lld", (long long)rows,
@@ -43,8 +43,8 @@ int kn_join_cross(const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_c
     return PA_OK;
 }
 
-int kn_join_pairs_filter(const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,
-                         int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err)
+int kn__cpu_join_pairs_filter(const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,
+                              int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err)
 {
     if (pred->type.id != PA_TYPE_BOOLEAN || n < 0)
         return pa_error(err, PA_EINVAL, "join pair filter on a %s column of %lld rows", pa_type_name(pred->type.id),
@@ -66,9 +66,9 @@ int kn_join_pairs_filter(const kn_ctx *ctx, const pa_column *pred, int64_t n, in
     return PA_OK;
 }
 
-int kn_join_finish(const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,
-                   int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark, uint8_t *mark_valid,
-                   int64_t *count, int64_t *n_null, pa_err *err)
+int kn__cpu_join_finish(const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,
+                        int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark, uint8_t *mark_valid,
+                        int64_t *count, int64_t *n_null, pa_err *err)
 {
     if (rows < 0 || rows > INT32_MAX || (kind == KN_JOIN_LEFT && !build_idx) ||
         (kind == KN_JOIN_MARK && (!mark || !mark_valid)) || kind == KN_JOIN_INNER || (unsigned)kind > KN_JOIN_MARK)

@@ -194,10 +194,10 @@ full:
 #define KN__PROBE_KIND(K)                                                     \
     ((packed) ? probe_loop(&e, rows, (K), true, cur, &o) : probe_loop(&e, rows, (K), false, cur, &o))
 
-int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,
-                  const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
-                  kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
-                  uint8_t *mark, uint8_t *mark_valid, pa_err *err)
+int kn__cpu_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,
+                       const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
+                       kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
+                       uint8_t *mark, uint8_t *mark_valid, pa_err *err)
 {
     if (capacity < 1 || rows < 0 || rows > INT32_MAX)
         return pa_error(err, PA_EINVAL, "join probe of %lld rows with capacity %lld", (long long)rows,
@@ -211,13 +211,13 @@ int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, 
         return pa_error(err, PA_EINVAL, "join probe: no mark output");
     if ((unsigned)kind > KN_JOIN_MARK)
         return pa_error(err, PA_EINVAL, "join probe: join kind %d", (int)kind);
-    kn__keypair kp[KN__MAX_KEYS];
+    kn__keypair kp[KN_JOIN_MAX_KEYS];
     int rc = kn__keypairs(t->keys, probe_keys, t->n_keys, kp, err);
     if (rc != PA_OK)
         return rc;
     const bool packed = t->packed;
     if (packed) {
-        pa_type pt[KN__MAX_KEYS], bt[KN__MAX_KEYS];
+        pa_type pt[KN_JOIN_MAX_KEYS], bt[KN_JOIN_MAX_KEYS];
         for (int k = 0; k < t->n_keys; k++)
             pt[k] = probe_keys[k].type, bt[k] = t->keys[k].type;
         if (!kn__packable(bt, pt, t->n_keys))
@@ -260,10 +260,10 @@ int kn_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, 
 
 /* --------------------------------------------------------- IN-NULL rule */
 
-int kn_join_in_unknown(const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys, int64_t rows,
-                       uint8_t *unknown, pa_err *err)
+int kn__cpu_join_in_unknown(const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys, int64_t rows,
+                            uint8_t *unknown, pa_err *err)
 {
-    kn__keypair kp[KN__MAX_KEYS];
+    kn__keypair kp[KN_JOIN_MAX_KEYS];
     int rc = kn__keypairs(t->keys, probe_keys, t->n_keys, kp, err);
     if (rc != PA_OK)
         return rc;

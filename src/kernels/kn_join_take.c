@@ -15,8 +15,8 @@ static inline void bit_put(uint8_t *v, int64_t i, bool on)
     v[i >> 3] = on ? (uint8_t)(v[i >> 3] | m) : (uint8_t)(v[i >> 3] & ~m);
 }
 
-int kn_take_string_bytes(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,
-                         int64_t *bytes, pa_err *err)
+int kn__cpu_take_string_bytes(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,
+                              int64_t *bytes, pa_err *err)
 {
     if (src->type.id != PA_TYPE_VARCHAR) {
         *bytes = 0;
@@ -60,8 +60,8 @@ static void take_validity(const pa_column *src, const int32_t *idx, int64_t n, u
         }                                                                     \
     } while (0)
 
-int kn_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n, pa_column *dst,
-            pa_err *err)
+int kn__cpu_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n, pa_column *dst,
+                 pa_err *err)
 {
     if (!dst->validity) {
         if (src->validity)
@@ -105,7 +105,7 @@ int kn_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t
     return PA_OK;
 }
 
-int kn_append_column(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err)
+int kn__cpu_append_column(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err)
 {
     int64_t n = src->length;
     if (src->type.id == PA_TYPE_VARCHAR) {

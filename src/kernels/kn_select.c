@@ -8,7 +8,7 @@
  */
 #include "kernels/kn_expr_int.h"
 
-int kn_select(kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count, pa_err *err)
+int kn__cpu_select(const kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count, pa_err *err)
 {
     if (pred->type.id != PA_TYPE_BOOLEAN)
         return pa_error(err, PA_EINVAL, "selection from a %s column", pa_type_name(pred->type.id));
@@ -28,8 +28,6 @@ int kn_select(kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, in
         }
     }
     *count = k;
-    if (ctx && ctx->dev)
-        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
     return PA_OK;
 }
 
@@ -43,8 +41,8 @@ static int check_rows(const pa_column *in, const int32_t *sel, int64_t in_at, in
     return PA_OK;
 }
 
-int kn_gather_str_bytes(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
-                        int64_t *bytes, pa_err *err)
+int kn__cpu_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
+                             int64_t *bytes, pa_err *err)
 {
     int rc = check_rows(in, sel, in_at, n, err);
     if (rc != PA_OK)
@@ -95,8 +93,8 @@ static void gather_validity(const pa_column *in, const int32_t *sel, int64_t in_
     }
 }
 
-int kn_gather(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_column *out,
-              int64_t out_at, pa_err *err)
+int kn__cpu_gather(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_column *out,
+                   int64_t out_at, pa_err *err)
 {
     int rc = check_rows(in, sel, in_at, n, err);
     if (rc != PA_OK)
@@ -106,8 +104,6 @@ int kn_gather(kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_a
                         pa_type_name(out->type.id));
     if (in->validity && !out->validity)
         return pa_error(err, PA_EINVAL, "gather of a column with NULLs into one without validity");
-    if (ctx && ctx->dev)
-        pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);
     if (out->validity && n > 0)
         gather_validity(in, sel, in_at, n, out->validity, out_at);
     if (in->type.id == PA_TYPE_VARCHAR) {

@@ -5,7 +5,7 @@
  * a merge sort on the full strings for buckets whose key bytes all tie when
  * the layout has VARCHAR keys. kn_sort_merge merges two sorted runs.
  */
-#include "kernels/kernels.h"
+#include "kernels/kn_ops_int.h"
 
 #include <string.h>
 
@@ -215,8 +215,8 @@ size_t kn_sort_scratch_size(const kn_sort_layout *l, int64_t n)
     return n > 0 ? (size_t)n * l->stride : 0;
 }
 
-int kn_sort_records(kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,
-                    size_t scratch_size, const kn_sort_source *sources, pa_err *err)
+int kn__cpu_sort_records(const kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,
+                         size_t scratch_size, const kn_sort_source *sources, int n_sources, pa_err *err)
 {
     if (n <= 1)
         return PA_OK;
@@ -232,8 +232,8 @@ int kn_sort_records(kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t
     return PA_OK;
 }
 
-int kn_sort_merge(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na, const uint8_t *b,
-                  int64_t nb, uint8_t *out, const kn_sort_source *sources, pa_err *err)
+int kn__cpu_sort_merge(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na, const uint8_t *b,
+                       int64_t nb, uint8_t *out, const kn_sort_source *sources, int n_sources, pa_err *err)
 {
     if (l->has_strings && !sources && na > 0 && nb > 0)
         return pa_error(err, PA_EINVAL, "sort merge: string keys need their sources");
@@ -244,9 +244,9 @@ int kn_sort_merge(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_
     return PA_OK;
 }
 
-int kn_sort_filter(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,
-                   const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,
-                   pa_err *err)
+int kn__cpu_sort_filter(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,
+                        const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,
+                        int n_sources, pa_err *err)
 {
     sorter s;
     sorter_init(&s, l, sources);
@@ -266,9 +266,9 @@ int kn_sort_filter(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int6
     return PA_OK;
 }
 
-int kn_sort_merge_next(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs, const int64_t *counts,
-                       int64_t *pos, int n_runs, int64_t m, uint8_t *out, const kn_sort_source *sources,
-                       pa_err *err)
+int kn__cpu_sort_merge_next(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs,
+                            const int64_t *counts, int64_t *pos, int n_runs, int64_t m, uint8_t *out,
+                            const kn_sort_source *sources, int n_sources, pa_err *err)
 {
     if (l->has_strings && !sources && n_runs > 1)
         return pa_error(err, PA_EINVAL, "sort merge: string keys need their sources");

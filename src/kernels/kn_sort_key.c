@@ -4,7 +4,7 @@
  * copies, and gathering rows by the references of sorted records.
  * The layout itself is described in kernels.h (section "Sort and top-N").
  */
-#include "kernels/kernels.h"
+#include "kernels/kn_ops_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -131,8 +131,8 @@ static void encode_values(const kn_sort_key *key, const pa_column *c, int64_t n,
     }
 }
 
-int kn_sort_encode(kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n, uint32_t tag,
-                   uint8_t *recs, pa_err *err)
+int kn__cpu_sort_encode(const kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n, uint32_t tag,
+                        uint8_t *recs, pa_err *err)
 {
     size_t stride = l->stride;
     if (n < 0 || n > (int64_t)UINT32_MAX)
@@ -174,8 +174,8 @@ int kn_sort_encode(kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, in
     return PA_OK;
 }
 
-int kn_sort_copy(kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n, uint32_t tag_add,
-                 uint8_t *dst, pa_err *err)
+int kn__cpu_sort_copy(const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n, uint32_t tag_add,
+                      uint8_t *dst, pa_err *err)
 {
     size_t stride = l->stride;
     if (dst != src)
@@ -203,36 +203,44 @@ static inline void ref_of(const uint8_t *recs, size_t stride, int64_t i, uint32_
     *row = ref[1];
 }
 
-int kn_sort_gather_bytes(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int column,
-                         const uint8_t *recs, int64_t n, int64_t *bytes, pa_err *err)
+static int bad_tag(uint32_t tag, int n_sources, pa_err *err)
+{
+    return pa_error(err, PA_EINVAL, "sort gather: a record of source %u, %d sources given", tag, n_sources);
+}
+
+int kn__cpu_sort_gather_bytes(const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,
+                              int n_sources, int column, const uint8_t *recs, int64_t n, int64_t *bytes, pa_err *err)
 {
     int64_t total = 0;
     for (int64_t i = 0; i < n; i++) {
         uint32_t tag, row;
         ref_of(recs, l->stride, i, &tag, &row);
+        if (tag >= (uint32_t)n_sources)
+            return bad_tag(tag, n_sources, err);
         const pa_column *c = &sources[tag][column];
         total += c->offsets[row + 1] - c->offsets[row];
     }
     *bytes = total;
-    (void)ctx;
-    (void)err;
     return PA_OK;
 }
 
-/* Copy fixed-width values of `width` bytes. */
+/* Copy fixed-width values of type T; a tag outside the sources is an
+ * error (the later passes over recs then need no check). */
 #define GATHER_FIXED(T)                                                                            \
     do {                                                                                           \
         T *d = out->data;                                                                          \
         for (int64_t i = 0; i < n; i++) {                                                          \
             uint32_t tag, row;                                                                     \
             ref_of(recs, stride, i, &tag, &row);                                                   \
+            if (tag >= (uint32_t)n_sources)                                                        \
+                return bad_tag(tag, n_sources, err);                                               \
             memcpy(&d[i], (const uint8_t *)sources[tag][column].data + (size_t)row * sizeof(T),    \
                    sizeof(T));                                                                     \
         }                                                                                          \
     } while (0)
 
-int kn_sort_gather(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int column,
-                   const uint8_t *recs, int64_t n, pa_column *out, pa_err *err)
+int kn__cpu_sort_gather(const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int n_sources,
+                        int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err)
 {
     size_t stride = l->stride;
     switch (pa_type_bytes(out->type)) {
@@ -247,6 +255,8 @@ int kn_sort_gather(kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *s
         for (int64_t i = 0; i < n; i++) {
             uint32_t tag, row;
             ref_of(recs, stride, i, &tag, &row);
+            if (tag >= (uint32_t)n_sources)
+                return bad_tag(tag, n_sources, err);
             const pa_column *c = &sources[tag][column];
             int32_t len = c->offsets[row + 1] - c->offsets[row];
             if (at + len > INT32_MAX)

@@ -601,8 +601,12 @@ static int64_t run_case(const pa_column *cols, int ncols, int64_t n, const int *
         OK(kn_agg_update(&ctx, &t->t, kcol, acol, m, scratch, sb, gids, &err));
         start += m;
     }
-    if (dense_state)
-        *dense_state = part[0].t.dense;
+    if (dense_state) {
+        kn_agg_hdr h;
+        OK(dv_copy_async(g_s, &h, part[0].t.hdr, sizeof h, DV_COPY_D2H, &err));
+        OK(dv_stream_sync(g_s, &err));
+        *dense_state = h.dense;
+    }
     /* merge partials into a fresh table */
     tab fin;
     tab_make(&fin, &L, 16, 16);

@@ -274,7 +274,7 @@ static uint8_t *encode_all(const kn_sort_layout *l, hchunk *cs, int nc, int64_t 
         OK(dv_alloc(g_dev, (size_t)(cs[c].n ? cs[c].n : 1) * l->stride, (void **)&tmp, &err));
         OK(kn_sort_encode(&ctx, l, cs[c].dcols, cs[c].n, 0, tmp, &err));
         OK(kn_sort_copy(&ctx, l, tmp, cs[c].n, (uint32_t)c, all + (size_t)at * l->stride, &err));
-        dv_free(g_dev, tmp);
+        OK(dv_free_async(g_st, tmp, &err));   /* the kernels above still use it */
         at += cs[c].n;
     }
     *total = n;
@@ -350,7 +350,7 @@ static void run_sort_case(rng *r, int nc, int64_t max_rows, int dup, int nulls, 
     void *scratch = NULL;
     size_t ss = kn_sort_scratch_size(&l, n);
     OK(dv_alloc(g_dev, ss ? ss : 1, &scratch, &err));
-    OK(kn_sort_records(&ctx, &l, recs, n, scratch, ss, src, &err));
+    OK(kn_sort_records(&ctx, &l, recs, n, scratch, ss, src, nc, &err));
     ref *got = refs_of(&l, recs, n);
     check_sorted(got, n, cs, nc);
     free(got);
@@ -358,10 +358,10 @@ static void run_sort_case(rng *r, int nc, int64_t max_rows, int dup, int nulls, 
     /* Merge: the two halves of a re-sorted array, each sorted on its own. */
     int64_t h = n / 3;
     uint8_t *again = encode_all(&l, cs, nc, &n), *out = NULL;
-    OK(kn_sort_records(&ctx, &l, again, h, scratch, ss, src, &err));
-    OK(kn_sort_records(&ctx, &l, again + (size_t)h * l.stride, n - h, scratch, ss, src, &err));
+    OK(kn_sort_records(&ctx, &l, again, h, scratch, ss, src, nc, &err));
+    OK(kn_sort_records(&ctx, &l, again + (size_t)h * l.stride, n - h, scratch, ss, src, nc, &err));
     OK(dv_alloc(g_dev, (size_t)(n ? n : 1) * l.stride, (void **)&out, &err));
-    OK(kn_sort_merge(&ctx, &l, again, h, again + (size_t)h * l.stride, n - h, out, src, &err));
+    OK(kn_sort_merge(&ctx, &l, again, h, again + (size_t)h * l.stride, n - h, out, src, nc, &err));
     got = refs_of(&l, out, n);
     check_sorted(got, n, cs, nc);
     free(got);
@@ -378,11 +378,11 @@ static void run_sort_case(rng *r, int nc, int64_t max_rows, int dup, int nulls, 
     for (int i = 0; i < 3; i++) {
         runs[i] = third + (size_t)cut[i] * l.stride;
         counts[i] = cut[i + 1] - cut[i];
-        OK(kn_sort_records(&ctx, &l, third + (size_t)cut[i] * l.stride, counts[i], scratch, ss, src, &err));
+        OK(kn_sort_records(&ctx, &l, third + (size_t)cut[i] * l.stride, counts[i], scratch, ss, src, nc, &err));
     }
     for (int64_t done = 0; done < n;) {
         int64_t m = 1 + (int64_t)below(r, 300);
-        OK(kn_sort_merge_next(&ctx, &l, runs, counts, pos, 3, m, out + (size_t)done * l.stride, src, &err));
+        OK(kn_sort_merge_next(&ctx, &l, runs, counts, pos, 3, m, out + (size_t)done * l.stride, src, nc, &err));
         done += m < n - done ? m : n - done;
     }
     got = refs_of(&l, out, n);
@@ -436,7 +436,7 @@ static void test_sort_each_type(void **state)
             int64_t n;
             uint8_t *recs = encode_all(&l, cs, 2, &n), *scratch = NULL;
             OK(dv_alloc(g_dev, kn_sort_scratch_size(&l, n), (void **)&scratch, &err));
-            OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, &err));
+            OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, 2, &err));
             ref *got = refs_of(&l, recs, n);
             check_sorted(got, n, cs, 2);
             /* NULL placement explicitly. */
@@ -470,7 +470,7 @@ static void test_double_order(void **state)
     OK(dv_alloc(g_dev, 8 * l.stride, (void **)&recs, &err));
     OK(dv_alloc(g_dev, 8 * l.stride, (void **)&scratch, &err));
     OK(kn_sort_encode(&ctx, &l, &c, 8, 0, recs, &err));
-    OK(kn_sort_records(&ctx, &l, recs, 8, scratch, 8 * l.stride, NULL, &err));
+    OK(kn_sort_records(&ctx, &l, recs, 8, scratch, 8 * l.stride, NULL, 0, &err));
     ref *got = refs_of(&l, recs, 8);
     assert_int_equal(got[0].row, 5);
     assert_int_equal(got[1].row, 2);
@@ -502,11 +502,11 @@ static void test_filter_threshold(void **state)
         int64_t n;
         uint8_t *sorted = encode_all(&l, &c, 1, &n), *all = encode_all(&l, &c, 1, &n), *scratch = NULL;
         OK(dv_alloc(g_dev, kn_sort_scratch_size(&l, n), (void **)&scratch, &err));
-        OK(kn_sort_records(&ctx, &l, sorted, n, scratch, kn_sort_scratch_size(&l, n), &src, &err));
+        OK(kn_sort_records(&ctx, &l, sorted, n, scratch, kn_sort_scratch_size(&l, n), &src, 1, &err));
         int64_t k = 1 + (int64_t)below(&r, (uint64_t)n);
         int64_t *count = NULL;
         OK(dv_host_alloc(g_dev, sizeof *count, (void **)&count, &err));
-        OK(kn_sort_filter(&ctx, &l, all, n, sorted + (size_t)(k - 1) * l.stride, all, count, &src, &err));
+        OK(kn_sort_filter(&ctx, &l, all, n, sorted + (size_t)(k - 1) * l.stride, all, count, &src, 1, &err));
         OK(dv_stream_sync(g_st, &err));
         ref *best = refs_of(&l, sorted, n), *kept = refs_of(&l, all, *count);
         /* Exactly the rows that do not sort after the k-th best, in input order. */
@@ -523,7 +523,7 @@ static void test_filter_threshold(void **state)
         uint8_t *all2 = encode_all(&l, &c, 1, &n);
         int64_t *count2 = NULL;
         OK(dv_host_alloc(g_dev, sizeof *count2, (void **)&count2, &err));
-        OK(kn_sort_filter(&ctx, &l, all2, n, sorted + (size_t)(k - 1) * l.stride, all2, count2, NULL, &err));
+        OK(kn_sort_filter(&ctx, &l, all2, n, sorted + (size_t)(k - 1) * l.stride, all2, count2, NULL, 0, &err));
         OK(dv_stream_sync(g_st, &err));
         assert_true(*count2 >= *count);
         if (!l.has_strings)
@@ -555,7 +555,7 @@ static void test_gather(void **state)
     int64_t n;
     uint8_t *recs = encode_all(&l, cs, 3, &n), *scratch = NULL;
     OK(dv_alloc(g_dev, kn_sort_scratch_size(&l, n), (void **)&scratch, &err));
-    OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, &err));
+    OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, 3, &err));
     ref *order = refs_of(&l, recs, n);
     int64_t *bytes = NULL;
     OK(dv_host_alloc(g_dev, sizeof *bytes, (void **)&bytes, &err));
@@ -563,7 +563,7 @@ static void test_gather(void **state)
         pa_column out = {type_of(t), n, NULL, NULL, NULL};
         size_t w = (size_t)pa_type_bytes(out.type);
         if (t == 7) {
-            OK(kn_sort_gather_bytes(&ctx, &l, src, t, recs, n, bytes, &err));
+            OK(kn_sort_gather_bytes(&ctx, &l, src, 3, t, recs, n, bytes, &err));
             OK(dv_stream_sync(g_st, &err));
             OK(dv_alloc(g_dev, (size_t)*bytes + 1, &out.data, &err));
             OK(dv_alloc(g_dev, (size_t)(n + 1) * 4, (void **)&out.offsets, &err));
@@ -573,7 +573,7 @@ static void test_gather(void **state)
         bool any_validity = cs[0].hcols[t].validity || cs[2].hcols[t].validity;
         if (any_validity)
             OK(dv_alloc(g_dev, (size_t)(n + 7) / 8, (void **)&out.validity, &err));
-        OK(kn_sort_gather(&ctx, &l, src, t, recs, n, &out, &err));
+        OK(kn_sort_gather(&ctx, &l, src, 3, t, recs, n, &out, &err));
         /* Back to host and compare row by row. */
         pa_column h = out;
         h.data = malloc(t == 7 ? (size_t)*bytes + 1 : (size_t)n * w);

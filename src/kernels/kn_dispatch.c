@@ -1,0 +1,52 @@
+/*
+ * kn_dispatch.c - the public relational kernel functions of kernels.h: thin
+ * wrappers, generated from KN_OPS_LIST, that call the entry of the device's
+ * table of kernels (kn_ops_int.h), and the cpu table itself.
+ */
+#include "kernels/kn_ops_int.h"
+
+#define KN__CPU_ENTRY(name, params, args) .name = kn__cpu_##name,
+const kn_ops kn__cpu_ops = {KN_OPS_LIST(KN__CPU_ENTRY)};
+#undef KN__CPU_ENTRY
+
+/* Indexed by dv_kind; kn__ops_swap may replace an entry (tests). */
+static const kn_ops *tables[] = {
+    [DV_KIND_CPU] = &kn__cpu_ops,
+    [DV_KIND_CUDA] = NULL,
+    [DV_KIND_SIM] = &kn__sim_ops,
+};
+
+const kn_ops *kn__ops_for(const dv_device *d)
+{
+    unsigned k = d ? (unsigned)dv_kind_of(d) : DV_KIND_CPU;
+    return k < sizeof tables / sizeof tables[0] ? tables[k] : NULL;
+}
+
+const kn_ops *kn__ops_swap(dv_kind kind, const kn_ops *ops)
+{
+    const kn_ops *old = tables[kind];
+    tables[kind] = ops;
+    return old;
+}
+
+static int missing(const dv_device *d, const char *kernel, pa_err *err)
+{
+    return pa_error(err, PA_EUNSUPPORTED, "kernel %s is not implemented on device %s", kernel,
+                    d ? dv_name(d) : "host");
+}
+
+/* A kernel on the cpu device (not host evaluation without a device) counts
+ * as one launch, as dv_launch_kernel counts the others. */
+#define KN__WRAPPER(name, params, args)                                                                     \
+    int kn_##name params                                                                                    \
+    {                                                                                                       \
+        const dv_device *d = ctx ? ctx->dev : NULL;                                                         \
+        const kn_ops *ops = kn__ops_for(d);                                                                 \
+        if (!ops || !ops->name)                                                                             \
+            return missing(d, "kn_" #name, err);                                                            \
+        if (d && ops == &kn__cpu_ops)                                                                       \
+            pa_counter_add(PA_CTR_KERNELS_LAUNCHED, 1);                                                     \
+        return ops->name args;                                                                              \
+    }
+KN_OPS_LIST(KN__WRAPPER)
+#undef KN__WRAPPER
