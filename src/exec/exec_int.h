@@ -191,6 +191,10 @@ static inline bool ex_query_failed(const ex_query *q)
 /* Operator state memory from the device pool, accounted to op (and so to the
  * query). PA_ENOMEM names the operator. */
 int ex_alloc(ex_op *op, size_t size, void **ptr, pa_err *err);
+/* Called by a worker (or a finalize hook), the block returns to the pool once
+ * the stream of that thread reached the call, so kernels it enqueued before
+ * may still use it; called anywhere else (destroy, after the query's work
+ * was drained), at once. */
 void ex_free(ex_op *op, void *ptr, size_t size);
 /* A new chunk for op's output, its buffers accounted to op while alive.
  * PA_ENOMEM names the operator. */

@@ -70,12 +70,20 @@ int ex_alloc(ex_op *op, size_t size, void **ptr, pa_err *err)
     return rc;
 }
 
+/* The stream work enqueued by this thread goes on: a worker's, or the
+ * finalize stream while the coordinator finalizes; NULL elsewhere. */
+static __thread dv_stream *tls_stream;
+
+void ex__set_thread_stream(dv_stream *s) { tls_stream = s; }
+
 void ex_free(ex_op *op, void *ptr, size_t size)
 {
     if (!ptr)
         return;
     dv_device *d = op_device(op);
-    if (d)
+    if (d && tls_stream && dv_stream_device(tls_stream) == d)
+        dv_free_async(tls_stream, ptr, NULL);   /* after the kernels this thread enqueued */
+    else if (d)
         dv_free(d, ptr);
     account(op, -(int64_t)size);
 }

@@ -117,6 +117,8 @@ int ex__run_blocking(ex_sched *s, ex_pipeline *p);
  * the finalize and for dependants) and gives the stream back. */
 int ex__worker_begin(ex_sched *s, ex_pipeline *p, int id, ex_worker *w, pa_err *err);
 void ex__worker_end(ex_sched *s, ex_pipeline *p, ex_worker *w);
+/* The stream ex_free orders frees on, for the calling thread (NULL: none). */
+void ex__set_thread_stream(dv_stream *s);
 /* A stream of the pool (created when none is free) and its return. */
 int ex__stream_take(ex_sched *s, dv_stream **out, pa_err *err);
 void ex__stream_give(ex_sched *s, dv_stream *st);

@@ -134,6 +134,7 @@ int ex__worker_begin(ex_sched *s, ex_pipeline *p, int id, ex_worker *w, pa_err *
     }
     w->kn.dev = w->dev;
     w->kn.stream = w->stream;
+    ex__set_thread_stream(w->stream);
     return rc;
 }
 
@@ -155,6 +156,7 @@ void ex__worker_end(ex_sched *s, ex_pipeline *p, ex_worker *w)
         dv_event_destroy(e);
         dv_stream_sync(w->stream, NULL);
     }
+    ex__set_thread_stream(NULL);
     ex__stream_give(s, w->stream);
     w->stream = NULL;
 }
@@ -187,7 +189,9 @@ int ex__pipeline_seal(ex_sched *s, ex_pipeline *p, bool finalize, pa_err *err)
     if (rc == PA_OK && finalize) {
         uint64_t t0 = pa_now_ns();
         s->q.fin_stream = st;
+        ex__set_thread_stream(st);
         rc = p->sink->vt->finalize(p->sink, &s->q, err);
+        ex__set_thread_stream(NULL);
         s->q.fin_stream = NULL;
         __atomic_add_fetch(&p->sink->ns, pa_now_ns() - t0, __ATOMIC_RELAXED);
         if (rc != PA_OK)
