@@ -35,9 +35,13 @@
  *   chunk, the operator calls dv_chunk_depend(out, in). Output chunks are owned
  *   by the caller. A chunk with 0 rows may be passed on or dropped.
  * - Kernels (kernels.h) take a kn_ctx {dev, stream}. On the cpu device they
- *   run on the calling worker thread before returning; data-dependent sizes
- *   land in pinned memory (DESIGN.md rule 2) and are read after the worker's
- *   stream reaches them: dv_event_query, never a blocking sync on the hot path.
+ *   run on the calling worker thread before returning; on others (sim, cuda)
+ *   they run later, in the order of the worker's stream, and the host never
+ *   reads or writes device memory: constants go up with ex_to_device, sizes
+ *   come back through pinned memory read behind an event (ex_pending), with
+ *   host-side upper bounds where an exact size is not needed. Chunks carry a
+ *   ready event and are released in stream order (the scheduler does both
+ *   between hooks); ex_free from a worker is stream-ordered too.
  * - Memory: operator state comes from ex_alloc (device pool, accounted per
  *   operator and per query); running out is PA_ENOMEM with a message naming
  *   the operator (ex_oom), and the query fails cleanly.
@@ -92,6 +96,9 @@ typedef struct ex_worker {
     ex_role role;           /* the role of the op being called (set before every hook) */
     dv_event *wait;         /* set by an op answering EX_BLOCKED: what it waits for
                                (the worker parks on it); NULL: retry after a pause */
+    bool blocked;           /* set by a source_next, sink or combine hook that must
+                               wait (w->wait as above): it returns PA_OK and is
+                               called again with the same arguments */
 } ex_worker;
 
 typedef struct ex_op_vt {
@@ -117,7 +124,14 @@ typedef struct ex_op_vt {
                    pa_err *err);
     int (*flush)(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err);
 
-    /* Sink role. */
+    /* Sink role. finalize runs on the coordinator once every worker of
+     * every feeding pipeline combined; its kernels go on q->fin_stream.
+     *
+     * Waiting (DESIGN.md rule 2): execute answers EX_BLOCKED; source_next,
+     * flush, sink and combine set w->blocked and return PA_OK (source_next
+     * and flush with *out NULL); either way the hook may name the event it
+     * waits for in w->wait (ex_pending does both), the worker parks on it
+     * and calls the hook again with the same arguments. */
     int (*sink)(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err);
     int (*combine)(ex_op *op, ex_worker *w, void *local, pa_err *err);
     int (*finalize)(ex_op *op, ex_query *q, pa_err *err);

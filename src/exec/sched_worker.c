@@ -220,7 +220,14 @@ int ex__call_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *
     uint64_t t0 = pa_now_ns();
     *out = NULL;
     w->role = EX_ROLE_SOURCE;
-    int rc = op->vt->source_next(op, w, local, out, err);
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        w->blocked = false;
+        rc = op->vt->source_next(op, w, local, out, err);
+        if (rc != PA_OK || !w->blocked || *out || ex_query_failed(w->q))
+            break;
+        ex__blocked(w, attempt);
+    }
     addu64(&op->ns, pa_now_ns() - t0);
     if (rc == PA_OK && *out &&   /* made on another stream: order this worker's work after it */
         (rc = dv_chunk_wait_ready(*out, w->stream, err)) == PA_OK)
@@ -262,7 +269,14 @@ int ex__call_flush(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err 
         return PA_OK;
     uint64_t t0 = pa_now_ns();
     w->role = EX_ROLE_STREAMING;
-    int rc = op->vt->flush(op, w, local, out, err);
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        w->blocked = false;
+        rc = op->vt->flush(op, w, local, out, err);
+        if (rc != PA_OK || !w->blocked || *out || ex_query_failed(w->q))
+            break;
+        ex__blocked(w, attempt);
+    }
     addu64(&op->ns, pa_now_ns() - t0);
     if (rc == PA_OK && *out)
         rc = dv_chunk_set_ready(*out, w->stream, err);
@@ -285,7 +299,14 @@ int ex__call_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *er
     uint64_t t0 = pa_now_ns();
     add64(&op->rows_in, in->length);
     w->role = EX_ROLE_SINK;
-    int rc = op->vt->sink(op, w, local, in, err);
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        w->blocked = false;
+        rc = op->vt->sink(op, w, local, in, err);
+        if (rc != PA_OK || !w->blocked || ex_query_failed(w->q))
+            break;
+        ex__blocked(w, attempt);
+    }
     addu64(&op->ns, pa_now_ns() - t0);
     return rc == PA_OK ? rc : ex__oom_role(op, sink_role(op), rc, err);
 }
@@ -296,7 +317,14 @@ int ex__call_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
         return PA_OK;
     uint64_t t0 = pa_now_ns();
     w->role = EX_ROLE_SINK;
-    int rc = op->vt->combine(op, w, local, err);
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        w->blocked = false;
+        rc = op->vt->combine(op, w, local, err);
+        if (rc != PA_OK || !w->blocked || ex_query_failed(w->q))
+            break;
+        ex__blocked(w, attempt);
+    }
     addu64(&op->ns, pa_now_ns() - t0);
     return rc == PA_OK ? rc : ex__oom_role(op, sink_role(op), rc, err);
 }
