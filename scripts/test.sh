@@ -2,7 +2,8 @@
 # test.sh - install what is missing, build, and run every test twice: in the
 # normal build (CUDA backend compiled when nvcc is found) and in the
 # AddressSanitizer + UndefinedBehaviorSanitizer build (host only; tests named
-# *slow* are skipped there). Ends with one line "N passed, N failed".
+# *slow* are skipped there), then a compile-only clang Release build (no tests)
+# and a bounded fuzz run. Ends with one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -38,6 +39,24 @@ run_suite() {   # name, build dir, cmake args..., then ctest args after "--"
 mkdir -p build
 run_suite normal build/normal -DCMAKE_BUILD_TYPE=RelWithDebInfo
 run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
+
+# Compile-only (no tests): the library and `pista` in a Release build, whose
+# optimiser lets -Wall -Wextra -Werror see warnings the builds above miss.
+compile_stage() {   # name, build dir, C compiler
+  local name=$1 dir=$2 cc=$3
+  echo "== $name build ($dir)"
+  if ! command -v "$cc" >/dev/null; then echo "== $name: $cc missing"; failed=$((failed+1)); return; fi
+  if ! CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
+        >"$dir.configure.log" 2>&1; then
+    tail -n 30 "$dir.configure.log"; echo "== $name: configure FAILED"; failed=$((failed+1)); return
+  fi
+  if ! cmake --build "$dir" --target pista_lib pista -j"$JOBS" >"$dir.build.log" 2>&1; then
+    grep -E 'error|Error' "$dir.build.log" | head -40
+    echo "== $name: build FAILED (full log: $dir.build.log)"; failed=$((failed+1)); return
+  fi
+  echo "$name: library and pista built"; passed=$((passed+1))
+}
+compile_stage clang-release build/clang-release clang
 
 # Bounded fuzzing of footer and page decoding (clang's libFuzzer, ASan+UBSan).
 fuzz_stage() {

@@ -244,7 +244,7 @@ static int run_bench(bscan_opts *o)
         if ((rc = dv_open(&dopt, &dev, &err)) != PA_OK)
             goto fail;
         /* Untimed pass: warms the page cache, the pools and learns the columns. */
-        bscan_result best = {0}, r;
+        bscan_result best = {0}, r = {0};
         rc = scan_once(o, dev, threads, &r, names ? NULL : &names, &types, &n_out, &err);
         for (int k = 0; k < o->runs && rc == PA_OK; k++) {
             rc = scan_once(o, dev, threads, &r, NULL, NULL, NULL, &err);

@@ -176,7 +176,7 @@ static int gen_case(comp *c, const ex_expr *e, int *vreg)
     if ((rc = gen_reg(c, e->args[2 * n], &acc)) != PA_OK)
         return rc;
     for (int k = n - 1; k >= 0; k--) {
-        int cond, val, dst;
+        int cond, val, dst = -1;
         if ((rc = gen_reg(c, e->args[2 * k], &cond)) != PA_OK || (rc = gen_reg(c, e->args[2 * k + 1], &val)) != PA_OK ||
             (rc = new_vreg(c, false, &dst)) != PA_OK)
             return rc;

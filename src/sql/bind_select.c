@@ -446,7 +446,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     aggstate st = {.block_start = block_start};
     for (size_t i = 0; i < s->n_group_clause; i++) {
         pgn *g = s->group_clause[i];
-        int pos;
+        int pos = -1;   /* set when position_of returns 1 */
         int r = position_of(c, g, n_vis, &pos);
         if (r < 0)
             return r;
@@ -496,7 +496,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         keys[i].nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
                               : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
                                                                                                 : false;
-        int pos;
+        int pos = -1;   /* set wherever r becomes 1 */
         int r = position_of(c, sb->node, n_vis, &pos);
         if (r < 0)
             return r;

@@ -143,7 +143,7 @@ int th_read_double(th_reader *r, double *out)
 
 int th_read_binary(th_reader *r, const uint8_t **ptr, uint32_t *len)
 {
-    uint64_t n;
+    uint64_t n = 0;
     int rc = th_read_varint(r, &n);
     if (rc)
         return rc;
@@ -300,7 +300,7 @@ int th_field_list(th_reader *r, const th_field *f, uint8_t elem_type, uint32_t *
 {
     if (th_expect(r, f, TH_LIST))
         return r->rc;
-    uint8_t t;
+    uint8_t t = 0;
     int rc = th_read_list_begin(r, &t, count);
     if (rc)
         return rc;
@@ -351,8 +351,8 @@ static int skip_value(th_reader *r, uint8_t type, bool elem, int depth)
     }
     case TH_LIST:
     case TH_SET: {
-        uint8_t t;
-        uint32_t n;
+        uint8_t t = 0;
+        uint32_t n = 0;
         int rc = th_read_list_begin(r, &t, &n);
         for (uint32_t i = 0; !rc && i < n; i++)
             rc = skip_value(r, t, true, depth + 1);

@@ -113,7 +113,7 @@ static int map_column(pq_writer *w, const pq_write_column *d, wr_col *c, pa_err 
     if (!d->name || !d->name[0])
         return pa_error(err, PA_EINVAL, "parquet writer %s: a column has no name", w->path);
     size_t len = strlen(d->name);
-    pq_bin name;
+    pq_bin name = {0};
     int rc = wr__arena_dup(w, d->name, len + 1, &name, err);
     if (rc != PA_OK)
         return rc;
@@ -174,7 +174,7 @@ static int copy_options(pq_writer *w, const pq_writer_options *o, pa_err *err)
     char dflt[64];
     snprintf(dflt, sizeof dflt, "pista version %s", PISTA_VERSION);
     const char *cb = o->created_by ? o->created_by : dflt;
-    pq_bin b;
+    pq_bin b = {0};
     int rc = wr__arena_dup(w, cb, strlen(cb) + 1, &b, err);
     if (rc != PA_OK)
         return rc;

@@ -47,7 +47,7 @@ int tp_table_mask_parse(const char *list, unsigned *mask, pa_err *err)
         if (!strcmp(name, "all")) {
             m |= TP_ALL_TABLES;
         } else {
-            tp_table t;
+            tp_table t = TP_REGION;
             int rc = tp_table_from_name(name, &t, err);
             if (rc != PA_OK)
                 return rc;

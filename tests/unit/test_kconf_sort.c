@@ -452,6 +452,7 @@ static void test_sort_each_type(void **state)
             dv_free(g_dev, recs);
         }
     }
+    g_chunks = NULL;   /* cs ends with this function */
     free_chunk(&cs[0]);
     free_chunk(&cs[1]);
 }
