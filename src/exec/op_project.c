@@ -26,6 +26,11 @@ typedef struct project_local {
     void *scratch;
     size_t scratch_size;
     pa_column *outs;         /* n_prog columns handed to kn_eval */
+    int64_t *bytes;          /* pinned, per program output: VARCHAR byte bounds
+                                (devices the host cannot read) */
+    ex_pending pend;
+    bool sized;              /* bytes hold this input's bounds */
+    dv_device *dev;
 } project_local;
 
 static void project_local_free(ex_op *op, void *local)
@@ -34,6 +39,9 @@ static void project_local_free(ex_op *op, void *local)
     if (!l)
         return;
     ex_free(op, l->scratch, l->scratch_size);
+    if (l->bytes)
+        dv_host_free(l->dev, l->bytes);
+    ex_pending_close(&l->pend);
     pa_free(l->outs);
     pa_free(l);
 }
@@ -49,8 +57,14 @@ static int project_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err
         rc = pa_error(err, PA_ENOMEM, "out of memory in %s", op->label);
         goto fail;
     }
+    l->dev = w->dev;
     l->scratch_size = kn_eval_scratch_size(s->prog);
     PA_TRY(rc = ex_alloc(op, l->scratch_size, &l->scratch, err));
+    if (!dv_host_visible(w->dev) &&
+        (rc = dv_host_alloc(w->dev, (size_t)s->n_prog * sizeof *l->bytes, (void **)&l->bytes, err)) != PA_OK) {
+        rc = ex_oom(op, rc, err);
+        goto fail;
+    }
     *local = l;
     return PA_OK;
 fail:
@@ -58,9 +72,32 @@ fail:
     return rc;
 }
 
-/* Buffers for program output j over rows rows, in chunk c. */
-static int alloc_output(ex_op *op, ex_worker *w, project_state *s, dv_chunk *in, dv_chunk *c, int j, pa_column *col,
-                        pa_err *err)
+/* Where the host cannot read the inputs' offsets, the VARCHAR outputs'
+ * byte bounds come from a kernel, read behind one event: *ready once they
+ * are in l->bytes. */
+static int size_strings(project_state *s, project_local *l, ex_worker *w, dv_chunk *in, bool *ready, pa_err *err)
+{
+    int rc;
+    *ready = true;
+    if (!l->bytes || l->sized)
+        return PA_OK;
+    if (!l->pend.recorded) {
+        const kn_output *o = kn_program_outputs(s->prog);
+        for (int j = 0; j < s->n_prog; j++)
+            if (o[j].type.id == PA_TYPE_VARCHAR &&
+                (rc = kn_eval_str_bytes(&w->kn, s->prog, j, in->columns, in->n_columns, in->length, &l->bytes[j],
+                                        err)) != PA_OK)
+                return rc;
+    }
+    if ((rc = ex_pending_ready(w, &l->pend, ready, err)) == PA_OK && *ready)
+        l->sized = true;
+    return rc;
+}
+
+/* Buffers for program output j over rows rows, in chunk c; bytes: the
+ * VARCHAR bounds from size_strings, or NULL (the host reads the offsets). */
+static int alloc_output(ex_op *op, ex_worker *w, project_state *s, const int64_t *bytes, dv_chunk *in, dv_chunk *c,
+                        int j, pa_column *col, pa_err *err)
 {
     const kn_output *o = &kn_program_outputs(s->prog)[j];
     const int64_t rows = in->length;
@@ -69,7 +106,7 @@ static int alloc_output(ex_op *op, ex_worker *w, project_state *s, dv_chunk *in,
     col->type = o->type;
     col->length = rows;
     if (o->type.id == PA_TYPE_VARCHAR) {
-        int64_t bound = kn_eval_str_bound(s->prog, j, in->columns, in->n_columns, rows);
+        int64_t bound = bytes ? bytes[j] : kn_eval_str_bound(s->prog, j, in->columns, in->n_columns, rows);
         if ((rc = ex_chunk_alloc(op, c, (size_t)(bound > 0 ? bound : 1), &col->data, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, (size_t)(rows + 1) * sizeof(int32_t), (void **)&col->offsets, err)) != PA_OK)
             return rc;
@@ -96,13 +133,22 @@ static int project_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, d
     *st = EX_NEED_INPUT;
     if (rows == 0)
         return PA_OK;
+    bool ready;
+    if (s->prog && (rc = size_strings(s, l, w, in, &ready, err)) != PA_OK)
+        return rc;
+    if (s->prog && !ready) {
+        *st = EX_BLOCKED;
+        return PA_OK;
+    }
+    if (s->prog)
+        l->sized = false;   /* the next input is sized anew */
     if ((rc = ex_chunk_new(op, w, s->n, &c, err)) != PA_OK)
         return rc;
     if (s->n_prog < s->n)
         PA_TRY(rc = dv_chunk_depend(c, in, err));
     if (s->prog) {
         for (int j = 0; j < s->n_prog; j++)
-            PA_TRY(rc = alloc_output(op, w, s, in, c, j, &l->outs[j], err));
+            PA_TRY(rc = alloc_output(op, w, s, l->bytes, in, c, j, &l->outs[j], err));
         PA_TRY(rc = kn_eval(&w->kn, s->prog, in->columns, in->n_columns, rows, l->outs, l->scratch, err));
     }
     for (int i = 0; i < s->n; i++) {
