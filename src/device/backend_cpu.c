@@ -56,6 +56,8 @@ typedef struct cpu_stream {
     int scheduled;      /* a drain task is queued or running */
     int parked;         /* waiting on an event; the drain task has returned */
     int fresh;          /* sim: work arrived while idle; wait the delay first */
+    uint64_t enqueued, completed;   /* operations; a record counts as completed
+                                       just before it signals its event */
     pa_threadpool *tp;
     dv_device *dev;
     struct cpu_stream *next_waiter;
@@ -151,6 +153,7 @@ static void complete_record(cpu_stream *s, op *o)
     cpu_event *ev = o->u.event.ev;
     pthread_mutex_lock(&s->mu);
     int code = s->err.code;
+    s->completed++;   /* whoever the event wakes sees this stream idle if it is */
     pthread_mutex_lock(&ev->mu);
     if (o->u.event.gen > ev->completed)
         ev->completed = o->u.event.gen;
@@ -260,6 +263,8 @@ static void drain(void *arg)
         pthread_mutex_unlock(&s->mu);
         run_op(s, o);
         pthread_mutex_lock(&s->mu);
+        if (o->kind != OP_RECORD)
+            s->completed++;
         s->head = o->next;
         if (!s->head)
             s->tail = NULL;
@@ -280,6 +285,7 @@ static int enqueue(dv_stream *st, op *o, pa_err *err)
     else
         s->head = o;
     s->tail = o;
+    s->enqueued++;
     if (!s->scheduled && !s->parked && is_sim(s))
         s->fresh = 1;
     schedule_locked(s);
@@ -402,7 +408,7 @@ static int cpu_stream_query(dv_stream *st, bool *idle, pa_err *err)
 {
     cpu_stream *s = st->impl;
     pthread_mutex_lock(&s->mu);
-    *idle = !s->head;   /* every operation ran (the drain task may still be leaving) */
+    *idle = s->completed == s->enqueued;   /* the drain task may still be leaving */
     pthread_mutex_unlock(&s->mu);
     return PA_OK;
 }

@@ -78,18 +78,19 @@ static char *run(side *x, const char *sql, pa_counters *ctr)
 }
 
 /* Same rows on both devices; on sim only the scheduler's syncs. */
-static void check(const char *sql)
+static void check(const char *sql, int mode, int threads)
 {
     pa_counters c, s;
     char *want = run(&cpu, sql, &c);
     char *got = run(&sim, sql, &s);
     if (strcmp(want, got) != 0)
-        fail_msg("%s: sim gave\n%s\ncpu gave\n%s", sql, got, want);
+        fail_msg("%s (mode %d, %d threads): sim gave\n%s\ncpu gave\n%s", sql, mode, threads, got, want);
     bool rows = strchr(want, '\n') != NULL && strchr(want, '\n')[1] != '\0';
     int64_t expected = 1 + (rows ? 2 : 0) + s.v[PA_CTR_WORKER_PARKS];
     if (s.v[PA_CTR_HOST_SYNCS] != expected)
-        fail_msg("%s: %lld host syncs on sim, expected %lld (%lld parked workers)", sql,
-                 (long long)s.v[PA_CTR_HOST_SYNCS], (long long)expected, (long long)s.v[PA_CTR_WORKER_PARKS]);
+        fail_msg("%s (mode %d, %d threads): %lld host syncs on sim, expected %lld (%lld parked workers)", sql, mode,
+                 threads, (long long)s.v[PA_CTR_HOST_SYNCS], (long long)expected,
+                 (long long)s.v[PA_CTR_WORKER_PARKS]);
     assert_true(!rows || s.v[PA_CTR_COPY_OPS] > 0);   /* at least the download */
     free(want);
     free(got);
@@ -105,7 +106,7 @@ static void check_all(const char *sql)
             sql_session_set_mode(sim.s, modes[m]);
             sql_session_set_threads(cpu.s, t);
             sql_session_set_threads(sim.s, t);
-            check(sql);
+            check(sql, (int)modes[m], t);
         }
 }
 
