@@ -24,7 +24,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: pista [options] [-c SQL | -f FILE]   (the SQL shell)\n       pista <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nglobal options: --device auto|cpu|cuda[:N]  --memory-limit SIZE  --threads N\n"
+    fprintf(f, "\nglobal options: --device auto|cpu|sim|cuda[:N]  --memory-limit SIZE  --threads N\n"
                "environment: PISTA_DEVICE, PISTA_MEMORY_LIMIT\n");
 }
 
