@@ -10,8 +10,14 @@
  * - dv_stream and dv_event are small generic handles holding the backend's
  *   object in `impl`. The caller owns handles: create/destroy pairs.
  * - Pools: the device pool serves dv_alloc, the pinned pool dv_host_alloc.
- *   Their upstream is the backend's raw allocator (mmap on cpu, cudaMalloc /
- *   cudaHostAlloc on cuda).
+ *   Their upstream is the backend's raw allocator (mmap on cpu, PROT_NONE
+ *   mmap on sim, cudaMalloc / cudaHostAlloc on cuda).
+ * - cpu and sim share the stream machinery of backend_cpu.c (ordered queues
+ *   drained by thread-pool tasks, events that count records, sticky kernel
+ *   errors); sim adds memory the host cannot touch, a delay before idle
+ *   streams run, poisoned frees (backend_sim.c). Frees on a stream
+ *   (free_async) and host-compiled kernels (launch) are operations like
+ *   copies; cuda maps free_async onto a host function and has no launch.
  * - Errors from the backend carry file and line (pa_error_at) and, on cuda,
  *   the CUDA error string.
  */
