@@ -141,6 +141,7 @@ static jrow *run_probe(const kn_join_table *t, kn_join_kind kind, const pa_colum
     do {
         HJ_OK(kn_join_probe(&ctx, t, kind, dp, dhash, np, scratch, ss, cur, capacity, pidx, bidx, mark, mval,
                             &err));
+        HJ_OK(dv_stream_sync(g_s, &err));   /* the cursor's outputs are pinned: read after the kernel ran */
         int64_t n = cur->n_out;
         assert_true(n <= capacity);
         assert_true(cur->done || n == capacity);   /* a call stops early only at the end */
@@ -218,6 +219,7 @@ static void run_case(const jcase *c, uint64_t seed)
     HJ_OK(kn_join_table_init(&t, tmem, tb, nb, db, c->pt, n, info, &err));
     assert_int_equal(t.packed, c->expect_packed);
     HJ_OK(kn_join_build(&ctx, &t, bh, &err));
+    HJ_OK(dv_stream_sync(g_s, &err));   /* before reading the pinned info */
     int64_t ref_nulls = 0, ref_distinct = 0;
     bool ref_unique = true;
     for (int64_t j = 0; j < nb; j++) {
@@ -406,13 +408,14 @@ static void test_take_every_type(void **state)
             int64_t *bytes;
             assert_int_equal(dv_host_alloc(g_dev, 8, (void **)&bytes, NULL), PA_OK);
             HJ_OK(kn_take_string_bytes(&ctx, &d, didx, n, bytes, &err));
+            HJ_OK(dv_stream_sync(g_s, &err));
             pa_column o = {0};
             size_t w = types[ti].id == PA_TYPE_VARCHAR ? 1 : (size_t)pa_type_bytes(types[ti]);
             size_t data_bytes = types[ti].id == PA_TYPE_VARCHAR ? (size_t)*bytes : (size_t)n * w;
             assert_int_equal(dv_alloc(g_dev, data_bytes + 1, &o.data, NULL), PA_OK);
             assert_int_equal(dv_alloc(g_dev, ((size_t)n + 1) * 4, (void **)&o.offsets, NULL), PA_OK);
             /* Without validity a -1 index is refused. */
-            assert_int_equal(kn_take(&ctx, &d, didx, n, &o, &err), PA_EINVAL);
+            assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_take(&ec, &d, didx, n, &o, &err)), PA_EINVAL);
             assert_int_equal(dv_alloc(g_dev, (size_t)n / 8 + 1, (void **)&o.validity, NULL), PA_OK);
             HJ_OK(kn_take(&ctx, &d, didx, n, &o, &err));
             assert_int_equal(o.length, n);
