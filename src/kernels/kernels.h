@@ -5,8 +5,9 @@
  * read only inside the input they are given and write only inside the output
  * capacity they are given. Bad input is an int status (PA_ECORRUPT naming the
  * encoding and the problem), never a crash. This file has one section per
- * family; the relational kernels (filter, gather, hash, sort, ...) will get
- * sections of their own below the Parquet one.
+ * family: the Parquet codecs (host code), then the relational kernels
+ * (aggregation, sort, expressions, hashing, join, concatenation), which run
+ * on a device through its table of kernels (kn_ops_int.h).
  */
 #ifndef PISTA_KERNELS_H
 #define PISTA_KERNELS_H

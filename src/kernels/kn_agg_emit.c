@@ -29,9 +29,9 @@ int kn__cpu_agg_emit_bytes(const kn_ctx *ctx, const kn_agg_table *t, int key, co
             b += len;
         }
     } else {
-        if (!f || kna_slot_repr(&L->slots[f->value_slot]) != KNA_R_STR)
+        if (!f || kn__agg_slot_repr(&L->slots[f->value_slot]) != KN__AGG_R_STR)
             return pa_error(err, PA_EINVAL, "aggregation emit: result is not a string");
-        const kna_str *s = t->state[f->value_slot];
+        const kn__agg_str *s = t->state[f->value_slot];
         for (int64_t g = first; g < first + count; g++)
             b += s[g].set ? s[g].len : 0;
     }
@@ -144,13 +144,13 @@ int kn__cpu_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin 
         return PA_OK;
     }
     case KN_AGG_FIN_MINMAX: {
-        kna_repr r = kna_slot_repr(vs);
-        if (r == KNA_R_STR) {
-            const kna_str *s = sv;
+        kn__agg_repr r = kn__agg_slot_repr(vs);
+        if (r == KN__AGG_R_STR) {
+            const kn__agg_str *s = sv;
             int32_t pos = 0;
             out->offsets[0] = 0;
             for (int64_t i = 0; i < count; i++) {
-                const kna_str *x = &s[first + i];
+                const kn__agg_str *x = &s[first + i];
                 bool ok = cnt[first + i] > 0 && x->set;
                 if (ok) {
                     memcpy((uint8_t *)out->data + pos, t->arena + x->off, (size_t)x->len);

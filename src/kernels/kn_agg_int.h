@@ -31,7 +31,7 @@
  *   header counts.
  * - States: one array per slot, group-indexed: int64 counts, __int128 sums of
  *   integer/decimal arguments, double sums, MIN/MAX in the argument's width,
- *   VARCHAR MIN/MAX as kna_str {arena offset, length, set} (superseded bytes
+ *   VARCHAR MIN/MAX as kn__agg_str {arena offset, length, set} (superseded bytes
  *   stay in the arena: their total is bounded by the input bytes).
  *   MIN/MAX states start at the type's extreme so updates need no flag; the
  *   result is NULL exactly when the slot's companion count is 0.
@@ -43,33 +43,33 @@
 
 #include <string.h>
 
-typedef struct kna_str {
+typedef struct kn__agg_str {
     int64_t off;
     int32_t len;
     int32_t set;
-} kna_str;
+} kn__agg_str;
 
 /* State representation of a slot. */
-typedef enum kna_repr {
-    KNA_R_I64,      /* counts */
-    KNA_R_I128,     /* integer / decimal sums, DECIMAL(>18) min/max */
-    KNA_R_F64,
-    KNA_R_I32,
-    KNA_R_I64V,     /* BIGINT / DECIMAL(<=18) min/max */
-    KNA_R_U8,
-    KNA_R_STR,
-} kna_repr;
+typedef enum kn__agg_repr {
+    KN__AGG_R_I64,      /* counts */
+    KN__AGG_R_I128,     /* integer / decimal sums, DECIMAL(>18) min/max */
+    KN__AGG_R_F64,
+    KN__AGG_R_I32,
+    KN__AGG_R_I64V,     /* BIGINT / DECIMAL(<=18) min/max */
+    KN__AGG_R_U8,
+    KN__AGG_R_STR,
+} kn__agg_repr;
 
-kna_repr kna_slot_repr(const kn_agg_slot *s);
+kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s);
 
 /* Hashing: word mix and the murmur3 64-bit finaliser. */
-static inline uint64_t kna_mix(uint64_t h, uint64_t w)
+static inline uint64_t kn__agg_mix(uint64_t h, uint64_t w)
 {
     h ^= w * 0x87c37b91114253d5ULL;
     h = (h << 31) | (h >> 33);
     return h * 0x4cf5ad432745937fULL + 0x52dce729;
 }
-static inline uint64_t kna_fin(uint64_t h)
+static inline uint64_t kn__agg_fmix(uint64_t h)
 {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
@@ -78,31 +78,31 @@ static inline uint64_t kna_fin(uint64_t h)
     h ^= h >> 33;
     return h;
 }
-static inline uint64_t kna_hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
+static inline uint64_t kn__agg_hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
 {
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        h = kna_mix(h, w);
+        h = kn__agg_mix(h, w);
         p += 8;
         n -= 8;
     }
     if (n > 0) {
         uint64_t w = 0;
         memcpy(&w, p, (size_t)n);
-        h = kna_mix(h, w);
+        h = kn__agg_mix(h, w);
     }
     return h;
 }
 
 /* Hash of a normalised key whose long strings are at base + soff[j]. */
-static inline uint64_t kna_hash_key(const kn_agg_layout *L, const uint8_t *key, const uint8_t *const *bases,
-                                    const int64_t *soff)
+static inline uint64_t kn__agg_hash_key(const kn_agg_layout *L, const uint8_t *key, const uint8_t *const *bases,
+                                        const int64_t *soff)
 {
     uint64_t h = 0x2545f4914f6cdd1dULL;
     const uint64_t *w = (const uint64_t *)(const void *)key;
     for (int i = 0; i < L->stride / 8; i++)
-        h = kna_mix(h, w[i]);
+        h = kn__agg_mix(h, w[i]);
     for (int k = 0; k < L->n_keys; k++) {
         int j = L->key_str[k];
         if (j < 0)
@@ -110,15 +110,15 @@ static inline uint64_t kna_hash_key(const kn_agg_layout *L, const uint8_t *key, 
         uint32_t len;
         memcpy(&len, key + L->key_off[k], 4);
         if (len > 4)
-            h = kna_hash_bytes(h, bases[j] + soff[j] + 4, len - 4);
+            h = kn__agg_hash_bytes(h, bases[j] + soff[j] + 4, len - 4);
     }
-    return kna_fin(h);
+    return kn__agg_fmix(h);
 }
 
 /* Equality of key a (long strings at abase[j] + aoff[j]) and group key b
  * (strings at barena + boff[j]). */
-static inline bool kna_key_eq(const kn_agg_layout *L, const uint8_t *a, const uint8_t *const *abase,
-                              const int64_t *aoff, const uint8_t *b, const uint8_t *barena, const int64_t *boff)
+static inline bool kn__agg_key_eq(const kn_agg_layout *L, const uint8_t *a, const uint8_t *const *abase,
+                                  const int64_t *aoff, const uint8_t *b, const uint8_t *barena, const int64_t *boff)
 {
     const uint64_t *x = (const uint64_t *)(const void *)a, *y = (const uint64_t *)(const void *)b;
     for (int i = 0; i < L->stride / 8; i++)
@@ -140,22 +140,22 @@ static inline bool kna_key_eq(const kn_agg_layout *L, const uint8_t *a, const ui
  * index word pos (UINT64_MAX: probe for a free one); copies string bytes
  * to the arena. Returns the new group id. Capacity was checked by the
  * caller. */
-uint32_t kna_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases, const int64_t *soff,
-                    uint64_t h, uint64_t pos);
+uint32_t kn__agg_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases, const int64_t *soff,
+                        uint64_t h, uint64_t pos);
 
 /* Find the group with this key, or insert it. */
-static inline uint32_t kna_find_or_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases,
-                                          const int64_t *soff, uint64_t h)
+static inline uint32_t kn__agg_find_or_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases,
+                                              const int64_t *soff, uint64_t h)
 {
     const kn_agg_layout *L = &t->L;
     uint64_t mask = t->index_mask, pos = h & mask, tag = h >> 32;
     for (;;) {
         uint64_t e = t->index[pos];
         if (e == 0)
-            return kna_insert(t, key, bases, soff, h, pos);
+            return kn__agg_insert(t, key, bases, soff, h, pos);
         if ((e >> 32) == tag) {
             uint32_t g = (uint32_t)e - 1;
-            if (kna_key_eq(L, key, bases, soff, t->keys + (size_t)g * L->stride, t->arena,
+            if (kn__agg_key_eq(L, key, bases, soff, t->keys + (size_t)g * L->stride, t->arena,
                            t->str_off + (size_t)g * L->n_str))
                 return g;
         }
@@ -164,7 +164,7 @@ static inline uint32_t kna_find_or_insert(kn_agg_table *t, const uint8_t *key, c
 }
 
 /* Initialise states of groups [from, to) of every slot. */
-void kna_init_states(kn_agg_table *t, int64_t from, int64_t to);
+void kn__agg_init_states(kn_agg_table *t, int64_t from, int64_t to);
 
 /* Fill *t for a table in mem (checks the capacities; no device memory is
  * touched): the host half of kn_agg_table_init. */

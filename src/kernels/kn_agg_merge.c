@@ -12,9 +12,9 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
     void *a = dst->state[s];
     const void *b = src->state[s];
     bool mn = sl->op == KN_AGG_MIN, mx = sl->op == KN_AGG_MAX;
-    switch (kna_slot_repr(sl)) {
-    case KNA_R_I64: ((int64_t *)a)[d] += ((const int64_t *)b)[g]; break;
-#define KNA_MM(T)                                                                                     \
+    switch (kn__agg_slot_repr(sl)) {
+    case KN__AGG_R_I64: ((int64_t *)a)[d] += ((const int64_t *)b)[g]; break;
+#define COMBINE1(T)                                                                                     \
     do {                                                                                              \
         T x = ((const T *)b)[g], *y = &((T *)a)[d];                                                   \
         if (mn) {                                                                                     \
@@ -25,15 +25,15 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
             *y += x;                                                                                  \
         }                                                                                             \
     } while (0)
-    case KNA_R_I128: KNA_MM(__int128); break;
-    case KNA_R_F64: KNA_MM(double); break;
-    case KNA_R_I32: KNA_MM(int32_t); break;
-    case KNA_R_I64V: KNA_MM(int64_t); break;
-    case KNA_R_U8: KNA_MM(uint8_t); break;
-#undef KNA_MM
-    case KNA_R_STR: {
-        const kna_str *x = &((const kna_str *)b)[g];
-        kna_str *y = &((kna_str *)a)[d];
+    case KN__AGG_R_I128: COMBINE1(__int128); break;
+    case KN__AGG_R_F64: COMBINE1(double); break;
+    case KN__AGG_R_I32: COMBINE1(int32_t); break;
+    case KN__AGG_R_I64V: COMBINE1(int64_t); break;
+    case KN__AGG_R_U8: COMBINE1(uint8_t); break;
+#undef COMBINE1
+    case KN__AGG_R_STR: {
+        const kn__agg_str *x = &((const kn__agg_str *)b)[g];
+        kn__agg_str *y = &((kn__agg_str *)a)[d];
         if (!x->set)
             break;
         bool take = !y->set;
@@ -48,7 +48,7 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
             int64_t at = dst->hdr->arena_used;
             memcpy(dst->arena + at, src->arena + x->off, (size_t)x->len);
             dst->hdr->arena_used = at + x->len;
-            *y = (kna_str){at, x->len, 1};
+            *y = (kn__agg_str){at, x->len, 1};
         }
         break;
     }
@@ -61,7 +61,7 @@ static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, con
 {
     const kn_agg_slot *sl = &dst->L.slots[s];
     bool mn = sl->op == KN_AGG_MIN, mx = sl->op == KN_AGG_MAX;
-#define KNA_BLK(T)                                                                                    \
+#define COMBINE_BLOCK(T)                                                                                    \
     do {                                                                                              \
         const T *x_ = (const T *)src->state[s] + g0;                                                  \
         T *y_ = (T *)dst->state[s];                                                                   \
@@ -78,25 +78,25 @@ static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, con
                 y_[d[j]] += x_[j];                                                                    \
         }                                                                                             \
     } while (0)
-    switch (kna_slot_repr(sl)) {
-    case KNA_R_I64: {
+    switch (kn__agg_slot_repr(sl)) {
+    case KN__AGG_R_I64: {
         const int64_t *x = (const int64_t *)src->state[s] + g0;
         int64_t *y = dst->state[s];
         for (int64_t j = 0; j < m; j++)
             y[d[j]] += x[j];
         break;
     }
-    case KNA_R_I128: KNA_BLK(__int128); break;
-    case KNA_R_F64: KNA_BLK(double); break;
-    case KNA_R_I32: KNA_BLK(int32_t); break;
-    case KNA_R_I64V: KNA_BLK(int64_t); break;
-    case KNA_R_U8: KNA_BLK(uint8_t); break;
-    case KNA_R_STR:
+    case KN__AGG_R_I128: COMBINE_BLOCK(__int128); break;
+    case KN__AGG_R_F64: COMBINE_BLOCK(double); break;
+    case KN__AGG_R_I32: COMBINE_BLOCK(int32_t); break;
+    case KN__AGG_R_I64V: COMBINE_BLOCK(int64_t); break;
+    case KN__AGG_R_U8: COMBINE_BLOCK(uint8_t); break;
+    case KN__AGG_R_STR:
         for (int64_t j = 0; j < m; j++)
             combine(dst, src, s, d[j], g0 + j);
         break;
     }
-#undef KNA_BLK
+#undef COMBINE_BLOCK
 }
 
 /* Fold src groups [first, first + n) into dst. */
@@ -133,11 +133,11 @@ static int merge(kn_agg_table *dst, const kn_agg_table *src, int64_t first, int6
                 int32_t nw = (int32_t)key0_map[old];
                 memcpy((uint8_t *)tmp + L->key_off[0], &nw, 4);
                 key = (const uint8_t *)tmp;
-                h = kna_hash_key(L, key, bases, soff);
+                h = kn__agg_hash_key(L, key, bases, soff);
             } else if (g + PF < end) {
                 __builtin_prefetch(&dst->index[src->ghash[g + PF] & mask]);
             }
-            dmap[j] = L->n_keys == 0 ? 0 : kna_find_or_insert(dst, key, bases, soff, h);
+            dmap[j] = L->n_keys == 0 ? 0 : kn__agg_find_or_insert(dst, key, bases, soff, h);
         }
         for (int s = 0; s < L->n_slots; s++)
             combine_block(dst, src, s, dmap, b0, m);
@@ -170,8 +170,8 @@ static int64_t group_arena(const kn_agg_table *t, int64_t g)
         b += len;
     }
     for (int s = 0; s < L->n_slots; s++)
-        if (kna_slot_repr(&L->slots[s]) == KNA_R_STR) {
-            const kna_str *x = &((const kna_str *)t->state[s])[g];
+        if (kn__agg_slot_repr(&L->slots[s]) == KN__AGG_R_STR) {
+            const kn__agg_str *x = &((const kn__agg_str *)t->state[s])[g];
             b += x->set ? x->len : 0;
         }
     return b;
@@ -227,7 +227,7 @@ int kn__cpu_agg_partition(const kn_ctx *ctx, kn_agg_table *t, void *scratch, siz
         memset(arena, 0, NB * sizeof *arena);
     bool strs = L->n_str > 0;
     for (int s = 0; s < L->n_slots; s++)
-        strs |= kna_slot_repr(&L->slots[s]) == KNA_R_STR;
+        strs |= kn__agg_slot_repr(&L->slots[s]) == KN__AGG_R_STR;
     for (int64_t g = 0; g < ng; g++) {
         int b = (int)(t->ghash[g] >> SH);
         count[b]++;

@@ -22,33 +22,33 @@ static int key_width(pa_type t)
     }
 }
 
-kna_repr kna_slot_repr(const kn_agg_slot *s)
+kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
 {
     switch (s->op) {
     case KN_AGG_COUNT_STAR:
     case KN_AGG_COUNT:
-    case KN_AGG_EXTERN: return KNA_R_I64;
-    case KN_AGG_SUM: return s->type.id == PA_TYPE_DOUBLE ? KNA_R_F64 : KNA_R_I128;
+    case KN_AGG_EXTERN: return KN__AGG_R_I64;
+    case KN_AGG_SUM: return s->type.id == PA_TYPE_DOUBLE ? KN__AGG_R_F64 : KN__AGG_R_I128;
     default: break;
     }
     switch (s->type.id) {
-    case PA_TYPE_BOOLEAN: return KNA_R_U8;
+    case PA_TYPE_BOOLEAN: return KN__AGG_R_U8;
     case PA_TYPE_INTEGER:
-    case PA_TYPE_DATE: return KNA_R_I32;
-    case PA_TYPE_DOUBLE: return KNA_R_F64;
-    case PA_TYPE_VARCHAR: return KNA_R_STR;
-    case PA_TYPE_DECIMAL: return s->type.precision > PA_DECIMAL64_MAX_PRECISION ? KNA_R_I128 : KNA_R_I64V;
-    default: return KNA_R_I64V;
+    case PA_TYPE_DATE: return KN__AGG_R_I32;
+    case PA_TYPE_DOUBLE: return KN__AGG_R_F64;
+    case PA_TYPE_VARCHAR: return KN__AGG_R_STR;
+    case PA_TYPE_DECIMAL: return s->type.precision > PA_DECIMAL64_MAX_PRECISION ? KN__AGG_R_I128 : KN__AGG_R_I64V;
+    default: return KN__AGG_R_I64V;
     }
 }
 
-static int repr_width(kna_repr r)
+static int repr_width(kn__agg_repr r)
 {
     switch (r) {
-    case KNA_R_I128:
-    case KNA_R_STR: return 16;
-    case KNA_R_I32: return 4;
-    case KNA_R_U8: return 1;
+    case KN__AGG_R_I128:
+    case KN__AGG_R_STR: return 16;
+    case KN__AGG_R_I32: return 4;
+    case KN__AGG_R_U8: return 1;
     default: return 8;
     }
 }
@@ -93,7 +93,7 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
         if ((sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && key_width(sl->type) < 0)
             return pa_error(err, PA_EINVAL, "aggregation: MIN/MAX of an unknown type");
         L->slots[s] = *sl;
-        L->slot_width[s] = repr_width(kna_slot_repr(sl));
+        L->slot_width[s] = repr_width(kn__agg_slot_repr(sl));
     }
     return PA_OK;
 }
@@ -120,11 +120,11 @@ size_t kn_agg_table_bytes(const kn_agg_layout *L, int64_t cap_groups, int64_t ca
     return n;
 }
 
-void kna_init_states(kn_agg_table *t, int64_t from, int64_t to)
+void kn__agg_init_states(kn_agg_table *t, int64_t from, int64_t to)
 {
     for (int s = 0; s < t->L.n_slots; s++) {
         const kn_agg_slot *sl = &t->L.slots[s];
-        kna_repr r = kna_slot_repr(sl);
+        kn__agg_repr r = kn__agg_slot_repr(sl);
         bool mx = sl->op == KN_AGG_MAX, mn = sl->op == KN_AGG_MIN;
         void *st = t->state[s];
         if (!mx && !mn) {
@@ -133,16 +133,16 @@ void kna_init_states(kn_agg_table *t, int64_t from, int64_t to)
         }
         for (int64_t g = from; g < to; g++) {
             switch (r) {
-            case KNA_R_I32: ((int32_t *)st)[g] = mx ? INT32_MIN : INT32_MAX; break;
-            case KNA_R_I64V: ((int64_t *)st)[g] = mx ? INT64_MIN : INT64_MAX; break;
-            case KNA_R_F64: ((double *)st)[g] = mx ? -DBL_MAX * 2 : DBL_MAX * 2; break;
-            case KNA_R_U8: ((uint8_t *)st)[g] = mx ? 0 : 1; break;
-            case KNA_R_I128: {
+            case KN__AGG_R_I32: ((int32_t *)st)[g] = mx ? INT32_MIN : INT32_MAX; break;
+            case KN__AGG_R_I64V: ((int64_t *)st)[g] = mx ? INT64_MIN : INT64_MAX; break;
+            case KN__AGG_R_F64: ((double *)st)[g] = mx ? -DBL_MAX * 2 : DBL_MAX * 2; break;
+            case KN__AGG_R_U8: ((uint8_t *)st)[g] = mx ? 0 : 1; break;
+            case KN__AGG_R_I128: {
                 __int128 big = (__int128)(((unsigned __int128)1 << 127) - 1);
                 ((__int128 *)st)[g] = mx ? -big - 1 : big;
                 break;
             }
-            case KNA_R_STR: ((kna_str *)st)[g] = (kna_str){0, 0, 0}; break;
+            case KN__AGG_R_STR: ((kn__agg_str *)st)[g] = (kn__agg_str){0, 0, 0}; break;
             default: break;
             }
         }
@@ -184,10 +184,10 @@ void kn__agg_table_clear(kn_agg_table *t)
         t->hdr->dense = 1;
     }
     memset(t->index, 0, (t->index_mask + 1) * 8);
-    kna_init_states(t, 0, t->cap_groups);
+    kn__agg_init_states(t, 0, t->cap_groups);
     if (t->L.n_keys == 0) {
         uint8_t key[8] = {0};
-        kna_insert(t, key, NULL, NULL, kna_hash_key(&t->L, key, NULL, NULL), UINT64_MAX);
+        kn__agg_insert(t, key, NULL, NULL, kn__agg_hash_key(&t->L, key, NULL, NULL), UINT64_MAX);
     }
     kn__agg_publish(t);
 }
@@ -201,8 +201,8 @@ int kn__cpu_agg_table_init(const kn_ctx *ctx, kn_agg_table *t, const kn_agg_layo
     return rc;
 }
 
-uint32_t kna_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases, const int64_t *soff,
-                    uint64_t h, uint64_t pos)
+uint32_t kn__agg_insert(kn_agg_table *t, const uint8_t *key, const uint8_t *const *bases, const int64_t *soff,
+                        uint64_t h, uint64_t pos)
 {
     const kn_agg_layout *L = &t->L;
     uint32_t g = (uint32_t)t->hdr->groups++;

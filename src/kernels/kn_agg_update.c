@@ -30,7 +30,7 @@ int kn__cpu_agg_input_bytes(const kn_ctx *ctx, const kn_agg_table *t, const pa_c
         if (t->L.key_types[k].id == PA_TYPE_VARCHAR)
             b += str_bytes(&keys[k], n);
     for (int s = 0; s < t->L.n_slots; s++)
-        if (kna_slot_repr(&t->L.slots[s]) == KNA_R_STR)
+        if (kn__agg_slot_repr(&t->L.slots[s]) == KN__AGG_R_STR)
             b += str_bytes(&args[s], n);
     *out = b;
     return PA_OK;
@@ -257,8 +257,8 @@ static uint32_t dense_miss(kn_agg_table *t, const pa_column *keys, int64_t i, co
     memset(key, 0, (size_t)L->stride);
     for (int k = 0; k < L->n_keys; k++)
         put_field(L, k, &keys[k], i, (uint8_t *)key, soff);
-    uint64_t h = kna_hash_key(L, (const uint8_t *)key, bases, soff);
-    return kna_find_or_insert(t, (const uint8_t *)key, bases, soff, h);
+    uint64_t h = kn__agg_hash_key(L, (const uint8_t *)key, bases, soff);
+    return kn__agg_find_or_insert(t, (const uint8_t *)key, bases, soff, h);
 }
 
 /* ------------------------------------------------------------- slot loops */
@@ -278,12 +278,12 @@ static uint32_t dense_miss(kn_agg_table *t, const pa_column *keys, int64_t i, co
         }                                                                                             \
     } while (0)
 
-static void minmax_str(kn_agg_table *t, kna_str *st, const pa_column *c, int64_t n, const uint32_t *gids,
+static void minmax_str(kn_agg_table *t, kn__agg_str *st, const pa_column *c, int64_t n, const uint32_t *gids,
                        bool mx)
 {
     const uint8_t *d = c->data;
     ROWS(c, {
-        kna_str *s = &st[gids[i]];
+        kn__agg_str *s = &st[gids[i]];
         int32_t o = c->offsets[i], len = c->offsets[i + 1] - o;
         bool take = !s->set;
         if (!take) {
@@ -297,7 +297,7 @@ static void minmax_str(kn_agg_table *t, kna_str *st, const pa_column *c, int64_t
             int64_t at = t->hdr->arena_used;
             memcpy(t->arena + at, d + o, (size_t)len);
             t->hdr->arena_used = at + len;
-            *s = (kna_str){at, len, 1};
+            *s = (kn__agg_str){at, len, 1};
         }
     });
 }
@@ -312,21 +312,21 @@ static void minmax_str(kn_agg_table *t, kna_str *st, const pa_column *c, int64_t
             ROWS(c, if (v_[i] < s_[gids[i]]) s_[gids[i]] = v_[i]);                                    \
     } while (0)
 
-/* Few groups (at most KNA_FEW): consecutive rows mostly hit the same
+/* Few groups (at most FEW_GROUPS): consecutive rows mostly hit the same
  * group, so one state per group makes every row wait for the previous
- * row's store. The few-group loops spread rows over KNA_LANES copies of the
- * states (row i to lane i % KNA_LANES) and add the lanes up at the end:
+ * row's store. The few-group loops spread rows over FEW_LANES copies of the
+ * states (row i to lane i % FEW_LANES) and add the lanes up at the end:
  * integer sums and counts are exact in any order. */
-#define KNA_FEW 32
-#define KNA_LANES 4
+#define FEW_GROUPS 32
+#define FEW_LANES 4
 
-/* Rows per group of gids[0, n), groups < ng <= KNA_FEW. */
+/* Rows per group of gids[0, n), groups < ng <= FEW_GROUPS. */
 static void few_hist(const uint32_t *gids, int64_t n, int64_t ng, int64_t *out)
 {
-    int64_t h[KNA_LANES][KNA_FEW];
+    int64_t h[FEW_LANES][FEW_GROUPS];
     memset(h, 0, sizeof h);
     int64_t i = 0;
-    for (; i + KNA_LANES <= n; i += KNA_LANES) {
+    for (; i + FEW_LANES <= n; i += FEW_LANES) {
         h[0][gids[i]]++;
         h[1][gids[i + 1]]++;
         h[2][gids[i + 2]]++;
@@ -339,14 +339,14 @@ static void few_hist(const uint32_t *gids, int64_t n, int64_t ng, int64_t *out)
 }
 
 /* sum[g] += the rows' values per group, for integer values of type T
- * without NULLs, groups < ng <= KNA_FEW. */
+ * without NULLs, groups < ng <= FEW_GROUPS. */
 #define FEW_SUM(T)                                                                                    \
     do {                                                                                              \
-        __int128 a_[KNA_LANES][KNA_FEW];                                                              \
+        __int128 a_[FEW_LANES][FEW_GROUPS];                                                              \
         memset(a_, 0, sizeof a_);                                                                     \
         const T *v_ = (const T *)c->data;                                                             \
         int64_t i_ = 0;                                                                               \
-        for (; i_ + KNA_LANES <= n; i_ += KNA_LANES) {                                                \
+        for (; i_ + FEW_LANES <= n; i_ += FEW_LANES) {                                                \
             a_[0][gids[i_]] += v_[i_];                                                                \
             a_[1][gids[i_ + 1]] += v_[i_ + 1];                                                        \
             a_[2][gids[i_ + 2]] += v_[i_ + 2];                                                        \
@@ -359,7 +359,7 @@ static void few_hist(const uint32_t *gids, int64_t n, int64_t ng, int64_t *out)
     } while (0)
 
 /* ng: groups in the table; hist: rows per group of this batch when
- * ng <= KNA_FEW (else NULL). */
+ * ng <= FEW_GROUPS (else NULL). */
 static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, const uint32_t *gids, bool single,
                         int64_t ng, const int64_t *hist)
 {
@@ -432,13 +432,13 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
     case KN_AGG_MIN:
     case KN_AGG_MAX: {
         bool mx = sl->op == KN_AGG_MAX;
-        switch (kna_slot_repr(sl)) {
-        case KNA_R_I32: MINMAX(int32_t, st, c, mx); break;
-        case KNA_R_I64V: MINMAX(int64_t, st, c, mx); break;
-        case KNA_R_F64: MINMAX(double, st, c, mx); break;
-        case KNA_R_I128: MINMAX(__int128, st, c, mx); break;
-        case KNA_R_U8: MINMAX(uint8_t, st, c, mx); break;
-        case KNA_R_STR: minmax_str(t, st, c, n, gids, mx); break;
+        switch (kn__agg_slot_repr(sl)) {
+        case KN__AGG_R_I32: MINMAX(int32_t, st, c, mx); break;
+        case KN__AGG_R_I64V: MINMAX(int64_t, st, c, mx); break;
+        case KN__AGG_R_F64: MINMAX(double, st, c, mx); break;
+        case KN__AGG_R_I128: MINMAX(__int128, st, c, mx); break;
+        case KN__AGG_R_U8: MINMAX(uint8_t, st, c, mx); break;
+        case KN__AGG_R_STR: minmax_str(t, st, c, n, gids, mx); break;
         default: break;
         }
         return;
@@ -504,35 +504,35 @@ int kn__cpu_agg_update(const kn_ctx *ctx, kn_agg_table *t, const pa_column *keys
             const uint64_t *w = (const uint64_t *)(const void *)rows;
             uint8_t *same = (uint8_t *)codes;   /* codes are unused on this path */
             same[0] = 0;
-            hashes[0] = kna_hash_key(L, rows, bases, soff);
+            hashes[0] = kn__agg_hash_key(L, rows, bases, soff);
             for (int64_t i = 1; i < n; i++) {
                 const uint64_t *x = w + i * nw;
                 bool eq = true;
                 for (int j = 0; j < nw; j++)
                     eq &= x[j] == x[j - nw];
                 same[i] = eq;
-                hashes[i] = eq ? hashes[i - 1] : kna_hash_key(L, rows + i * st, bases, soff);
+                hashes[i] = eq ? hashes[i - 1] : kn__agg_hash_key(L, rows + i * st, bases, soff);
             }
             const int64_t pf = 16;
             for (int64_t i = 0; i < n; i++) {
                 if (i + pf < n)
                     __builtin_prefetch(&t->index[hashes[i + pf] & t->index_mask]);
-                gids[i] = same[i] ? gids[i - 1] : kna_find_or_insert(t, rows + i * st, bases, soff, hashes[i]);
+                gids[i] = same[i] ? gids[i - 1] : kn__agg_find_or_insert(t, rows + i * st, bases, soff, hashes[i]);
             }
         } else {
             for (int64_t i = 0; i < n; i++)
-                hashes[i] = kna_hash_key(L, rows + i * st, bases, soff + i * L->n_str);
+                hashes[i] = kn__agg_hash_key(L, rows + i * st, bases, soff + i * L->n_str);
             const int64_t pf = 16; /* rows of look-ahead: covers one memory latency */
             for (int64_t i = 0; i < n; i++) {
                 if (i + pf < n)
                     __builtin_prefetch(&t->index[hashes[i + pf] & t->index_mask]);
-                gids[i] = kna_find_or_insert(t, rows + i * st, bases, soff + i * L->n_str, hashes[i]);
+                gids[i] = kn__agg_find_or_insert(t, rows + i * st, bases, soff + i * L->n_str, hashes[i]);
             }
         }
     }
-    int64_t ng = t->hdr->groups, few[KNA_FEW];
+    int64_t ng = t->hdr->groups, few[FEW_GROUPS];
     const int64_t *hist = NULL;
-    if (!single && ng <= KNA_FEW) {
+    if (!single && ng <= FEW_GROUPS) {
         few_hist(gids, n, ng, few);
         hist = few;
     }

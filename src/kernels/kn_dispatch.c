@@ -24,6 +24,8 @@ const kn_ops *kn__ops_for(const dv_device *d)
 
 const kn_ops *kn__ops_swap(dv_kind kind, const kn_ops *ops)
 {
+    if ((unsigned)kind >= sizeof tables / sizeof tables[0])
+        return NULL;
     const kn_ops *old = tables[kind];
     tables[kind] = ops;
     return old;

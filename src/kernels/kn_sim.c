@@ -24,9 +24,9 @@ void kn__args_begin(kn__args *b, size_t head_size)
 
 size_t kn__args_put(kn__args *b, const void *src, size_t n)
 {
-    size_t at = up16(b->used);
     if (b->oom)
         return 0;
+    size_t at = up16(b->used);
     if (at + n > b->cap) {
         size_t cap = b->cap ? b->cap : 1024;
         while (cap < at + n)

@@ -13,7 +13,9 @@
  *   calls the kn__cpu_ loop with pointers into its copy of the block.
  * - Arrays appended to a block are found by byte offset (KN__AT), since the
  *   launch moves the block; arrays of pointers (sort sources) are rebuilt
- *   inside the kernel's copy.
+ *   inside the kernel's copy. Offsets are multiples of 16, which keeps a
+ *   program's __int128 constants aligned as long as the launch's copy is
+ *   16-aligned (pa_malloc's is).
  */
 #ifndef PISTA_KN_SIM_INT_H
 #define PISTA_KN_SIM_INT_H

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "exec/expr_int.h"
+#include "kconf_testutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -273,7 +274,14 @@ static inline int et_eval(et_dev *x, ex_expr *const *exprs, int n, const pa_colu
         dout[j].type = t;
         dout[j].length = rows;
         if (t.id == PA_TYPE_VARCHAR) {
-            int64_t b = kn_eval_str_bound(prog, j, in, n_in, rows);
+            /* The bound from the host columns, and from the device's as a kernel. */
+            int64_t b = kn_eval_str_bound(prog, j, in, n_in, rows), *db = NULL;
+            kn_ctx bctx = {x->d, x->s};
+            assert_int_equal(dv_host_alloc(x->d, sizeof *db, (void **)&db, NULL), PA_OK);
+            assert_int_equal(kn_eval_str_bytes(&bctx, prog, j, din, n_in, rows, db, NULL), PA_OK);
+            assert_int_equal(dv_stream_sync(x->s, NULL), PA_OK);
+            assert_int_equal(*db, b);
+            dv_host_free(x->d, db);
             dv_alloc(x->d, (size_t)b + 1, &dout[j].data, NULL);
             int32_t *z = calloc((size_t)rows + 1, 4);
             dout[j].offsets = et_up(x, z, (size_t)(rows + 1) * 4);
@@ -287,9 +295,9 @@ static inline int et_eval(et_dev *x, ex_expr *const *exprs, int n, const pa_colu
     size_t ss = kn_eval_scratch_size(prog);
     void *scratch = NULL;
     dv_alloc(x->d, ss, &scratch, NULL);
-    kn_ctx ctx = {x->d, x->s};
-    rc = kn_eval(&ctx, prog, din, n_in, rows, dout, scratch, err);
-    dv_stream_sync(x->s, NULL);
+    /* On a stream of its own: an expected error must not stay on x->s. */
+    kn_ctx ctx = kc_err_ctx(x->d, x->s);
+    rc = kc_err_end(&ctx, kn_eval(&ctx, prog, din, n_in, rows, dout, scratch, err), err);
     for (int j = 0; j < n; j++) {
         outs[j] = et_col(dout[j].type, rows, dout[j].validity != NULL);
         if (rc == PA_OK) {

@@ -3,8 +3,8 @@
  * (kn_concat_bytes, kn_concat) on the device named by PISTA_TEST_DEVICE
  * (default "cpu"): random sources of every type with and without NULLs,
  * empty sources, one source, many tiny ones, checked value by value against
- * the sources themselves. Buffers are host memory here, so the suite runs
- * on host-visible devices; a device backend adds uploads around it.
+ * the sources themselves. Sources are uploaded to device memory and the
+ * output read back before it is checked, so the suite runs on any device.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/kernels.h"
+#include "kconf_testutil.h"
 
 static dv_device *dev;
 static dv_stream *stream;
@@ -87,6 +87,93 @@ static void free_col(pa_column *c)
     free(c->validity);
 }
 
+/* A device copy of n bytes of host memory (n may be 0; h NULL: just room). */
+static void *up(const void *h, size_t n)
+{
+    void *d = NULL;
+    assert_int_equal(dv_alloc(dev, n ? n : 1, &d, NULL), PA_OK);
+    if (n && h)
+        assert_int_equal(dv_copy_async(stream, d, h, n, DV_COPY_H2D, NULL), PA_OK);
+    return d;
+}
+
+static void down(void *h, const void *d, size_t n)
+{
+    if (n)
+        assert_int_equal(dv_copy_async(stream, h, d, n, DV_COPY_D2H, NULL), PA_OK);
+}
+
+static size_t data_bytes(const pa_column *c)
+{
+    if (c->type.id == PA_TYPE_VARCHAR)
+        return (size_t)c->offsets[c->length] + 1;
+    return (size_t)c->length * (size_t)pa_type_bytes(c->type) + 1;
+}
+
+/* Device copy of host column h (the bytes past the end included). */
+static pa_column col_up(const pa_column *h)
+{
+    pa_column d = *h;
+    d.data = up(h->data, data_bytes(h));
+    if (h->offsets)
+        d.offsets = up(h->offsets, (size_t)(h->length + 1) * 4);
+    if (h->validity)
+        d.validity = up(h->validity, (size_t)(h->length + 7) / 8 + 1);
+    return d;
+}
+
+static void col_dev_free(pa_column *d)
+{
+    dv_free(dev, d->data);
+    dv_free(dev, d->offsets);
+    dv_free(dev, d->validity);
+}
+
+/* Concatenate n_src device copies of srcs into host column *h (buffers
+ * malloc'ed): sizes with kn_concat_bytes, output validity preset to junk
+ * (the kernel must clear it) when any source has NULLs. */
+static void concat_on_device(const pa_column *srcs, int n_src, int64_t rows, bool any_nulls, pa_column *h)
+{
+    kn_ctx ctx = {dev, stream};
+    pa_column *dsrcs = calloc((size_t)n_src + 1, sizeof *dsrcs);
+    for (int i = 0; i < n_src; i++)
+        dsrcs[i] = col_up(&srcs[i]);
+    pa_type t = h->type;
+    size_t vb = (size_t)(rows + 7) / 8 + 1;
+    pa_column d = {t, rows, NULL, NULL, NULL};
+    int64_t *bytes;
+    assert_int_equal(dv_host_alloc(dev, 8, (void **)&bytes, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);   /* cpu kernels do not wait for the stream */
+    if (t.id == PA_TYPE_VARCHAR) {
+        assert_int_equal(kn_concat_bytes(&ctx, dsrcs, n_src, bytes, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+        assert_int_equal(dv_alloc(dev, (size_t)(rows + 1) * 4, (void **)&d.offsets, NULL), PA_OK);
+        h->offsets = malloc((size_t)(rows + 1) * 4);
+    }
+    size_t db = t.id == PA_TYPE_VARCHAR ? (size_t)*bytes + 1 : (size_t)rows * (size_t)pa_type_bytes(t) + 1;
+    assert_int_equal(dv_alloc(dev, db, &d.data, NULL), PA_OK);
+    h->data = malloc(db);
+    if (any_nulls) {
+        h->validity = malloc(vb);
+        memset(h->validity, 0xa5, vb);
+        d.validity = up(h->validity, vb);
+        assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    }
+    assert_int_equal(kn_concat(&ctx, dsrcs, n_src, &d, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    down(h->data, d.data, db);
+    if (d.offsets)
+        down(h->offsets, d.offsets, (size_t)(rows + 1) * 4);
+    if (d.validity)
+        down(h->validity, d.validity, vb);
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    col_dev_free(&d);
+    for (int i = 0; i < n_src; i++)
+        col_dev_free(&dsrcs[i]);
+    free(dsrcs);
+    dv_host_free(dev, bytes);
+}
+
 static void check(pa_type t, int n_src, int64_t max_rows, int null_pct)
 {
     pa_column *srcs = calloc((size_t)n_src + 1, sizeof *srcs);
@@ -99,26 +186,8 @@ static void check(pa_type t, int n_src, int64_t max_rows, int null_pct)
         rows += n;
         any_nulls |= nulls;
     }
-    kn_ctx ctx = {dev, stream};
-    int64_t *bytes;
-    assert_int_equal(dv_host_alloc(dev, 8, (void **)&bytes, NULL), PA_OK);
     pa_column d = {t, rows, NULL, NULL, NULL};
-    if (t.id == PA_TYPE_VARCHAR) {
-        assert_int_equal(kn_concat_bytes(&ctx, srcs, n_src, bytes, NULL), PA_OK);
-        int64_t want = 0;
-        for (int i = 0; i < n_src; i++)
-            want += srcs[i].length ? srcs[i].offsets[srcs[i].length] - srcs[i].offsets[0] : 0;
-        assert_int_equal(*bytes, want);
-        d.offsets = malloc((size_t)(rows + 1) * 4);
-        d.data = malloc((size_t)*bytes + 1);
-    } else {
-        d.data = malloc((size_t)rows * (size_t)pa_type_bytes(t) + 1);
-    }
-    if (any_nulls) {
-        d.validity = malloc((size_t)(rows + 7) / 8 + 1);
-        memset(d.validity, 0xa5, (size_t)(rows + 7) / 8 + 1);   /* the kernel must clear it */
-    }
-    assert_int_equal(kn_concat(&ctx, srcs, n_src, &d, NULL), PA_OK);
+    concat_on_device(srcs, n_src, rows, any_nulls, &d);
     int64_t at = 0;
     size_t w = (size_t)pa_type_bytes(t);
     for (int i = 0; i < n_src; i++)
@@ -138,9 +207,13 @@ static void check(pa_type t, int n_src, int64_t max_rows, int null_pct)
     assert_int_equal(at, rows);
     if (d.validity && (rows & 7))   /* bits past the end stay clear */
         assert_int_equal(d.validity[rows >> 3] >> (rows & 7), 0);
-    if (t.id == PA_TYPE_VARCHAR)
+    if (t.id == PA_TYPE_VARCHAR) {
         assert_int_equal(d.offsets[0], 0);
-    dv_host_free(dev, bytes);
+        int64_t want = 0;
+        for (int i = 0; i < n_src; i++)
+            want += srcs[i].length ? srcs[i].offsets[srcs[i].length] - srcs[i].offsets[0] : 0;
+        assert_int_equal(d.offsets[rows], want);
+    }
     free_col(&d);
     for (int i = 0; i < n_src; i++)
         free_col(&srcs[i]);
@@ -149,8 +222,6 @@ static void check(pa_type t, int n_src, int64_t max_rows, int null_pct)
 
 static void t_random(void **state)
 {
-    if (!dv_host_visible(dev))
-        skip();
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
         check(types[k], 1, 100, 50);        /* one source */
         check(types[k], 0, 0, 0);           /* none */
@@ -165,21 +236,22 @@ static void t_random(void **state)
 
 static void t_errors(void **state)
 {
-    if (!dv_host_visible(dev))
-        skip();
-    kn_ctx ctx = {dev, stream};
-    pa_column a = make_col(types[1], 10, false);
-    pa_column d = {types[2], 10, malloc(80), NULL, NULL};
+    pa_column ha = make_col(types[1], 10, false);
+    pa_column a = col_up(&ha);
+    pa_column d = {types[2], 10, up(NULL, 80), NULL, NULL};
+    int64_t *b;
+    assert_int_equal(dv_host_alloc(dev, 8, (void **)&b, NULL), PA_OK);
     pa_err e;
     pa_err_init(&e);
-    assert_int_equal(kn_concat(&ctx, &a, 1, &d, &e), PA_EINVAL);   /* type mismatch */
+    assert_int_equal(KC_STATUS(dev, stream, &e, kn_concat(&ec, &a, 1, &d, &e)), PA_EINVAL);   /* type mismatch */
     d.type = types[1];
     d.length = 11;
-    assert_int_equal(kn_concat(&ctx, &a, 1, &d, NULL), PA_EINVAL);   /* length mismatch */
-    int64_t b;
-    assert_int_equal(kn_concat_bytes(&ctx, &a, 1, &b, NULL), PA_EINVAL);   /* not VARCHAR */
-    free_col(&a);
-    free_col(&d);
+    assert_int_equal(KC_STATUS(dev, stream, NULL, kn_concat(&ec, &a, 1, &d, NULL)), PA_EINVAL);   /* length */
+    assert_int_equal(KC_STATUS(dev, stream, NULL, kn_concat_bytes(&ec, &a, 1, b, NULL)), PA_EINVAL);   /* not VARCHAR */
+    dv_host_free(dev, b);
+    col_dev_free(&a);
+    col_dev_free(&d);
+    free_col(&ha);
     pa_err_close(&e);
 }
 

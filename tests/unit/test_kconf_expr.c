@@ -956,13 +956,15 @@ static void test_empty_and_errors(void **state)
     ex_expr *e = ex_expr_arith(P, EX_ADD, col(0, I), ex_expr_int(P, 1, &E), &E);
     kn_program *prog;
     assert_int_equal(ex__compile(&e, 1, NULL, 0, &prog, &E), PA_OK);
-    pa_column b = et_col(et_t(PA_TYPE_BIGINT), 4, false), o = et_col(I, 4, false);
-    char scratch[1];
-    kn_ctx ctx = {X.d, X.s};
-    assert_int_equal(kn_eval(&ctx, prog, &b, 1, 4, &o, scratch, &E), PA_EINVAL);
+    const int64_t zeros[4] = {0};
+    pa_column b = {.type = et_t(PA_TYPE_BIGINT), .length = 4, .data = et_up(&X, zeros, sizeof zeros)};
+    pa_column o = {.type = I, .length = 4, .data = et_up(&X, zeros, sizeof zeros)};
+    void *scratch = et_up(&X, NULL, 0);
+    assert_int_equal(KC_STATUS(X.d, X.s, &E, kn_eval(&ec, prog, &b, 1, 4, &o, scratch, &E)), PA_EINVAL);
     assert_non_null(strstr(E.msg, "expects column 0 as INTEGER"));
     pa_free(prog);
-    et_col_free(&b), et_col_free(&o);
+    dv_free(X.d, scratch);
+    et_dcol_free(&X, &b), et_dcol_free(&X, &o);
 }
 
 int main(void)

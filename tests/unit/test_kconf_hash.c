@@ -281,24 +281,39 @@ static void test_errors(void **state)
     pa_err err;
     pa_err_init(&err);
     kn_ctx ctx = {g_dev, g_s};
-    uint64_t h[2] = {1, 2};
-    uint32_t part[2] = {0, 5};
-    int64_t offs[4];
-    int32_t order[2];
-    int64_t scratch[4];
-    assert_int_equal(kn_partition_ids(&ctx, h, 2, 0, part, &err), PA_EINVAL);
-    assert_int_equal(kn_partition_offsets(&ctx, part, 2, 2, offs, &err), PA_EINVAL);   /* id 5 of 2 */
-    part[1] = 1;
-    assert_int_equal(kn_partition_offsets(&ctx, part, 2, 2, offs, &err), PA_OK);
-    assert_int_equal(kn_partition_order(&ctx, part, 2, 2, offs, scratch, 8, order, &err), PA_EINVAL);
-    assert_int_equal(kn_partition_order(&ctx, part, 2, 2, offs, scratch, sizeof scratch, order, &err), PA_OK);
-    assert_int_equal(order[0], 0);
-    assert_int_equal(order[1], 1);
+    const uint64_t hh[2] = {1, 2};
+    uint32_t hp[2] = {0, 5};
+    uint64_t *h = hj_up(g_dev, g_s, hh, sizeof hh);
+    uint32_t *part = hj_up(g_dev, g_s, hp, sizeof hp);
+    int32_t *order;
+    int64_t *offs, *scratch;
+    assert_int_equal(dv_alloc(g_dev, 2 * sizeof *order, (void **)&order, NULL), PA_OK);
+    assert_int_equal(dv_alloc(g_dev, 4 * sizeof *scratch, (void **)&scratch, NULL), PA_OK);
+    assert_int_equal(dv_host_alloc(g_dev, 4 * sizeof *offs, (void **)&offs, NULL), PA_OK);
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_partition_ids(&ec, h, 2, 0, part, &err)), PA_EINVAL);
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_partition_offsets(&ec, part, 2, 2, offs, &err)),
+                     PA_EINVAL);   /* id 5 of 2 */
+    hp[1] = 1;
+    assert_int_equal(dv_copy_async(g_s, part, hp, sizeof hp, DV_COPY_H2D, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(g_s, NULL), PA_OK);   /* cpu kernels do not wait for the stream */
+    HJ_OK(kn_partition_offsets(&ctx, part, 2, 2, offs, &err));
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_partition_order(&ec, part, 2, 2, offs, scratch, 8, order, &err)),
+                     PA_EINVAL);
+    HJ_OK(kn_partition_order(&ctx, part, 2, 2, offs, scratch, 4 * sizeof *scratch, order, &err));
+    int32_t *ho = hj_down(g_s, order, 2 * sizeof *order);
+    assert_int_equal(ho[0], 0);
+    assert_int_equal(ho[1], 1);
+    free(ho);
     pa_column bad = {.type = {.id = PA_TYPE__COUNT}, .length = 2, .data = h};
     pa_err_clear(&err);
-    assert_int_equal(kn_hash_keys(&ctx, &bad, 1, 2, h, &err), PA_EINVAL);
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 1, 2, h, &err)), PA_EINVAL);
     assert_non_null(strstr(err.msg, "cannot be hashed"));
-    assert_int_equal(kn_hash_keys(&ctx, &bad, 0, 2, h, &err), PA_EINVAL);
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 0, 2, h, &err)), PA_EINVAL);
+    dv_free(g_dev, h);
+    dv_free(g_dev, part);
+    dv_free(g_dev, order);
+    dv_free(g_dev, scratch);
+    dv_host_free(g_dev, offs);
     assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_INTEGER, 0, 0), hj_type(PA_TYPE_BIGINT, 0, 0)));
     assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_DECIMAL, 15, 2), hj_type(PA_TYPE_DECIMAL, 38, 2)));
     assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_DECIMAL, 15, 2), hj_type(PA_TYPE_DECIMAL, 15, 3)));
