@@ -9,10 +9,12 @@
  * the K keys (the K-th is the new threshold). combine compacts a last time;
  * finalize sorts the (workers x K) survivors and outputs [m, m + n).
  *
- * The filter's count lands in pinned memory and is read at the next sink
- * call (or combine), by when the worker's stream has usually passed it, so
- * a worker seldom waits; compaction waits for its gather's string sizes.
- * Either wait sets w->blocked with the phase kept in the worker's state.
+ * The filter's count lands in pinned memory behind an event recorded right
+ * after the filter; when the stream has not reached it yet, it is read at
+ * the next sink call (or combine), by when the stream has usually passed
+ * it, so a worker seldom waits; compaction waits for its gather's string
+ * sizes. Either wait sets w->blocked with the phase kept in the worker's
+ * state.
  */
 #include "exec/op_sort_int.h"
 
@@ -115,6 +117,21 @@ static int compact_end(ex_op *op, ex_worker *w, ex__sort *s, topn_local *tl, pa_
     return PA_OK;
 }
 
+/* TN_FILTER: whether the stream reached the filter's count (its event
+ * recorded right after the filter); if so, the kept records join the
+ * candidates (TN_IDLE). */
+static int take_count(ex_worker *w, topn_local *tl, bool *ready, pa_err *err)
+{
+    int rc = ex_pending_ready(w, &tl->pend, ready, err);
+    if (rc != PA_OK || !*ready)
+        return rc;
+    if (*tl->count == 0)
+        ex__srcset_pop(&tl->run.src, w->stream);   /* nothing of that chunk survived */
+    tl->run.recs.n += *tl->count;
+    tl->ph = TN_IDLE;
+    return PA_OK;
+}
+
 /* Bring the worker's candidates up to date: take the last filter's count,
  * then compact when they piled up (always with force, when any). Sets
  * w->blocked when it must wait; called again, it goes on from there. */
@@ -126,16 +143,12 @@ static int settle(ex_op *op, ex_worker *w, ex__sort *s, topn_local *tl, bool for
     bool ready;
     switch (tl->ph) {
     case TN_FILTER:
-        if ((rc = ex_pending_ready(w, &tl->pend, &ready, err)) != PA_OK)
+        if ((rc = take_count(w, tl, &ready, err)) != PA_OK)
             return rc;
         if (!ready) {
             w->blocked = true;
             return PA_OK;
         }
-        if (*tl->count == 0)
-            ex__srcset_pop(&tl->run.src, w->stream);   /* nothing of that chunk survived */
-        r->n += *tl->count;
-        tl->ph = TN_IDLE;
         /* fall through */
     case TN_IDLE:
         if (force ? r->n == 0 : !(r->n > k && (r->n - k >= k + TOPN_SLACK_ROWS || tl->run.src.n >= TOPN_MAX_SOURCES)))
@@ -177,8 +190,11 @@ static int topn_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err 
     if ((rc = kn_sort_filter(&w->kn, &s->l, at, len, thr, at, tl->count, tl->run.src.cols, tl->run.src.n,
                               err)) != PA_OK)
         return rc;
-    tl->ph = TN_FILTER;   /* the count is read by the next settle */
-    return PA_OK;
+    tl->ph = TN_FILTER;
+    bool ready;
+    if ((rc = take_count(w, tl, &ready, err)) == PA_OK && !ready)
+        w->wait = NULL;   /* not waited for now: the next settle looks again */
+    return rc;
 }
 
 static int topn_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
