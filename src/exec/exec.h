@@ -168,10 +168,11 @@ int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *cons
 int ex_values(ex_plan *p, ex_expr *const *exprs, const char *const *names, int n, ex_op **out, pa_err *err);
 
 /* The rows of an earlier run's result as a source (op_rows.c): output
- * column i is r's column i (names as r's). Each chunk of r goes out once as
- * a view (no copy); r is the caller's, read-only, and must outlive every run
- * of the plan. Its chunks must be usable on the run's device (a
- * host-visible device: the cpu). For a WITH query used several times. */
+ * column i is r's column i (names as r's). Each chunk of r goes out once:
+ * as a view (no copy) on a host-visible device (the cpu), else uploaded;
+ * r is the caller's, read-only, must outlive every run of the plan, and
+ * comes from a run on the same device (host chunks where the host cannot
+ * read device memory). For a WITH query used several times. */
 int ex_rows(ex_plan *p, const ex_result *r, ex_op **out, pa_err *err);
 
 /* Concatenate the inputs (same column types; names of the first). */

@@ -6,7 +6,9 @@
  * whatever the number of workers. A worker whose range reaches the end
  * returns EX_FINISHED so its pipeline stops reading.
  * The output views the input's buffers (dv_chunk_depend); only a validity
- * bitmap cut at a bit offset that is not a multiple of 8 is copied.
+ * bitmap cut at a bit offset that is not a multiple of 8 is copied, by a
+ * kernel on the worker's stream (kn_copy_bits), since the bits live in
+ * device memory.
  */
 #include "exec/exec_int.h"
 
@@ -42,13 +44,8 @@ static int slice(ex_op *op, ex_worker *w, dv_chunk *in, int64_t lo, int64_t hi, 
             d->validity = s->validity + lo / 8;
             continue;
         }
-        uint8_t *v;
-        PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&v, err));
-        memset(v, 0, (size_t)(n + 7) / 8);
-        for (int64_t i = 0; i < n; i++)
-            if (pa_column_valid(s, lo + i))
-                v[i >> 3] |= (uint8_t)(1u << (i & 7));
-        d->validity = v;
+        PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&d->validity, err));
+        PA_TRY(rc = kn_copy_bits(&w->kn, s->validity, lo, n, d->validity, err));
     }
     c->length = n;
     *out = c;

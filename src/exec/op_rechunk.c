@@ -10,6 +10,9 @@
  * hold between target/2 and about 2 x target rows, except the last one a
  * worker flushes. The pending list is host bookkeeping (pa_malloc); the
  * chunks' buffers are device memory already accounted by the device pool.
+ * VARCHAR columns are sized first (kn_concat_bytes into pinned memory, all
+ * columns behind one ex_pending): until the stream reached the counts,
+ * execute answers EX_BLOCKED (flush sets w->blocked) and resumes there.
  */
 #include "exec/sched_int.h"
 
@@ -19,8 +22,11 @@ typedef struct rc_local {
     dv_chunk **pending;
     int n, cap;
     int64_t rows;
-    int64_t *bytes;         /* pinned: kn_concat_bytes' output */
+    int64_t *bytes;         /* pinned: kn_concat_bytes' output, one per column */
+    ex_pending pend;        /* the counts in bytes */
+    bool sizing;            /* counts enqueued for the pending chunks: emit goes on */
     dv_device *dev;
+    dv_stream *stream;      /* the worker's: pending chunks are released on it */
     pa_column *srcs;        /* scratch views, cap entries */
 } rc_local;
 
@@ -35,21 +41,24 @@ static int rc_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
     rc_local *l = pa_calloc(1, sizeof *l);
     if (!l)
         return pa_error(err, PA_ENOMEM, "out of memory in %s: worker state", op->label);
-    int rc = dv_host_alloc(w->dev, sizeof(int64_t), (void **)&l->bytes, err);
+    size_t nb = (size_t)(op->n_cols > 0 ? op->n_cols : 1) * sizeof(int64_t);
+    int rc = dv_host_alloc(w->dev, nb, (void **)&l->bytes, err);
     if (rc != PA_OK) {
         pa_free(l);
         return ex_oom(op, rc, err);
     }
-    l->bytes[0] = 0;
     l->dev = w->dev;
+    l->stream = w->stream;
     *local = l;
     return PA_OK;
 }
 
+/* Drop the pending chunks once the worker's stream reached the work
+ * enqueued so far (a concatenation reading them). */
 static void drop_pending(rc_local *l)
 {
     for (int i = 0; i < l->n; i++)
-        dv_chunk_destroy(l->pending[i]);
+        dv_chunk_release(l->pending[i], l->stream);
     l->n = 0;
     l->rows = 0;
 }
@@ -60,7 +69,11 @@ static void rc_local_free(ex_op *op, void *local)
     drop_pending(l);
     pa_free(l->pending);
     pa_free(l->srcs);
-    dv_host_free(l->dev, l->bytes);
+    if (dv_kind_of(l->dev) == DV_KIND_CPU)
+        dv_host_free(l->dev, l->bytes);
+    else   /* a count may still be on its way (a failed query) */
+        dv_host_free_async(l->stream, l->bytes, NULL);
+    ex_pending_close(&l->pend);
     pa_free(l);
 }
 
@@ -83,24 +96,45 @@ static int add_pending(ex_op *op, rc_local *l, dv_chunk *in, pa_err *err)
     return PA_OK;
 }
 
-/* One column of the output: size its buffers, then concatenate. */
-static int concat_column(ex_op *op, ex_worker *w, rc_local *l, dv_chunk *c, int col, pa_err *err)
+/* l->srcs = column col of every pending chunk; true when one has NULLs. */
+static bool views(rc_local *l, int col)
 {
-    pa_column *d = &c->columns[col];
     bool nulls = false;
     for (int i = 0; i < l->n; i++) {
         l->srcs[i] = l->pending[i]->columns[col];
         nulls |= l->srcs[i].validity != NULL;
     }
+    return nulls;
+}
+
+/* Enqueue the string bytes of every VARCHAR column into l->bytes; *any =
+ * there is one. */
+static int count_bytes(ex_op *op, ex_worker *w, rc_local *l, bool *any, pa_err *err)
+{
+    *any = false;
+    for (int col = 0; col < op->n_cols; col++) {
+        if (op->types[col].id != PA_TYPE_VARCHAR)
+            continue;
+        views(l, col);
+        int rc = kn_concat_bytes(&w->kn, l->srcs, l->n, &l->bytes[col], err);
+        if (rc != PA_OK)
+            return rc;
+        *any = true;
+    }
+    return PA_OK;
+}
+
+/* One column of the output: size its buffers (strings: from l->bytes),
+ * then concatenate. */
+static int concat_column(ex_op *op, ex_worker *w, rc_local *l, dv_chunk *c, int col, pa_err *err)
+{
+    pa_column *d = &c->columns[col];
+    bool nulls = views(l, col);
     d->type = op->types[col];
     d->length = l->rows;
     int rc;
     if (d->type.id == PA_TYPE_VARCHAR) {
-        if ((rc = kn_concat_bytes(&w->kn, l->srcs, l->n, l->bytes, err)) != PA_OK)
-            return rc;
-        /* The cpu kernel finished before returning (ex_run takes host-visible
-         * devices only); a GPU backend reads this after an event. */
-        size_t bytes = (size_t)l->bytes[0];
+        size_t bytes = (size_t)l->bytes[col];
         if ((rc = ex_chunk_alloc(op, c, (size_t)(l->rows + 1) * sizeof(int32_t), (void **)&d->offsets, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &d->data, err)) != PA_OK)
             return rc;
@@ -112,9 +146,11 @@ static int concat_column(ex_op *op, ex_worker *w, rc_local *l, dv_chunk *c, int 
     return kn_concat(&w->kn, l->srcs, l->n, d, err);
 }
 
-/* Concatenate the pending chunks into *out (one pending chunk is passed on). */
-static int emit(ex_op *op, ex_worker *w, rc_local *l, dv_chunk **out, pa_err *err)
+/* Concatenate the pending chunks into *out (one pending chunk is passed
+ * on). *wait: the string sizes are not there yet; call again. */
+static int emit(ex_op *op, ex_worker *w, rc_local *l, dv_chunk **out, bool *wait, pa_err *err)
 {
+    *wait = false;
     if (l->n == 0)
         return PA_OK;
     if (l->n == 1) {
@@ -123,9 +159,25 @@ static int emit(ex_op *op, ex_worker *w, rc_local *l, dv_chunk **out, pa_err *er
         l->rows = 0;
         return PA_OK;
     }
+    int rc;
+    if (!l->sizing) {
+        bool any;
+        if ((rc = count_bytes(op, w, l, &any, err)) != PA_OK)
+            return rc;
+        l->sizing = any;
+    }
+    if (l->sizing) {
+        bool ready;
+        if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)
+            return rc;
+        if (!ready) {
+            *wait = true;
+            return PA_OK;
+        }
+        l->sizing = false;
+    }
     dv_chunk *c;
-    int rc = ex_chunk_new(op, w, op->n_cols, &c, err);
-    if (rc != PA_OK)
+    if ((rc = ex_chunk_new(op, w, op->n_cols, &c, err)) != PA_OK)
         return rc;
     c->length = l->rows;
     for (int col = 0; col < op->n_cols && rc == PA_OK; col++)
@@ -144,22 +196,31 @@ static int rc_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chu
 {
     rc_local *l = local;
     int64_t target = target_of(op, w);
+    int rc;
+    bool wait;
     *st = EX_NEED_INPUT;
     if (in->length == 0)
         return PA_OK;
-    if (l->n == 0 && in->length >= (target + 1) / 2) {
-        *out = dv_chunk_retain(in);
-        return PA_OK;
+    if (!l->sizing) {   /* else: called again with the input that made us emit */
+        if (l->n == 0 && in->length >= (target + 1) / 2) {
+            *out = dv_chunk_retain(in);
+            return PA_OK;
+        }
+        if ((rc = add_pending(op, l, in, err)) != PA_OK || l->rows < target)
+            return rc;
     }
-    int rc = add_pending(op, l, in, err);
-    if (rc == PA_OK && l->rows >= target)
-        rc = emit(op, w, l, out, err);
+    if ((rc = emit(op, w, l, out, &wait, err)) == PA_OK && wait)
+        *st = EX_BLOCKED;
     return rc;
 }
 
 static int rc_flush(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
 {
-    return emit(op, w, local, out, err);
+    bool wait;
+    int rc = emit(op, w, local, out, &wait, err);
+    if (rc == PA_OK && wait)
+        w->blocked = true;
+    return rc;
 }
 
 static const ex_op_vt rechunk_vt = {

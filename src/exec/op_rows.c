@@ -1,9 +1,11 @@
 /*
  * op_rows.c - ROWS: the chunks of an ex_result as a source (a WITH query
  * evaluated once and read by several references). Any worker takes the next
- * chunk index atomically; the chunk it hands out views the result's buffers
- * (dv_chunk_depend keeps a reference), so nothing is copied and the result
- * is never written.
+ * chunk index atomically. On a host-visible device (the cpu) the chunk it
+ * hands out views the result's buffers (dv_chunk_depend keeps a reference),
+ * so nothing is copied; elsewhere the result's chunks are host memory the
+ * device cannot use, so each goes up whole, buffer by buffer, in the order
+ * of the worker's stream. The result is never written.
  */
 #include "exec/exec_int.h"
 
@@ -14,6 +16,32 @@ typedef struct rows_state {
     const ex_result *r;
     int next;                 /* next chunk index (atomic) */
 } rows_state;
+
+/* Device buffer *dst of chunk o with the n bytes of host memory at src,
+ * copied in stream order (the result outlives the run, so src may be read
+ * whenever the stream gets there). */
+static int put(ex_op *op, ex_worker *w, dv_chunk *o, void **dst, const void *src, size_t n, pa_err *err)
+{
+    int rc = ex_chunk_alloc(op, o, n ? n : 1, dst, err);
+    if (rc == PA_OK && n)
+        rc = dv_copy_async(w->stream, *dst, src, n, DV_COPY_H2D, err);
+    return rc;
+}
+
+/* Column d of o: a device copy of the result's host column h. */
+static int upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err)
+{
+    int64_t n = h->length;
+    int rc;
+    *d = (pa_column){.type = h->type, .length = n};
+    if (h->validity && (rc = put(op, w, o, (void **)&d->validity, h->validity, (size_t)(n + 7) / 8, err)) != PA_OK)
+        return rc;
+    if (h->type.id != PA_TYPE_VARCHAR)
+        return put(op, w, o, &d->data, h->data, (size_t)n * (size_t)pa_type_bytes(h->type), err);
+    if ((rc = put(op, w, o, (void **)&d->offsets, h->offsets, (size_t)(n + 1) * sizeof(int32_t), err)) != PA_OK)
+        return rc;
+    return put(op, w, o, &d->data, h->data, (size_t)h->offsets[n], err);   /* offsets index from byte 0 */
+}
 
 static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
 {
@@ -28,13 +56,17 @@ static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
             continue;
         dv_chunk *o = NULL;
         int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
-        if (rc == PA_OK)
-            rc = dv_chunk_depend(o, src, err);
+        if (rc == PA_OK && dv_host_visible(w->dev)) {
+            if ((rc = dv_chunk_depend(o, src, err)) == PA_OK)
+                memcpy(o->columns, src->columns, (size_t)op->n_cols * sizeof *o->columns);
+        } else {
+            for (int j = 0; rc == PA_OK && j < op->n_cols; j++)
+                rc = upload(op, w, o, &src->columns[j], &o->columns[j], err);
+        }
         if (rc != PA_OK) {
             dv_chunk_destroy(o);
             return rc;
         }
-        memcpy(o->columns, src->columns, (size_t)op->n_cols * sizeof *o->columns);
         o->length = src->length;
         *out = o;
         return PA_OK;

@@ -13,6 +13,7 @@
 
 typedef struct sort_local {
     ex__run run;
+    dv_stream *stream;      /* the worker's, which reads the run's chunks */
 } sort_local;
 
 static int sort_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
@@ -22,6 +23,7 @@ static int sort_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
     sort_local *sl = pa_calloc(1, sizeof *sl);
     if (!sl)
         return pa_error(err, PA_ENOMEM, "out of memory in %s: worker state", op->label);
+    sl->stream = w->stream;
     *local = sl;
     return PA_OK;
 }
@@ -31,7 +33,7 @@ static void sort_local_free(ex_op *op, void *local)
     ex__sort *s = op->state;
     sort_local *sl = local;
     ex__recs_free(op, &s->l, &sl->run.recs);
-    ex__srcset_clear(&sl->run.src);
+    ex__srcset_clear(&sl->run.src, sl->stream);
     pa_free(sl);
 }
 
@@ -68,10 +70,24 @@ static int sort_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
     return rc;
 }
 
+/* The runs' cursors for the merge: zeros in device memory, on kn's stream. */
+static int merge_cursors(ex_op *op, const kn_ctx *kn, ex__sort *s, pa_err *err)
+{
+    size_t n = (size_t)s->n_runs * sizeof *s->run_pos;
+    int rc = ex_alloc(op, n, (void **)&s->run_pos, err);
+    if (rc != PA_OK)
+        return rc;
+    if (dv_host_visible(kn->dev)) {
+        memset(s->run_pos, 0, n);
+        return PA_OK;
+    }
+    return dv_fill_u32_async(kn->stream, s->run_pos, 0, n / sizeof(uint32_t), err);
+}
+
 /* Re-tag every run so all index one source set (s->out_src), then set up
  * the output: one run is output as it is, several are merged chunk by
  * chunk while the output is read (ex__sort_source_next). */
-static int prepare_runs(ex__sort *s, kn_ctx *kn, pa_err *err)
+static int prepare_runs(ex_op *op, const kn_ctx *kn, ex__sort *s, pa_err *err)
 {
     int rc;
     int64_t total = 0;
@@ -89,13 +105,14 @@ static int prepare_runs(ex__sort *s, kn_ctx *kn, pa_err *err)
     } else if (s->n_runs > 1) {
         s->run_p = pa_calloc((size_t)s->n_runs, sizeof *s->run_p);
         s->run_n = pa_calloc((size_t)s->n_runs, sizeof *s->run_n);
-        s->run_pos = pa_calloc((size_t)s->n_runs, sizeof *s->run_pos);
-        if (!s->run_p || !s->run_n || !s->run_pos)
+        if (!s->run_p || !s->run_n)
             return pa_error(err, PA_ENOMEM, "out of memory merging sorted runs");
         for (int i = 0; i < s->n_runs; i++) {
             s->run_p[i] = s->runs[i].recs.p;
             s->run_n[i] = s->runs[i].recs.n;
         }
+        if ((rc = merge_cursors(op, kn, s, err)) != PA_OK)
+            return rc;
     }
     s->out_pos = 0;
     s->out_end = total;
@@ -105,11 +122,8 @@ static int prepare_runs(ex__sort *s, kn_ctx *kn, pa_err *err)
 static int sort_finalize(ex_op *op, ex_query *q, pa_err *err)
 {
     ex__sort *s = op->state;
-    kn_ctx kn;
-    int rc = ex__sort_ctx_open(q, &kn, err);
-    if (rc == PA_OK)
-        rc = prepare_runs(s, &kn, err);
-    ex__sort_ctx_close(&kn);
+    kn_ctx kn = {q->dev, q->fin_stream};
+    int rc = prepare_runs(op, &kn, s, err);
     if (rc != PA_OK)
         s->out_end = 0;
     return rc;

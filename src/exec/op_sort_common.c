@@ -30,10 +30,10 @@ int ex__srcset_add(ex__srcset *s, dv_chunk *c, pa_err *err)
     return PA_OK;
 }
 
-void ex__srcset_pop(ex__srcset *s)
+void ex__srcset_pop(ex__srcset *s, dv_stream *st)
 {
     if (s->n > 0)
-        dv_chunk_destroy(s->chunks[--s->n]);
+        dv_chunk_release(s->chunks[--s->n], st);
 }
 
 int ex__srcset_move(ex__srcset *to, ex__srcset *from, pa_err *err)
@@ -43,14 +43,14 @@ int ex__srcset_move(ex__srcset *to, ex__srcset *from, pa_err *err)
         if (rc != PA_OK)
             return rc;
     }
-    ex__srcset_clear(from);
+    ex__srcset_clear(from, NULL);   /* to holds a reference to each */
     return PA_OK;
 }
 
-void ex__srcset_clear(ex__srcset *s)
+void ex__srcset_clear(ex__srcset *s, dv_stream *st)
 {
     for (int i = 0; i < s->n; i++)
-        dv_chunk_destroy(s->chunks[i]);
+        dv_chunk_release(s->chunks[i], st);
     pa_free(s->chunks);
     pa_free(s->cols);
     memset(s, 0, sizeof *s);
@@ -58,7 +58,8 @@ void ex__srcset_clear(ex__srcset *s)
 
 /* ------------------------------------------------------- record buffers */
 
-int ex__recs_reserve(ex_op *op, kn_ctx *kn, const kn_sort_layout *l, ex__recs *r, int64_t need, pa_err *err)
+int ex__recs_reserve(ex_op *op, const kn_ctx *kn, const kn_sort_layout *l, ex__recs *r, int64_t need,
+                     pa_err *err)
 {
     if (need <= r->cap)
         return PA_OK;
@@ -86,7 +87,7 @@ void ex__recs_free(ex_op *op, const kn_sort_layout *l, ex__recs *r)
     memset(r, 0, sizeof *r);
 }
 
-int ex__recs_sort(ex_op *op, kn_ctx *kn, const kn_sort_layout *l, ex__recs *r, const ex__srcset *src,
+int ex__recs_sort(ex_op *op, const kn_ctx *kn, const kn_sort_layout *l, ex__recs *r, const ex__srcset *src,
                   pa_err *err)
 {
     if (r->n <= 1)
@@ -103,19 +104,64 @@ int ex__recs_sort(ex_op *op, kn_ctx *kn, const kn_sort_layout *l, ex__recs *r, c
 
 /* ---------------------------------------------------------------- gather */
 
-int ex__sort_wait(kn_ctx *kn, pa_err *err)
+int ex__gather_init(ex_op *op, dv_device *dev, ex__gather *g, pa_err *err)
 {
-    if (dv_kind_of(kn->dev) == DV_KIND_CPU)
-        return PA_OK;   /* cpu kernels finished before they returned */
-    return dv_stream_sync(kn->stream, err);
+    memset(g, 0, sizeof *g);
+    g->dev = dev;
+    size_t n = (size_t)(op->n_cols > 0 ? op->n_cols : 1) * sizeof *g->bytes;
+    int rc = dv_host_alloc(dev, n, (void **)&g->bytes, err);
+    return rc == PA_OK ? rc : ex_oom(op, rc, err);
 }
 
-int ex__sort_gather(ex_op *op, ex_worker *w, kn_ctx *kn, const kn_sort_layout *l, const ex__srcset *src,
-                    const uint8_t *recs, int64_t n, int64_t *pinned, dv_chunk **out, pa_err *err)
+void ex__gather_close(ex__gather *g, dv_stream *st)
 {
+    if (g->bytes && st && dv_kind_of(g->dev) != DV_KIND_CPU)
+        dv_host_free_async(st, g->bytes, NULL);   /* a count may still be on its way */
+    else if (g->bytes)
+        dv_host_free(g->dev, g->bytes);
+    ex_pending_close(&g->pend);
+    memset(g, 0, sizeof *g);
+}
+
+/* Enqueue the string bytes of every VARCHAR column; *any = there is one. */
+static int count_bytes(ex_op *op, ex_worker *w, const kn_sort_layout *l, const ex__srcset *src,
+                       const uint8_t *recs, int64_t n, ex__gather *g, bool *any, pa_err *err)
+{
+    *any = false;
+    for (int j = 0; j < op->n_cols; j++) {
+        if (op->types[j].id != PA_TYPE_VARCHAR)
+            continue;
+        int rc = kn_sort_gather_bytes(&w->kn, l, src->cols, src->n, j, recs, n, &g->bytes[j], err);
+        if (rc != PA_OK)
+            return rc;
+        *any = true;
+    }
+    return PA_OK;
+}
+
+int ex__sort_gather(ex_op *op, ex_worker *w, const kn_sort_layout *l, const ex__srcset *src, const uint8_t *recs,
+                    int64_t n, ex__gather *g, dv_chunk **out, pa_err *err)
+{
+    int rc;
+    *out = NULL;
+    if (!g->counting) {
+        bool any;
+        if ((rc = count_bytes(op, w, l, src, recs, n, g, &any, err)) != PA_OK)
+            return rc;
+        g->counting = any;
+    }
+    if (g->counting) {
+        bool ready;
+        if ((rc = ex_pending_ready(w, &g->pend, &ready, err)) != PA_OK)
+            return rc;
+        if (!ready) {
+            w->blocked = true;
+            return PA_OK;
+        }
+        g->counting = false;
+    }
     dv_chunk *c = NULL;
-    int rc = ex_chunk_new(op, w, op->n_cols, &c, err);
-    if (rc != PA_OK)
+    if ((rc = ex_chunk_new(op, w, op->n_cols, &c, err)) != PA_OK)
         return rc;
     for (int j = 0; j < op->n_cols; j++) {
         pa_column *col = &c->columns[j];
@@ -126,14 +172,13 @@ int ex__sort_gather(ex_op *op, ex_worker *w, kn_ctx *kn, const kn_sort_layout *l
         if (nulls)
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&col->validity, err));
         if (col->type.id == PA_TYPE_VARCHAR) {
-            PA_TRY(rc = kn_sort_gather_bytes(kn, l, src->cols, src->n, j, recs, n, pinned, err));
-            PA_TRY(rc = ex__sort_wait(kn, err));
-            PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)*pinned, &col->data, err));
+            size_t bytes = (size_t)g->bytes[j];
+            PA_TRY(rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &col->data, err));
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&col->offsets, err));
         } else {
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)n * (size_t)pa_type_bytes(col->type), &col->data, err));
         }
-        PA_TRY(rc = kn_sort_gather(kn, l, src->cols, src->n, j, recs, n, col, err));
+        PA_TRY(rc = kn_sort_gather(&w->kn, l, src->cols, src->n, j, recs, n, col, err));
     }
     c->length = n;
     *out = c;
@@ -166,7 +211,7 @@ out:
     return rc;
 }
 
-int ex__sort_concat_runs(ex_op *op, kn_ctx *kn, ex__sort *s, pa_err *err)
+int ex__sort_concat_runs(ex_op *op, const kn_ctx *kn, ex__sort *s, pa_err *err)
 {
     int64_t total = 0;
     for (int i = 0; i < s->n_runs; i++)
@@ -191,44 +236,29 @@ int ex__sort_concat_runs(ex_op *op, kn_ctx *kn, ex__sort *s, pa_err *err)
 
 /* ---------------------------------------------------------------- output */
 
-int ex__sort_ctx_open(ex_query *q, kn_ctx *kn, pa_err *err)
-{
-    kn->dev = q->dev;
-    kn->stream = NULL;
-    return dv_stream_create(q->dev, &kn->stream, err);
-}
-
-void ex__sort_ctx_close(kn_ctx *kn)
-{
-    if (kn->stream)
-        dv_stream_destroy(kn->stream);
-    kn->stream = NULL;
-}
-
 int ex__sort_source_open(ex_op *op, ex_query *q, pa_err *err)
 {
     ex__sort *s = op->state;
     s->chunk_rows = q->chunk_rows > 0 ? q->chunk_rows : 65536;
-    s->dev = q->dev;
-    if (!s->pinned)
-        return dv_host_alloc(q->dev, sizeof *s->pinned, (void **)&s->pinned, err);
-    return PA_OK;
+    return s->g.bytes ? PA_OK : ex__gather_init(op, q->dev, &s->g, err);
 }
 
-/* Free the output state (records, runs, sources); s->mu held or unshared. */
-static void release_output(ex_op *op, ex__sort *s)
+/* Free the output state (records, runs, sources) once st reached the work
+ * enqueued so far (NULL: now); s->mu held or unshared. */
+static void release_output(ex_op *op, ex__sort *s, dv_stream *st)
 {
+    if (s->run_pos)
+        ex_free(op, s->run_pos, (size_t)s->n_runs * sizeof *s->run_pos);
     for (int i = 0; i < s->n_runs; i++) {
         ex__recs_free(op, &s->l, &s->runs[i].recs);
-        ex__srcset_clear(&s->runs[i].src);
+        ex__srcset_clear(&s->runs[i].src, st);
     }
     s->n_runs = 0;
     ex__recs_free(op, &s->l, &s->out);
     ex__recs_free(op, &s->l, &s->merge_buf);
-    ex__srcset_clear(&s->out_src);
+    ex__srcset_clear(&s->out_src, st);
     pa_free(s->run_p);
     pa_free(s->run_n);
-    pa_free(s->run_pos);
     s->run_p = NULL;
     s->run_n = s->run_pos = NULL;
 }
@@ -254,19 +284,20 @@ int ex__sort_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, p
     int rc = PA_OK;
     *out = NULL;
     pthread_mutex_lock(&s->mu);
-    if (s->out_pos < s->out_end) {
-        int64_t m = s->out_end - s->out_pos;
-        if (m > s->chunk_rows)
-            m = s->chunk_rows;
-        const uint8_t *recs;
-        rc = next_records(op, w, s, m, &recs, err);
-        if (rc == PA_OK)
-            rc = ex__sort_gather(op, w, &w->kn, &s->l, &s->out_src, recs, m, s->pinned, out, err);
-        if (rc == PA_OK)
-            s->out_pos += m;
+    if (!s->making && s->out_pos < s->out_end) {   /* a new chunk: its records */
+        s->m = s->out_end - s->out_pos < s->chunk_rows ? s->out_end - s->out_pos : s->chunk_rows;
+        if ((rc = next_records(op, w, s, s->m, &s->recs, err)) == PA_OK)
+            s->making = true;
     }
-    if (rc == PA_OK && s->out_pos >= s->out_end)
-        release_output(op, s);   /* give the memory back before the query ends */
+    if (s->making) {
+        rc = ex__sort_gather(op, w, &s->l, &s->out_src, s->recs, s->m, &s->g, out, err);
+        if (rc == PA_OK && *out) {
+            s->making = false;
+            s->out_pos += s->m;
+        }
+    }
+    if (rc == PA_OK && !s->making && s->out_pos >= s->out_end)
+        release_output(op, s, w->stream);   /* give the memory back before the query ends */
     pthread_mutex_unlock(&s->mu);
     return rc;
 }
@@ -276,13 +307,11 @@ void ex__sort_destroy(ex_op *op)
     ex__sort *s = op->state;
     if (!s)
         return;
-    release_output(op, s);
+    release_output(op, s, NULL);
     pa_free(s->runs);
     s->runs = NULL;
     s->cap_runs = 0;
-    if (s->pinned)
-        dv_host_free(s->dev, s->pinned);
-    s->pinned = NULL;
+    ex__gather_close(&s->g, NULL);
     pthread_mutex_destroy(&s->mu);
     op->state = NULL;
 }

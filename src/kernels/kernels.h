@@ -870,6 +870,11 @@ int kn_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t
  * dst->validity (if not NULL) gets src's bits, or ones. Used to concatenate
  * chunks into one columnar buffer. */
 int kn_append_column(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err);
+/* Validity bits from any bit position (kn_bits.c): dst bits [0, n) = src
+ * bits [src_at, src_at + n), the unused high bits of dst's last byte
+ * cleared; dst ((n + 7) / 8 bytes) overlaps no source byte. A slice of a
+ * column that starts at a row not a multiple of 8 (LIMIT/OFFSET) needs it. */
+int kn_copy_bits(const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst, pa_err *err);
 
 /* ------------------------------------------------------------ hash join
  *

@@ -136,6 +136,9 @@
       (ctx, src, idx, n, dst, err))                                                                         \
     X(append_column, (const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err),    \
       (ctx, src, dst, at, err))                                                                             \
+    X(copy_bits, (const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst,           \
+                  pa_err *err),                                                                             \
+      (ctx, src, src_at, n, dst, err))                                                                      \
     /* hash join */                                                                                         \
     X(join_build, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err),               \
       (ctx, t, hashes, err))                                                                                \

@@ -10,8 +10,9 @@
  *    so its result is small next to its input; a plain filter over a table
  *    stays inlined, keeping its predicates' pushdown into the scan; or it
  *    ends in LIMIT/OFFSET, which could keep different rows in two runs;
- *  - the device is host-visible (the result is kept in host chunks);
  *  - the statement is run (EXPLAIN without ANALYZE runs nothing).
+ * The result is kept in host chunks; ROWS hands them out as views on a
+ * host-visible device and uploads them on the others.
  * Materializing binds, lowers and runs the query in a plan of its own on
  * its first reference; every reference then reads the result through a
  * ROWS source (ex_rows) with fresh column ids.
@@ -67,8 +68,7 @@ void sq_cte_decide(sq_ctx *c, sq_cte *q)
 {
     q->materialize = false;
     const pgn *body = q->def->ctequery;
-    if (c->no_run || !dv_host_visible(c->s->opt.dev) || !body ||
-        body->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+    if (c->no_run || !body || body->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
         return;
     /* Only a WITH of the statement itself (not of a view's text). */
     size_t len = strlen(q->name), tl = strlen(c->text);

@@ -9,7 +9,13 @@
  * whole rows must be preserved), for every type, mixed ASC/DESC, NULLS
  * FIRST/LAST, long common string prefixes, empty chunks, all three modes,
  * several workers; top-N with N > rows, N = 0 and offsets; LIMIT returning
- * exactly N rows and stopping its pipeline early; out of memory naming SORT.
+ * exactly N rows (the right ones, cut at any row, NULLs included) and
+ * stopping its pipeline early; RECHUNK, and ROWS over an earlier result
+ * under UNION ALL; out of memory naming SORT.
+ *
+ * Test code never touches device memory: inputs are made in host chunks
+ * (pinned buffers), uploaded with dv_copy_async, and compared through the
+ * host chunks; results (ex_result) are host chunks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,7 +100,8 @@ static const char *const words[] = {"", "a", "ab", "b", "zz", "a\0b", "customer#
 static const int word_len[] = {0, 1, 2, 1, 2, 3, 28, 29, 28, 18, 19};
 #define N_WORDS 11
 
-/* A chunk of n rows of the NT columns; dup = value range; null_pct per column. */
+/* A host chunk of n rows of the NT columns; dup = value range; null_pct
+ * per column. */
 static dv_chunk *make_chunk(rng *r, int64_t n, int dup, int null_pct)
 {
     dv_chunk *c;
@@ -105,15 +112,15 @@ static dv_chunk *make_chunk(rng *r, int64_t n, int dup, int null_pct)
         col->type = type_of(t);
         col->length = n;
         if (null_pct && below(r, 2)) {
-            OK(dv_chunk_alloc(c, (size_t)(n + 7) / 8 + 1, (void **)&col->validity, &err));
+            OK(dv_chunk_alloc_host(c, (size_t)(n + 7) / 8 + 1, (void **)&col->validity, &err));
             memset(col->validity, 0, (size_t)(n + 7) / 8 + 1);
             for (int64_t i = 0; i < n; i++)
                 if ((int)below(r, 100) >= null_pct)
                     col->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
         }
         if (t == 7) {
-            OK(dv_chunk_alloc(c, (size_t)(n + 1) * 4, (void **)&col->offsets, &err));
-            OK(dv_chunk_alloc(c, (size_t)n * 32 + 1, &col->data, &err));
+            OK(dv_chunk_alloc_host(c, (size_t)(n + 1) * 4, (void **)&col->offsets, &err));
+            OK(dv_chunk_alloc_host(c, (size_t)n * 32 + 1, &col->data, &err));
             col->offsets[0] = 0;
             for (int64_t i = 0; i < n; i++) {
                 int k = (int)below(r, dup < N_WORDS ? (uint64_t)dup : N_WORDS);
@@ -122,7 +129,7 @@ static dv_chunk *make_chunk(rng *r, int64_t n, int dup, int null_pct)
             }
             continue;
         }
-        OK(dv_chunk_alloc(c, (size_t)(n ? n : 1) * (size_t)pa_type_bytes(col->type), &col->data, &err));
+        OK(dv_chunk_alloc_host(c, (size_t)(n ? n : 1) * (size_t)pa_type_bytes(col->type), &col->data, &err));
         for (int64_t i = 0; i < n; i++) {
             int64_t v = (int64_t)below(r, (uint64_t)dup) - dup / 2;
             switch (t) {
@@ -141,6 +148,58 @@ static dv_chunk *make_chunk(rng *r, int64_t n, int dup, int null_pct)
         }
     }
     return c;
+}
+
+/* Device buffer *dst of d holding the n host bytes at src. */
+static void put(dv_chunk *d, dv_stream *st, void **dst, const void *src, size_t n)
+{
+    OK(dv_chunk_alloc(d, n ? n : 1, dst, &err));
+    if (n)
+        OK(dv_copy_async(st, *dst, src, n, DV_COPY_H2D, &err));
+}
+
+/* A device copy of host chunk h, ready when it returns. */
+static dv_chunk *upload(const dv_chunk *h)
+{
+    dv_chunk *d;
+    dv_stream *st;
+    OK(dv_chunk_create(g_dev, h->n_columns, &d, &err));
+    OK(dv_stream_create(g_dev, &st, &err));
+    d->length = h->length;
+    for (int t = 0; t < h->n_columns; t++) {
+        const pa_column *hc = &h->columns[t];
+        pa_column *dc = &d->columns[t];
+        int64_t n = hc->length;
+        *dc = (pa_column){.type = hc->type, .length = n};
+        if (hc->validity)
+            put(d, st, (void **)&dc->validity, hc->validity, (size_t)(n + 7) / 8);
+        if (hc->type.id == PA_TYPE_VARCHAR) {
+            put(d, st, (void **)&dc->offsets, hc->offsets, (size_t)(n + 1) * 4);
+            put(d, st, &dc->data, hc->data, (size_t)hc->offsets[n]);
+        } else {
+            put(d, st, &dc->data, hc->data, (size_t)n * (size_t)pa_type_bytes(hc->type));
+        }
+    }
+    OK(dv_stream_sync(st, &err));
+    dv_stream_destroy(st);
+    return d;
+}
+
+/* Test input: host chunks (the reference) and their device copies (fed). */
+typedef struct input {
+    dv_chunk **host, **dev;
+    int n;
+} input;
+
+static input input_new(int n)
+{
+    input in = {calloc((size_t)(n ? n : 1), sizeof(dv_chunk *)), calloc((size_t)(n ? n : 1), sizeof(dv_chunk *)), n};
+    return in;
+}
+static void input_set(input *in, int i, dv_chunk *host)
+{
+    in->host[i] = host;
+    in->dev[i] = upload(host);
 }
 
 static ex_op *make_feed(ex_plan *p, feed *f)
@@ -249,7 +308,7 @@ static rowref *rows_of(dv_chunk *const *cs, int nc, int64_t *n)
 
 /* ------------------------------------------------------------ running */
 
-typedef enum { K_SORT, K_TOPN, K_LIMIT } kind;
+typedef enum { K_SORT, K_TOPN, K_LIMIT, K_RECHUNK } kind;
 
 static int run_plan(dv_chunk **in, int nin, kind k, const ex_sort_key *keys, int nk, int64_t limit,
                     int64_t offset, ex_mode mode, int threads, int64_t chunk_rows, ex_result **res, ex_op **feed_op)
@@ -262,8 +321,10 @@ static int run_plan(dv_chunk **in, int nin, kind k, const ex_sort_key *keys, int
         OK(ex_sort(p, src, keys, nk, &top, &err));
     else if (k == K_TOPN)
         OK(ex_topn(p, src, keys, nk, limit, offset, &top, &err));
-    else
+    else if (k == K_LIMIT)
         OK(ex_limit(p, src, limit, offset, &top, &err));
+    else
+        OK(ex_rechunk(p, src, limit, &top, &err));   /* limit: the target rows */
     ex_run_options o = {.dev = g_dev, .mode = mode, .threads = threads, .chunk_rows = chunk_rows};
     pa_err_clear(&err);
     int rc = ex_run(p, top, &o, res, &err);
@@ -306,18 +367,21 @@ static void check_ordered(const ex_result *r, dv_chunk **in, int nin, const ex_s
     free(got);
 }
 
-static dv_chunk **make_input(rng *r, int nin, int64_t max_rows, int dup, int null_pct)
+static input make_input(rng *r, int nin, int64_t max_rows, int dup, int null_pct)
 {
-    dv_chunk **in = calloc((size_t)nin, sizeof *in);
+    input in = input_new(nin);
     for (int i = 0; i < nin; i++)
-        in[i] = make_chunk(r, below(r, 6) == 0 ? 0 : 1 + (int64_t)below(r, (uint64_t)max_rows), dup, null_pct);
+        input_set(&in, i, make_chunk(r, below(r, 6) == 0 ? 0 : 1 + (int64_t)below(r, (uint64_t)max_rows), dup, null_pct));
     return in;
 }
-static void free_input(dv_chunk **in, int nin)
+static void free_input(input *in)
 {
-    for (int i = 0; i < nin; i++)
-        dv_chunk_destroy(in[i]);
-    free(in);
+    for (int i = 0; i < in->n; i++) {
+        dv_chunk_destroy(in->host[i]);
+        dv_chunk_destroy(in->dev[i]);
+    }
+    free(in->host);
+    free(in->dev);
 }
 
 static void random_keys(rng *r, ex_sort_key *keys, int *nk)
@@ -327,23 +391,54 @@ static void random_keys(rng *r, ex_sort_key *keys, int *nk)
         keys[k] = (ex_sort_key){(int)below(r, NT), below(r, 2) == 1, below(r, 2) == 1};
 }
 
-/* ---------------------------------------------------------------- tests */
+/* Whole rows of the host chunks, in order, against rows [lo, lo + m) of
+ * the reference: equal row by row. */
+static void check_rows(const ex_result *r, dv_chunk *const *want_chunks, int nw, int64_t lo, int64_t m)
+{
+    int64_t n, got_n;
+    rowref *want = rows_of(want_chunks, nw, &n);
+    rowref *got = rows_of(r->chunks, r->n_chunks, &got_n);
+    assert_int_equal(got_n, m);
+    assert_int_equal(r->n_rows, m);
+    for (int64_t i = 0; i < m; i++)
+        if (row_hash(got[i].c, got[i].row) != row_hash(want[lo + i].c, want[lo + i].row))
+            fail_msg("row %lld differs from input row %lld", (long long)i, (long long)(lo + i));
+    free(want);
+    free(got);
+}
+
+/* The multiset of whole rows of a result equals the input's. */
+static void check_same_rows(const ex_result *r, dv_chunk *const *want_chunks, int nw, int copies)
+{
+    int64_t n, m;
+    rowref *want = rows_of(want_chunks, nw, &n);
+    rowref *got = rows_of(r->chunks, r->n_chunks, &m);
+    assert_int_equal(m, n * copies);
+    uint64_t hw = 0, hg = 0;
+    for (int64_t i = 0; i < n; i++)
+        hw += row_hash(want[i].c, want[i].row) * (uint64_t)copies;
+    for (int64_t i = 0; i < m; i++)
+        hg += row_hash(got[i].c, got[i].row);
+    assert_true(hw == hg);
+    free(want);
+    free(got);
+}
 
 static void test_sort_random(void **state)
 {
     rng r = {0xabcdef12345ull};
     for (int it = 0; it < 40; it++) {
         int nin = 1 + (int)below(&r, 12);
-        dv_chunk **in = make_input(&r, nin, it % 5 == 0 ? 2000 : 300, it % 2 ? 7 : 100000, 15);
+        input in = make_input(&r, nin, it % 5 == 0 ? 2000 : 300, it % 2 ? 7 : 100000, 15);
         ex_sort_key keys[4];
         int nk;
         random_keys(&r, keys, &nk);
         ex_result *res;
         ex_mode mode = (ex_mode)(it % 3);
-        OK(run_plan(in, nin, K_SORT, keys, nk, 0, 0, mode, 1 + it % 3, 1 + (int64_t)below(&r, 700), &res, NULL));
-        check_ordered(res, in, nin, keys, nk, INT64_MAX, 0);
+        OK(run_plan(in.dev, nin, K_SORT, keys, nk, 0, 0, mode, 1 + it % 3, 1 + (int64_t)below(&r, 700), &res, NULL));
+        check_ordered(res, in.host, nin, keys, nk, INT64_MAX, 0);
         ex_result_destroy(res);
-        free_input(in, nin);
+        free_input(&in);
     }
 }
 
@@ -351,33 +446,33 @@ static void test_sort_random(void **state)
 static void test_sort_each_type(void **state)
 {
     rng r = {31337};
-    dv_chunk **in = make_input(&r, 6, 400, 30, 20);
+    input in = make_input(&r, 6, 400, 30, 20);
     for (int t = 0; t < NT; t++)
         for (int f = 0; f < 4; f++) {
             ex_sort_key key = {t, f & 1, (f >> 1) & 1};
             ex_result *res;
-            OK(run_plan(in, 6, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 3, 128, &res, NULL));
-            check_ordered(res, in, 6, &key, 1, INT64_MAX, 0);
+            OK(run_plan(in.dev, 6, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 3, 128, &res, NULL));
+            check_ordered(res, in.host, 6, &key, 1, INT64_MAX, 0);
             ex_result_destroy(res);
         }
-    free_input(in, 6);
+    free_input(&in);
 }
 
 static void test_sort_empty(void **state)
 {
     rng r = {5};
-    dv_chunk **in = make_input(&r, 3, 1, 5, 0);
+    input in = make_input(&r, 3, 1, 5, 0);
     for (int i = 0; i < 3; i++)
-        in[i]->length = 0;
+        in.host[i]->length = in.dev[i]->length = 0;
     ex_sort_key key = {7, false, false};
     ex_result *res;
-    OK(run_plan(in, 3, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 0, &res, NULL));
+    OK(run_plan(in.dev, 3, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 0, &res, NULL));
     assert_int_equal(res->n_rows, 0);
     ex_result_destroy(res);
-    OK(run_plan(in, 0, K_TOPN, &key, 1, 10, 0, EX_MODE_CHUNKED, 2, 0, &res, NULL));
+    OK(run_plan(in.dev, 0, K_TOPN, &key, 1, 10, 0, EX_MODE_CHUNKED, 2, 0, &res, NULL));
     assert_int_equal(res->n_rows, 0);
     ex_result_destroy(res);
-    free_input(in, 3);
+    free_input(&in);
 }
 
 static void test_topn(void **state)
@@ -386,16 +481,16 @@ static void test_topn(void **state)
     static const int64_t limits[] = {0, 1, 3, 10, 100, 5000, 100000};
     for (int it = 0; it < 60; it++) {
         int nin = 1 + (int)below(&r, 10);
-        dv_chunk **in = make_input(&r, nin, it % 4 == 0 ? 3000 : 400, it % 2 ? 9 : 50000, 10);
+        input in = make_input(&r, nin, it % 4 == 0 ? 3000 : 400, it % 2 ? 9 : 50000, 10);
         ex_sort_key keys[4];
         int nk;
         random_keys(&r, keys, &nk);
         int64_t limit = limits[below(&r, 7)], offset = below(&r, 3) == 0 ? (int64_t)below(&r, 500) : 0;
         ex_result *res;
-        OK(run_plan(in, nin, K_TOPN, keys, nk, limit, offset, (ex_mode)(it % 3), 1 + it % 3, 0, &res, NULL));
-        check_ordered(res, in, nin, keys, nk, limit, offset);
+        OK(run_plan(in.dev, nin, K_TOPN, keys, nk, limit, offset, (ex_mode)(it % 3), 1 + it % 3, 0, &res, NULL));
+        check_ordered(res, in.host, nin, keys, nk, limit, offset);
         ex_result_destroy(res);
-        free_input(in, nin);
+        free_input(&in);
     }
 }
 
@@ -405,36 +500,36 @@ static void test_topn_compaction(void **state)
 {
     rng r = {4141};
     int nin = 200;
-    dv_chunk **in = calloc((size_t)nin, sizeof *in);
+    input in = input_new(nin);
     for (int i = 0; i < nin; i++)
-        in[i] = make_chunk(&r, 1 + (int64_t)below(&r, 500), i % 2 ? 11 : 1000, 5);
+        input_set(&in, i, make_chunk(&r, 1 + (int64_t)below(&r, 500), i % 2 ? 11 : 1000, 5));
     ex_sort_key keys[3] = {{7, true, false}, {3, false, true}, {1, true, true}};
     for (int v = 0; v < 3; v++) {
         int64_t limit = v == 0 ? 5 : v == 1 ? 37 : 2000;
         ex_result *res;
-        OK(run_plan(in, nin, K_TOPN, keys, 3, limit, v, EX_MODE_OVERLAPPED, 2, 0, &res, NULL));
-        check_ordered(res, in, nin, keys, 3, limit, v);
+        OK(run_plan(in.dev, nin, K_TOPN, keys, 3, limit, v, EX_MODE_OVERLAPPED, 2, 0, &res, NULL));
+        check_ordered(res, in.host, nin, keys, 3, limit, v);
         ex_result_destroy(res);
     }
-    free_input(in, nin);
+    free_input(&in);
 }
 
 static void test_limit(void **state)
 {
     rng r = {99};
     int nin = 400;
-    dv_chunk **in = calloc((size_t)nin, sizeof *in);
+    input in = input_new(nin);
     int64_t total = 0;
     for (int i = 0; i < nin; i++) {
-        in[i] = make_chunk(&r, 1 + (int64_t)below(&r, 100), 100, 10);
-        total += in[i]->length;
+        input_set(&in, i, make_chunk(&r, 1 + (int64_t)below(&r, 100), 100, 10));
+        total += in.host[i]->length;
     }
     static const int64_t cases[][2] = {{0, 0}, {1, 0}, {250, 0}, {250, 333}, {7, 95}, {1000000, 0}, {10, 1000000}};
     for (int c = 0; c < 7; c++)
         for (int mode = 0; mode < 3; mode++) {
             int64_t limit = cases[c][0], offset = cases[c][1];
             ex_result *res;
-            OK(run_plan(in, nin, K_LIMIT, NULL, 0, limit, offset, (ex_mode)mode, 3, 0, &res, NULL));
+            OK(run_plan(in.dev, nin, K_LIMIT, NULL, 0, limit, offset, (ex_mode)mode, 3, 0, &res, NULL));
             int64_t want = offset >= total ? 0 : (limit < total - offset ? limit : total - offset);
             assert_int_equal(res->n_rows, want);
             int64_t n;
@@ -454,16 +549,40 @@ static void test_limit(void **state)
             }
             ex_result_destroy(res);
         }
-    free_input(in, nin);
+    free_input(&in);
+}
+
+/* One worker: LIMIT passes exactly rows [offset, offset + limit) of the
+ * input in order, whole rows with their NULLs, cut anywhere in a chunk. */
+static void test_limit_values(void **state)
+{
+    rng r = {4242};
+    int nin = 40;
+    input in = input_new(nin);
+    int64_t total = 0;
+    for (int i = 0; i < nin; i++) {
+        input_set(&in, i, make_chunk(&r, 1 + (int64_t)below(&r, 90), 50, 30));
+        total += in.host[i]->length;
+    }
+    for (int c = 0; c < 24; c++) {
+        int64_t offset = c < 8 ? c : (int64_t)below(&r, (uint64_t)total), limit = 1 + (int64_t)below(&r, 200);
+        ex_mode mode = (ex_mode)(c % 3);
+        ex_result *res;
+        OK(run_plan(in.dev, nin, K_LIMIT, NULL, 0, limit, offset, mode, 1, 0, &res, NULL));
+        int64_t want = offset >= total ? 0 : (limit < total - offset ? limit : total - offset);
+        check_rows(res, in.host, nin, offset, want);
+        ex_result_destroy(res);
+    }
+    free_input(&in);
 }
 
 /* LIMIT above SORT (one ordered worker) is exactly TOPN's answer. */
 static void test_limit_over_sort(void **state)
 {
     rng r = {2024};
-    dv_chunk **in = make_input(&r, 8, 500, 60, 10);
+    input in = make_input(&r, 8, 500, 60, 10);
     ex_sort_key keys[2] = {{1, true, true}, {7, false, false}};
-    feed f = {in, 8, 0};
+    feed f = {in.dev, 8, 0};
     ex_plan *p;
     OK(ex_plan_create(&p, &err));
     ex_op *src = make_feed(p, &f), *s, *l;
@@ -472,10 +591,69 @@ static void test_limit_over_sort(void **state)
     ex_run_options o = {.dev = g_dev, .threads = 2, .chunk_rows = 50};
     ex_result *res;
     OK(ex_run(p, l, &o, &res, &err));
-    check_ordered(res, in, 8, keys, 2, 123, 45);
+    check_ordered(res, in.host, 8, keys, 2, 123, 45);
     ex_result_destroy(res);
     ex_plan_destroy(p);
-    free_input(in, 8);
+    free_input(&in);
+}
+
+/* RECHUNK: small chunks (strings, NULLs) concatenated into bigger ones;
+ * one worker keeps their order, several keep the rows. */
+static void test_rechunk(void **state)
+{
+    rng r = {1717};
+    input in = make_input(&r, 60, 40, 1000, 20);
+    static const int64_t targets[] = {1, 25, 100, 1000};
+    for (int t = 0; t < 4; t++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            ex_result *res;
+            OK(run_plan(in.dev, 60, K_RECHUNK, NULL, 0, targets[t], 0, (ex_mode)(t % 3), threads, 0, &res, NULL));
+            if (threads == 1) {
+                int64_t total = 0;
+                for (int i = 0; i < 60; i++)
+                    total += in.host[i]->length;
+                check_rows(res, in.host, 60, 0, total);
+            } else {
+                check_same_rows(res, in.host, 60, 1);
+            }
+            ex_result_destroy(res);
+        }
+    free_input(&in);
+}
+
+/* ROWS: an earlier run's result read twice under UNION ALL, sorted. */
+static void test_rows_union(void **state)
+{
+    rng r = {3131};
+    input in = make_input(&r, 10, 300, 40, 15);
+    ex_sort_key key = {7, false, true};
+    ex_result *first;
+    OK(run_plan(in.dev, 10, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 100, &first, NULL));
+    for (int mode = 0; mode < 3; mode++) {
+        ex_plan *p;
+        OK(ex_plan_create(&p, &err));
+        ex_op *rows[2], *u, *s;
+        OK(ex_rows(p, first, &rows[0], &err));
+        OK(ex_rows(p, first, &rows[1], &err));
+        OK(ex_union_all(p, rows, 2, &u, &err));
+        OK(ex_sort(p, u, &key, 1, &s, &err));
+        ex_run_options o = {.dev = g_dev, .mode = (ex_mode)mode, .threads = 2, .chunk_rows = 70};
+        ex_result *res;
+        OK(ex_run(p, s, &o, &res, &err));
+        check_same_rows(res, in.host, 10, 2);
+        int64_t n;
+        rowref *got = rows_of(res->chunks, res->n_chunks, &n);
+        g_keys = &key;
+        g_nkeys = 1;
+        for (int64_t i = 1; i < n; i++)
+            if (cmp_rows(&got[i - 1], &got[i]) > 0)
+                fail_msg("row %lld sorts before row %lld", (long long)i, (long long)(i - 1));
+        free(got);
+        ex_result_destroy(res);
+        ex_plan_destroy(p);
+    }
+    ex_result_destroy(first);
+    free_input(&in);
 }
 
 static void test_builder_errors(void **state)
@@ -500,23 +678,23 @@ static void test_builder_errors(void **state)
 static void test_sort_out_of_memory(void **state)
 {
     rng r = {8};
-    dv_chunk **in = make_input(&r, 20, 3000, 1000, 0);
+    input in = make_input(&r, 20, 3000, 1000, 0);
     pa_mempool_stats ms;
     dv_memory_stats(g_dev, &ms, NULL);
     dv_set_memory_limit(g_dev, ms.current + 64 * 1024);
     ex_sort_key key = {2, false, false};
     ex_result *res = NULL;
-    int rc = run_plan(in, 20, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 0, &res, NULL);
+    int rc = run_plan(in.dev, 20, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 0, &res, NULL);
     assert_int_equal(rc, PA_ENOMEM);
     assert_null(res);
     if (!strstr(err.msg, "SORT"))
         fail_msg("message does not name SORT: %s", err.msg);
     dv_set_memory_limit(g_dev, 0);
     dv_memory_stats(g_dev, &ms, NULL);
-    OK(run_plan(in, 20, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 0, &res, NULL));
-    check_ordered(res, in, 20, &key, 1, INT64_MAX, 0);
+    OK(run_plan(in.dev, 20, K_SORT, &key, 1, 0, 0, EX_MODE_OVERLAPPED, 2, 0, &res, NULL));
+    check_ordered(res, in.host, 20, &key, 1, INT64_MAX, 0);
     ex_result_destroy(res);
-    free_input(in, 20);
+    free_input(&in);
 }
 
 int main(void)
@@ -529,7 +707,10 @@ int main(void)
         cmocka_unit_test(test_topn),
         cmocka_unit_test(test_topn_compaction),
         cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_limit_values),
         cmocka_unit_test(test_limit_over_sort),
+        cmocka_unit_test(test_rechunk),
+        cmocka_unit_test(test_rows_union),
         cmocka_unit_test(test_sort_out_of_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
