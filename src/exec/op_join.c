@@ -141,16 +141,30 @@ typedef struct build_local {
     ex_role role;             /* EX_ROLE_SINK: tells the locals apart */
     ex__join_seg **segs;      /* the last one is being filled */
     int n, cap;
+    dv_chunk *pend;           /* a chunk whose string bytes are being counted, or NULL */
+    int64_t *bytes;           /* pinned: per build column, pend's string bytes */
+    ex_pending ready;         /* bytes */
+    dv_device *dev;
+    dv_stream *stream;        /* the worker's: pend released in its order at the end */
 } build_local;
 
 static int join_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
 {
     if (w->role == EX_ROLE_STREAMING)
         return ex__join_probe_local_init(op, w, local, err);
+    ex__join *j = op->state;
     build_local *bl = pa_calloc(1, sizeof *bl);
     if (!bl)
         return pa_error(err, PA_ENOMEM, "out of host memory for a build worker");
     bl->role = EX_ROLE_SINK;
+    bl->dev = w->dev;
+    bl->stream = w->stream;
+    size_t nb = (size_t)(j->n_bcols ? j->n_bcols : 1) * sizeof *bl->bytes;
+    int rc = dv_host_alloc(w->dev, nb, (void **)&bl->bytes, err);
+    if (rc != PA_OK) {
+        pa_free(bl);
+        return ex_oom(op, rc, err);
+    }
     *local = bl;
     return PA_OK;
 }
@@ -167,25 +181,22 @@ static void join_local_free(ex_op *op, void *local)
         if (bl->segs[i])
             seg_free(op, bl->segs[i]);
     pa_free(bl->segs);
+    dv_chunk_release(bl->pend, bl->stream);
+    dv_host_free_async(bl->stream, bl->bytes, NULL);   /* a failed query's kernel may still write it */
+    ex_pending_close(&bl->ready);
     pa_free(bl);
 }
 
-/* Copy the build columns of one input chunk into the worker's current
- * segment (a new one when it is full), so the chunk - and the scan chunk
- * it may view - is let go at once. */
-static int join_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
+/* Copy the build columns of chunk in, with str_bytes[c] bytes of strings in
+ * column c, into the worker's current segment (a new one when it is
+ * full). */
+static int append(ex_op *op, ex_worker *w, build_local *bl, dv_chunk *in, const int64_t *str_bytes, pa_err *err)
 {
     ex__join *j = op->state;
-    build_local *bl = local;
     int64_t n = in->length;
-    if (n == 0)
-        return PA_OK;
     const pa_column *src[EX__JOIN_MAX_COLS];
-    int64_t str_bytes[EX__JOIN_MAX_COLS];
-    for (int c = 0; c < j->n_bcols; c++) {
+    for (int c = 0; c < j->n_bcols; c++)
         src[c] = &in->columns[j->bcol_src[c]];
-        str_bytes[c] = src[c]->offsets ? src[c]->offsets[n] - src[c]->offsets[0] : 0;
-    }
     ex__join_seg *sg = bl->n ? bl->segs[bl->n - 1] : NULL;
     int rc;
     if (!sg || !seg_fits(sg, j->n_bcols, src, n, str_bytes)) {
@@ -206,11 +217,66 @@ static int join_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err 
     return seg_append(&w->kn, sg, j->n_bcols, src, n, str_bytes, err);
 }
 
+/* Append the chunk whose string bytes were being counted, once they are
+ * known; false in *ready while they are not (w->wait names the event). */
+static int append_pending(ex_op *op, ex_worker *w, build_local *bl, bool *ready, pa_err *err)
+{
+    *ready = true;
+    if (!bl->pend)
+        return PA_OK;
+    int rc = ex_pending_ready(w, &bl->ready, ready, err);
+    if (rc != PA_OK || !*ready)
+        return rc;
+    rc = append(op, w, bl, bl->pend, bl->bytes, err);
+    dv_chunk_release(bl->pend, w->stream);   /* after the kernels that read it */
+    bl->pend = NULL;
+    return rc;
+}
+
+/* Copy the build columns of one input chunk into the worker's segments, so
+ * the chunk - and the scan chunk it may view - is let go at once. With
+ * strings, their bytes are counted by a kernel first; where that has not
+ * run when the call returns (a device with asynchronous kernels), the chunk
+ * is kept and appended at the next call, which waits for the count if it
+ * must. */
+static int join_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
+{
+    ex__join *j = op->state;
+    build_local *bl = local;
+    bool ready, strings = false;
+    int rc = append_pending(op, w, bl, &ready, err);
+    if (rc != PA_OK || !ready) {
+        w->blocked = rc == PA_OK;
+        return rc;
+    }
+    if (in->length == 0)
+        return PA_OK;
+    for (int c = 0; c < j->n_bcols && rc == PA_OK; c++) {
+        const pa_column *src = &in->columns[j->bcol_src[c]];
+        bl->bytes[c] = 0;
+        if (src->type.id == PA_TYPE_VARCHAR) {
+            strings = true;
+            rc = kn_concat_bytes(&w->kn, src, 1, &bl->bytes[c], err);
+        }
+    }
+    if (rc != PA_OK || !strings)
+        return rc == PA_OK ? append(op, w, bl, in, bl->bytes, err) : rc;
+    bl->pend = dv_chunk_retain(in);
+    if ((rc = append_pending(op, w, bl, &ready, err)) == PA_OK && !ready)
+        w->wait = NULL;   /* not waiting now: the next call looks again */
+    return rc;
+}
+
 static int join_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
 {
     ex__join *j = op->state;
     build_local *bl = local;
-    int rc = PA_OK;
+    bool ready;
+    int rc = append_pending(op, w, bl, &ready, err);
+    if (rc != PA_OK || !ready) {
+        w->blocked = rc == PA_OK;
+        return rc;
+    }
     pthread_mutex_lock(&j->mu);
     for (int i = 0; i < bl->n && rc == PA_OK; i++) {
         rc = segs_push(&j->segs, &j->n_segs, &j->cap_segs, bl->segs[i], err);
@@ -290,9 +356,7 @@ static pa_column rows_view(const pa_column *c, int64_t lo, int64_t n)
 static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
 {
     ex__join *j = op->state;
-    /* Finalize runs on the coordinator, without a worker stream; on the cpu
-     * device kernels run on the calling thread and ignore the stream. */
-    kn_ctx kn = {q->dev, NULL};
+    kn_ctx kn = {q->dev, q->fin_stream};
     int rc = concat_segments(op, j, q, &kn, err);
     if (rc != PA_OK)
         return rc;
@@ -339,11 +403,9 @@ static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
             rc = kn_join_build_rows(&kn, &j->table, hashes, lo, lo + n, err);
     }
     ex_free(op, hashes, hb);
-    /* The build info is complete after the last slice (the cpu device's
-     * kernels have finished; a device with asynchronous kernels syncs
-     * before the probe pipeline starts). */
-    if (rc == PA_OK && j->single && !j->info->unique)
-        rc = pa_error(err, PA_EINVAL, "more than one row returned by a subquery used as an expression");
+    /* The build info is complete once the stream reached the last slice:
+     * the probe reads it (and checks ex_hash_join_single) behind its
+     * first wait, which comes after this on its stream. */
     if (rc == PA_OK)
         j->built = true;
     return rc;

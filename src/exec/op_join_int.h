@@ -16,20 +16,31 @@
  *   name; the input chunk, and the scan chunk it may view, is freed at once,
  *   DESIGN.md rule 1). Finalize concatenates the segments into one columnar
  *   buffer (kept as it is when there is only one), hashes the keys, lays
- *   out and builds the kn_join table (a second allocation).
+ *   out and builds the kn_join table (a second allocation), every kernel on
+ *   q->fin_stream, which the probe workers' streams wait for.
  * - Probe: per input chunk, hash the probe keys once, then kn_join_probe
- *   with a capacity of max(rows, chunk_rows) output rows (rows when the
- *   build keys are unique or the join is SEMI/ANTI/MARK, so one call is
+ *   with a capacity of max(rows, chunk_rows) output rows (rows for SEMI,
+ *   ANTI and MARK, and while the build keys may be unique, so one call is
  *   enough); a key that fans out beyond the capacity returns EX_HAVE_OUTPUT
  *   and the next call resumes from the cursor. Output probe columns pass
  *   through without a copy (dv_chunk_depend) when the output rows are
  *   exactly the input rows in order (SEMI/ANTI with every row, MARK always,
  *   INNER/LEFT on unique keys with every row matched); otherwise they are
  *   gathered (kn_take), as are the build columns (-1 = NULL for LEFT).
- * - Sizes: the probe's output count lands in the cursor, in pinned memory.
- *   On the cpu device kernels finish before they return, so the operator
- *   reads it at once; a device with asynchronous kernels records an event
- *   and answers EX_BLOCKED here (the CUDA issue).
+ * - Sizes (DESIGN.md rule 2): the host never reads device memory. Data-
+ *   dependent sizes land in pinned memory (the probe's ex__join_pin: the
+ *   cursor, a count, string bytes per column; the build worker's string
+ *   bytes per chunk) and are read behind an event (ex_pending). A probe
+ *   worker keeps a phase (ex__probe_phase) and answers EX_BLOCKED while
+ *   one is pending, resuming there when called again; on the cpu device
+ *   the kernels finished before returning and nothing waits. Whether the
+ *   output rows are the input's rows in order comes from what the host
+ *   knows (one call covering the chunk, at most one output row per probe
+ *   row, as many rows out as in), not from reading the indexes; the build
+ *   info (unique keys) is read by the probe after its first wait, which
+ *   follows the build's finalize on the worker's stream. A build worker
+ *   counts a chunk's string bytes with a kernel and appends the chunk at
+ *   its next sink call (or combine), so the count overlaps the next input.
  * - Key types: as kn_join_key_types_ok (same type, DECIMAL of equal scale,
  *   INTEGER with BIGINT compared as BIGINT); checked by the builder.
  * - Pairs (op_join_pairs.c): a join with a residual predicate or without
@@ -100,26 +111,54 @@ typedef struct ex__join {
     bool *pair_used;                   /* per pair column: read by the residual */
 } ex__join;
 
+/* Where a probe worker is in its current input chunk: execute is called
+ * again with the same chunk after EX_HAVE_OUTPUT or EX_BLOCKED and goes on
+ * from here. Each phase but IDLE, CALL and FINISH first waits for the sizes
+ * the previous one enqueued. */
+typedef enum ex__probe_phase {
+    EX__PH_IDLE,       /* no chunk: the next call starts one */
+    EX__PH_CALL,       /* enqueue the next probe (or cross) call */
+    EX__PH_COUNT,      /* read the cursor it wrote */
+    EX__PH_RESIDUAL,   /* pairs: gather the residual's columns, filter the pairs */
+    EX__PH_FILTERED,   /* pairs: read how many passed */
+    EX__PH_FINISH,     /* pairs: enqueue the per-row result */
+    EX__PH_FINISHED,   /* pairs: read its count */
+    EX__PH_EMIT,       /* gather the output rows into a chunk, then go to `after` */
+} ex__probe_phase;
+
+/* A probe worker's pinned memory: what its kernels write and the host reads
+ * behind an event. */
+typedef struct ex__join_pin {
+    kn_join_cursor cur;
+    int64_t count, n_null;      /* kn_join_pairs_filter's, kn_join_finish's */
+    int64_t bytes[];            /* per output (or pair) column: string bytes to gather */
+} ex__join_pin;
+
 /* Per-worker probe state (the build side's local starts with its role too). */
 typedef struct ex__probe_local {
     ex_role role;               /* EX_ROLE_STREAMING (first: see join_local_free) */
     dv_device *dev;
+    dv_stream *stream;          /* the worker's: stream-ordered releases at the end */
     uint64_t *hashes;
     size_t hashes_size;
     void *scratch;
     size_t scratch_size;
     int32_t *pidx, *bidx;       /* each idx_size bytes */
     size_t idx_size;
-    struct ex__pinned {         /* data-dependent sizes (DESIGN.md rule 2) */
-        kn_join_cursor cur;
-        int64_t bytes;
-        int64_t count, n_null;
-    } *pin;
-    const dv_chunk *in;         /* the chunk being probed while active */
-    bool active;
+    ex__join_pin *pin;
+    ex_pending pend;            /* the sizes in pin */
+    bool wait;                  /* sizes were enqueued since the last look */
+    ex__probe_phase ph, after;  /* after: the phase that follows EX__PH_EMIT */
     int64_t capacity;
+    int unique;                 /* the build keys are unique: 1, 0, -1 not read yet */
+    bool first;                 /* the call being read started the chunk */
+    bool done;                  /* the last call finished the chunk's pairs */
+    bool once;                  /* its pairs hold each probe row at most once */
+    dv_chunk *out;              /* the output being made (MARK's column set), or NULL */
+    int64_t n;                  /* rows to emit */
+    bool nulls;                 /* build columns padded with NULLs (LEFT) */
+    bool ident;                 /* the rows are the input's in order: columns pass through */
     /* General joins (op_join_pairs.c). */
-    bool finishing;             /* every pair of `in` done: emit the per-row result */
     uint8_t *rstate;            /* per probe row: KN_JOIN_ROW_* bits */
     size_t rstate_size;
     uint8_t *unknown;           /* MARK: per probe row, the IN-NULL rule */
@@ -137,23 +176,49 @@ int ex__join_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chun
 int ex__join_reserve(ex_op *op, void **p, size_t *size, size_t need, pa_err *err);
 /* Make pl->pidx and pl->bidx hold pl->capacity entries. */
 int ex__join_reserve_idx(ex_op *op, ex__probe_local *pl, pa_err *err);
+/* Set pl->capacity for the next call of kn_join_probe (INNER or LEFT pairs)
+ * over a chunk of rows rows, and reserve the indexes: rows while the build
+ * keys may be unique (then one call is enough), else the query's chunk rows
+ * if more. */
+int ex__join_probe_capacity(ex_op *op, ex_worker *w, ex__probe_local *pl, int64_t rows, pa_err *err);
+/* Reset pl->pin->cur for a new chunk; the caller waited for the kernels
+ * that used it. */
+void ex__join_cursor_reset(ex__probe_local *pl);
+/* Whether idx[0..n) is 0..rows-1: from once (each probe row at most once,
+ * in order, over the whole chunk) without a look at idx, else by reading
+ * idx where the host can (the cpu device). */
+bool ex__join_identity(const ex__probe_local *pl, const int32_t *idx, int64_t n, int64_t rows, bool once);
+/* The string bytes of gathering src at idx[0..n) to pl->pin->bytes[slot]
+ * (a kernel; nothing for other types). */
+int ex__join_take_bytes(ex_worker *w, ex__probe_local *pl, const pa_column *src, const int32_t *idx, int64_t n,
+                        int slot, pa_err *err);
 /* dst = src rows idx[0..n) (kn_take; -1 = NULL, then nulls must be set),
- * buffers owned by chunk o. */
+ * buffers owned by chunk o; a VARCHAR's bytes from pl->pin->bytes[slot]. */
 int ex__join_take(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *o, const pa_column *src,
-                  const int32_t *idx, int64_t n, bool nulls, pa_column *dst, pa_err *err);
-/* Fill output chunk o (op's schema; MARK's column already set) with the n
- * rows (pidx[i] of in, bidx[i] of the build side: -1 = NULL when
- * build_nulls). The probe columns are in's own, without a copy, when the
- * rows are exactly in's rows in order. */
-int ex__join_emit(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, dv_chunk *o, const int32_t *pidx,
-                  const int32_t *bidx, int64_t n, bool build_nulls, pa_err *err);
+                  const int32_t *idx, int64_t n, bool nulls, int slot, pa_column *dst, pa_err *err);
+/* Start emitting n rows (pl->pidx[i] of in, pl->bidx[i] of the build side:
+ * -1 = NULL when nulls), once as for ex__join_identity: their string bytes
+ * are counted and the phase becomes EX__PH_EMIT; with n == 0, pl->out is
+ * let go and the phase becomes after. */
+int ex__join_emit_sizes(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, int64_t n, bool nulls,
+                        bool once, ex__probe_phase after, pa_err *err);
+/* Let go of pl->out, if any, in the order of w's stream. */
+void ex__join_drop_out(ex_worker *w, ex__probe_local *pl);
 
 /* General joins (op_join_pairs.c): the builder's part (residual compiled,
  * the build columns it reads added to the bcol slots) and the probe. */
 int ex__join_pairs_setup(ex_plan *p, ex__join *j, ex_op *probe, ex_op *build, ex_expr *residual, pa_err *err);
-int ex__join_execute_pairs(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, dv_chunk **out,
-                           ex_state *st, pa_err *err);
+/* Start probing chunk in (rows > 0): EX__PH_CALL, or, when the build side
+ * alone decides (no keys, no residual, SEMI/ANTI/MARK), the output to *out
+ * and EX__PH_IDLE. */
+int ex__join_pairs_start(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, dv_chunk **out,
+                         pa_err *err);
+/* One step of a general join from phase pl->ph (its sizes are ready). */
+int ex__join_pairs_step(ex_op *op, ex_worker *w, ex__probe_local *pl, dv_chunk *in, pa_err *err);
 /* Index of build column src among j->bcol_src, added if new. */
 int ex__join_bcol_slot(ex__join *j, int src);
+/* The scalar-subquery check (ex_hash_join_single) on keys, once the build
+ * info can be read. */
+int ex__join_check_single(ex_op *op, pa_err *err);
 
 #endif /* PISTA_OP_JOIN_INT_H */

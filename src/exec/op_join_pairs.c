@@ -85,6 +85,17 @@ static bool per_row(const ex__join *j)
     return !(j->type == EX_JOIN_LEFT && !j->resid && j->build_rows > 0);
 }
 
+/* Set n bytes of device memory (rounded up to 4: the caller's block has
+ * room) to the byte v, in the order of w's stream. */
+static int fill_bytes(ex_worker *w, void *p, uint8_t v, size_t n, pa_err *err)
+{
+    if (dv_host_visible(w->dev)) {
+        memset(p, v, n);
+        return PA_OK;
+    }
+    return dv_fill_u32_async(w->stream, p, v * 0x01010101u, (n + 3) / 4, err);
+}
+
 /* SEMI, ANTI and MARK without keys or residual: decided by whether the
  * build side is empty. */
 static int decided(ex_op *op, ex_worker *w, dv_chunk *in, dv_chunk **out, pa_err *err)
@@ -98,10 +109,10 @@ static int decided(ex_op *op, ex_worker *w, dv_chunk *in, dv_chunk **out, pa_err
     }
     dv_chunk *o = NULL;
     uint8_t *mark;
+    size_t bytes = ((size_t)in->length + 3) & ~(size_t)3;
     int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
-    if (rc == PA_OK && (rc = ex_chunk_alloc(op, o, (size_t)in->length, (void **)&mark, err)) == PA_OK &&
-        (rc = dv_chunk_depend(o, in, err)) == PA_OK) {
-        memset(mark, any, (size_t)in->length);
+    if (rc == PA_OK && (rc = ex_chunk_alloc(op, o, bytes, (void **)&mark, err)) == PA_OK &&
+        (rc = dv_chunk_depend(o, in, err)) == PA_OK && (rc = fill_bytes(w, mark, any, bytes, err)) == PA_OK) {
         for (int c = 0; c < in->n_columns; c++)
             o->columns[c] = in->columns[c];
         pa_column *mc = &o->columns[op->n_cols - 1];
@@ -112,23 +123,17 @@ static int decided(ex_op *op, ex_worker *w, dv_chunk *in, dv_chunk **out, pa_err
         *out = o;
         return PA_OK;
     }
-    dv_chunk_destroy(o);
+    dv_chunk_release(o, w->stream);
     return rc;
 }
 
-/* Start chunk in: capacity, buffers, key hashes, zeroed states and cursor. */
-static int pairs_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_err *err)
+int ex__join_pairs_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, dv_chunk **out, pa_err *err)
 {
     ex__join *j = op->state;
+    if (j->n_keys == 0 && !j->resid && j->type != EX_JOIN_INNER && j->type != EX_JOIN_LEFT)
+        return decided(op, w, in, out, err);
     int64_t rows = in->length;
-    int64_t chunk_rows = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : rows;
-    int64_t cap = chunk_rows;
-    if (j->n_keys == 0 && rows * (j->build_rows ? j->build_rows : 1) < cap)
-        cap = rows * (j->build_rows ? j->build_rows : 1);   /* a small cross product: one batch */
-    pl->capacity = cap > rows ? cap : rows;                 /* >= rows: the per-row result fits */
-    int rc = ex__join_reserve_idx(op, pl, err);
-    if (rc != PA_OK)
-        return rc;
+    int rc;
     if (j->n_keys) {
         pa_column pk[EX__JOIN_MAX_KEYS];
         for (int k = 0; k < j->n_keys; k++)
@@ -139,58 +144,119 @@ static int pairs_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
             (rc = kn_hash_keys(&w->kn, pk, j->n_keys, rows, pl->hashes, err)) != PA_OK)
             return rc;
     }
-    if (per_row(j)) {
-        if ((rc = ex__join_reserve(op, (void **)&pl->rstate, &pl->rstate_size, (size_t)rows, err)) != PA_OK)
-            return rc;
-        memset(pl->rstate, 0, (size_t)rows);   /* cpu device: host-visible memory */
-    }
+    if (per_row(j) &&
+        ((rc = ex__join_reserve(op, (void **)&pl->rstate, &pl->rstate_size, (size_t)rows, err)) != PA_OK ||
+         (rc = fill_bytes(w, pl->rstate, 0, (size_t)rows, err)) != PA_OK))
+        return rc;
     if (j->type == EX_JOIN_MARK && j->n_keys &&
         (rc = ex__join_reserve(op, (void **)&pl->unknown, &pl->unknown_size, (size_t)rows, err)) != PA_OK)
         return rc;
     if (j->resid && (rc = ex__join_reserve(op, &pl->escratch, &pl->escratch_size, kn_eval_scratch_size(j->resid),
                                            err)) != PA_OK)
         return rc;
-    memset(&pl->pin->cur, 0, sizeof pl->pin->cur);
-    pl->in = in;
-    pl->active = true;
-    pl->finishing = false;
+    ex__join_cursor_reset(pl);
+    pl->ph = EX__PH_CALL;
     return PA_OK;
 }
 
-static bool identity(const int32_t *idx, int64_t n, int64_t rows)
+/* EX__PH_CALL: the next batch of candidate pairs. */
+static int batch_call(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_err *err)
 {
-    if (n != rows)
-        return false;
-    for (int64_t i = 0; i < n; i++)
-        if (idx[i] != i)
-            return false;
-    return true;
+    ex__join *j = op->state;
+    kn_join_cursor *cur = &pl->pin->cur;
+    int64_t rows = in->length;
+    int rc;
+    if (j->n_keys) {
+        pa_column pk[EX__JOIN_MAX_KEYS];
+        for (int k = 0; k < j->n_keys; k++)
+            pk[k] = in->columns[j->probe_keys[k]];
+        if ((rc = ex__join_probe_capacity(op, w, pl, rows, err)) != PA_OK)
+            return rc;
+        rc = kn_join_probe(&w->kn, &j->table, KN_JOIN_INNER, pk, pl->hashes, rows, pl->scratch, pl->scratch_size,
+                           cur, pl->capacity, pl->pidx, pl->bidx, NULL, NULL, err);
+    } else {
+        /* Batches of chunk rows pairs, or one for a small cross product;
+         * never fewer than rows, so the per-row result fits. */
+        int64_t chunk_rows = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : rows;
+        int64_t all = rows * (j->build_rows ? j->build_rows : 1);
+        pl->capacity = all < chunk_rows ? all : chunk_rows;
+        if (pl->capacity < rows)
+            pl->capacity = rows;
+        if ((rc = ex__join_reserve_idx(op, pl, err)) != PA_OK)
+            return rc;
+        rc = kn_join_cross(&w->kn, rows, j->build_rows, cur, pl->capacity, pl->pidx, pl->bidx, err);
+    }
+    pl->wait = true;
+    pl->ph = EX__PH_COUNT;
+    return rc;
 }
 
-/* Evaluate the residual over the n pairs in pl->pidx / pl->bidx, keep the
- * TRUE ones there (their number to pl->pin->count) and update the row states. */
-static int filter_pairs(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, int64_t n, pa_err *err)
+/* What follows a batch: the next one, the per-row result, or the next chunk. */
+static ex__probe_phase after_batch(const ex__join *j, const probe_local *pl)
+{
+    return !pl->done ? EX__PH_CALL : per_row(j) ? EX__PH_FINISH : EX__PH_IDLE;
+}
+
+/* The n pairs of a batch that passed (all of them without a residual):
+ * INNER and LEFT emit them. */
+static int batch_emit(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, int64_t n, pa_err *err)
+{
+    ex__join *j = op->state;
+    if (j->type != EX_JOIN_INNER && j->type != EX_JOIN_LEFT)
+        n = 0;
+    return ex__join_emit_sizes(op, w, pl, in, n, false, pl->once, after_batch(j, pl), err);
+}
+
+/* EX__PH_COUNT: the batch's pairs; with a residual, the string bytes of
+ * the columns it reads are counted first. */
+static int batch_count(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_err *err)
+{
+    ex__join *j = op->state;
+    int P = j->n_probe_cols, rc = ex__join_check_single(op, err);
+    if (rc != PA_OK)
+        return rc;
+    const kn_join_cursor *cur = &pl->pin->cur;
+    int64_t n = cur->n_out;
+    pl->done = cur->done;
+    if (j->n_keys)
+        pl->unique = j->info->unique != 0;
+    pl->once = pl->first && cur->done && (j->n_keys ? pl->unique == 1 : j->build_rows <= 1);
+    pl->first = false;
+    if (n == 0 || !j->resid)
+        return batch_emit(op, w, pl, in, n, err);
+    pl->n = n;
+    pl->ident = ex__join_identity(pl, pl->pidx, n, in->length, pl->once);
+    for (int c = 0; c < j->n_pair_cols && rc == PA_OK; c++) {
+        if (!j->pair_used[c] || (c < P && pl->ident))
+            continue;
+        rc = c < P ? ex__join_take_bytes(w, pl, &in->columns[c], pl->pidx, n, c, err)
+                   : ex__join_take_bytes(w, pl, &j->build->cols[j->pair_bcol[c]], pl->bidx, n, c, err);
+    }
+    pl->ph = EX__PH_RESIDUAL;
+    return rc;
+}
+
+/* EX__PH_RESIDUAL: evaluate the residual over the pl->n pairs in pl->pidx /
+ * pl->bidx, keep the TRUE ones there (their number to pl->pin->count) and
+ * update the row states. */
+static int residual(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_err *err)
 {
     ex__join *j = op->state;
     int P = j->n_probe_cols, rc;
+    int64_t n = pl->n;
     dv_chunk *pc = NULL;
     if ((rc = ex_chunk_new(op, w, j->n_pair_cols, &pc, err)) != PA_OK)
         return rc;
-    int ident = -1;   /* the pairs' probe rows are in's rows in order: unknown yet */
     for (int c = 0; c < j->n_pair_cols && rc == PA_OK; c++) {
         if (!j->pair_used[c])
             continue;
-        if (c < P) {
-            if (ident < 0)
-                ident = identity(pl->pidx, n, in->length);
-            if (ident)
-                pc->columns[c] = in->columns[c];   /* a view: pc goes before in */
-            else
-                rc = ex__join_take(op, w, pl, pc, &in->columns[c], pl->pidx, n, false, &pc->columns[c], err);
-        } else {
-            rc = ex__join_take(op, w, pl, pc, &j->build->cols[j->pair_bcol[c]], pl->bidx, n, false, &pc->columns[c],
-                               err);
-        }
+        if (c < P && pl->ident)
+            pc->columns[c] = in->columns[c];   /* a view: pc goes before in */
+        else if (c < P)
+            rc = ex__join_take(op, w, pl, pc, &in->columns[c], pl->pidx, n, false, c, &pc->columns[c], err);
+        else
+            rc = ex__join_take(op, w, pl, pc, &j->build->cols[j->pair_bcol[c]], pl->bidx, n, false, c,
+                               &pc->columns[c], err);
     }
     pa_column res = {.type = kn_program_outputs(j->resid)[0].type, .length = n};
     if (rc == PA_OK)
@@ -202,121 +268,63 @@ static int filter_pairs(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, 
     if (rc == PA_OK)
         rc = kn_join_pairs_filter(&w->kn, &res, n, pl->pidx, pl->bidx, per_row(j) ? pl->rstate : NULL,
                                   &pl->pin->count, err);
-    /* cpu device: the kernels have finished, the count in pinned memory is final. */
-    dv_chunk_destroy(pc);
+    dv_chunk_release(pc, w->stream);   /* after the kernels that read it */
+    pl->wait = true;
+    pl->ph = EX__PH_FILTERED;
     return rc;
 }
 
-/* The next batch of candidate pairs; INNER and LEFT emit the matching ones. */
-static int next_batch(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, dv_chunk **out, pa_err *err)
-{
-    ex__join *j = op->state;
-    kn_join_cursor *cur = &pl->pin->cur;
-    int64_t rows = in->length;
-    int rc;
-    if (j->n_keys) {
-        pa_column pk[EX__JOIN_MAX_KEYS];
-        for (int k = 0; k < j->n_keys; k++)
-            pk[k] = in->columns[j->probe_keys[k]];
-        rc = kn_join_probe(&w->kn, &j->table, KN_JOIN_INNER, pk, pl->hashes, rows, pl->scratch, pl->scratch_size,
-                           cur, pl->capacity, pl->pidx, pl->bidx, NULL, NULL, err);
-    } else {
-        rc = kn_join_cross(&w->kn, rows, j->build_rows, cur, pl->capacity, pl->pidx, pl->bidx, err);
-    }
-    if (rc != PA_OK)
-        return rc;
-    int64_t n = cur->n_out;
-    if (n > 0 && j->resid) {
-        if ((rc = filter_pairs(op, w, pl, in, n, err)) != PA_OK)
-            return rc;
-        n = pl->pin->count;
-    }
-    if (n == 0 || (j->type != EX_JOIN_INNER && j->type != EX_JOIN_LEFT))
-        return PA_OK;
-    dv_chunk *o = NULL;
-    if ((rc = ex_chunk_new(op, w, op->n_cols, &o, err)) == PA_OK &&
-        (rc = ex__join_emit(op, w, pl, in, o, pl->pidx, pl->bidx, n, false, err)) == PA_OK) {
-        *out = o;
-        return PA_OK;
-    }
-    dv_chunk_destroy(o);
-    return rc;
-}
-
-/* Every pair of in is done: the rows the per-row states give. */
-static int finish(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, dv_chunk **out, pa_err *err)
+/* EX__PH_FINISH: every pair of in is done: the rows the per-row states give. */
+static int finish(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_err *err)
 {
     ex__join *j = op->state;
     int64_t rows = in->length;
     uint8_t *mark = NULL, *mark_valid = NULL;
-    dv_chunk *o = NULL;
-    int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
-    if (rc == PA_OK && j->type == EX_JOIN_MARK) {
-        if ((rc = ex_chunk_alloc(op, o, (size_t)rows, (void **)&mark, err)) == PA_OK)
-            rc = ex_chunk_alloc(op, o, ((size_t)rows + 7) / 8, (void **)&mark_valid, err);
+    int rc = PA_OK;
+    if (j->type == EX_JOIN_MARK) {
+        if ((rc = ex_chunk_new(op, w, op->n_cols, &pl->out, err)) != PA_OK)
+            return rc;
+        if ((rc = ex_chunk_alloc(op, pl->out, (size_t)rows, (void **)&mark, err)) == PA_OK)
+            rc = ex_chunk_alloc(op, pl->out, ((size_t)rows + 7) / 8, (void **)&mark_valid, err);
         if (rc == PA_OK && j->n_keys) {
             pa_column pk[EX__JOIN_MAX_KEYS];
             for (int k = 0; k < j->n_keys; k++)
                 pk[k] = in->columns[j->probe_keys[k]];
             rc = kn_join_in_unknown(&w->kn, &j->table, pk, rows, pl->unknown, err);
         }
+        pa_column *mc = &pl->out->columns[op->n_cols - 1];
+        mc->type = op->types[op->n_cols - 1];
+        mc->data = mark;
+        mc->validity = mark_valid;   /* dropped when no mark is NULL */
     }
     if (rc == PA_OK)
         rc = kn_join_finish(&w->kn, (kn_join_kind)j->type, pl->rstate, j->n_keys ? pl->unknown : NULL, rows, pl->pidx,
                             pl->bidx, mark, mark_valid, &pl->pin->count, &pl->pin->n_null, err);
-    int64_t n = pl->pin->count;   /* cpu device: final once the kernel returned */
-    if (rc == PA_OK && j->type == EX_JOIN_MARK) {
-        pa_column *mc = &o->columns[op->n_cols - 1];
-        mc->type = op->types[op->n_cols - 1];
-        mc->data = mark;
-        mc->validity = pl->pin->n_null > 0 ? mark_valid : NULL;
-    }
-    if (rc == PA_OK && n > 0 &&
-        (rc = ex__join_emit(op, w, pl, in, o, pl->pidx, pl->bidx, n, j->type == EX_JOIN_LEFT, err)) == PA_OK) {
-        *out = o;
-        return PA_OK;
-    }
-    dv_chunk_destroy(o);
+    pl->wait = true;
+    pl->ph = EX__PH_FINISHED;
     return rc;
 }
 
-int ex__join_execute_pairs(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, dv_chunk **out, ex_state *st,
-                           pa_err *err)
+int ex__join_pairs_step(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_err *err)
 {
     ex__join *j = op->state;
-    int rc;
-    *out = NULL;
-    *st = EX_NEED_INPUT;
-    if (!pl->active || pl->in != in) {
-        if (in->length == 0)
-            return PA_OK;
-        if (j->n_keys == 0 && !j->resid && j->type != EX_JOIN_INNER && j->type != EX_JOIN_LEFT)
-            return decided(op, w, in, out, err);
-        if ((rc = pairs_start(op, w, pl, in, err)) != PA_OK)
-            goto fail;
+    switch (pl->ph) {
+    case EX__PH_CALL:
+        return batch_call(op, w, pl, in, err);
+    case EX__PH_COUNT:
+        return batch_count(op, w, pl, in, err);
+    case EX__PH_RESIDUAL:
+        return residual(op, w, pl, in, err);
+    case EX__PH_FILTERED:
+        return batch_emit(op, w, pl, in, pl->pin->count, err);
+    case EX__PH_FINISH:
+        return finish(op, w, pl, in, err);
+    case EX__PH_FINISHED:
+        if (j->type == EX_JOIN_MARK && pl->pin->n_null == 0)
+            pl->out->columns[op->n_cols - 1].validity = NULL;
+        /* Each probe row at most once, over the whole chunk. */
+        return ex__join_emit_sizes(op, w, pl, in, pl->pin->count, j->type == EX_JOIN_LEFT, true, EX__PH_IDLE, err);
+    default:
+        return pa_error(err, PA_EINTERNAL, "%s: probe phase %d", op->label, (int)pl->ph);
     }
-    if (!pl->finishing) {
-        if ((rc = next_batch(op, w, pl, in, out, err)) != PA_OK)
-            goto fail;
-        if (!pl->pin->cur.done) {
-            *st = EX_HAVE_OUTPUT;
-            return PA_OK;
-        }
-        pl->finishing = true;
-        if (!per_row(j)) {
-            pl->active = false;
-            pl->in = NULL;
-            return PA_OK;
-        }
-        if (*out) {   /* one chunk per call: the per-row result comes next time */
-            *st = EX_HAVE_OUTPUT;
-            return PA_OK;
-        }
-    }
-    rc = finish(op, w, pl, in, out, err);
-fail:
-    pl->active = false;
-    pl->in = NULL;
-    pl->finishing = false;
-    return rc;
 }

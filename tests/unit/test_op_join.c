@@ -48,6 +48,15 @@ static void copy_rows(const pa_column *s, int64_t first, int64_t n, pa_column *d
     }
 }
 
+/* Up to the device: n bytes of host memory into a new buffer of chunk c
+ * (written in the order of w's stream; the test never touches device
+ * memory itself). */
+static int put(ex_op *op, ex_worker *w, dv_chunk *c, const void *host, size_t n, void **dst, pa_err *e)
+{
+    int rc = ex_chunk_alloc(op, c, n ? n : 1, dst, e);
+    return rc == PA_OK ? ex_to_device(op, w, *dst, host, n, e) : rc;
+}
+
 static int src_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *e)
 {
     host_src *s = op->state;
@@ -68,20 +77,25 @@ static int src_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
         d->length = n;
         size_t bytes = sc->type.id == PA_TYPE_VARCHAR ? (size_t)(sc->offsets[first + n] - sc->offsets[first])
                                                       : (size_t)n * (size_t)pa_type_bytes(sc->type);
-        rc = ex_chunk_alloc(op, c, bytes + 1, &d->data, e);
-        if (rc == PA_OK && sc->validity)
-            rc = ex_chunk_alloc(op, c, (size_t)n / 8 + 1, (void **)&d->validity, e);
-        if (rc == PA_OK && sc->offsets)
-            rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&d->offsets, e);
-        if (rc == PA_OK)
-            copy_rows(sc, first, n, d);
+        /* The rows on the host first. */
+        pa_column h = {.type = sc->type, .length = n};
+        h.data = malloc(bytes + 1);
+        h.validity = sc->validity ? calloc((size_t)n / 8 + 1, 1) : NULL;
+        h.offsets = sc->offsets ? malloc((size_t)(n + 1) * 4) : NULL;
+        copy_rows(sc, first, n, &h);
         /* Chunks without a NULL come without a bitmap, as from a scan: a
          * column then mixes chunks with and without validity. */
         bool all_valid = true;
-        for (int64_t i = 0; d->validity && i < n; i++)
-            all_valid &= hj_bit(d->validity, i);
-        if (all_valid)
-            d->validity = NULL;
+        for (int64_t i = 0; h.validity && i < n; i++)
+            all_valid &= hj_bit(h.validity, i);
+        rc = put(op, w, c, h.data, bytes, &d->data, e);
+        if (rc == PA_OK && h.validity && !all_valid)
+            rc = put(op, w, c, h.validity, (size_t)n / 8 + 1, (void **)&d->validity, e);
+        if (rc == PA_OK && h.offsets)
+            rc = put(op, w, c, h.offsets, (size_t)(n + 1) * 4, (void **)&d->offsets, e);
+        free(h.data);
+        free(h.validity);
+        free(h.offsets);
     }
     if (rc != PA_OK) {
         dv_chunk_destroy(c);
