@@ -34,13 +34,31 @@ const ex_op_vt distinct_vt = {
 
 /* ------------------------------------------------------------ table memory */
 
-void agg_tab_free(ex_op *op, agg_tab *a)
+/* Pinned sizes go back once stream ran the kernels that publish to them
+ * (at once without a stream; on failure to enqueue it syncs and frees). */
+static void sizes_free(dv_device *d, dv_stream *stream, int64_t *sizes)
+{
+    if (stream)
+        dv_host_free_async(stream, sizes, NULL);
+    else
+        dv_host_free(d, sizes);
+}
+
+void agg_tab_free(ex_op *op, dv_stream *stream, agg_tab *a)
 {
     if (a->mem)
         ex_free(op, a->mem, a->bytes);
     if (a->sizes)
-        dv_host_free(a->dev, a->sizes);
+        sizes_free(a->dev, stream, a->sizes);
     memset(a, 0, sizeof *a);
+}
+
+void agg_tab_learn(agg_tab *a, int64_t extra_arena)
+{
+    if (!a->mem)
+        return;
+    a->groups = kn_agg_groups(&a->t);
+    a->arena = kn_agg_arena_used(&a->t) + extra_arena;
 }
 
 int agg_tab_reserve(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t need_groups,
@@ -52,7 +70,8 @@ int agg_tab_reserve(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, i
 int agg_tab_reserve_hint(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t need_groups,
                          int64_t need_arena, int64_t hint, pa_err *err)
 {
-    int64_t groups = a->mem ? kn_agg_groups(&a->t) : 0, used = a->mem ? kn_agg_arena_used(&a->t) : 0;
+    /* A new table starts with the single group of a global aggregate. */
+    int64_t groups = a->mem ? a->groups : L->n_keys == 0, used = a->mem ? a->arena : 0;
     if (a->mem && groups + need_groups <= a->t.cap_groups && used + need_arena <= a->t.cap_arena)
         return PA_OK;
     int64_t cg = a->mem ? a->t.cap_groups : 0, ca = a->mem ? a->t.cap_arena : 0;
@@ -72,7 +91,7 @@ int agg_tab_reserve_hint(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout 
         ca = 16 * AGG_MIN_GROUPS;
     if (cg >= (int64_t)UINT32_MAX - 1)
         return pa_error(err, PA_EUNSUPPORTED, "%s: more than 2^32 groups", op->label);
-    agg_tab n = {.dev = kn->dev};
+    agg_tab n = {.dev = kn->dev, .groups = groups, .arena = used};
     int rc;
     n.bytes = kn_agg_table_bytes(L, cg, ca);
     if ((rc = ex_alloc(op, n.bytes, &n.mem, err)) != PA_OK) {
@@ -87,26 +106,31 @@ int agg_tab_reserve_hint(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout 
         ex_free(op, n.mem, n.bytes);
         return ex_oom(op, rc, err);
     }
-    int64_t keep[2] = {groups, used};
-    if (a->mem) {
-        /* init writes the (shared) sizes: move restores them from the copy. */
-        kn_agg_table old = a->t;
-        int64_t tmp[2] = {keep[0], keep[1]};
-        old.sizes = tmp;
-        if ((rc = kn_agg_table_init(kn, &n.t, L, n.mem, cg, ca, n.sizes, err)) != PA_OK ||
-            (rc = kn_agg_table_move(kn, &n.t, &old, err)) != PA_OK) {
-            n.sizes[0] = keep[0], n.sizes[1] = keep[1];
-            ex_free(op, n.mem, n.bytes);
-            return rc;
-        }
-        ex_free(op, a->mem, a->bytes);
-    } else if ((rc = kn_agg_table_init(kn, &n.t, L, n.mem, cg, ca, n.sizes, err)) != PA_OK) {
+    /* The move reads the old block's header, not its pinned sizes. */
+    if ((rc = kn_agg_table_init(kn, &n.t, L, n.mem, cg, ca, n.sizes, err)) != PA_OK ||
+        (a->mem && (rc = kn_agg_table_move(kn, &n.t, &a->t, err)) != PA_OK)) {
         ex_free(op, n.mem, n.bytes);
-        dv_host_free(kn->dev, n.sizes);
+        if (!a->sizes)
+            sizes_free(kn->dev, kn->stream, n.sizes);
         return rc;
     }
+    if (a->mem)
+        ex_free(op, a->mem, a->bytes);
     *a = n;
     return PA_OK;
+}
+
+int agg_tab_fresh(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t cap, int64_t arena,
+                  pa_err *err)
+{
+    if (!a->mem || cap < 1 || kn_agg_table_bytes(L, cap, arena) > a->bytes) {
+        agg_tab_free(op, kn->stream, a);
+        return agg_tab_reserve(op, kn, a, L, cap, arena, err);
+    }
+    int rc = kn_agg_table_init(kn, &a->t, L, a->mem, cap, arena, a->sizes, err);
+    a->groups = L->n_keys == 0;
+    a->arena = 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ build */
@@ -171,6 +195,22 @@ static int slot_of(agg_state *s, kn_agg_slot *slots, int *n, kn_agg_op kop, int 
     slots[*n] = (kn_agg_slot){kop, type};
     s->slot_col[*n] = col;
     return (*n)++;
+}
+
+/* Which tables keep strings in their arena (string keys, MIN/MAX of
+ * VARCHAR) and whether a result column is VARCHAR: where the sizes of
+ * string bytes must be counted. */
+static void string_flags(agg_state *s)
+{
+    s->str_in[0] = s->str_out = s->L.n_str > 0;
+    for (int i = 0; i < s->L.n_slots; i++) {
+        const kn_agg_slot *sl = &s->L.slots[i];
+        s->str_in[0] |= (sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && sl->type.id == PA_TYPE_VARCHAR;
+    }
+    for (int j = 0; j < s->n_dist; j++)
+        s->str_in[1 + j] = s->Ld[j].n_str > 0;
+    for (int i = 0; i < s->n_aggs; i++)
+        s->str_out |= s->fin[i].out_type.id == PA_TYPE_VARCHAR;
 }
 
 static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_cols, int n_groups,
@@ -258,6 +298,7 @@ static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_
     s->key_cols = kc;
     s->n_aggs = n_aggs;
     s->fin = fin;
+    string_flags(s);
 
     ex_op *op;
     if ((rc = ex_op_new(p, vt, n_groups + n_aggs, &op, err)) != PA_OK)
@@ -315,10 +356,12 @@ void agg_destroy(ex_op *op)
     agg_state *s = op->state;
     if (!s)
         return;
-    agg_tab_free(op, &s->g);
-    agg_free_parts(op, s);
+    agg_tab_free(op, NULL, &s->g);
+    agg_free_parts(op, NULL, s);
     for (int j = 0; j < s->n_dist; j++)
-        agg_tab_free(op, &s->gd[j]);
+        agg_tab_free(op, NULL, &s->gd[j]);
+    dv_event_destroy(s->g_ev);
+    s->g_ev = NULL;
     pthread_mutex_destroy(&s->mu);
     op->state = NULL;
 }

@@ -1,8 +1,9 @@
 /*
- * op_agg_run.c - the hooks of AGGREGATE and DISTINCT: per-worker tables fed
- * batch by batch (sink), merged under the op's lock (combine), COUNT
- * (DISTINCT) counted (finalize), and result chunks handed to any worker
- * (source). See op_agg_int.h for the design.
+ * op_agg_run.c - the input side of AGGREGATE and DISTINCT: per-worker
+ * tables fed batch by batch (sink) and handed over or merged under the op's
+ * lock (combine). Sizes are planned with host bounds and read behind an
+ * event where a bound is not enough (see op_agg_int.h). finalize and the
+ * source are in op_agg_emit.c.
  */
 #include "exec/op_agg_int.h"
 
@@ -17,19 +18,24 @@ int agg_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
     agg_local *l = pa_calloc(1, sizeof *l);
     if (!l)
         return pa_error(err, PA_ENOMEM, "out of memory in %s: worker state", op->label);
+    l->dev = w->dev;
+    l->stream = w->stream;
+    int rc = PA_OK;
     if (w->role == EX_ROLE_SOURCE) {
-        *local = l;
-        return PA_OK;
-    }
-    size_t sb = kn_agg_update_scratch(&s->L, AGG_BATCH);
-    for (int j = 0; j < s->n_dist; j++) {
-        size_t d = kn_agg_update_scratch(&s->Ld[j], AGG_BATCH);
-        sb = d > sb ? d : sb;
-    }
-    int rc = ex_alloc(op, sb, &l->scratch, err);
-    if (rc == PA_OK) {
-        l->scratch_bytes = sb;
-        rc = ex_alloc(op, AGG_BATCH * sizeof(uint32_t), (void **)&l->gids, err);
+        if (s->str_out && (rc = dv_host_alloc(w->dev, (size_t)op->n_cols * sizeof *l->pin, (void **)&l->pin, err)))
+            rc = ex_oom(op, rc, err);
+    } else {
+        size_t sb = kn_agg_update_scratch(&s->L, AGG_BATCH);
+        for (int j = 0; j < s->n_dist; j++) {
+            size_t d = kn_agg_update_scratch(&s->Ld[j], AGG_BATCH);
+            sb = d > sb ? d : sb;
+        }
+        if ((rc = ex_alloc(op, sb, &l->scratch, err)) == PA_OK) {
+            l->scratch_bytes = sb;
+            rc = ex_alloc(op, AGG_BATCH * sizeof(uint32_t), (void **)&l->gids, err);
+        }
+        if (rc == PA_OK && (rc = dv_host_alloc(w->dev, AGG_PIN_SINK * sizeof *l->pin, (void **)&l->pin, err)))
+            rc = ex_oom(op, rc, err);
     }
     if (rc != PA_OK) {
         agg_local_free(op, l);
@@ -44,15 +50,17 @@ void agg_local_free(ex_op *op, void *local)
     agg_local *l = local;
     if (!l)
         return;
-    agg_state *s = op->state;
-    agg_tab_free(op, &l->t);
-    agg_tab_free(op, &l->part);
-    for (int j = 0; j < s->n_dist; j++)
-        agg_tab_free(op, &l->d[j]);
+    agg_tab_free(op, l->stream, &l->t);
+    agg_tab_free(op, l->stream, &l->part);
+    for (int j = 0; j < AGG_MAX_DISTINCT; j++)
+        agg_tab_free(op, l->stream, &l->d[j]);
     if (l->scratch)
         ex_free(op, l->scratch, l->scratch_bytes);
     if (l->gids)
         ex_free(op, l->gids, AGG_BATCH * sizeof(uint32_t));
+    if (l->pin)
+        dv_host_free_async(l->stream, l->pin, NULL);
+    ex_pending_close(&l->pend);
     pa_free(l);
 }
 
@@ -70,12 +78,10 @@ static pa_column slice(const pa_column *c, int64_t start, int64_t n)
     return v;
 }
 
-/* Fold rows [start, start+n) of in into the worker's tables. */
-static int sink_batch(ex_op *op, ex_worker *w, agg_local *l, const dv_chunk *in, int64_t start, int64_t n,
-                      pa_err *err)
+/* The key columns and slot arguments of rows [start, start+n) of in. */
+static void main_columns(const agg_state *s, const dv_chunk *in, int64_t start, int64_t n, pa_column *keys,
+                         pa_column *args)
 {
-    agg_state *s = op->state;
-    pa_column keys[KN_AGG_MAX_KEYS], args[KN_AGG_MAX_SLOTS];
     for (int k = 0; k < s->n_keys; k++)
         keys[k] = slice(&in->columns[s->key_cols[k]], start, n);
     for (int i = 0; i < s->L.n_slots; i++) {
@@ -84,43 +90,156 @@ static int sink_batch(ex_op *op, ex_worker *w, agg_local *l, const dv_chunk *in,
         else
             memset(&args[i], 0, sizeof args[i]);
     }
-    int64_t bytes = 0;
-    int rc;
-    if ((rc = kn_agg_input_bytes(&w->kn, &l->t.t, keys, args, n, &bytes, err)) != PA_OK ||
-        (rc = agg_tab_reserve(op, &w->kn, &l->t, &s->L, n, bytes, err)) != PA_OK ||
-        (rc = kn_agg_update(&w->kn, &l->t.t, keys, args, n, l->scratch, l->scratch_bytes, l->gids, err)) != PA_OK)
-        return rc;
-    for (int j = 0; j < s->n_dist; j++) {
-        pa_column pair[2];
-        memset(&pair[0], 0, sizeof pair[0]);
-        pair[0].type = (pa_type){PA_TYPE_INTEGER, 0, 0};
-        pair[0].length = n;
-        pair[0].data = l->gids;
-        pair[1] = slice(&in->columns[s->dist_col[j]], start, n);
-        if (!l->d[j].mem && (rc = agg_tab_reserve(op, &w->kn, &l->d[j], &s->Ld[j], n, 0, err)) != PA_OK)
-            return rc;
-        if ((rc = kn_agg_input_bytes(&w->kn, &l->d[j].t, pair, NULL, n, &bytes, err)) != PA_OK ||
-            (rc = agg_tab_reserve(op, &w->kn, &l->d[j], &s->Ld[j], n, bytes, err)) != PA_OK ||
-            (rc = kn_agg_update(&w->kn, &l->d[j].t, pair, NULL, n, l->scratch, l->scratch_bytes, NULL, err)) !=
-                PA_OK)
-            return rc;
+}
+
+/* The keys of pair table j for rows [start, start+n) of in: this batch's
+ * group ids and the argument. */
+static void pair_columns(const agg_state *s, const agg_local *l, const dv_chunk *in, int j, int64_t start,
+                         int64_t n, pa_column *pair)
+{
+    memset(&pair[0], 0, sizeof pair[0]);
+    pair[0].type = (pa_type){PA_TYPE_INTEGER, 0, 0};
+    pair[0].length = n;
+    pair[0].data = l->gids;
+    pair[1] = slice(&in->columns[s->dist_col[j]], start, n);
+}
+
+/* Every table's bounds from its published sizes (the stream ran the
+ * worker's kernels), the current chunk's string bytes still to come. */
+static void learn_all(const agg_state *s, agg_local *l)
+{
+    agg_tab_learn(&l->t, l->chunk_bytes[0]);
+    for (int j = 0; j < s->n_dist; j++)
+        agg_tab_learn(&l->d[j], l->chunk_bytes[1 + j]);
+}
+
+/* The worker's tables, made on its first chunk. */
+static int make_tables(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
+{
+    agg_state *s = op->state;
+    int rc = PA_OK;
+    if (!l->t.mem)
+        rc = agg_tab_reserve(op, &w->kn, &l->t, &s->L, 0, 0, err);
+    for (int j = 0; j < s->n_dist && rc == PA_OK; j++)
+        if (!l->d[j].mem)
+            rc = agg_tab_reserve(op, &w->kn, &l->d[j], &s->Ld[j], 0, 0, err);
+    return rc;
+}
+
+/* Count the string bytes of in that each table keeping strings may add to
+ * its arena (into l->pin[0], l->pin[1 + j]). */
+static int count_in_bytes(ex_op *op, ex_worker *w, agg_local *l, const dv_chunk *in, pa_err *err)
+{
+    agg_state *s = op->state;
+    pa_column keys[KN_AGG_MAX_KEYS], args[KN_AGG_MAX_SLOTS], pair[2];
+    int rc = PA_OK;
+    if (s->str_in[0]) {
+        main_columns(s, in, 0, in->length, keys, args);
+        rc = kn_agg_input_bytes(&w->kn, &l->t.t, keys, args, in->length, &l->pin[0], err);
     }
-    return PA_OK;
+    for (int j = 0; j < s->n_dist && rc == PA_OK; j++)
+        if (s->str_in[1 + j]) {
+            pair_columns(s, l, in, j, 0, in->length, pair);
+            rc = kn_agg_input_bytes(&w->kn, &l->d[j].t, pair, NULL, in->length, &l->pin[1 + j], err);
+        }
+    return rc;
+}
+
+/* With the counts read: room in every arena for the whole chunk. */
+static int reserve_in_bytes(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
+{
+    agg_state *s = op->state;
+    int rc = PA_OK;
+    for (int j = 0; j <= s->n_dist && rc == PA_OK; j++) {
+        if (!s->str_in[j])
+            continue;
+        agg_tab *a = j == 0 ? &l->t : &l->d[j - 1];
+        int64_t b = l->pin[j];
+        if ((rc = agg_tab_reserve(op, &w->kn, a, j == 0 ? &s->L : &s->Ld[j - 1], 0, b, err)) == PA_OK) {
+            a->arena += b;
+            l->chunk_bytes[j] = b;
+        }
+    }
+    return rc;
 }
 
 /* The groups this worker's table will end with if new groups keep coming
  * at the rate seen so far, over its share of the estimated input; 0 when
- * unknown or too early to tell. */
+ * unknown or too early to tell. Called with exact bounds. */
 static int64_t projected_groups(ex_op *op, ex_worker *w, const agg_local *l)
 {
     int64_t est = op->child[0] ? op->child[0]->est_rows : -1;
     int W = w->q && w->q->threads > 0 ? w->q->threads : 1;
     if (est <= 0 || !l->t.mem || l->rows_in < AGG_PROJECT_ROWS)
         return 0;
-    int64_t mine = est / W, g = kn_agg_groups(&l->t.t);
+    int64_t mine = est / W, g = l->t.groups;
     if (mine <= l->rows_in)
         return 0;
     return (int64_t)((__int128)g * mine / l->rows_in);
+}
+
+/* Whether the bounds leave room for n more rows' groups in every table. */
+static bool fits(const agg_state *s, const agg_local *l, int64_t n)
+{
+    if (s->n_keys > 0 && l->t.groups + n > l->t.t.cap_groups)
+        return false;
+    for (int j = 0; j < s->n_dist; j++)
+        if (l->d[j].groups + n > l->d[j].t.cap_groups)
+            return false;
+    return true;
+}
+
+/* Rows of the next batch (*m, at most want), growing tables as needed;
+ * *m = 0 with w->blocked set while the exact sizes are not readable yet. */
+static int plan_batch(ex_op *op, ex_worker *w, agg_local *l, int64_t want, int64_t *m, pa_err *err)
+{
+    agg_state *s = op->state;
+    *m = want;
+    if (fits(s, l, want))
+        return PA_OK;
+    bool ready;
+    int rc = ex_pending_ready(w, &l->pend, &ready, err);
+    if (rc != PA_OK || !ready) {
+        w->blocked = rc == PA_OK;
+        *m = 0;
+        return rc;
+    }
+    learn_all(s, l);
+    if (s->n_keys > 0) {
+        /* Keep a small table small: a batch takes what free capacity there
+         * is (at least 1024 rows, else the table grows first). */
+        int64_t free_g = l->t.t.cap_groups - l->t.groups;
+        int64_t least = want < AGG_MIN_GROUPS / 2 ? want : AGG_MIN_GROUPS / 2;
+        if (free_g < least) {
+            rc = agg_tab_reserve_hint(op, &w->kn, &l->t, &s->L, least, 0, projected_groups(op, w, l), err);
+            if (rc != PA_OK)
+                return rc;
+            free_g = l->t.t.cap_groups - l->t.groups;
+        }
+        *m = want <= free_g ? want : free_g & ~(int64_t)7;
+    }
+    for (int j = 0; j < s->n_dist && rc == PA_OK; j++)
+        rc = agg_tab_reserve(op, &w->kn, &l->d[j], &s->Ld[j], *m, 0, err);
+    return rc;
+}
+
+/* Fold rows [start, start+n) of in into the worker's tables (room for
+ * them was made). */
+static int fold_batch(ex_op *op, ex_worker *w, agg_local *l, const dv_chunk *in, int64_t start, int64_t n,
+                      pa_err *err)
+{
+    agg_state *s = op->state;
+    pa_column keys[KN_AGG_MAX_KEYS], args[KN_AGG_MAX_SLOTS], pair[2];
+    main_columns(s, in, start, n, keys, args);
+    int rc = kn_agg_update(&w->kn, &l->t.t, keys, args, n, l->scratch, l->scratch_bytes, l->gids, err);
+    if (s->n_keys > 0)
+        l->t.groups += n;
+    for (int j = 0; j < s->n_dist && rc == PA_OK; j++) {
+        pair_columns(s, l, in, j, start, n, pair);
+        rc = kn_agg_update(&w->kn, &l->d[j].t, pair, NULL, n, l->scratch, l->scratch_bytes, NULL, err);
+        l->d[j].groups += n;
+    }
+    return rc;
 }
 
 int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
@@ -128,36 +247,61 @@ int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
     agg_state *s = op->state;
     agg_local *l = local;
     int64_t n = in->length;
-    for (int64_t start = 0; start < n;) {
-        int64_t want = n - start < AGG_BATCH ? n - start : AGG_BATCH;
-        /* Keep a small table small: a batch takes what free capacity there
-         * is (at least 1024 rows, else the table doubles first). */
-        int64_t free_g = l->t.mem ? l->t.t.cap_groups - kn_agg_groups(&l->t.t) : 0;
-        int64_t least = want < AGG_MIN_GROUPS / 2 ? want : AGG_MIN_GROUPS / 2;
-        int rc;
-        if (free_g < least) {
-            if ((rc = agg_tab_reserve_hint(op, &w->kn, &l->t, &s->L, least, 0, projected_groups(op, w, l), err)) !=
-                PA_OK)
-                return rc;
-            free_g = l->t.t.cap_groups - kn_agg_groups(&l->t.t);
-        }
-        int64_t m = want <= free_g ? want : free_g & ~(int64_t)7;
-        if ((rc = sink_batch(op, w, l, in, start, m, err)) != PA_OK)
+    int rc;
+    bool ready, strs = false;
+    if (n == 0)
+        return PA_OK;
+    switch (l->ph) {
+    case AGG_IDLE:
+        if ((rc = make_tables(op, w, l, err)) != PA_OK)
             return rc;
-        start += m;
+        l->start = 0;
+        for (int j = 0; j <= s->n_dist; j++)
+            strs |= s->str_in[j];
+        l->ph = AGG_BATCHES;
+        if (!strs)
+            break;
+        if ((rc = count_in_bytes(op, w, l, in, err)) != PA_OK)
+            return rc;
+        l->ph = AGG_IN_BYTES;
+        /* fall through */
+    case AGG_IN_BYTES:
+        if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK || !ready) {
+            w->blocked = rc == PA_OK;
+            return rc;
+        }
+        learn_all(s, l);
+        if ((rc = reserve_in_bytes(op, w, l, err)) != PA_OK)
+            return rc;
+        l->ph = AGG_BATCHES;
+        break;
+    default:
+        break;
+    }
+    while (l->start < n) {
+        int64_t want = n - l->start < AGG_BATCH ? n - l->start : AGG_BATCH, m;
+        if ((rc = plan_batch(op, w, l, want, &m, err)) != PA_OK || w->blocked)
+            return rc;
+        if ((rc = fold_batch(op, w, l, in, l->start, m, err)) != PA_OK)
+            return rc;
+        l->start += m;
         l->rows_in += m;
     }
+    l->ph = AGG_IDLE;
+    memset(l->chunk_bytes, 0, sizeof l->chunk_bytes);
     return PA_OK;
 }
 
-/* With COUNT(DISTINCT): merge the worker's tables into the global ones
- * under the lock (the pair tables need the global group ids). */
+/* With COUNT(DISTINCT): merge the worker's tables (exact sizes) into the
+ * global ones under the lock (the pair tables need the global group ids),
+ * after the previous merge on another stream (g_ev). */
 static int combine_merge(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
 {
     agg_state *s = op->state;
+    bool ordered = dv_kind_of(w->dev) != DV_KIND_CPU;
     int rc = PA_OK;
     uint32_t *map = NULL;
-    int64_t ng = kn_agg_groups(&l->t.t);
+    int64_t ng = l->t.groups;
     pthread_mutex_lock(&s->mu);
     if (!s->g.mem) {
         /* The first partial becomes the global table as it is. */
@@ -167,21 +311,31 @@ static int combine_merge(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
             s->gd[j] = l->d[j];
             memset(&l->d[j], 0, sizeof l->d[j]);
         }
-        goto out;
-    }
-    if ((rc = agg_tab_reserve(op, &w->kn, &s->g, &s->L, ng, kn_agg_arena_used(&l->t.t), err)) != PA_OK ||
-        (rc = ex_alloc(op, (size_t)ng * sizeof *map + 4, (void **)&map, err)) != PA_OK ||
-        (rc = kn_agg_merge(&w->kn, &s->g.t, &l->t.t, NULL, map, err)) != PA_OK)
-        goto out;
-    for (int j = 0; j < s->n_dist; j++) {
-        if (!l->d[j].mem)
-            continue;
-        kn_agg_table *src = &l->d[j].t;
-        if ((rc = agg_tab_reserve(op, &w->kn, &s->gd[j], &s->Ld[j], kn_agg_groups(src), kn_agg_arena_used(src),
-                                  err)) != PA_OK ||
-            (rc = kn_agg_merge(&w->kn, &s->gd[j].t, src, map, NULL, err)) != PA_OK)
+    } else {
+        if (ordered && (rc = dv_stream_wait_event(w->stream, s->g_ev, err)) != PA_OK)
             goto out;
+        if ((rc = agg_tab_reserve(op, &w->kn, &s->g, &s->L, ng, l->t.arena, err)) != PA_OK ||
+            (rc = ex_alloc(op, (size_t)ng * sizeof *map + 4, (void **)&map, err)) != PA_OK ||
+            (rc = kn_agg_merge(&w->kn, &s->g.t, &l->t.t, NULL, map, err)) != PA_OK)
+            goto out;
+        s->g.groups += ng;   /* a bound: some groups were there already */
+        s->g.arena += l->t.arena;
+        s->g_merged = true;
+        for (int j = 0; j < s->n_dist; j++) {
+            agg_tab *src = &l->d[j], *dst = &s->gd[j];
+            if (!src->mem)
+                continue;
+            if ((rc = agg_tab_reserve(op, &w->kn, dst, &s->Ld[j], src->groups, src->arena, err)) != PA_OK ||
+                (rc = kn_agg_merge(&w->kn, &dst->t, &src->t, map, NULL, err)) != PA_OK)
+                goto out;
+            dst->groups += src->groups;
+            dst->arena += src->arena;
+        }
     }
+    if (ordered && !s->g_ev)
+        rc = dv_event_create(w->dev, &s->g_ev, err);
+    if (ordered && rc == PA_OK)
+        rc = dv_event_record(s->g_ev, w->stream, err);
 out:
     pthread_mutex_unlock(&s->mu);
     if (map)
@@ -189,35 +343,19 @@ out:
     return rc;
 }
 
-/* Reorder t's groups by bucket into pt (kn_agg_partition). */
-static int partition(ex_op *op, kn_ctx *kn, agg_tab *t, agg_part *pt, pa_err *err)
-{
-    size_t sb = kn_agg_partition_scratch(&t->t.L, kn_agg_groups(&t->t));
-    void *scratch = NULL;
-    int rc = ex_alloc(op, sb, &scratch, err);
-    if (rc == PA_OK)
-        rc = kn_agg_partition(kn, &t->t, scratch, sb, pt->start, pt->arena, err);
-    if (scratch)
-        ex_free(op, scratch, sb);
-    pt->partitioned = rc == PA_OK;
-    return rc;
-}
-
-/* Without: sort the table's groups by bucket here, in parallel with the
- * other workers, and hand it over; the next pipeline merges (see
- * op_agg_int.h). */
-static int combine_hand_over(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
+/* Without: hand the table over with its buckets (partitioned here, in
+ * parallel with the other workers, when there are several); the next
+ * pipeline merges (see op_agg_int.h). */
+static int combine_hand_over(ex_op *op, agg_local *l, bool partitioned, pa_err *err)
 {
     agg_state *s = op->state;
     agg_part pt;
     memset(&pt, 0, sizeof pt);
+    if ((pt.partitioned = partitioned)) {
+        memcpy(pt.start, l->pin + AGG_PIN_START, sizeof pt.start);
+        memcpy(pt.arena, l->pin + AGG_PIN_ARENA, sizeof pt.arena);
+    }
     int rc = PA_OK;
-    /* A lone worker's table is most likely the result as it is (finalize
-     * partitions it if another pipeline feeds the op too). */
-    if (!w->q || w->q->threads > 1)
-        rc = partition(op, &w->kn, &l->t, &pt, err);
-    if (rc != PA_OK)
-        return rc;
     pthread_mutex_lock(&s->mu);
     if (s->n_parts == s->cap_parts) {
         int cap = s->cap_parts ? 2 * s->cap_parts : 4;
@@ -238,207 +376,40 @@ static int combine_hand_over(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
     return rc;
 }
 
+/* Reorder l's table by bucket (kn_agg_partition), the bucket starts and
+ * arena bytes going to l->pin; the scratch is sized by the group bound. */
+static int partition(ex_op *op, ex_worker *w, agg_local *l, pa_err *err)
+{
+    size_t sb = kn_agg_partition_scratch(&l->t.t.L, l->t.groups);
+    void *scratch = NULL;
+    int rc = ex_alloc(op, sb, &scratch, err);
+    if (rc == PA_OK)
+        rc = kn_agg_partition(&w->kn, &l->t.t, scratch, sb, l->pin + AGG_PIN_START, l->pin + AGG_PIN_ARENA, err);
+    if (scratch)
+        ex_free(op, scratch, sb);
+    return rc;
+}
+
 int agg_combine(ex_op *op, ex_worker *w, void *local, pa_err *err)
 {
     agg_state *s = op->state;
     agg_local *l = local;
     if (!l || !l->t.mem)
         return PA_OK;
-    return s->n_dist > 0 ? combine_merge(op, w, l, err) : combine_hand_over(op, w, l, err);
-}
-
-void agg_free_parts(ex_op *op, agg_state *s)
-{
-    for (int i = 0; i < s->n_parts; i++)
-        agg_tab_free(op, &s->parts[i].t);
-    pa_free(s->parts);
-    s->parts = NULL;
-    s->n_parts = s->cap_parts = 0;
-}
-
-/* Cut the buckets into ranges of about AGG_PART_GROUPS groups (summed over
- * the partials: an upper bound of the range's final groups). */
-static void plan_ranges(agg_state *s)
-{
-    int n = 0;
-    int64_t acc = 0;
-    s->range_lo[0] = 0;
-    for (int b = 0; b < AGG_BUCKETS; b++) {
-        for (int i = 0; i < s->n_parts; i++)
-            acc += s->parts[i].start[b + 1] - s->parts[i].start[b];
-        if (acc >= AGG_PART_GROUPS || b == AGG_BUCKETS - 1) {
-            s->range_lo[++n] = b + 1;
-            acc = 0;
-        }
-    }
-    s->n_ranges = n;
-}
-
-int agg_finalize(ex_op *op, ex_query *q, pa_err *err)
-{
-    agg_state *s = op->state;
-    /* Coordinator-side work: on the cpu device kernels need no stream. */
-    kn_ctx kn = {q->dev, NULL};
+    /* A lone worker's table is most likely the result as it is. */
+    bool part = s->n_dist == 0 && w->q && w->q->threads > 1;
+    bool ready;
     int rc;
-    if (s->n_parts == 1) {
-        /* One partial: it is the result as it is. */
-        s->g = s->parts[0].t;
-        memset(&s->parts[0].t, 0, sizeof s->parts[0].t);
-        agg_free_parts(op, s);
-    } else if (s->n_parts > 1) {
-        for (int i = 0; i < s->n_parts; i++)
-            if (!s->parts[i].partitioned && (rc = partition(op, &kn, &s->parts[i].t, &s->parts[i], err)) != PA_OK)
-                return rc;
-        plan_ranges(s);
-        s->Lm = s->L;
-        s->Lm.dense_ok = false;   /* merged tables take no kn_agg_update */
-        return PA_OK;
-    }
-    if (!s->g.mem && (rc = agg_tab_reserve(op, &kn, &s->g, &s->L, 0, 0, err)) != PA_OK)
-        return rc;
-    for (int j = 0; j < s->n_dist; j++) {
-        int slot = 0;
-        while (s->slot_col[slot] != -2 - j)
-            slot++;
-        if (s->gd[j].mem && (rc = kn_agg_count_distinct(&kn, &s->g.t, slot, &s->gd[j].t, err)) != PA_OK)
+    if (l->ph != AGG_COMBINING) {
+        if (part && (rc = partition(op, w, l, err)) != PA_OK)
             return rc;
-        agg_tab_free(op, &s->gd[j]);
+        l->ph = AGG_COMBINING;
     }
-    s->n_out = kn_agg_groups(&s->g.t);
-    s->next = 0;
-    return PA_OK;
-}
-
-int agg_source_open(ex_op *op, ex_query *q, pa_err *err) { return PA_OK; }
-
-/* Allocate the buffers of result column c for count rows (bytes of strings). */
-static int out_column(ex_op *op, dv_chunk *ch, pa_column *c, pa_type t, int64_t count, int64_t bytes, pa_err *err)
-{
-    int rc;
-    c->type = t;
-    c->length = count;
-    if ((rc = ex_chunk_alloc(op, ch, (size_t)(count + 7) / 8 + 1, (void **)&c->validity, err)) != PA_OK)
-        return rc;
-    if (t.id == PA_TYPE_VARCHAR) {
-        if ((rc = ex_chunk_alloc(op, ch, (size_t)(count + 1) * 4, (void **)&c->offsets, err)) != PA_OK)
-            return rc;
-        return ex_chunk_alloc(op, ch, (size_t)bytes + 1, &c->data, err);
-    }
-    return ex_chunk_alloc(op, ch, (size_t)count * pa_type_bytes(t) + 1, &c->data, err);
-}
-
-/* A validity bitmap with every bit set is dropped (NULL = all valid). */
-static void drop_full_validity(pa_column *c)
-{
-    int64_t n = c->length;
-    for (int64_t i = 0; i < n / 8; i++)
-        if (c->validity[i] != 0xff)
-            return;
-    for (int64_t i = n & ~(int64_t)7; i < n; i++)
-        if (!pa_column_valid(c, i))
-            return;
-    c->validity = NULL;
-}
-
-/* Emit groups [first, first + count) of t as a result chunk. */
-static int emit_groups(ex_op *op, ex_worker *w, const kn_agg_table *t, int64_t first, int64_t count,
-                       dv_chunk **out, pa_err *err)
-{
-    agg_state *s = op->state;
-    dv_chunk *ch = NULL;
-    int rc = ex_chunk_new(op, w, op->n_cols, &ch, err);
-    if (rc != PA_OK)
-        return rc;
-    ch->length = count;
-    for (int k = 0; k < s->n_keys && rc == PA_OK; k++) {
-        pa_column *c = &ch->columns[k];
-        int64_t bytes = 0;
-        if (op->types[k].id == PA_TYPE_VARCHAR)
-            rc = kn_agg_emit_bytes(&w->kn, t, k, NULL, first, count, &bytes, err);
-        if (rc == PA_OK && (rc = out_column(op, ch, c, op->types[k], count, bytes, err)) == PA_OK &&
-            (rc = kn_agg_emit_key(&w->kn, t, k, first, count, c, err)) == PA_OK)
-            drop_full_validity(c);
-    }
-    for (int i = 0; i < s->n_aggs && rc == PA_OK; i++) {
-        pa_column *c = &ch->columns[s->n_keys + i];
-        const kn_agg_fin *f = &s->fin[i];
-        int64_t bytes = 0;
-        if (f->out_type.id == PA_TYPE_VARCHAR)
-            rc = kn_agg_emit_bytes(&w->kn, t, -1, f, first, count, &bytes, err);
-        if (rc == PA_OK && (rc = out_column(op, ch, c, f->out_type, count, bytes, err)) == PA_OK &&
-            (rc = kn_agg_emit(&w->kn, t, f, first, count, c, err)) == PA_OK)
-            drop_full_validity(c);
-    }
-    if (rc != PA_OK) {
-        dv_chunk_destroy(ch);
+    if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK || !ready) {
+        w->blocked = rc == PA_OK;
         return rc;
     }
-    *out = ch;
-    return PA_OK;
-}
-
-/* Make a an empty table of the layout L for cap groups and arena bytes,
- * reusing its block when it is large enough. */
-static int tab_fresh(ex_op *op, kn_ctx *kn, agg_tab *a, const kn_agg_layout *L, int64_t cap, int64_t arena,
-                     pa_err *err)
-{
-    if (a->mem && cap >= 1 && kn_agg_table_bytes(L, cap, arena) <= a->bytes)
-        return kn_agg_table_init(kn, &a->t, L, a->mem, cap, arena, a->sizes, err);
-    agg_tab_free(op, a);
-    return agg_tab_reserve(op, kn, a, L, cap, arena, err);
-}
-
-/* Merge range r of every partial into l->part. */
-static int merge_range(ex_op *op, ex_worker *w, agg_local *l, int r, pa_err *err)
-{
-    agg_state *s = op->state;
-    int lo = s->range_lo[r], hi = s->range_lo[r + 1];
-    int64_t cap = 0, arena = 0;
-    for (int i = 0; i < s->n_parts; i++) {
-        cap += s->parts[i].start[hi] - s->parts[i].start[lo];
-        for (int b = lo; b < hi; b++)
-            arena += s->parts[i].arena[b];
-    }
-    int rc = PA_OK;
-    l->pos = l->end = 0;
-    if (cap > 0 && (rc = tab_fresh(op, &w->kn, &l->part, &s->Lm, cap, arena, err)) == PA_OK) {
-        for (int i = 0; i < s->n_parts && rc == PA_OK; i++) {
-            const agg_part *pt = &s->parts[i];
-            rc = kn_agg_merge_range(&w->kn, &l->part.t, &pt->t.t, pt->start[lo], pt->start[hi] - pt->start[lo],
-                                    err);
-        }
-        l->end = rc == PA_OK ? kn_agg_groups(&l->part.t) : 0;
-    }
-    if (rc == PA_OK && __atomic_add_fetch(&s->ranges_merged, 1, __ATOMIC_ACQ_REL) == s->n_ranges)
-        agg_free_parts(op, s);   /* every range is merged: nobody reads them again */
-    return rc;
-}
-
-int agg_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
-{
-    agg_state *s = op->state;
-    agg_local *l = local;
-    *out = NULL;
-    int64_t per = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : 65536;
-    if (s->n_ranges > 0) {
-        while (l->pos >= l->end) {
-            int r = __atomic_fetch_add(&s->next_range, 1, __ATOMIC_RELAXED);
-            if (r >= s->n_ranges) {
-                agg_tab_free(op, &l->part);
-                return PA_OK;
-            }
-            int rc = merge_range(op, w, l, r, err);
-            if (rc != PA_OK)
-                return rc;
-        }
-        int64_t count = l->end - l->pos < per ? l->end - l->pos : per;
-        int rc = emit_groups(op, w, &l->part.t, l->pos, count, out, err);
-        l->pos += count;
-        return rc;
-    }
-    int64_t first = __atomic_fetch_add(&s->next, per, __ATOMIC_RELAXED);
-    if (first >= s->n_out)
-        return PA_OK;
-    int64_t count = s->n_out - first < per ? s->n_out - first : per;
-    return emit_groups(op, w, &s->g.t, first, count, out, err);
+    l->ph = AGG_IDLE;
+    learn_all(s, l);
+    return s->n_dist > 0 ? combine_merge(op, w, l, err) : combine_hand_over(op, l, part, err);
 }
