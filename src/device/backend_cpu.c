@@ -103,14 +103,12 @@ static void schedule_locked(cpu_stream *s)
     }
 }
 
-/* Copies, fills and kernels touch device memory: on sim it is opened around
- * them. Returns the kernel's status (PA_OK for the others). */
+/* Copies, fills and kernels touch device memory: on sim the drain opens it
+ * around a run of them (see drain). Returns the kernel's status (PA_OK for
+ * the others). */
 static int run_device_op(cpu_stream *s, op *o)
 {
     int rc = PA_OK;
-    bool sim = is_sim(s);
-    if (sim)
-        dv__sim_enter(s->dev);
     switch (o->kind) {
     case OP_COPY:
         if (o->u.copy.n && o->u.copy.dst != o->u.copy.src)
@@ -143,9 +141,26 @@ static int run_device_op(cpu_stream *s, op *o)
     default:
         break;
     }
-    if (sim)
-        dv__sim_leave(s->dev);
     return rc;
+}
+
+static bool touches_memory(const op *o)
+{
+    return o->kind == OP_COPY || o->kind == OP_BATCH || o->kind == OP_FILL || o->kind == OP_KERNEL;
+}
+
+/* sim: device memory is opened once for a run of consecutive copies, fills
+ * and kernels of one drain (mprotect is costly), and closed before anything
+ * else: a host function, a record that may wake the host, the drain's end. */
+static void set_open(cpu_stream *s, bool *open, bool want)
+{
+    if (*open == want || !is_sim(s))
+        return;
+    if (want)
+        dv__sim_enter(s->dev);
+    else
+        dv__sim_leave(s->dev);
+    *open = want;
 }
 
 static void complete_record(cpu_stream *s, op *o)
@@ -247,7 +262,17 @@ static void drain(void *arg)
             pthread_mutex_lock(&s->mu);
         }
     }
-    for (int n = 0; s->head; n++) {
+    bool open = false;
+    for (int n = 0;; n++) {
+        /* Close device memory before anything but a device operation, with
+         * the lock dropped; then look at the queue again. */
+        if (open && (!s->head || n == DRAIN_BATCH || !touches_memory(s->head))) {
+            pthread_mutex_unlock(&s->mu);
+            set_open(s, &open, false);
+            pthread_mutex_lock(&s->mu);
+        }
+        if (!s->head)
+            break;
         if (n == DRAIN_BATCH) {   /* yield: requeue behind other streams */
             s->scheduled = 0;
             schedule_locked(s);
@@ -261,6 +286,7 @@ static void drain(void *arg)
         }
         op *o = s->head;
         pthread_mutex_unlock(&s->mu);
+        set_open(s, &open, touches_memory(o));
         run_op(s, o);
         pthread_mutex_lock(&s->mu);
         if (o->kind != OP_RECORD)

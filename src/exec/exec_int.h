@@ -208,7 +208,8 @@ int ex_alloc(ex_op *op, size_t size, void **ptr, pa_err *err);
 /* Called by a worker (or a finalize hook), the block returns to the pool once
  * the stream of that thread reached the call, so kernels it enqueued before
  * may still use it; called anywhere else (destroy, after the query's work
- * was drained), at once. */
+ * was drained), at once; on the cpu device, whose kernels ran before they
+ * returned, always at once. */
 void ex_free(ex_op *op, void *ptr, size_t size);
 /* A new chunk for op's output, its buffers accounted to op while alive.
  * PA_ENOMEM names the operator. */

@@ -77,8 +77,10 @@ static char *run(side *x, const char *sql, pa_counters *ctr)
     return buf;
 }
 
-/* Same rows on both devices; on sim only the scheduler's syncs. */
-static void check(const char *sql, int mode, int threads)
+/* Same rows on both devices; on sim only the scheduler's syncs. A query
+ * with a WITH evaluated once runs `runs` times (each its own drain and
+ * download). */
+static void check_runs(const char *sql, int mode, int threads, int runs)
 {
     pa_counters c, s;
     char *want = run(&cpu, sql, &c);
@@ -86,7 +88,7 @@ static void check(const char *sql, int mode, int threads)
     if (strcmp(want, got) != 0)
         fail_msg("%s (mode %d, %d threads): sim gave\n%s\ncpu gave\n%s", sql, mode, threads, got, want);
     bool rows = strchr(want, '\n') != NULL && strchr(want, '\n')[1] != '\0';
-    int64_t expected = 1 + (rows ? 2 : 0) + s.v[PA_CTR_WORKER_PARKS];
+    int64_t expected = (runs - 1) * 3 + 1 + (rows ? 2 : 0) + s.v[PA_CTR_WORKER_PARKS];
     if (s.v[PA_CTR_HOST_SYNCS] != expected)
         fail_msg("%s (mode %d, %d threads): %lld host syncs on sim, expected %lld (%lld parked workers)", sql, mode,
                  threads, (long long)s.v[PA_CTR_HOST_SYNCS], (long long)expected,
@@ -96,16 +98,30 @@ static void check(const char *sql, int mode, int threads)
     free(got);
 }
 
+static void check(const char *sql, int mode, int threads) { check_runs(sql, mode, threads, 1); }
+
+static void set_run(ex_mode mode, int threads)
+{
+    sql_session_set_mode(cpu.s, mode);
+    sql_session_set_mode(sim.s, mode);
+    sql_session_set_threads(cpu.s, threads);
+    sql_session_set_threads(sim.s, threads);
+}
+
+/* The default mode with two workers. */
+static void check_one(const char *sql)
+{
+    set_run(EX_MODE_OVERLAPPED, 2);
+    check(sql, EX_MODE_OVERLAPPED, 2);
+}
+
 /* Every mode and worker count. */
 static void check_all(const char *sql)
 {
     static const ex_mode modes[] = {EX_MODE_OVERLAPPED, EX_MODE_CHUNKED, EX_MODE_BLOCKING};
     for (int m = 0; m < 3; m++)
         for (int t = 1; t <= 2; t++) {
-            sql_session_set_mode(cpu.s, modes[m]);
-            sql_session_set_mode(sim.s, modes[m]);
-            sql_session_set_threads(cpu.s, t);
-            sql_session_set_threads(sim.s, t);
+            set_run(modes[m], t);
             check(sql, (int)modes[m], t);
         }
 }
@@ -118,7 +134,7 @@ static void test_scan_filter_project(void **state)
               "case when n_nationkey > 1 then n_comment else 'short' end from nation where n_nationkey < 4");
     check_all("select l_orderkey, l_extendedprice * (1 - l_discount), l_comment from lineitem "
               "where l_shipdate >= date '1995-01-01' and l_quantity < 3 and l_comment like '%ly%'");
-    check_all("select o_orderkey, o_comment from orders where o_orderkey < 0");   /* no rows */
+    check_one("select o_orderkey, o_comment from orders where o_orderkey < 0");   /* no rows */
 }
 
 static void test_constants(void **state)
@@ -126,11 +142,48 @@ static void test_constants(void **state)
     check_all("select 1, 'a', null, 2.5, date '2020-02-29'");
 }
 
+static void test_aggregates(void **state)
+{
+    check_all("select count(*) from nation");
+    check_all("select l_returnflag, l_linestatus, count(*), sum(l_quantity), avg(l_extendedprice), "
+              "min(l_shipdate), max(l_comment) from lineitem group by 1, 2 order by 1, 2");
+    check_one("select count(distinct l_suppkey), count(distinct l_comment) from lineitem where l_quantity > 45");
+    check_one("select distinct n_regionkey from nation order by 1");
+    check_one("select o_custkey, count(*) from orders group by 1 having count(*) > 25 order by 2 desc, 1");
+}
+
+static void test_joins(void **state)
+{
+    check_all("select n_name, r_name from nation join region on n_regionkey = r_regionkey order by 1");
+    check_one("select c_name, count(o_orderkey) from customer left join orders on c_custkey = o_custkey "
+              "where c_custkey < 20 group by 1 order by 1");
+    check_one("select s_name from supplier where s_suppkey in (select ps_suppkey from partsupp where ps_availqty < 50) "
+              "order by 1");
+    check_one("select p_name from part where not exists (select 1 from lineitem where l_partkey = p_partkey) "
+              "order by 1 limit 5");
+    check_all("select n1.n_name, n2.n_name from nation n1 join nation n2 on n1.n_regionkey = n2.n_regionkey "
+              "and n1.n_nationkey < n2.n_nationkey order by 1, 2 limit 12");
+}
+
+static void test_sort_limit_union(void **state)
+{
+    check_all("select l_orderkey, l_comment from lineitem order by l_comment desc, l_orderkey limit 7 offset 3");
+    check_one("select o_orderkey, o_orderpriority from orders order by o_orderdate, o_orderkey limit 13 offset 5");
+    check_one("select n_name from nation union all select r_name from region order by 1");
+    set_run(EX_MODE_OVERLAPPED, 2);
+    check_runs("with t as (select n_regionkey, count(*) c from nation group by 1) "
+               "select a.n_regionkey, a.c + b.c from t a join t b on a.n_regionkey = b.n_regionkey order by 1",
+               EX_MODE_OVERLAPPED, 2, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_filter_project),
         cmocka_unit_test(test_constants),
+        cmocka_unit_test(test_aggregates),
+        cmocka_unit_test(test_joins),
+        cmocka_unit_test(test_sort_limit_union),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
