@@ -9,7 +9,10 @@
  * kn_join_cross), filters it with the residual and, for INNER and LEFT,
  * emits the surviving pairs; the call after the last batch emits what the
  * per-row states give (LEFT's padded rows, SEMI, ANTI, MARK). One batch per
- * call keeps a large cross product cancellable between batches. A join
+ * call keeps a large cross product cancellable between batches. Each batch
+ * goes through the phases CALL, COUNT, RESIDUAL (string bytes of the
+ * gathered columns known), FILTERED and EMIT, the per-row result through
+ * FINISH, FINISHED and EMIT, each reading what the one before wrote. A join
  * without keys and without a residual decides SEMI, ANTI and MARK from
  * whether the build side is empty alone.
  */

@@ -1,10 +1,11 @@
 /*
  * op_join_probe.c - HASH_JOIN probe side (streaming role): hash a probe
  * chunk's keys, probe the table built by finalize, and turn the matched
- * (probe row, build row) pairs into output chunks, resuming across calls
- * when a chunk fans out beyond one output chunk (see op_join_int.h). Joins
- * with a residual or without keys go to op_join_pairs.c; the buffer, gather
- * and output helpers here serve both.
+ * (probe row, build row) pairs into output chunks. Execute drives a chunk
+ * through phases (ex__probe_phase), resuming where it stopped when a chunk
+ * fans out beyond one output chunk or waits for sizes its kernels write
+ * (see op_join_int.h). Joins with a residual or without keys step through
+ * op_join_pairs.c; the buffer, gather and output helpers here serve both.
  */
 #include "exec/op_join_int.h"
 
