@@ -92,10 +92,15 @@ int ex__join_probe_capacity(ex_op *op, ex_worker *w, probe_local *pl, int64_t ro
     return ex__join_reserve_idx(op, pl, err);
 }
 
-void ex__join_cursor_reset(probe_local *pl)
+int ex__join_cursor_reset(ex_worker *w, probe_local *pl, pa_err *err)
 {
-    memset(&pl->pin->cur, 0, sizeof pl->pin->cur);
+    static const kn_join_cursor zero;
     pl->first = true;
+    if (dv_kind_of(w->dev) == DV_KIND_CPU) {   /* its kernels ran before they returned */
+        pl->pin->cur = zero;
+        return PA_OK;
+    }
+    return dv_copy_async(w->stream, &pl->pin->cur, &zero, sizeof zero, DV_COPY_H2H, err);
 }
 
 int ex__join_check_single(ex_op *op, pa_err *err)
@@ -119,9 +124,9 @@ static int probe_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
         (rc = ex__join_reserve(op, &pl->scratch, &pl->scratch_size, kn_join_probe_scratch_size(&j->table, rows),
                                err)) != PA_OK)
         return rc;
-    if ((rc = kn_hash_keys(&w->kn, pk, j->n_keys, rows, pl->hashes, err)) != PA_OK)
+    if ((rc = kn_hash_keys(&w->kn, pk, j->n_keys, rows, pl->hashes, err)) != PA_OK ||
+        (rc = ex__join_cursor_reset(w, pl, err)) != PA_OK)
         return rc;
-    ex__join_cursor_reset(pl);
     pl->ph = EX__PH_CALL;
     return PA_OK;
 }
