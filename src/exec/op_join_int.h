@@ -38,7 +38,10 @@
  *   knows (one call covering the chunk, at most one output row per probe
  *   row, as many rows out as in), not from reading the indexes; the build
  *   info (unique keys) is read by the probe after its first wait, which
- *   follows the build's finalize on the worker's stream. A build worker
+ *   follows the build's finalize on the worker's stream. A cross product's
+ *   batch sizes are known on the host (pairs in order, capacity at a time)
+ *   and not waited for; the cursor is zeroed for a chunk in stream order,
+ *   as a kernel of the last chunk may still be queued. A build worker
  *   counts a chunk's string bytes with a kernel and appends the chunk at
  *   its next sink call (or combine), so the count overlaps the next input.
  * - Key types: as kn_join_key_types_ok (same type, DECIMAL of equal scale,
@@ -154,6 +157,7 @@ typedef struct ex__probe_local {
     bool first;                 /* the call being read started the chunk */
     bool done;                  /* the last call finished the chunk's pairs */
     bool once;                  /* its pairs hold each probe row at most once */
+    int64_t pairs;              /* key-less: the chunk's pairs enumerated so far */
     dv_chunk *out;              /* the output being made (MARK's column set), or NULL */
     int64_t n;                  /* rows to emit */
     bool nulls;                 /* build columns padded with NULLs (LEFT) */
@@ -181,9 +185,9 @@ int ex__join_reserve_idx(ex_op *op, ex__probe_local *pl, pa_err *err);
  * keys may be unique (then one call is enough), else the query's chunk rows
  * if more. */
 int ex__join_probe_capacity(ex_op *op, ex_worker *w, ex__probe_local *pl, int64_t rows, pa_err *err);
-/* Reset pl->pin->cur for a new chunk; the caller waited for the kernels
- * that used it. */
-void ex__join_cursor_reset(ex__probe_local *pl);
+/* Zero pl->pin->cur for a new chunk, in the order of w's stream (a kernel
+ * of the last chunk may still be queued to use it). */
+int ex__join_cursor_reset(ex_worker *w, ex__probe_local *pl, pa_err *err);
 /* Whether idx[0..n) is 0..rows-1: from once (each probe row at most once,
  * in order, over the whole chunk) without a look at idx, else by reading
  * idx where the host can (the cpu device). */

@@ -9,7 +9,10 @@
  * kn_join_cross), filters it with the residual and, for INNER and LEFT,
  * emits the surviving pairs; the call after the last batch emits what the
  * per-row states give (LEFT's padded rows, SEMI, ANTI, MARK). One batch per
- * call keeps a large cross product cancellable between batches. A join
+ * call keeps a large cross product cancellable between batches. Each batch
+ * goes through the phases CALL, COUNT, RESIDUAL (string bytes of the
+ * gathered columns known), FILTERED and EMIT, the per-row result through
+ * FINISH, FINISHED and EMIT, each reading what the one before wrote. A join
  * without keys and without a residual decides SEMI, ANTI and MARK from
  * whether the build side is empty alone.
  */
@@ -17,6 +20,11 @@
 #include "exec/op_join_int.h"
 
 #include <string.h>
+
+/* Pairs of a cross product per batch at most, whatever the chunk rows: a
+ * batch is what a canceled query waits for, and a few milliseconds of
+ * work on a CPU core. */
+#define EX__JOIN_CROSS_BATCH (1 << 18)
 
 typedef ex__probe_local probe_local;
 
@@ -154,7 +162,9 @@ int ex__join_pairs_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in,
     if (j->resid && (rc = ex__join_reserve(op, &pl->escratch, &pl->escratch_size, kn_eval_scratch_size(j->resid),
                                            err)) != PA_OK)
         return rc;
-    ex__join_cursor_reset(pl);
+    if ((rc = ex__join_cursor_reset(w, pl, err)) != PA_OK)
+        return rc;
+    pl->pairs = 0;
     pl->ph = EX__PH_CALL;
     return PA_OK;
 }
@@ -175,16 +185,22 @@ static int batch_call(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa
         rc = kn_join_probe(&w->kn, &j->table, KN_JOIN_INNER, pk, pl->hashes, rows, pl->scratch, pl->scratch_size,
                            cur, pl->capacity, pl->pidx, pl->bidx, NULL, NULL, err);
     } else {
-        /* Batches of chunk rows pairs, or one for a small cross product;
-         * never fewer than rows, so the per-row result fits. */
+        /* Batches of chunk rows pairs (at most EX__JOIN_CROSS_BATCH), or
+         * one for a small cross product; never fewer than rows, so the
+         * per-row result fits. */
         int64_t chunk_rows = w->q && w->q->chunk_rows > 0 ? w->q->chunk_rows : rows;
-        int64_t all = rows * (j->build_rows ? j->build_rows : 1);
-        pl->capacity = all < chunk_rows ? all : chunk_rows;
+        int64_t all = rows * j->build_rows, cap = chunk_rows < EX__JOIN_CROSS_BATCH ? chunk_rows : EX__JOIN_CROSS_BATCH;
+        pl->capacity = all < cap ? all : cap;
         if (pl->capacity < rows)
             pl->capacity = rows;
         if ((rc = ex__join_reserve_idx(op, pl, err)) != PA_OK)
             return rc;
         rc = kn_join_cross(&w->kn, rows, j->build_rows, cur, pl->capacity, pl->pidx, pl->bidx, err);
+        /* Its count is known here: the pairs in order, capacity at a time. */
+        pl->n = all - pl->pairs < pl->capacity ? all - pl->pairs : pl->capacity;
+        pl->pairs += pl->n;
+        pl->ph = EX__PH_COUNT;
+        return rc;
     }
     pl->wait = true;
     pl->ph = EX__PH_COUNT;
@@ -216,11 +232,11 @@ static int batch_count(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
     if (rc != PA_OK)
         return rc;
     const kn_join_cursor *cur = &pl->pin->cur;
-    int64_t n = cur->n_out;
-    pl->done = cur->done;
+    int64_t n = j->n_keys ? cur->n_out : pl->n;
+    pl->done = j->n_keys ? cur->done != 0 : pl->pairs == (int64_t)in->length * j->build_rows;
     if (j->n_keys)
         pl->unique = j->info->unique != 0;
-    pl->once = pl->first && cur->done && (j->n_keys ? pl->unique == 1 : j->build_rows <= 1);
+    pl->once = pl->first && pl->done && (j->n_keys ? pl->unique == 1 : j->build_rows <= 1);
     pl->first = false;
     if (n == 0 || !j->resid)
         return batch_emit(op, w, pl, in, n, err);

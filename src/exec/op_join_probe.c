@@ -1,10 +1,11 @@
 /*
  * op_join_probe.c - HASH_JOIN probe side (streaming role): hash a probe
  * chunk's keys, probe the table built by finalize, and turn the matched
- * (probe row, build row) pairs into output chunks, resuming across calls
- * when a chunk fans out beyond one output chunk (see op_join_int.h). Joins
- * with a residual or without keys go to op_join_pairs.c; the buffer, gather
- * and output helpers here serve both.
+ * (probe row, build row) pairs into output chunks. Execute drives a chunk
+ * through phases (ex__probe_phase), resuming where it stopped when a chunk
+ * fans out beyond one output chunk or waits for sizes its kernels write
+ * (see op_join_int.h). Joins with a residual or without keys step through
+ * op_join_pairs.c; the buffer, gather and output helpers here serve both.
  */
 #include "exec/op_join_int.h"
 
@@ -91,10 +92,15 @@ int ex__join_probe_capacity(ex_op *op, ex_worker *w, probe_local *pl, int64_t ro
     return ex__join_reserve_idx(op, pl, err);
 }
 
-void ex__join_cursor_reset(probe_local *pl)
+int ex__join_cursor_reset(ex_worker *w, probe_local *pl, pa_err *err)
 {
-    memset(&pl->pin->cur, 0, sizeof pl->pin->cur);
+    static const kn_join_cursor zero;
     pl->first = true;
+    if (dv_kind_of(w->dev) == DV_KIND_CPU) {   /* its kernels ran before they returned */
+        pl->pin->cur = zero;
+        return PA_OK;
+    }
+    return dv_copy_async(w->stream, &pl->pin->cur, &zero, sizeof zero, DV_COPY_H2H, err);
 }
 
 int ex__join_check_single(ex_op *op, pa_err *err)
@@ -118,9 +124,9 @@ static int probe_start(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
         (rc = ex__join_reserve(op, &pl->scratch, &pl->scratch_size, kn_join_probe_scratch_size(&j->table, rows),
                                err)) != PA_OK)
         return rc;
-    if ((rc = kn_hash_keys(&w->kn, pk, j->n_keys, rows, pl->hashes, err)) != PA_OK)
+    if ((rc = kn_hash_keys(&w->kn, pk, j->n_keys, rows, pl->hashes, err)) != PA_OK ||
+        (rc = ex__join_cursor_reset(w, pl, err)) != PA_OK)
         return rc;
-    ex__join_cursor_reset(pl);
     pl->ph = EX__PH_CALL;
     return PA_OK;
 }
