@@ -34,7 +34,9 @@
  * - Batches: a chunk is folded in batches of at most AGG_BATCH rows, each
  *   no larger than the table's free group capacity (a multiple of 8 rows so
  *   validity bitmaps can be sliced), so a table with few groups stays small
- *   and the scratch stays cache-sized. Tables grow into a new block
+ *   and the scratch stays cache-sized (on the cpu device; elsewhere a table
+ *   that reads its sizes makes room for the rest of the chunk, so that a
+ *   chunk costs about one wait). Tables grow into a new block
  *   (kn_agg_table_move): by doubling, or, once a worker has folded
  *   AGG_PROJECT_ROWS rows, to the groups its rate of new groups projects
  *   over its share of the input estimate (each move copies every group, so

@@ -189,9 +189,10 @@ static bool fits(const agg_state *s, const agg_local *l, int64_t n)
     return true;
 }
 
-/* Rows of the next batch (*m, at most want), growing tables as needed;
- * *m = 0 with w->blocked set while the exact sizes are not readable yet. */
-static int plan_batch(ex_op *op, ex_worker *w, agg_local *l, int64_t want, int64_t *m, pa_err *err)
+/* Rows of the next batch (*m, at most want, left rows remaining in the
+ * chunk), growing tables as needed; *m = 0 with w->blocked set while the
+ * exact sizes are not readable yet. */
+static int plan_batch(ex_op *op, ex_worker *w, agg_local *l, int64_t want, int64_t left, int64_t *m, pa_err *err)
 {
     agg_state *s = op->state;
     *m = want;
@@ -205,11 +206,14 @@ static int plan_batch(ex_op *op, ex_worker *w, agg_local *l, int64_t want, int64
         return rc;
     }
     learn_all(s, l);
+    /* On the cpu device a small table stays small (cache-sized): a batch
+     * takes what free capacity there is (at least 1024 rows, else the table
+     * grows first). Elsewhere reading the sizes is a wait: the tables make
+     * room for the rest of the chunk at once. */
+    bool cpu = dv_kind_of(w->dev) == DV_KIND_CPU;
     if (s->n_keys > 0) {
-        /* Keep a small table small: a batch takes what free capacity there
-         * is (at least 1024 rows, else the table grows first). */
         int64_t free_g = l->t.t.cap_groups - l->t.groups;
-        int64_t least = want < AGG_MIN_GROUPS / 2 ? want : AGG_MIN_GROUPS / 2;
+        int64_t least = !cpu ? left : want < AGG_MIN_GROUPS / 2 ? want : AGG_MIN_GROUPS / 2;
         if (free_g < least) {
             rc = agg_tab_reserve_hint(op, &w->kn, &l->t, &s->L, least, 0, projected_groups(op, w, l), err);
             if (rc != PA_OK)
@@ -219,7 +223,7 @@ static int plan_batch(ex_op *op, ex_worker *w, agg_local *l, int64_t want, int64
         *m = want <= free_g ? want : free_g & ~(int64_t)7;
     }
     for (int j = 0; j < s->n_dist && rc == PA_OK; j++)
-        rc = agg_tab_reserve(op, &w->kn, &l->d[j], &s->Ld[j], *m, 0, err);
+        rc = agg_tab_reserve(op, &w->kn, &l->d[j], &s->Ld[j], cpu ? *m : left, 0, err);
     return rc;
 }
 
@@ -280,7 +284,7 @@ int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
     }
     while (l->start < n) {
         int64_t want = n - l->start < AGG_BATCH ? n - l->start : AGG_BATCH, m;
-        if ((rc = plan_batch(op, w, l, want, &m, err)) != PA_OK || w->blocked)
+        if ((rc = plan_batch(op, w, l, want, n - l->start, &m, err)) != PA_OK || w->blocked)
             return rc;
         if ((rc = fold_batch(op, w, l, in, l->start, m, err)) != PA_OK)
             return rc;
