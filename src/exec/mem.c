@@ -81,6 +81,7 @@ void ex_free(ex_op *op, void *ptr, size_t size)
     if (!ptr)
         return;
     dv_device *d = op_device(op);
+    /* On cpu the thread's kernels ran before they returned: nothing to wait for. */
     if (d && tls_stream && dv_stream_device(tls_stream) == d && dv_kind_of(d) != DV_KIND_CPU)
         dv_free_async(tls_stream, ptr, NULL);   /* after the kernels this thread enqueued */
     else if (d)

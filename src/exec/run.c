@@ -149,8 +149,8 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
     r->stats.mem_peak = ms.peak;
 fail:
     p->ran = true;             /* also after a failure: op state is gone */
-    if (s->n_streams)          /* queued work still reads operator state: wait for it */
-        ex__streams_drain(s, NULL);
+    if (s->streams)            /* queued work still reads operator state: wait for it */
+        ex__streams_drain(s, NULL);   /* (and free the list, also one a failure left empty) */
     ex__plan_destroy_ops(p);   /* scans closed, operator state freed */
     if (r)
         r->stats.ns_total = pa_now_ns() - t0;

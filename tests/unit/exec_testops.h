@@ -1,9 +1,12 @@
 /*
  * exec_testops.h - operators written for the framework's tests only, built
  * on the operator contract (exec_int.h), independent of the real operator
- * slices:
+ * slices. They follow the device protocol, so they run on every device:
+ * device memory is written with ex_to_device or kernels and read back only
+ * through a copy to pinned memory behind an ex_pending wait (directly only
+ * where dv_host_visible).
  *   SPLIT    streaming: copies each input into slices of 1..max rows
- *            (row by row, with EX_HAVE_OUTPUT), so RECHUNK gets tiny chunks;
+ *            (kn_gather, with EX_HAVE_OUTPUT), so RECHUNK gets tiny chunks;
  *   TAKE     streaming: passes the first n rows (shared counter), then
  *            EX_FINISHED;
  *   TESTAGG  breaker: COUNT(*) and SUM of column 0 (INTEGER, BIGINT, or
@@ -19,12 +22,48 @@
 
 #include <string.h>
 
-/* ---------------------------------------------------------------- SPLIT */
+/* Pinned memory a copy or kernel queued on s may still write: returned
+ * once s got there; on cpu, whose kernels ran before they returned and
+ * whose copies these operators never queue, at once. */
+static inline void t_pinned_free(dv_device *d, dv_stream *s, void *p)
+{
+    if (dv_kind_of(d) == DV_KIND_CPU)
+        dv_host_free(d, p);
+    else
+        dv_host_free_async(s, p, NULL);
+}
+
+/* ---------------------------------------------------------------- SPLIT
+ *
+ * A slice is rows [pos, pos + n) of the input gathered into a new chunk.
+ * Its strings' byte counts come from kn_gather_str_bytes through pinned
+ * memory: the slice waits for them (EX_BLOCKED) before its bytes are
+ * allocated, and resumes with the same n.
+ */
 
 typedef struct split_local {
     int64_t pos;      /* next row of the current input */
     uint32_t rng;
+    dv_chunk *c;      /* the slice waiting for its string sizes, or NULL */
+    int64_t n;        /* its rows */
+    int64_t *bytes;   /* pinned: string bytes of each column of the slice */
+    ex_pending pend;
+    dv_device *dev;
+    dv_stream *stream;
 } split_local;
+
+static void split_free(ex_op *op, void *local)
+{
+    split_local *l = local;
+    if (!l)
+        return;
+    if (l->c)   /* a query that failed while the slice waited */
+        dv_chunk_release(l->c, l->stream);
+    if (l->bytes)   /* a queued kernel may still write it */
+        t_pinned_free(l->dev, l->stream, l->bytes);
+    ex_pending_close(&l->pend);
+    pa_free(l);
+}
 
 static int split_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
 {
@@ -32,65 +71,102 @@ static int split_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
     if (!l)
         return pa_error(err, PA_ENOMEM, "split local");
     l->rng = 12345u + (uint32_t)w->id * 7919u;
+    l->dev = w->dev;
+    l->stream = w->stream;
+    int rc = dv_host_alloc(w->dev, (size_t)op->n_cols * sizeof(int64_t), (void **)&l->bytes, err);
+    if (rc != PA_OK) {
+        split_free(op, l);
+        return ex_oom(op, rc, err);
+    }
     *local = l;
     return PA_OK;
 }
 
-static void split_free(ex_op *op, void *local) { pa_free(local); }
-
-static void set_bit(uint8_t *v, int64_t i, bool on)
+/* Start the slice of n rows at l->pos: its buffers, except the strings'
+ * bytes, and their sizes enqueued. *strings = whether it has any. */
+static int split_begin(ex_op *op, ex_worker *w, split_local *l, dv_chunk *in, int64_t n, bool *strings,
+                       pa_err *err)
 {
-    if (on)
-        v[i >> 3] |= (uint8_t)(1u << (i & 7));
-    else
-        v[i >> 3] &= (uint8_t)~(1u << (i & 7));
+    dv_chunk *c = NULL;
+    int rc = ex_chunk_new(op, w, in->n_columns, &c, err);
+    if (rc != PA_OK)
+        return rc;
+    c->length = n;
+    *strings = false;
+    for (int k = 0; k < in->n_columns && rc == PA_OK; k++) {
+        const pa_column *s = &in->columns[k];
+        pa_column *d = &c->columns[k];
+        d->type = s->type;
+        d->length = n;
+        if (s->validity && (rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&d->validity, err)) != PA_OK)
+            break;
+        if (s->type.id != PA_TYPE_VARCHAR) {
+            rc = ex_chunk_alloc(op, c, (size_t)n * (size_t)pa_type_bytes(s->type), &d->data, err);
+            continue;
+        }
+        *strings = true;
+        if ((rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&d->offsets, err)) == PA_OK &&
+            (rc = ex_zero_offset(op, w, d->offsets, err)) == PA_OK)
+            rc = kn_gather_str_bytes(&w->kn, s, NULL, l->pos, n, &l->bytes[k], err);
+    }
+    if (rc != PA_OK) {
+        dv_chunk_release(c, w->stream);
+        return rc;
+    }
+    l->c = c;
+    l->n = n;
+    return PA_OK;
+}
+
+/* Copy the slice's rows once its string sizes are known. */
+static int split_fill(ex_op *op, ex_worker *w, split_local *l, dv_chunk *in, pa_err *err)
+{
+    int rc = PA_OK;
+    for (int k = 0; k < in->n_columns && rc == PA_OK; k++) {
+        pa_column *d = &l->c->columns[k];
+        if (d->type.id == PA_TYPE_VARCHAR)
+            rc = ex_chunk_alloc(op, l->c, (size_t)l->bytes[k] + 1, &d->data, err);
+        if (rc == PA_OK)
+            rc = kn_gather(&w->kn, &in->columns[k], NULL, l->pos, l->n, d, 0, err);
+    }
+    return rc;
 }
 
 static int split_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv_chunk **out, ex_state *st,
                          pa_err *err)
 {
     split_local *l = local;
-    int max = *(int *)op->state;
-    l->rng = l->rng * 1103515245u + 12345u;
-    int64_t n = 1 + (int64_t)((l->rng >> 16) % (uint32_t)max);
-    if (n > in->length - l->pos)
-        n = in->length - l->pos;
-    dv_chunk *c = NULL;
-    int rc = ex_chunk_new(op, w, in->n_columns, &c, err);
-    if (rc != PA_OK)
-        return rc;
-    c->length = n;
-    for (int k = 0; k < in->n_columns && rc == PA_OK; k++) {
-        const pa_column *s = &in->columns[k];
-        pa_column *d = &c->columns[k];
-        d->type = s->type;
-        d->length = n;
-        if (s->validity) {
-            if ((rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&d->validity, err)) != PA_OK)
-                break;
-            for (int64_t i = 0; i < n; i++)
-                set_bit(d->validity, i, pa_column_valid(s, l->pos + i));
-        }
-        if (s->type.id == PA_TYPE_VARCHAR) {
-            int32_t b0 = s->offsets[l->pos], b1 = s->offsets[l->pos + n];
-            if ((rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&d->offsets, err)) != PA_OK ||
-                (rc = ex_chunk_alloc(op, c, (size_t)(b1 - b0) + 1, &d->data, err)) != PA_OK)
-                break;
-            for (int64_t i = 0; i <= n; i++)
-                d->offsets[i] = s->offsets[l->pos + i] - b0;
-            memcpy(d->data, (const char *)s->data + b0, (size_t)(b1 - b0));
-        } else {
-            size_t wd = (size_t)pa_type_bytes(s->type);
-            if ((rc = ex_chunk_alloc(op, c, n * wd, &d->data, err)) != PA_OK)
-                break;
-            memcpy(d->data, (const char *)s->data + (size_t)l->pos * wd, n * wd);
+    int rc;
+    *st = EX_NEED_INPUT;
+    if (in->length == 0)
+        return PA_OK;
+    bool strings = true;   /* a slice left waiting has strings */
+    if (!l->c) {
+        int max = *(int *)op->state;
+        l->rng = l->rng * 1103515245u + 12345u;
+        int64_t n = 1 + (int64_t)((l->rng >> 16) % (uint32_t)max);
+        if (n > in->length - l->pos)
+            n = in->length - l->pos;
+        if ((rc = split_begin(op, w, l, in, n, &strings, err)) != PA_OK)
+            return rc;
+    }
+    if (strings) {
+        bool ready;
+        if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)
+            return rc;
+        if (!ready) {
+            *st = EX_BLOCKED;
+            return PA_OK;
         }
     }
+    rc = split_fill(op, w, l, in, err);
+    dv_chunk *c = l->c;
+    l->c = NULL;
     if (rc != PA_OK) {
-        dv_chunk_destroy(c);
+        dv_chunk_release(c, w->stream);
         return rc;
     }
-    l->pos += n;
+    l->pos += l->n;
     *out = c;
     if (l->pos < in->length) {
         *st = EX_HAVE_OUTPUT;
@@ -179,7 +255,13 @@ static inline ex_op *t_take(ex_plan *p, ex_op *in, int64_t n)
     return op;
 }
 
-/* -------------------------------------------------------------- TESTAGG */
+/* -------------------------------------------------------------- TESTAGG
+ *
+ * The sink sums on the host. Where device memory is host memory it reads
+ * the chunk; elsewhere it copies column 0 (values, then validity) to a
+ * pinned buffer on its worker's stream and reads it once the stream got
+ * there (the worker parks on the copy: one host sync per chunk).
+ */
 
 typedef struct agg_state {
     pthread_mutex_t mu;
@@ -191,6 +273,12 @@ typedef struct agg_state {
 
 typedef struct agg_local {
     int64_t count, sum;
+    uint8_t *host;    /* pinned: the input's column 0 being downloaded */
+    size_t cap;
+    bool copied;      /* the download of the current input is enqueued */
+    ex_pending pend;
+    dv_device *dev;
+    dv_stream *stream;
 } agg_local;
 
 static int agg_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
@@ -200,11 +288,54 @@ static int agg_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
     agg_local *l = pa_calloc(1, sizeof *l);
     if (!l)
         return pa_error(err, PA_ENOMEM, "agg local");
+    l->dev = w->dev;
+    l->stream = w->stream;
     *local = l;
     return PA_OK;
 }
 
-static void agg_free(ex_op *op, void *local) { pa_free(local); }
+static void agg_free(ex_op *op, void *local)
+{
+    agg_local *l = local;
+    if (!l)
+        return;
+    if (l->host)   /* a query may have failed while a copy was queued */
+        t_pinned_free(l->dev, l->stream, l->host);
+    ex_pending_close(&l->pend);
+    pa_free(l);
+}
+
+/* Add the rows of column c (n rows, values and validity host-readable). */
+static void agg_add(agg_local *l, const pa_column *c, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        l->count++;
+        if (!pa_column_valid(c, i))
+            continue;
+        l->sum += c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE ? ((const int32_t *)c->data)[i]
+                                                                              : ((const int64_t *)c->data)[i];
+    }
+}
+
+/* Enqueue the copy of column c's values and validity into l->host. */
+static int agg_download(ex_op *op, ex_worker *w, agg_local *l, const pa_column *c, int64_t n, pa_err *err)
+{
+    size_t vals = (size_t)n * (size_t)pa_type_bytes(c->type), bits = c->validity ? (size_t)(n + 7) / 8 : 0;
+    int rc;
+    if (vals + bits > l->cap) {
+        if (l->host)
+            dv_host_free(l->dev, l->host);   /* its last copy was read */
+        l->host = NULL;
+        l->cap = 0;
+        if ((rc = dv_host_alloc(l->dev, vals + bits, (void **)&l->host, err)) != PA_OK)
+            return ex_oom(op, rc, err);
+        l->cap = vals + bits;
+    }
+    rc = dv_copy_async(w->stream, l->host, c->data, vals, DV_COPY_D2H, err);
+    if (rc == PA_OK && bits)
+        rc = dv_copy_async(w->stream, l->host + vals, c->validity, bits, DV_COPY_D2H, err);
+    return rc;
+}
 
 static int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
 {
@@ -212,13 +343,28 @@ static int agg_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *
     if (!l || w->role != EX_ROLE_SINK)
         return pa_error(err, PA_EINTERNAL, "sink without its local state");
     const pa_column *c = &in->columns[0];
-    for (int64_t i = 0; i < in->length; i++) {
-        l->count++;
-        if (!pa_column_valid(c, i))
-            continue;
-        l->sum += c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE ? ((const int32_t *)c->data)[i]
-                                                                              : ((const int64_t *)c->data)[i];
+    if (dv_host_visible(w->dev) || in->length == 0) {
+        agg_add(l, c, in->length);
+        return PA_OK;
     }
+    int rc;
+    if (!l->copied) {
+        if ((rc = agg_download(op, w, l, c, in->length, err)) != PA_OK)
+            return rc;
+        l->copied = true;
+    }
+    bool ready;
+    if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)
+        return rc;
+    if (!ready) {
+        w->blocked = true;
+        return PA_OK;
+    }
+    l->copied = false;
+    pa_column h = *c;
+    h.data = l->host;
+    h.validity = c->validity ? l->host + (size_t)in->length * (size_t)pa_type_bytes(c->type) : NULL;
+    agg_add(l, &h, in->length);
     return PA_OK;
 }
 
@@ -274,12 +420,13 @@ static int agg_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
         c->columns[k].length = 1;
         c->columns[k].data = v[k];
     }
+    int64_t host[2] = {s->count, s->sum};
+    for (int k = 0; k < 2 && rc == PA_OK; k++)
+        rc = ex_to_device(op, w, v[k], &host[k], 8, err);
     if (rc != PA_OK) {
-        dv_chunk_destroy(c);
+        dv_chunk_release(c, w->stream);
         return rc;
     }
-    *v[0] = s->count;
-    *v[1] = s->sum;
     c->length = 1;
     *out = c;
     return PA_OK;
@@ -354,15 +501,19 @@ static int seq_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
     int k = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
     if (k >= s->n_chunks)
         return PA_OK;
+    int32_t host[1000];
+    for (int i = 0; i < 1000; i++)
+        host[i] = k * 1000 + i;
     dv_chunk *c = NULL;
     int32_t *v = NULL;
     int rc = ex_chunk_new(op, w, 1, &c, err);
-    if (rc == PA_OK && (rc = ex_chunk_alloc(op, c, 4000, (void **)&v, err)) != PA_OK)
-        dv_chunk_destroy(c);
     if (rc != PA_OK)
         return rc;
-    for (int i = 0; i < 1000; i++)
-        v[i] = k * 1000 + i;
+    if ((rc = ex_chunk_alloc(op, c, sizeof host, (void **)&v, err)) != PA_OK ||
+        (rc = ex_to_device(op, w, v, host, sizeof host, err)) != PA_OK) {
+        dv_chunk_release(c, w->stream);
+        return rc;
+    }
     c->columns[0] = (pa_column){{PA_TYPE_INTEGER, 0, 0}, 1000, v, NULL, NULL};
     c->length = 1000;
     *out = c;

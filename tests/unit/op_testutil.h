@@ -1,10 +1,11 @@
 /*
  * op_testutil.h - helpers for the FILTER and PROJECT operator tests: a
- * source operator (HANDSRC) handing out chunks made by the test (so a test
- * can see whether an output chunk IS an input chunk, i.e. nothing was
- * copied), scans of tests/data/parquet, runs through ex_run returning the
- * result as '|' text, and the DuckDB oracle (tests/oracle/oracle.mjs) when
- * node and the package are installed.
+ * source operator (HANDSRC) handing out chunks the test uploaded from host
+ * columns (so a test can see whether an output chunk IS an input chunk,
+ * i.e. nothing was copied, where the result stays in device memory the host
+ * reads), scans of tests/data/parquet, runs through ex_run on the device of
+ * PISTA_TEST_DEVICE returning the result as '|' text, and the DuckDB oracle
+ * (tests/oracle/oracle.mjs) when node and the package are installed.
  */
 #ifndef OP_TESTUTIL_H
 #define OP_TESTUTIL_H
@@ -64,30 +65,44 @@ static inline ex_op *ot_handsrc(ex_plan *p, dv_chunk **chunks, int n, const char
     return op;
 }
 
-/* A device chunk holding copies of host columns (cpu: host memory). */
-static inline dv_chunk *ot_chunk(dv_device *d, const pa_column *cols, int n)
+/* A chunk holding copies of the n host columns cols (all of cols[0].length
+ * rows): in device memory (uploaded, ready when this returns) or, when
+ * host, in pinned memory the host reads, as ex_run's result chunks are on
+ * a device whose memory the host cannot touch. The caller keeps cols to
+ * compute what to expect: test code never reads a device chunk. */
+static inline dv_chunk *ot_chunk_in(dv_device *d, const pa_column *cols, int n, bool host)
 {
     dv_chunk *c;
+    dv_stream *s;
     assert_int_equal(dv_chunk_create(d, n, &c, NULL), PA_OK);
+    assert_int_equal(dv_stream_create(d, &s, NULL), PA_OK);
     for (int j = 0; j < n; j++) {
         pa_column *o = &c->columns[j];
         *o = cols[j];
-        size_t bytes = et_data_bytes(&cols[j]);
-        assert_int_equal(dv_chunk_alloc(c, bytes ? bytes : 1, &o->data, NULL), PA_OK);
-        memcpy(o->data, cols[j].data, bytes);
-        if (cols[j].offsets) {
-            assert_int_equal(dv_chunk_alloc(c, (size_t)(cols[j].length + 1) * 4, (void **)&o->offsets, NULL), PA_OK);
-            memcpy(o->offsets, cols[j].offsets, (size_t)(cols[j].length + 1) * 4);
-        }
-        if (cols[j].validity) {
-            size_t vb = (size_t)(cols[j].length + 7) / 8;
-            assert_int_equal(dv_chunk_alloc(c, vb, (void **)&o->validity, NULL), PA_OK);
-            memcpy(o->validity, cols[j].validity, vb);
+        size_t sizes[3] = {et_data_bytes(&cols[j]), cols[j].offsets ? (size_t)(cols[j].length + 1) * 4 : 0,
+                           cols[j].validity ? (size_t)(cols[j].length + 7) / 8 : 0};
+        const void *from[3] = {cols[j].data, cols[j].offsets, cols[j].validity};
+        void **to[3] = {&o->data, (void **)&o->offsets, (void **)&o->validity};
+        for (int k = 0; k < 3; k++) {
+            if (!from[k])
+                continue;
+            if (host) {
+                assert_int_equal(dv_chunk_alloc_host(c, sizes[k] ? sizes[k] : 1, to[k], NULL), PA_OK);
+                memcpy(*to[k], from[k], sizes[k]);
+            } else {
+                assert_int_equal(dv_chunk_alloc(c, sizes[k] ? sizes[k] : 1, to[k], NULL), PA_OK);
+                assert_int_equal(dv_copy_async(s, *to[k], from[k], sizes[k], DV_COPY_H2D, NULL), PA_OK);
+            }
         }
     }
     c->length = cols[0].length;
+    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);   /* cols may go */
+    dv_stream_destroy(s);
     return c;
 }
+
+/* A device chunk holding copies of host columns (see ot_chunk_in). */
+static inline dv_chunk *ot_chunk(dv_device *d, const pa_column *cols, int n) { return ot_chunk_in(d, cols, n, false); }
 
 /* ----------------------------------------------------------------- runs */
 

@@ -85,8 +85,8 @@ static void hb_chunk_columns(int set, pa_column *c, int32_t *ids, char *bytes, i
     c[6] = (pa_column){et_t(PA_TYPE_BOOLEAN), n, ok, NULL, &valid[1]};
 }
 
-/* A result as ex_run would return it: names, types and chunks owned by the
- * result (ex_result_destroy frees them). */
+/* A result as ex_run would return it: names, types and chunks in memory
+ * the host reads, owned by the result (ex_result_destroy frees them). */
 static ex_result *hand_built(void)
 {
     ex_result *r = pa_calloc(1, sizeof *r);
@@ -104,7 +104,7 @@ static ex_result *hand_built(void)
         double ratio[2];
         uint8_t ok[2], valid[2];
         hb_chunk_columns(set, c, ids, bytes, offs, price, big, ratio, day, ok, valid);
-        r->chunks[set] = ot_chunk(D, c, HB_COLS);
+        r->chunks[set] = ot_chunk_in(D, c, HB_COLS, true);
         r->n_rows += c[0].length;
         if (set == 0)
             for (int i = 0; i < HB_COLS; i++) {

@@ -71,7 +71,8 @@ static ex_op *scan(ex_plan *p, const char *file, const char *const *cols, int n,
     return op;
 }
 
-/* Run and return the CSV text (malloc'ed) or NULL with *rc and msg. */
+/* Run and return the CSV text (malloc'ed) or NULL with *rc and msg. Without
+ * rc_out the run must succeed (the test fails with the query's message). */
 static char *run_csv(ex_plan *p, ex_op *root, ex_mode mode, int threads, int *rc_out, char *msg, ex_result **keep)
 {
     ex_run_options o = {.dev = dev, .mode = mode, .threads = threads};
@@ -83,6 +84,8 @@ static char *run_csv(ex_plan *p, ex_op *root, ex_mode mode, int threads, int *rc
         *rc_out = rc;
     if (msg)
         snprintf(msg, 512, "%s", e.msg);
+    if (rc != PA_OK && !rc_out)
+        fail_msg("%s, %d threads on %s: %s", ex_mode_name(mode), threads, dv_name(dev), e.msg);
     pa_err_close(&e);
     if (rc != PA_OK)
         return NULL;
@@ -420,7 +423,11 @@ static void t_modes_identical(void **state)
 
 /* BLOCKING reads a scan's whole table before decoding any of it (the
  * paper's blocking reader): its pinned read buffers peak at every byte the
- * scan read; the streaming modes keep a few row groups in flight. */
+ * scan read; the streaming modes keep a few row groups in flight. The
+ * pinned pool measures that where it holds nothing but those buffers, on a
+ * device whose memory the host reads (the scan decodes straight into it);
+ * elsewhere it also holds the decoded pages on their way up and the
+ * downloaded result, so there only the rows are checked. */
 static void t_blocking_reads_first(void **state)
 {
     (void)state;
@@ -433,13 +440,14 @@ static void t_blocking_reads_first(void **state)
         ex_result *r = NULL;
         char *csv = run_csv(p, sc, modes[m], 1, NULL, NULL, &r);
         assert_non_null(csv);
+        assert_int_equal(r->n_rows, 60175);
         pa_mempool_stats pinned;
         dv_memory_stats(dev, NULL, &pinned);
         uint64_t read = (uint64_t)r->stats.counters.v[PA_CTR_BYTES_READ];
         assert_true(read > 0);
-        if (modes[m] == EX_MODE_BLOCKING)
+        if (dv_host_visible(dev) && modes[m] == EX_MODE_BLOCKING)
             assert_true(pinned.peak >= read);
-        else
+        else if (dv_host_visible(dev))
             assert_true(pinned.peak < read);
         free(csv);
         ex_result_destroy(r);
@@ -547,11 +555,15 @@ static void t_stats_no_sync(void **state)
     char *csv = run_csv(p, rc, EX_MODE_OVERLAPPED, 2, NULL, NULL, &r);
     assert_non_null(csv);
     const ex_query_stats *st = &r->stats;
-    assert_int_equal(st->counters.v[PA_CTR_HOST_SYNCS], 0);
+    /* No host-device sync on cpu; elsewhere only the scheduler's: the drain
+     * at the end, two for the result's download, one per parked worker
+     * (SPLIT waits for its slices' string sizes). */
+    int64_t syncs = dv_kind_of(dev) == DV_KIND_CPU ? 0 : 3 + st->counters.v[PA_CTR_WORKER_PARKS];
+    assert_int_equal(st->counters.v[PA_CTR_HOST_SYNCS], syncs);
     assert_true(st->counters.v[PA_CTR_BYTES_READ] > 0);
     assert_true(st->mem_peak > 0);
     assert_int_equal(st->mode, EX_MODE_OVERLAPPED);
-    assert_non_null(strstr(st->device, "cpu"));
+    assert_non_null(strstr(st->device, dv_name(dev)));
     /* RESULT, RECHUNK, UNION_ALL, SCAN region, SPLIT, SCAN nation. */
     assert_int_equal(st->n_ops, 6);
     assert_string_equal(st->ops[0].label, "RESULT");
@@ -574,11 +586,14 @@ static void t_stats_no_sync(void **state)
     FILE *f = open_memstream(&text, &len);
     assert_int_equal(ex_explain(p, rc, r, dev, f), PA_OK);
     fclose(f);
-    assert_non_null(strstr(text, "device: cpu"));
+    char want[64];
+    snprintf(want, sizeof want, "device: %s", dv_name(dev));
+    assert_non_null(strstr(text, want));
     assert_non_null(strstr(text, "RESULT"));
     assert_non_null(strstr(text, "    SCAN region.parquet  [p0]  est 5  rows 0 -> 5"));
     assert_non_null(strstr(text, "UNION_ALL  [p0,p1]  est ?  rows 30 -> 30"));
-    assert_non_null(strstr(text, "host syncs 0"));
+    snprintf(want, sizeof want, "host syncs %lld\n", (long long)syncs);
+    assert_non_null(strstr(text, want));
     free(text);
     free(csv);
     ex_result_destroy(r);
@@ -714,6 +729,7 @@ static void t_alloc_faults(void **state)
     dv_memory_stats(dev, &ms, NULL);
     assert_int_equal(ms.current, 0);
 }
+
 
 int main(void)
 {

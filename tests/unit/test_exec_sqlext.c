@@ -53,36 +53,39 @@ typedef struct host_src {
     int64_t next;   /* atomic */
 } host_src;
 
-/* Rows [first, first + n) of host column s into chunk column d. */
-static int copy_rows(ex_op *op, dv_chunk *c, const pa_column *s, int64_t first, int64_t n, pa_column *d,
-                     pa_err *e)
+/* Rows [first, first + n) of host column s into chunk column d: made on
+ * the host, then written to the device in the order of w's stream (test
+ * code never touches device memory). */
+static int copy_rows(ex_op *op, ex_worker *w, dv_chunk *c, const pa_column *s, int64_t first, int64_t n,
+                     pa_column *d, pa_err *e)
 {
     d->type = s->type;
     d->length = n;
     size_t bytes = s->type.id == PA_TYPE_VARCHAR ? (size_t)(s->offsets[first + n] - s->offsets[first])
                                                  : (size_t)n * (size_t)pa_type_bytes(s->type);
-    int rc = ex_chunk_alloc(op, c, bytes + 1, &d->data, e);
-    if (rc == PA_OK && s->offsets)
-        rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&d->offsets, e);
-    if (rc != PA_OK)
-        return rc;
-    if (s->type.id == PA_TYPE_VARCHAR) {
-        for (int64_t i = 0; i <= n; i++)
-            d->offsets[i] = s->offsets[first + i] - s->offsets[first];
-        memcpy(d->data, (const char *)s->data + s->offsets[first], bytes);
-    } else {
-        memcpy(d->data, (const char *)s->data + (size_t)first * (size_t)pa_type_bytes(s->type), bytes);
-    }
+    int32_t *offs = s->offsets ? malloc((size_t)(n + 1) * 4) : NULL;
+    uint8_t *valid = calloc((size_t)n / 8 + 1, 1);
+    const char *src = (const char *)s->data + (s->type.id == PA_TYPE_VARCHAR ? (size_t)s->offsets[first]
+                                                   : (size_t)first * (size_t)pa_type_bytes(s->type));
+    for (int64_t i = 0; offs && i <= n; i++)
+        offs[i] = s->offsets[first + i] - s->offsets[first];
     bool any_null = false;
-    for (int64_t i = 0; s->validity && i < n; i++)
+    for (int64_t i = 0; s->validity && i < n; i++) {
         any_null |= !hj_bit(s->validity, first + i);
-    if (!any_null)   /* as a scan does: no bitmap when every row is valid */
-        return PA_OK;
-    if ((rc = ex_chunk_alloc(op, c, (size_t)n / 8 + 1, (void **)&d->validity, e)) != PA_OK)
-        return rc;
-    for (int64_t i = 0; i < n; i++)
-        hj_setbit(d->validity, i, hj_bit(s->validity, first + i));
-    return PA_OK;
+        hj_setbit(valid, i, hj_bit(s->validity, first + i));
+    }
+    int rc = ex_chunk_alloc(op, c, bytes + 1, &d->data, e);
+    if (rc == PA_OK)
+        rc = ex_to_device(op, w, d->data, src, bytes, e);
+    if (rc == PA_OK && offs && (rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&d->offsets, e)) == PA_OK)
+        rc = ex_to_device(op, w, d->offsets, offs, (size_t)(n + 1) * 4, e);
+    /* As a scan does: no bitmap when every row is valid. */
+    if (rc == PA_OK && any_null &&
+        (rc = ex_chunk_alloc(op, c, (size_t)n / 8 + 1, (void **)&d->validity, e)) == PA_OK)
+        rc = ex_to_device(op, w, d->validity, valid, (size_t)n / 8 + 1, e);
+    free(offs);
+    free(valid);
+    return rc;
 }
 
 static int src_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *e)
@@ -96,9 +99,9 @@ static int src_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
     dv_chunk *c;
     int rc = ex_chunk_new(op, w, op->n_cols, &c, e);
     for (int k = 0; rc == PA_OK && k < op->n_cols; k++)
-        rc = copy_rows(op, c, &s->cols[k], first, n, &c->columns[k], e);
+        rc = copy_rows(op, w, c, &s->cols[k], first, n, &c->columns[k], e);
     if (rc != PA_OK) {
-        dv_chunk_destroy(c);
+        dv_chunk_release(c, w->stream);   /* after the copies queued into it */
         return rc;
     }
     c->length = n;

@@ -1,7 +1,8 @@
 /*
  * test_tpch_parquet.c - `pista gen tpch` Parquet output (tp_write with
  * TP_FORMAT_PARQUET) read back through the Parquet scan, an independent
- * code path, and compared value by value with the generator's own batches;
+ * code path, on the device of PISTA_TEST_DEVICE (default cpu), and compared
+ * value by value with the generator's own batches;
  * the same bytes for any thread count; parts that concatenate to the whole;
  * row groups cut by row count, not by chunks or threads; errors (no folder,
  * a codec the writer refuses, an unwritable folder, allocation failures)
@@ -30,7 +31,8 @@ static char root[256];     /* temporary folder of this process */
 static int setup(void **state)
 {
     (void)state;
-    dv_options opt = {.spec = "cpu", .cpu_threads = 2};
+    const char *spec = getenv("PISTA_TEST_DEVICE");
+    dv_options opt = {.spec = spec && *spec ? spec : "cpu", .cpu_threads = 2};
     snprintf(root, sizeof root, "%s/pista-test-tpch-pq.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(root))
         return -1;
@@ -113,6 +115,42 @@ static void expected(tp_table t, int64_t first, int64_t n, tp_batch *b)
     }
 }
 
+/* Column i of chunk c from a scan, where the host can read it: c's own on a
+ * device whose memory the host reads, else copied to host memory on s once
+ * the chunk is ready (free with host_col_free). */
+static pa_column host_col(dv_stream *s, dv_chunk *c, int i)
+{
+    pa_column h = c->columns[i];
+    if (dv_host_visible(dev))
+        return h;
+    const pa_column *d = &c->columns[i];
+    int64_t n = d->length;
+    assert_int_equal(dv_chunk_wait_ready(c, s, NULL), PA_OK);
+    if (d->offsets) {
+        h.offsets = malloc((size_t)(n + 1) * 4);
+        assert_int_equal(dv_copy_async(s, h.offsets, d->offsets, (size_t)(n + 1) * 4, DV_COPY_D2H, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(s, NULL), PA_OK);   /* the strings' size */
+    }
+    size_t bytes = d->offsets ? (size_t)h.offsets[n] : (size_t)n * (size_t)pa_type_bytes(d->type);
+    h.data = malloc(bytes + 1);
+    assert_int_equal(dv_copy_async(s, h.data, d->data, bytes, DV_COPY_D2H, NULL), PA_OK);
+    if (d->validity) {
+        h.validity = malloc((size_t)(n + 7) / 8);
+        assert_int_equal(dv_copy_async(s, h.validity, d->validity, (size_t)(n + 7) / 8, DV_COPY_D2H, NULL), PA_OK);
+    }
+    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);
+    return h;
+}
+
+static void host_col_free(pa_column *h)
+{
+    if (dv_host_visible(dev))
+        return;
+    free(h->data);
+    free(h->offsets);
+    free(h->validity);
+}
+
 /* Scan `files` and compare every value with b's rows from *at on; advances
  * *at. Returns the row groups read. */
 static uint64_t check_scan(const char *const *files, size_t n_files, const tp_batch *b, int64_t *at)
@@ -136,6 +174,8 @@ static uint64_t check_scan(const char *const *files, size_t n_files, const tp_ba
         assert_int_equal(ty.precision, ci->type.precision);
         assert_int_equal(ty.scale, ci->type.scale);
     }
+    dv_stream *ds;
+    assert_int_equal(dv_stream_create(dev, &ds, NULL), PA_OK);
     for (;;) {
         dv_chunk *c;
         assert_int_equal(pq_scan_next(s, &c, &err), PA_OK);
@@ -143,9 +183,10 @@ static uint64_t check_scan(const char *const *files, size_t n_files, const tp_ba
             break;
         assert_true(*at + c->length <= b->n_rows);
         for (int i = 0; i < b->n_columns; i++) {
-            const pa_column *col = &c->columns[i];
+            assert_null(c->columns[i].validity);
+            pa_column hc = host_col(ds, c, i);
+            const pa_column *col = &hc;
             const tp_column *want = &b->cols[i];
-            assert_null(col->validity);
             for (int64_t r = 0; r < c->length; r++) {
                 int64_t w = *at + r;
                 bool ok;
@@ -165,10 +206,12 @@ static uint64_t check_scan(const char *const *files, size_t n_files, const tp_ba
                 if (!ok)
                     fail_msg("%s row %lld column %s differs", files[0], (long long)w, want->info->name);
             }
+            host_col_free(&hc);
         }
         *at += c->length;
         dv_chunk_destroy(c);
     }
+    dv_stream_destroy(ds);
     pq_scan_stats st;
     pq_scan_get_stats(s, &st);
     pq_scan_close(s);
