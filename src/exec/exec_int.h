@@ -222,6 +222,10 @@ int ex_oom(ex_op *op, int rc, pa_err *err);
  * (freed when the stream reached the copy). The host never writes device
  * memory itself. */
 int ex_to_device(ex_op *op, ex_worker *w, void *dst, const void *src, size_t n, pa_err *err);
+/* Free pinned memory a kernel enqueued on s may still write: once s got
+ * there, or at once on the cpu device (its kernels ran before they returned)
+ * or without a stream. */
+void ex_pinned_free(dv_device *d, dv_stream *s, void *p);
 /* offsets[0] = 0 for a VARCHAR output, the same way. */
 int ex_zero_offset(ex_op *op, ex_worker *w, int32_t *offsets, pa_err *err);
 

@@ -173,3 +173,13 @@ void ex_pending_close(ex_pending *p)
     p->ev = NULL;
     p->recorded = false;
 }
+
+void ex_pinned_free(dv_device *d, dv_stream *s, void *p)
+{
+    if (!p)
+        return;
+    if (s && dv_kind_of(d) != DV_KIND_CPU)
+        dv_host_free_async(s, p, NULL);
+    else
+        dv_host_free(d, p);
+}

@@ -38,10 +38,7 @@ const ex_op_vt distinct_vt = {
  * (at once without a stream; on failure to enqueue it syncs and frees). */
 static void sizes_free(dv_device *d, dv_stream *stream, int64_t *sizes)
 {
-    if (stream)
-        dv_host_free_async(stream, sizes, NULL);
-    else
-        dv_host_free(d, sizes);
+    ex_pinned_free(d, stream, sizes);
 }
 
 void agg_tab_free(ex_op *op, dv_stream *stream, agg_tab *a)

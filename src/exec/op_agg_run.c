@@ -58,8 +58,7 @@ void agg_local_free(ex_op *op, void *local)
         ex_free(op, l->scratch, l->scratch_bytes);
     if (l->gids)
         ex_free(op, l->gids, AGG_BATCH * sizeof(uint32_t));
-    if (l->pin)
-        dv_host_free_async(l->stream, l->pin, NULL);
+    ex_pinned_free(l->dev, l->stream, l->pin);
     ex_pending_close(&l->pend);
     pa_free(l);
 }

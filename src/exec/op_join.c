@@ -182,7 +182,7 @@ static void join_local_free(ex_op *op, void *local)
             seg_free(op, bl->segs[i]);
     pa_free(bl->segs);
     dv_chunk_release(bl->pend, bl->stream);
-    dv_host_free_async(bl->stream, bl->bytes, NULL);   /* a failed query's kernel may still write it */
+    ex_pinned_free(bl->dev, bl->stream, bl->bytes);   /* a failed query's kernel may still write it */
     ex_pending_close(&bl->ready);
     pa_free(bl);
 }

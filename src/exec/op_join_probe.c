@@ -45,7 +45,7 @@ void ex__join_probe_local_free(ex_op *op, void *local)
     ex_free(op, pl->escratch, pl->escratch_size);
     dv_chunk_release(pl->out, pl->stream);
     /* Kernels of a failed query may still be queued to write it. */
-    dv_host_free_async(pl->stream, pl->pin, NULL);
+    ex_pinned_free(pl->dev, pl->stream, pl->pin);
     ex_pending_close(&pl->pend);
     pa_free(pl);
 }
