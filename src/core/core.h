@@ -258,6 +258,16 @@ void pa_threadpool_destroy(pa_threadpool *tp);
 /* Queue fn(arg). Never blocks; fails only with PA_ENOMEM. Tasks may submit
  * tasks, also while _destroy drains the pool. */
 int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg);
+/* The same with a queue node the caller owns, so it cannot fail: the node
+ * must stay valid and not be submitted again until fn has started (a
+ * device stream keeps one for its one pending drain task). */
+typedef struct pa_task_node {
+    pa_task_fn fn;
+    void *arg;
+    struct pa_task_node *next;
+    int owned;   /* internal: 1 = the caller's, not freed by the pool */
+} pa_task_node;
+void pa_threadpool_submit_node(pa_threadpool *tp, pa_task_node *node, pa_task_fn fn, void *arg);
 /* Block until every task submitted so far (and those they submit) finished. */
 void pa_threadpool_wait_idle(pa_threadpool *tp);
 int pa_threadpool_size(const pa_threadpool *tp);

@@ -9,11 +9,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-typedef struct task {
-    pa_task_fn fn;
-    void *arg;
-    struct task *next;
-} task;
+typedef pa_task_node task;
 
 struct pa_threadpool {
     pthread_mutex_t mu;
@@ -44,7 +40,8 @@ static void *worker(void *arg)
          * done lets it go on (and count its memory) at once. */
         pa_task_fn fn = t->fn;
         void *targ = t->arg;
-        pa_free(t);
+        if (!t->owned)
+            pa_free(t);
         fn(targ);
         pthread_mutex_lock(&tp->mu);
         if (--tp->pending == 0)
@@ -100,14 +97,8 @@ void pa_threadpool_destroy(pa_threadpool *tp)
     pa_free(tp);
 }
 
-int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg)
+static void push_task(pa_threadpool *tp, task *t)
 {
-    task *t = pa_malloc(sizeof *t);
-    if (!t)
-        return PA_ENOMEM;
-    t->fn = fn;
-    t->arg = arg;
-    t->next = NULL;
     pthread_mutex_lock(&tp->mu);
     if (tp->tail)
         tp->tail->next = t;
@@ -117,7 +108,22 @@ int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg)
     tp->pending++;
     pthread_cond_signal(&tp->work);
     pthread_mutex_unlock(&tp->mu);
+}
+
+int pa_threadpool_submit(pa_threadpool *tp, pa_task_fn fn, void *arg)
+{
+    task *t = pa_malloc(sizeof *t);
+    if (!t)
+        return PA_ENOMEM;
+    *t = (task){.fn = fn, .arg = arg};
+    push_task(tp, t);
     return PA_OK;
+}
+
+void pa_threadpool_submit_node(pa_threadpool *tp, pa_task_node *node, pa_task_fn fn, void *arg)
+{
+    *node = (pa_task_node){.fn = fn, .arg = arg, .owned = 1};
+    push_task(tp, node);
 }
 
 void pa_threadpool_wait_idle(pa_threadpool *tp)

@@ -59,6 +59,7 @@ typedef struct cpu_stream {
     uint64_t enqueued, completed;   /* operations; a record counts as completed
                                        just before it signals its event */
     pa_threadpool *tp;
+    pa_task_node drain_node;   /* the pending drain task's queue node (never allocated) */
     dv_device *dev;
     struct cpu_stream *next_waiter;
     pa_err err;         /* sticky: the first kernel error (read under mu) */
@@ -95,11 +96,8 @@ static bool is_sim(const cpu_stream *s) { return s->dev->ops->kind == DV_KIND_SI
 static void schedule_locked(cpu_stream *s)
 {
     if (!s->scheduled && !s->parked && s->head) {
-        s->scheduled = 1;
-        /* Submission only fails without memory; then the caller drains inline
-         * on its next sync, which checks `head`. */
-        if (pa_threadpool_submit(s->tp, drain, s) != PA_OK)
-            s->scheduled = 0;
+        s->scheduled = 1;   /* at most one drain task: the stream's own node serves it */
+        pa_threadpool_submit_node(s->tp, &s->drain_node, drain, s);
     }
 }
 
@@ -422,7 +420,6 @@ static int cpu_stream_sync(dv_stream *st, pa_err *err)
 {
     cpu_stream *s = st->impl;
     pthread_mutex_lock(&s->mu);
-    schedule_locked(s);   /* in case an earlier submission failed */
     while (s->head || s->scheduled)
         pthread_cond_wait(&s->drained, &s->mu);
     int rc = s->err.code != PA_OK ? pa_err_propagate(err, &s->err) : PA_OK;
