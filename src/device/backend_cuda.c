@@ -176,9 +176,9 @@ static int cuda_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err)
     return PA_OK;
 }
 
-static int cuda_event_query(dv_event *e, bool *done, pa_err *err)
+/* The answer of cudaEventQuery / cudaStreamQuery: not ready is no error. */
+static int query_result(cudaError_t r, bool *done, pa_err *err)
 {
-    cudaError_t r = cudaEventQuery((cudaEvent_t)e->impl);
     if (r == cudaSuccess || r == cudaErrorNotReady) {
         *done = r == cudaSuccess;
         if (r == cudaErrorNotReady)
@@ -187,6 +187,11 @@ static int cuda_event_query(dv_event *e, bool *done, pa_err *err)
     }
     CU_CHECK(err, r);
     return PA_OK;
+}
+
+static int cuda_event_query(dv_event *e, bool *done, pa_err *err)
+{
+    return query_result(cudaEventQuery((cudaEvent_t)e->impl), done, err);
 }
 
 static int cuda_event_sync(dv_event *e, pa_err *err)
@@ -285,15 +290,7 @@ static int cuda_fill_u32(dv_stream *s, void *dst, uint32_t value, size_t count, 
 
 static int cuda_stream_query(dv_stream *s, bool *idle, pa_err *err)
 {
-    cudaError_t r = cudaStreamQuery((cudaStream_t)s->impl);
-    if (r == cudaSuccess || r == cudaErrorNotReady) {
-        *idle = r == cudaSuccess;
-        if (r == cudaErrorNotReady)
-            cudaGetLastError();
-        return PA_OK;
-    }
-    CU_CHECK(err, r);
-    return PA_OK;
+    return query_result(cudaStreamQuery((cudaStream_t)s->impl), idle, err);
 }
 
 typedef struct pending_free {
