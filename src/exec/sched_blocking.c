@@ -30,10 +30,31 @@ static int clist_push(clist *l, dv_chunk *c, pa_err *err)
     return PA_OK;
 }
 
-static void clist_free(clist *l)
+/* Drop the chunks left in l (a failed run's, or inputs left behind an
+ * operator that finished) in stream order: the kernels that made them may
+ * still be queued. They are released on a pool stream that waits for each
+ * one's ready event; where that cannot be enqueued (no memory), once every
+ * stream of the query drained. */
+static void clist_free(ex_sched *s, clist *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    dv_stream *st = NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!l->v[i])
+            continue;
+        if (!st && ex__stream_take(s, &st, NULL) != PA_OK)
+            st = NULL;
+        if (st && dv_chunk_wait_ready(l->v[i], st, NULL) == PA_OK) {
+            dv_chunk_release(l->v[i], st);
+            continue;
+        }
+        pthread_mutex_lock(&s->mu);
+        for (int k = 0; k < s->n_streams; k++)
+            dv_stream_sync(s->streams[k], NULL);
+        pthread_mutex_unlock(&s->mu);
         dv_chunk_destroy(l->v[i]);
+    }
+    if (st)
+        ex__stream_give(s, st);
     pa_free(l->v);
     memset(l, 0, sizeof *l);
 }
@@ -68,17 +89,18 @@ static dv_chunk *take(stage *st)
     return c;
 }
 
-static int emit(clist *out, dv_chunk *c, pa_err *err)
+/* Keep c, made by w, in out (an empty one is dropped, in w's stream order). */
+static int emit(ex_worker *w, clist *out, dv_chunk *c, pa_err *err)
 {
     if (!c)
         return PA_OK;
     if (c->length == 0) {
-        dv_chunk_destroy(c);
+        ex__chunk_done(w, c);
         return PA_OK;
     }
     int rc = clist_push(out, c, err);
     if (rc != PA_OK)
-        dv_chunk_destroy(c);
+        ex__chunk_done(w, c);
     return rc;
 }
 
@@ -99,7 +121,7 @@ static int run_chain_op(stage *st, ex_worker *w, void *local, clist *out, pa_err
             ex_state s;
             if ((rc = ex__call_execute(st->op, w, local, c, &o, &s, err)) != PA_OK)
                 break;
-            if ((rc = emit(out, o, err)) != PA_OK)
+            if ((rc = emit(w, out, o, err)) != PA_OK)
                 break;
             if (s == EX_HAVE_OUTPUT)
                 continue;
@@ -121,7 +143,7 @@ static int run_chain_op(stage *st, ex_worker *w, void *local, clist *out, pa_err
         dv_chunk *o;
         if ((rc = ex__call_flush(st->op, w, local, &o, err)) != PA_OK || !o)
             break;
-        rc = emit(out, o, err);
+        rc = emit(w, out, o, err);
     }
     return rc;
 }
@@ -143,7 +165,7 @@ static void *stage_main(void *arg)
     if (rc == PA_OK && st->kind == ST_SOURCE) {
         dv_chunk *c;
         while (!ex_query_failed(q) && (rc = ex__call_next(st->op, &w, local, &c, &err)) == PA_OK && c)
-            if ((rc = emit(&st->outs[sw->id], c, &err)) != PA_OK)
+            if ((rc = emit(&w, &st->outs[sw->id], c, &err)) != PA_OK)
                 break;
     } else if (rc == PA_OK && st->kind == ST_CHAIN) {
         rc = run_chain_op(st, &w, local, &st->outs[sw->id], &err);
@@ -195,7 +217,7 @@ static int run_stage(stage *st, int W, clist *out)
             if (rc == PA_OK && !ex_query_failed(q) && (rc = clist_push(out, st->outs[i].v[k], &err)) == PA_OK)
                 st->outs[i].v[k] = NULL;
         }
-        clist_free(&st->outs[i]);
+        clist_free(st->s, &st->outs[i]);
     }
 done:
     if (rc != PA_OK)
@@ -219,7 +241,7 @@ int ex__run_blocking(ex_sched *s, ex_pipeline *p)
     for (int level = 0; rc == PA_OK && level < p->n_chain; level++) {
         st = (stage){.s = s, .p = p, .kind = ST_CHAIN, .op = p->chain[level], .in = &cur};
         rc = run_stage(&st, W, &next);
-        clist_free(&cur);
+        clist_free(s, &cur);
         cur = next;
         memset(&next, 0, sizeof next);
     }
@@ -227,7 +249,7 @@ int ex__run_blocking(ex_sched *s, ex_pipeline *p)
         st = (stage){.s = s, .p = p, .kind = ST_SINK, .op = p->sink, .in = &cur};
         rc = run_stage(&st, W, &next);
     }
-    clist_free(&cur);
-    clist_free(&next);
+    clist_free(s, &cur);
+    clist_free(s, &next);
     return rc;
 }

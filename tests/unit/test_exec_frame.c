@@ -5,7 +5,9 @@
  * test operators of exec_testops.h, checked against the SF 0.01 Q1 answer),
  * early stop (EX_FINISHED), all three modes giving identical rows, the
  * device memory limit, a corrupt file stopping the query, statistics, no
- * host-device sync in OVERLAPPED mode, and EXPLAIN.
+ * host-device sync in OVERLAPPED mode on cpu (elsewhere only the
+ * scheduler's), EXPLAIN, and allocation faults. On the device of
+ * PISTA_TEST_DEVICE (default cpu).
  */
 #include <setjmp.h>
 #include <stdarg.h>
