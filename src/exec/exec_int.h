@@ -188,6 +188,19 @@ struct ex_query {
                                 ordered after every worker of the pipelines feeding it */
 };
 
+/* A finalize hook's work in n independent tasks: task(ctx, i, kn) enqueues
+ * (or, on the cpu device, runs) task i's kernels on kn. ex_fin_parallel
+ * runs them in parallel: on the cpu device, whose kernels run on the calling
+ * thread, as tasks on the device's threads, now; elsewhere the tasks are
+ * called in order on this thread, spread over a few streams of the query's
+ * pool that first wait for the work on q->fin_stream so far, and
+ * q->fin_stream then waits for all of them (no host sync). A task reports
+ * its errors through ctx; the call fails only when it could not order the
+ * streams (its error then covers everything: no task ran on a stream the
+ * finalize stream does not wait for). */
+typedef void (*ex_fin_task)(void *ctx, size_t i, const kn_ctx *kn);
+int ex_fin_parallel(ex_query *q, size_t n, ex_fin_task task, void *ctx, pa_err *err);
+
 /* Mark q canceled (and failed) after *q->opt.cancel was seen set; returns
  * true. Takes no lock: callable anywhere, also with the scheduler's lock. */
 bool ex__query_cancel(ex_query *q);

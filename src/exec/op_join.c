@@ -335,12 +335,9 @@ static int concat_segments(ex_op *op, ex__join *j, ex_query *q, kn_ctx *kn, pa_e
     return PA_OK;
 }
 
-/* Rows the build inserts between looks at the cancel flag: a few tens of
- * milliseconds on a CPU core. */
-#define EX__JOIN_BUILD_SLICE (1 << 20)
-/* Slots emptied, or rows hashed, per task before the inserts: a few
- * milliseconds on a core, and enough tasks to share among a pool's
- * threads. A multiple of 8 (bitmap views). */
+/* Slots emptied, rows hashed or rows inserted per task: a few milliseconds
+ * on a core (a canceled query stops within one), and enough tasks to share
+ * among a pool's threads. A multiple of 8 (bitmap views). */
 #define EX__JOIN_TASK (1 << 18)
 
 /* A view of rows [lo, lo + n) of c; lo is a multiple of 8. */
@@ -357,20 +354,21 @@ static pa_column rows_view(const pa_column *c, int64_t lo, int64_t n)
     return v;
 }
 
-/* The work before the inserts, in tasks: emptying the table's slots
- * (n_begin tasks), then hashing the build keys. */
+/* The build in tasks, two rounds: first emptying the table's slots
+ * (n_begin tasks) and hashing the build keys, then the inserts (atomic, so
+ * the tasks of a round may run at once on threads or streams). */
 typedef struct build_tasks {
     ex__join *j;
     ex_query *q;
-    kn_ctx kn;
     uint64_t *hashes;
     size_t n_begin;
+    bool inserts;               /* the second round */
     int rc;                     /* the first error, with err */
     pa_err err;
     pthread_mutex_t mu;
 } build_tasks;
 
-static void build_task(void *ctx, size_t i)
+static void build_task(void *ctx, size_t i, const kn_ctx *kn)
 {
     build_tasks *b = ctx;
     if (__atomic_load_n(&b->rc, __ATOMIC_RELAXED) != PA_OK)
@@ -381,16 +379,19 @@ static void build_task(void *ctx, size_t i)
     int rc;
     if (ex_query_failed(b->q)) {
         rc = pa_error(&e, PA_ECANCELED, "query canceled");
+    } else if (b->inserts) {
+        int64_t lo = (int64_t)i * EX__JOIN_TASK, n = j->build_rows - lo;
+        rc = kn_join_build_rows(kn, &j->table, b->hashes, lo, lo + (n < EX__JOIN_TASK ? n : EX__JOIN_TASK), &e);
     } else if (i < b->n_begin) {
         uint64_t lo = (uint64_t)i * EX__JOIN_TASK, n = j->table.n_slots - lo;
-        rc = kn_join_build_begin(&b->kn, &j->table, lo, lo + (n < EX__JOIN_TASK ? n : EX__JOIN_TASK), &e);
+        rc = kn_join_build_begin(kn, &j->table, lo, lo + (n < EX__JOIN_TASK ? n : EX__JOIN_TASK), &e);
     } else {
         int64_t lo = (int64_t)(i - b->n_begin) * EX__JOIN_TASK, n = j->build_rows - lo;
         n = n < EX__JOIN_TASK ? n : EX__JOIN_TASK;
         pa_column view[EX__JOIN_MAX_KEYS];
         for (int k = 0; k < j->n_keys; k++)
             view[k] = rows_view(&j->bkeys[k], lo, n);
-        rc = kn_hash_keys(&b->kn, view, j->n_keys, n, b->hashes + lo, &e);
+        rc = kn_hash_keys(kn, view, j->n_keys, n, b->hashes + lo, &e);
     }
     if (rc != PA_OK) {
         pthread_mutex_lock(&b->mu);
@@ -403,28 +404,29 @@ static void build_task(void *ctx, size_t i)
     pa_err_close(&e);
 }
 
-/* Empty the table and hash the build keys into hashes. On the cpu device,
- * whose kernels run on the calling thread, the tasks run on the device's
- * threads at once (first-touching a large table's slots is most of a
- * build); elsewhere they are enqueued in order on the finalize stream. */
-static int build_prepare(ex__join *j, ex_query *q, const kn_ctx *kn, uint64_t *hashes, pa_err *err)
+/* Build the table: each round's tasks in parallel (ex_fin_parallel: on the
+ * cpu device on its threads, first-touching a large table's slots being
+ * much of a build; elsewhere over a few streams after the finalize
+ * stream). The first round covers slot_lo 0, which resets the info, before
+ * any insert adds to it. */
+static int build_table(ex__join *j, ex_query *q, uint64_t *hashes, pa_err *err)
 {
-    build_tasks b = {.j = j, .q = q, .kn = *kn, .hashes = hashes};
+    build_tasks b = {.j = j, .q = q, .hashes = hashes};
     b.n_begin = (size_t)((j->table.n_slots + EX__JOIN_TASK - 1) / EX__JOIN_TASK);
-    size_t n = b.n_begin + (size_t)((j->build_rows + EX__JOIN_TASK - 1) / EX__JOIN_TASK);
+    size_t n_rows = (size_t)((j->build_rows + EX__JOIN_TASK - 1) / EX__JOIN_TASK);
     pa_err_init(&b.err);
     pthread_mutex_init(&b.mu, NULL);
-    pa_threadpool *tp = dv_kind_of(q->dev) == DV_KIND_CPU ? dv_cpu_threads(q->dev) : NULL;
-    if (tp)
-        pa_parallel_for(tp, n, build_task, &b);
-    else
-        for (size_t i = 0; i < n; i++)
-            build_task(&b, i);
-    if (b.rc != PA_OK)
+    int rc = ex_fin_parallel(q, b.n_begin + n_rows, build_task, &b, err);
+    b.inserts = true;
+    if (rc == PA_OK && b.rc == PA_OK)
+        rc = ex_fin_parallel(q, n_rows, build_task, &b, err);
+    if (rc == PA_OK && b.rc != PA_OK) {
+        rc = b.rc;
         pa_err_propagate(err, &b.err);
+    }
     pthread_mutex_destroy(&b.mu);
     pa_err_close(&b.err);
-    return b.rc;
+    return rc;
 }
 
 static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
@@ -461,17 +463,11 @@ static int join_finalize(ex_op *op, ex_query *q, pa_err *err)
         return rc;
     rc = kn_join_table_init(&j->table, j->tmem, tb, rows, j->bkeys, ptypes, j->n_keys, j->info, err);
     if (rc == PA_OK)
-        rc = build_prepare(j, q, &kn, hashes, err);
-    /* The inserts in slices, so a canceled query stops within one slice. */
-    for (int64_t lo = 0; rc == PA_OK && lo < rows; lo += EX__JOIN_BUILD_SLICE) {
-        int64_t n = rows - lo < EX__JOIN_BUILD_SLICE ? rows - lo : EX__JOIN_BUILD_SLICE;
-        rc = ex_query_failed(q) ? pa_error(err, PA_ECANCELED, "query canceled")
-                                : kn_join_build_rows(&kn, &j->table, hashes, lo, lo + n, err);
-    }
+        rc = build_table(j, q, hashes, err);
     ex_free(op, hashes, hb);
-    /* The build info is complete once the stream reached the last slice:
-     * the probe reads it (and checks ex_hash_join_single) behind its
-     * first wait, which comes after this on its stream. */
+    /* The build info is complete once the finalize stream reached the end
+     * of the inserts: the probe reads it (and checks ex_hash_join_single)
+     * behind its first wait, which comes after this on its stream. */
     if (rc == PA_OK)
         j->built = true;
     return rc;

@@ -204,6 +204,86 @@ int ex__pipeline_seal(ex_sched *s, ex_pipeline *p, bool finalize, pa_err *err)
     return rc;
 }
 
+/* Streams a finalize fans its tasks out over (ex_fin_parallel): enough to
+ * keep a few executor threads or GPU queues busy. */
+#define EX__FIN_WIDTH 8
+
+typedef struct fin_par {
+    ex_fin_task task;
+    void *ctx;
+    kn_ctx kn;
+} fin_par;
+
+static void fin_par_run(void *ctx, size_t i)
+{
+    fin_par *p = ctx;
+    p->task(p->ctx, i, &p->kn);
+}
+
+/* The streams, each after `after`; returns how many it got (at least 1 on
+ * PA_OK: fewer streams than asked for only narrow the fan-out). */
+static int fin_streams(ex_sched *s, dv_event *after, dv_stream **st, int want, int *got, pa_err *err)
+{
+    int rc = PA_OK;
+    *got = 0;
+    while (*got < want) {
+        if ((rc = ex__stream_take(s, &st[*got], *got ? NULL : err)) != PA_OK)
+            break;
+        if ((rc = dv_stream_wait_event(st[*got], after, *got ? NULL : err)) != PA_OK) {
+            ex__stream_give(s, st[*got]);
+            break;
+        }
+        ++*got;
+    }
+    return *got ? PA_OK : rc;
+}
+
+int ex_fin_parallel(ex_query *q, size_t n, ex_fin_task task, void *ctx, pa_err *err)
+{
+    ex_sched *s = (ex_sched *)q;
+    fin_par p = {.task = task, .ctx = ctx, .kn = {q->dev, q->fin_stream}};
+    pa_threadpool *tp = dv_cpu_threads(q->dev);
+    if (!ordered(s)) {
+        if (tp && n > 1)
+            pa_parallel_for(tp, n, fin_par_run, &p);
+        else
+            for (size_t i = 0; i < n; i++)
+                task(ctx, i, &p.kn);
+        return PA_OK;
+    }
+    int want = tp ? pa_threadpool_size(tp) : EX__FIN_WIDTH;
+    want = want < EX__FIN_WIDTH ? want : EX__FIN_WIDTH;
+    want = (size_t)want < n ? want : (int)n;
+    if (want <= 1) {
+        for (size_t i = 0; i < n; i++)
+            task(ctx, i, &p.kn);
+        return PA_OK;
+    }
+    dv_stream *st[EX__FIN_WIDTH];
+    dv_event *start = NULL, *end[EX__FIN_WIDTH] = {0};
+    int got = 0;
+    int rc = dv_event_create(q->dev, &start, err);
+    if (rc == PA_OK && (rc = dv_event_record(start, q->fin_stream, err)) == PA_OK)
+        rc = fin_streams(s, start, st, want, &got, err);
+    for (size_t i = 0; rc == PA_OK && i < n; i++) {
+        kn_ctx kn = {q->dev, st[i % (size_t)got]};
+        task(ctx, i, &kn);
+    }
+    /* Join: the finalize stream waits for every stream a task may have used. */
+    for (int k = 0; k < got; k++) {
+        int r2 = dv_event_create(q->dev, &end[k], rc == PA_OK ? err : NULL);
+        if (r2 == PA_OK && (r2 = dv_event_record(end[k], st[k], rc == PA_OK ? err : NULL)) == PA_OK)
+            r2 = dv_stream_wait_event(q->fin_stream, end[k], rc == PA_OK ? err : NULL);
+        if (r2 != PA_OK && dv_stream_sync(st[k], NULL) == PA_OK)
+            r2 = PA_OK;   /* no event: order the work by waiting for it */
+        rc = rc == PA_OK ? r2 : rc;
+        dv_event_destroy(end[k]);
+        ex__stream_give(s, st[k]);
+    }
+    dv_event_destroy(start);
+    return rc;
+}
+
 static inline void add64(int64_t *x, int64_t v) { __atomic_add_fetch(x, v, __ATOMIC_RELAXED); }
 static inline void addu64(uint64_t *x, uint64_t v) { __atomic_add_fetch(x, v, __ATOMIC_RELAXED); }
 

@@ -940,11 +940,13 @@ int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_
  * with slot_lo 0 (kn_join_build_rows adds to it). */
 int kn_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err);
 /* The same in steps (a caller that wants to stop in between, e.g. on a
- * canceled query): kn_join_build_begin empties slots [slot_lo, slot_hi)
- * (and resets the info when slot_lo is 0), called over ranges covering
- * [0, n_slots); then kn_join_build_rows inserts rows [lo, hi), ranges in
- * increasing order covering [0, build_rows); the info is complete after
- * the last one. */
+ * canceled query, or several threads or streams sharing the work):
+ * kn_join_build_begin empties slots [slot_lo, slot_hi) (and resets the info
+ * when slot_lo is 0), called over ranges covering [0, n_slots); then, once
+ * every one of those ran, kn_join_build_rows inserts rows [lo, hi), over
+ * disjoint ranges covering [0, build_rows) in any order, concurrently if
+ * the caller likes (the inserts are atomic); the info is complete after all
+ * of them ran. */
 int kn_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi, pa_err *err);
 int kn_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
                        pa_err *err);

@@ -11,8 +11,15 @@
  * Row + 1 = 0 marks an empty slot, so a zeroed array is an empty table. A
  * slot's row is the head of its key's chain; duplicates are prepended
  * (next[row] = the previous head), so matches come out newest first.
+ *
+ * Inserts are lock-free (compare-and-swap on the slot, as a GPU build does
+ * with atomicCAS), so several kn_join_build_rows calls may fill one table at
+ * once; a chain's order then depends on which insert came first, which no
+ * join result depends on (SQL gives its rows no order).
  */
 #include "kernels/kn_hash_int.h"
+
+#include <sched.h>
 
 static uint64_t slots_for(int64_t rows)
 {
@@ -166,6 +173,77 @@ int kn__cpu_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_
     return PA_OK;
 }
 
+/* A packed slot whose key is being written by the inserter that claimed it
+ * (row1 is never INT32_MAX + 1 otherwise: rows are < INT32_MAX). */
+#define KN__SLOT_BUSY UINT32_MAX
+
+/* row1 of a packed slot once its key is readable. */
+static inline uint32_t pslot_head(const kn__pslot *s)
+{
+    uint32_t h = __atomic_load_n(&s->row1, __ATOMIC_ACQUIRE);
+    for (unsigned spins = 0; h == KN__SLOT_BUSY; spins++) {
+        if (spins > 64)
+            sched_yield();   /* the claimer lost its core between two stores */
+        h = __atomic_load_n(&s->row1, __ATOMIC_ACQUIRE);
+    }
+    return h;
+}
+
+/* Insert row r (key valid) into a packed table; true when its key was new.
+ * A new key claims the empty slot (0 -> BUSY), writes the key, then
+ * publishes the row; an equal key prepends r to the slot's chain with a CAS
+ * of the head, next[r] written before the head that makes it reachable. */
+static inline bool insert_packed(kn_join_table *t, uint64_t pos, uint64_t mask, uint64_t key, int64_t r)
+{
+    kn__pslot *slots = t->slots;
+    uint32_t me = (uint32_t)r + 1;
+    for (;; pos = (pos + 1) & mask) {
+        kn__pslot *s = &slots[pos];
+        uint32_t h = __atomic_load_n(&s->row1, __ATOMIC_ACQUIRE);
+        if (h == 0) {
+            if (__atomic_compare_exchange_n(&s->row1, &h, KN__SLOT_BUSY, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                s->key = key;
+                t->next[r] = -1;
+                __atomic_store_n(&s->row1, me, __ATOMIC_RELEASE);
+                return true;
+            }
+        }
+        if (h == KN__SLOT_BUSY)
+            h = pslot_head(s);
+        if (s->key != key)
+            continue;
+        do
+            t->next[r] = (int32_t)(h - 1);
+        while (!__atomic_compare_exchange_n(&s->row1, &h, me, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+        return false;
+    }
+}
+
+/* The same for a tagged table: the slot word (tag << 32 | row + 1) goes in
+ * with one CAS; a slot's tag and key never change once set, so a failed CAS
+ * on a used slot only retries the prepend. */
+static inline bool insert_tagged(kn_join_table *t, const kn__keypair *kp, int n, uint64_t pos, uint64_t mask,
+                                 uint64_t hash, int64_t r)
+{
+    uint64_t *slots = t->slots;
+    uint64_t tag = hash >> 32, me = tag << 32 | (uint64_t)(r + 1);
+    for (;; pos = (pos + 1) & mask) {
+        uint64_t s = __atomic_load_n(&slots[pos], __ATOMIC_ACQUIRE);
+        if (s == 0) {
+            t->next[r] = -1;
+            if (__atomic_compare_exchange_n(&slots[pos], &s, me, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+                return true;
+        }
+        if ((s >> 32) != tag || !kn__key_eq(kp, n, (int32_t)(uint32_t)s - 1, r))
+            continue;
+        do
+            t->next[r] = (int32_t)(uint32_t)s - 1;
+        while (!__atomic_compare_exchange_n(&slots[pos], &s, me, false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+        return false;
+    }
+}
+
 int kn__cpu_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
                             pa_err *err)
 {
@@ -179,64 +257,32 @@ int kn__cpu_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t 
     const pa_column *keys = t->keys;
     int n = t->n_keys;
     uint64_t mask = t->n_slots - 1;
-    int64_t distinct = 0, nulls = t->info->null_key_rows;
+    int64_t distinct = 0;
     bool dup = false;
     size_t sb = t->packed ? sizeof(kn__pslot) : sizeof(uint64_t);
     for (int64_t r = lo; r < hi; r++) {
         if (r + KN__PREFETCH < hi)
             __builtin_prefetch((const uint8_t *)t->slots + (hashes[r + KN__PREFETCH] & mask) * sb, 1);
-        t->next[r] = -1;
         if (!row_valid(keys, n, r)) {
-            t->null_rows[nulls++] = (int32_t)r;
+            t->next[r] = -1;
+            t->null_rows[__atomic_fetch_add(&t->info->null_key_rows, 1, __ATOMIC_RELAXED)] = (int32_t)r;
             continue;
         }
         uint64_t pos = hashes[r] & mask;
         if (t->filter) {
             uint64_t fb = kn__filter_bit(hashes[r], t->filter_shift);
-            t->filter[fb >> 6] |= 1ull << (fb & 63);
+            uint64_t bit = 1ull << (fb & 63);
+            if (!(__atomic_load_n(&t->filter[fb >> 6], __ATOMIC_RELAXED) & bit))
+                __atomic_fetch_or(&t->filter[fb >> 6], bit, __ATOMIC_RELAXED);
         }
-        if (t->packed) {
-            kn__pslot *slots = t->slots;
-            uint64_t key = pack_row(keys, n, r);
-            for (;; pos = (pos + 1) & mask) {
-                kn__pslot *s = &slots[pos];
-                if (s->row1 == 0) {
-                    s->key = key;
-                    s->row1 = (uint32_t)r + 1;
-                    distinct++;
-                    break;
-                }
-                if (s->key == key) {
-                    t->next[r] = (int32_t)(s->row1 - 1);
-                    s->row1 = (uint32_t)r + 1;
-                    dup = true;
-                    break;
-                }
-            }
-        } else {
-            uint64_t *slots = t->slots;
-            uint64_t tag = hashes[r] >> 32;
-            for (;; pos = (pos + 1) & mask) {
-                uint64_t s = slots[pos];
-                if (s == 0) {
-                    slots[pos] = tag << 32 | (uint64_t)(r + 1);
-                    distinct++;
-                    break;
-                }
-                int32_t head = (int32_t)(uint32_t)s - 1;
-                if ((s >> 32) == tag && kn__key_eq(kp, n, head, r)) {
-                    t->next[r] = head;
-                    slots[pos] = tag << 32 | (uint64_t)(r + 1);
-                    dup = true;
-                    break;
-                }
-            }
-        }
+        bool fresh = t->packed ? insert_packed(t, pos, mask, pack_row(keys, n, r), r)
+                               : insert_tagged(t, kp, n, pos, mask, hashes[r], r);
+        distinct += fresh;
+        dup |= !fresh;
     }
-    t->info->distinct_keys += distinct;
-    t->info->null_key_rows = nulls;
+    __atomic_fetch_add(&t->info->distinct_keys, distinct, __ATOMIC_RELAXED);
     if (dup)
-        t->info->unique = 0;
+        __atomic_store_n(&t->info->unique, 0, __ATOMIC_RELAXED);
     return PA_OK;
 }
 
