@@ -29,6 +29,11 @@ void pa_fault_alloc_clear(void)
     __atomic_store_n(&fault_countdown, -1, __ATOMIC_SEQ_CST);
 }
 
+int64_t pa_fault_alloc_suspend(void)
+{
+    return __atomic_exchange_n(&fault_countdown, -1, __ATOMIC_SEQ_CST);
+}
+
 bool pa_fault_alloc_hit(void)
 {
     int64_t c = __atomic_load_n(&fault_countdown, __ATOMIC_RELAXED);

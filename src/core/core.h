@@ -178,6 +178,10 @@ void pa_host_mem_stats(pa_mem_stats *out);
  * allocation fails until pa_fault_alloc_clear(). A countdown < 0 disables. */
 void pa_fault_alloc_after(int64_t countdown);
 void pa_fault_alloc_clear(void);
+/* Turn fault injection off and return the countdown it had (< 0: off), for
+ * a test's own bookkeeping in the middle of a faulted run; resume with
+ * pa_fault_alloc_after(that value). */
+int64_t pa_fault_alloc_suspend(void);
 /* True if an allocation should fail now (used by the pools). */
 bool pa_fault_alloc_hit(void);
 

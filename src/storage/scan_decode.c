@@ -804,8 +804,21 @@ static void compact_task(void *ctx, size_t i)
     scan__compact(&cc->x->cols[cc->cols[i]].d, cc->sel, cc->n);
 }
 
+/* A device buffer of the chunk for column c's upload; the error names the
+ * file, row group and column, as col_alloc's do. */
+static int upload_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err)
+{
+    pa_err e2;
+    pa_err_init(&e2);
+    int rc = dv_chunk_alloc(x->chunk, size, out, &e2);
+    if (rc != PA_OK)
+        pa_error(err, rc, "%s: row group %u column %s: %s", SCAN_WHERE(x->s, x->u), c->name, e2.msg);
+    pa_err_close(&e2);
+    return rc;
+}
+
 /* Non-host-visible device: copy the compacted staging columns into chunk
- * buffers (one batched copy, one sync). */
+ * buffers (one batched copy, no sync). */
 static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs, uint8_t **dv_valid, pa_err *err)
 {
     pq_scan *s = x->s;
@@ -824,16 +837,16 @@ static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs,
             continue;
         size_t vs = c->is_string ? (size_t)c->d.offsets[n] : (size_t)n * (size_t)pa_type_width(c->d.type.id);
         void *p;
-        PA_TRY(rc = dv_chunk_alloc(x->chunk, vs, &p, err));
+        PA_TRY(rc = upload_alloc(x, c, vs, &p, err));
         dv_vals[r] = p;
         dsts[k] = p, srcs[k] = c->d.values, sizes[k++] = vs;
         if (c->is_string) {
-            PA_TRY(rc = dv_chunk_alloc(x->chunk, ((size_t)n + 1) * 4, &p, err));
+            PA_TRY(rc = upload_alloc(x, c, ((size_t)n + 1) * 4, &p, err));
             dv_offs[r] = p;
             dsts[k] = p, srcs[k] = c->d.offsets, sizes[k++] = ((size_t)n + 1) * 4;
         }
         if (c->d.validity) {
-            PA_TRY(rc = dv_chunk_alloc(x->chunk, ((size_t)n + 7) / 8, &p, err));
+            PA_TRY(rc = upload_alloc(x, c, ((size_t)n + 7) / 8, &p, err));
             dv_valid[r] = p;
             dsts[k] = p, srcs[k] = c->d.validity, sizes[k++] = ((size_t)n + 7) / 8;
         }

@@ -8,6 +8,10 @@
  * first five all-NULL), v = k / 2 (DOUBLE, DATA_PAGE_V2, 256-row pages).
  * Pages of different columns have different boundaries. Expected rows and
  * pruned page counts are computed by hand from that layout.
+ *
+ * Runs on the device named by PISTA_TEST_DEVICE (default cpu; ctest runs it
+ * on sim too, unit.sim.*), reading chunks through host copies
+ * (scan_testutil.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +25,7 @@
 
 #include "kernels/kernels.h"
 #include "storage/storage.h"
+#include "scan_testutil.h"
 
 #define RG_ROWS 1000
 #define N_RG 2
@@ -428,6 +433,7 @@ static void scan(const char *const *cols, size_t nc, const pq_pred *preds, size_
         dv_chunk *c;
         if ((r->rc = pq_scan_next(s, &c, &err)) != PA_OK || !c)
             break;
+        c = st_host(dev, c);
         int kcol = -1;
         for (int i = 0; i < c->n_columns; i++)
             if (!strcmp(pq_scan_column_name(s, i), "k"))
@@ -598,7 +604,7 @@ static void test_corrupt_index(void **state)
             dv_chunk *c;
             if ((rc = pq_scan_next(s, &c, &err)) != PA_OK || !c)
                 break;
-            dv_chunk_destroy(c);
+            st_drop(dev, c);
         }
         pq_scan_close(s);
         if (rc != PA_OK) {
@@ -622,7 +628,7 @@ static int setup(void **state)
     if (!mkdtemp(tmp_dir))
         return -1;
     snprintf(file_path, sizeof file_path, "%s/pageindex.parquet", tmp_dir);
-    dv_options opt = {.spec = "cpu", .cpu_threads = 3};
+    dv_options opt = {.spec = st_spec(), .cpu_threads = 3};
     if (dv_open(&opt, &dev, NULL) != PA_OK)
         return -1;
     build_file();
