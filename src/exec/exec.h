@@ -315,6 +315,10 @@ typedef struct ex_run_options {
      * ends, so a finished scan has counted all of its rows). Neither is reset:
      * zero them before a run. Readable at any time from any thread. */
     ex_progress *progress;
+    /* Keep the result in device memory (a device the host cannot read
+     * otherwise gets a host copy): for a result only a later query's ROWS
+     * source reads, such as a WITH query evaluated once. */
+    bool keep_on_device;
 } ex_run_options;
 
 /* Per-operator statistics (summed over workers). */
@@ -346,7 +350,10 @@ struct ex_result {
     const char **names;
     pa_type *types;
     int64_t n_rows;
-    dv_chunk **chunks;        /* host-visible chunks, in order */
+    dv_chunk **chunks;        /* in order: host-visible, unless on_device */
+    bool on_device;           /* chunks in memory of a device the host cannot read
+                                 (ex_run_options.keep_on_device): complete, for ex_rows
+                                 only; destroy the result after the runs that read it */
     int n_chunks;
     ex_query_stats stats;
 };

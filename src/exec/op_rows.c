@@ -1,11 +1,12 @@
 /*
  * op_rows.c - ROWS: the chunks of an ex_result as a source (a WITH query
  * evaluated once and read by several references). Any worker takes the next
- * chunk index atomically. On a host-visible device (the cpu) the chunk it
- * hands out views the result's buffers (dv_chunk_depend keeps a reference),
- * so nothing is copied; elsewhere the result's chunks are host memory the
- * device cannot use, so each goes up whole, buffer by buffer, in the order
- * of the worker's stream. The result is never written.
+ * chunk index atomically. When the result's chunks are device memory (a
+ * host-visible device, or a result kept on the device: keep_on_device) the
+ * chunk it hands out views the result's buffers (dv_chunk_depend keeps a
+ * reference), so nothing is copied; a result in host memory the device
+ * cannot use goes up chunk by chunk, buffer by buffer, in the order of the
+ * worker's stream. The result is never written.
  */
 #include "exec/exec_int.h"
 
@@ -56,7 +57,7 @@ static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
             continue;
         dv_chunk *o = NULL;
         int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
-        if (rc == PA_OK && dv_host_visible(w->dev)) {
+        if (rc == PA_OK && (dv_host_visible(w->dev) || s->r->on_device)) {
             if ((rc = dv_chunk_depend(o, src, err)) == PA_OK)
                 memcpy(o->columns, src->columns, (size_t)op->n_cols * sizeof *o->columns);
         } else {

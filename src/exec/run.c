@@ -86,6 +86,7 @@ static int make_result(ex_sched *s, ex_op *res_op, ex_op *root, ex_result **out,
     r->stats.n_pipelines = s->ps.n;
     r->stats.mode = s->q.opt.mode;
     snprintf(r->stats.device, sizeof r->stats.device, "%s", dv_describe(s->q.dev));
+    r->on_device = s->q.opt.keep_on_device && !dv_host_visible(s->q.dev);
     int rc = ex__result_take(res_op, &r->chunks, &r->n_chunks, &r->n_rows, err);
     if (rc != PA_OK) {
         ex_result_destroy(r);
@@ -139,7 +140,8 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
                 atomic_fetch_add(&opt->progress->rows_total, rows);
         }
     PA_TRY(rc = ex__sched_run(s));
-    PA_TRY(rc = ex__result_download(res_op, s, &s->q.err));
+    if (!opt->keep_on_device)
+        PA_TRY(rc = ex__result_download(res_op, s, &s->q.err));
     PA_TRY(rc = ex__streams_drain(s, &s->q.err));
     PA_TRY(rc = make_result(s, res_op, root, &r, &s->q.err));
     pa_counters_snapshot(&after);

@@ -11,8 +11,8 @@
  *    stays inlined, keeping its predicates' pushdown into the scan; or it
  *    ends in LIMIT/OFFSET, which could keep different rows in two runs;
  *  - the statement is run (EXPLAIN without ANALYZE runs nothing).
- * The result is kept in host chunks; ROWS hands them out as views on a
- * host-visible device and uploads them on the others.
+ * The result stays in device memory (keep_on_device: no round trip through
+ * the host on a GPU), and ROWS hands out views of its chunks.
  * Materializing binds, lowers and runs the query in a plan of its own on
  * its first reference; every reference then reads the result through a
  * ROWS source (ex_rows) with fresh column ids.
@@ -108,7 +108,7 @@ static int materialize(sq_ctx *c, sq_cte *q)
     if (rc == PA_OK)
         rc = sq_lower_root(c, n, q->names, &root);
     if (rc == PA_OK)
-        rc = sq_run(c, plan, root, &q->rows);
+        rc = sq_run_ex(c, plan, root, true, &q->rows);
     c->plan = saved_plan;
     c->ctes = saved_ctes;
     ex_plan_destroy(plan);

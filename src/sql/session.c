@@ -105,8 +105,14 @@ static int run(sq_ctx *c, ex_op *root, ex_result **out)
 
 int sq_run(sq_ctx *c, ex_plan *plan, ex_op *root, ex_result **out)
 {
+    return sq_run_ex(c, plan, root, false, out);
+}
+
+int sq_run_ex(sq_ctx *c, ex_plan *plan, ex_op *root, bool keep_on_device, ex_result **out)
+{
     sql_session *s = c->s;
     ex_run_options o = {0};
+    o.keep_on_device = keep_on_device;
     o.dev = s->opt.dev;
     o.mode = s->opt.mode;
     o.threads = s->opt.threads;

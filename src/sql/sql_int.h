@@ -287,13 +287,15 @@ const char *sq_node_name(pgn *n);
 bool sq_is_aggregate_name(const char *fn);
 
 /* WITH queries (cte.c): decide whether q is materialized (read >= 2
- * times in the statement text, aggregating, a host-visible device); and
+ * times in the statement text, aggregating or limiting); and
  * the relation for one reference to q: its plan inlined, or a ROWS node
  * over its result, run on first use. */
 void sq_cte_decide(sq_ctx *c, sq_cte *q);
 int sq_cte_ref(sq_ctx *c, sq_cte *q, sq_node **out, const char ***names);
-/* Run a lowered root in the statement's session (session.c). */
+/* Run a lowered root in the statement's session (session.c); sq_run_ex
+ * may keep the result in device memory (for ROWS only: a WITH result). */
 int sq_run(sq_ctx *c, ex_plan *plan, ex_op *root, ex_result **out);
+int sq_run_ex(sq_ctx *c, ex_plan *plan, ex_op *root, bool keep_on_device, ex_result **out);
 
 /* Plans (plan.c). */
 sq_node *sq_node_new(sq_ctx *c, sq_lkind k, int n_out);
