@@ -360,11 +360,41 @@ typedef struct pa_column {
     void *data;
     int32_t *offsets;     /* VARCHAR only */
     uint8_t *validity;    /* NULL = all valid */
+    /* Host-side metadata: what the host knows about a VARCHAR column without
+     * reading its (device) memory. Set with pa_column_set_bytes, read with
+     * pa_column_bytes; zero = unknown. It names the offsets buffer and the
+     * length it was set for, so a copy of the descriptor that then changes
+     * either (a row view, a new buffer) no longer claims it. */
+    int64_t known_bytes;
+    const int32_t *known_offsets;
+    int64_t known_length;
 } pa_column;
 
 static inline bool pa_column_valid(const pa_column *c, int64_t row)
 {
     return !c->validity || ((c->validity[row >> 3] >> (row & 7)) & 1);
+}
+
+/* Record that VARCHAR column c's offsets run from 0 to bytes: its strings
+ * are data[0, bytes). A producer calls it once it knows (it sized the
+ * buffers on the host, or wrote the offsets there). */
+static inline void pa_column_set_bytes(pa_column *c, int64_t bytes)
+{
+    c->known_bytes = bytes;
+    c->known_offsets = c->offsets;
+    c->known_length = c->length;
+}
+
+/* True, with *bytes, when c is a VARCHAR column whose offsets run from 0 to
+ * a byte count the host knows (pa_column_set_bytes on this descriptor's
+ * offsets and length). */
+static inline bool pa_column_bytes(const pa_column *c, int64_t *bytes)
+{
+    if (c->type.id != PA_TYPE_VARCHAR || !c->offsets || c->known_offsets != c->offsets ||
+        c->known_length != c->length)
+        return false;
+    *bytes = c->known_bytes;
+    return true;
 }
 
 /* Output styles: PA_FMT_ANSWER is the TPC-H answers format (DECIMAL and

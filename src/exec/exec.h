@@ -341,6 +341,9 @@ typedef struct ex_query_stats {
     uint64_t mem_peak;        /* device pool peak during the query */
     char device[192];         /* dv_describe of the device used */
     ex_mode mode;
+    int download_syncs;       /* host syncs the result's download took: 0 on a host-visible
+                                 device, else 1, or 2 when a VARCHAR column's byte count was
+                                 unknown on the host (see pa_column_bytes) */
 } ex_query_stats;
 
 /* The result: host-visible columns. Rows are in the order the plan produces

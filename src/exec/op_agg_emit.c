@@ -112,6 +112,7 @@ static void carve_column(pa_column *c, pa_type t, int64_t count, int64_t bytes, 
         *at += up16((size_t)(count + 1) * 4);
         c->data = *at;
         *at += up16((size_t)bytes + 1);
+        pa_column_set_bytes(c, bytes);   /* the emit kernels' exact count, offsets from 0 */
     } else {
         c->data = *at;
         *at += up16((size_t)count * pa_type_bytes(t) + 1);

@@ -96,6 +96,7 @@ static int compact(ex_op *op, ex_worker *w, filter_local *l, dv_chunk *in, dv_ch
         if (s->type.id == PA_TYPE_VARCHAR) {
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(k + 1) * sizeof(int32_t), (void **)&d->offsets, err));
             PA_TRY(rc = ex_zero_offset(op, w, d->offsets, err));
+            pa_column_set_bytes(d, (int64_t)bytes);   /* the gather fills exactly these */
         }
         if (s->validity)
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(k + 7) / 8, (void **)&d->validity, err));

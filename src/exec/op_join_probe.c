@@ -228,7 +228,9 @@ int ex__join_take(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *o, const p
     if ((nulls || src->validity) &&
         (rc = ex_chunk_alloc(op, o, ((size_t)n + 7) / 8, (void **)&dst->validity, err)) != PA_OK)
         return rc;
-    return kn_take(&w->kn, src, idx, n, dst, err);
+    if ((rc = kn_take(&w->kn, src, idx, n, dst, err)) == PA_OK && src->type.id == PA_TYPE_VARCHAR)
+        pa_column_set_bytes(dst, (int64_t)data);   /* kn_take_string_bytes' exact count */
+    return rc;
 }
 
 void ex__join_drop_out(ex_worker *w, probe_local *pl)

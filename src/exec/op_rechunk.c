@@ -10,8 +10,10 @@
  * hold between target/2 and about 2 x target rows, except the last one a
  * worker flushes. The pending list is host bookkeeping (pa_malloc); the
  * chunks' buffers are device memory already accounted by the device pool.
- * VARCHAR columns are sized first (kn_concat_bytes into pinned memory, all
- * columns behind one ex_pending): until the stream reached the counts,
+ * VARCHAR columns are sized first: from the host-side byte counts of the
+ * inputs when they all have one (pa_column_bytes: the scan, FILTER, sort
+ * and RECHUNK set them), else with kn_concat_bytes into pinned memory, all
+ * columns behind one ex_pending: until the stream reached the counts,
  * execute answers EX_BLOCKED (flush sets w->blocked) and resumes there.
  */
 #include "exec/sched_int.h"
@@ -107,8 +109,9 @@ static bool views(rc_local *l, int col)
     return nulls;
 }
 
-/* Enqueue the string bytes of every VARCHAR column into l->bytes; *any =
- * there is one. */
+/* The string bytes of every VARCHAR column into l->bytes: added up on the
+ * host when every pending chunk's column says its bytes (pa_column_bytes),
+ * else counted by a kernel; *any = a kernel was enqueued. */
 static int count_bytes(ex_op *op, ex_worker *w, rc_local *l, bool *any, pa_err *err)
 {
     *any = false;
@@ -116,6 +119,14 @@ static int count_bytes(ex_op *op, ex_worker *w, rc_local *l, bool *any, pa_err *
         if (op->types[col].id != PA_TYPE_VARCHAR)
             continue;
         views(l, col);
+        int64_t sum = 0, b;
+        int i = 0;
+        for (; i < l->n && pa_column_bytes(&l->srcs[i], &b); i++)
+            sum += b;
+        if (i == l->n) {
+            l->bytes[col] = sum;   /* no kernel writes it: the last count was waited for */
+            continue;
+        }
         int rc = kn_concat_bytes(&w->kn, l->srcs, l->n, &l->bytes[col], err);
         if (rc != PA_OK)
             return rc;
@@ -138,6 +149,7 @@ static int concat_column(ex_op *op, ex_worker *w, rc_local *l, dv_chunk *c, int 
         if ((rc = ex_chunk_alloc(op, c, (size_t)(l->rows + 1) * sizeof(int32_t), (void **)&d->offsets, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &d->data, err)) != PA_OK)
             return rc;
+        pa_column_set_bytes(d, (int64_t)bytes);
     } else if ((rc = ex_chunk_alloc(op, c, (size_t)l->rows * (size_t)pa_type_bytes(d->type), &d->data, err)) != PA_OK) {
         return rc;
     }

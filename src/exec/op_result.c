@@ -126,9 +126,11 @@ int ex__result_take(ex_op *op, dv_chunk ***chunks, int *n_chunks, int64_t *n_row
  *
  * A device the host cannot read: every kept chunk gets a host twin whose
  * buffers are pinned memory it owns. Phase 1 copies fixed-width values,
- * validity and VARCHAR offsets; after one sync the offsets tell where each
- * column's bytes start and end, phase 2 copies those bytes (offsets rebased
- * to 0 on the host), and a second sync makes the twins readable.
+ * validity, VARCHAR offsets, and the bytes of VARCHAR columns whose byte
+ * count the host knows (pa_column_bytes); after one sync the offsets tell
+ * where the other columns' bytes start and end, and only when there are
+ * such columns does phase 2 copy those bytes (offsets rebased to 0 on the
+ * host), with a second sync.
  */
 
 /* Column j of host twin h for device column d: phase 1's copies. */
@@ -145,9 +147,15 @@ static int download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_col
     }
     if (d->type.id == PA_TYPE_VARCHAR) {
         size_t ob = (size_t)(n + 1) * sizeof(int32_t);
-        if ((rc = dv_chunk_alloc_host(h, ob, (void **)&o->offsets, err)) != PA_OK)
+        int64_t known;
+        if ((rc = dv_chunk_alloc_host(h, ob, (void **)&o->offsets, err)) != PA_OK ||
+            (rc = dv_copy_async(st, o->offsets, d->offsets, ob, DV_COPY_D2H, err)) != PA_OK ||
+            !pa_column_bytes(d, &known))
             return rc;
-        return dv_copy_async(st, o->offsets, d->offsets, ob, DV_COPY_D2H, err);
+        /* The bytes are data[0, known): no need to wait for the offsets. */
+        if ((rc = dv_chunk_alloc_host(h, known ? (size_t)known : 1, &o->data, err)) == PA_OK && known)
+            rc = dv_copy_async(st, o->data, d->data, (size_t)known, DV_COPY_D2H, err);
+        return rc;
     }
     size_t vb = (size_t)n * (size_t)pa_type_bytes(d->type);
     if ((rc = dv_chunk_alloc_host(h, vb ? vb : 1, &o->data, err)) != PA_OK)
@@ -155,7 +163,8 @@ static int download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_col
     return dv_copy_async(st, o->data, d->data, vb, DV_COPY_D2H, err);
 }
 
-/* Phase 2 for a VARCHAR column: its bytes, offsets rebased on the host. */
+/* Phase 2 for a VARCHAR column whose bytes phase 1 did not copy: its bytes,
+ * offsets rebased on the host. */
 static int download_bytes(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
 {
     int32_t first = o->offsets[0], last = o->offsets[o->length];
@@ -191,12 +200,18 @@ int ex__result_download(ex_op *op, ex_sched *s, pa_err *err)
     }
     if (rc == PA_OK)
         rc = dv_stream_sync(st, err);
+    s->download_syncs = 1;
+    bool phase2 = false;
     for (size_t i = 0; rc == PA_OK && i < r->n; i++)
         for (int j = 0; rc == PA_OK && j < host[i]->n_columns; j++)
-            if (host[i]->columns[j].type.id == PA_TYPE_VARCHAR)
+            if (host[i]->columns[j].type.id == PA_TYPE_VARCHAR && !host[i]->columns[j].data) {
                 rc = download_bytes(st, host[i], &r->v[i].c->columns[j], &host[i]->columns[j], err);
-    if (rc == PA_OK)
+                phase2 = true;
+            }
+    if (rc == PA_OK && phase2) {
         rc = dv_stream_sync(st, err);
+        s->download_syncs = 2;
+    }
     for (size_t i = 0; host && i < r->n; i++) {   /* keep the twins, or drop them on failure */
         if (rc == PA_OK) {
             dv_chunk_release(r->v[i].c, st);

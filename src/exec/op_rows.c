@@ -41,6 +41,8 @@ static int upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_c
         return put(op, w, o, &d->data, h->data, (size_t)n * (size_t)pa_type_bytes(h->type), err);
     if ((rc = put(op, w, o, (void **)&d->offsets, h->offsets, (size_t)(n + 1) * sizeof(int32_t), err)) != PA_OK)
         return rc;
+    if (h->offsets[0] == 0)
+        pa_column_set_bytes(d, h->offsets[n]);
     return put(op, w, o, &d->data, h->data, (size_t)h->offsets[n], err);   /* offsets index from byte 0 */
 }
 

@@ -165,7 +165,7 @@ int ex__sort_gather(ex_op *op, ex_worker *w, const kn_sort_layout *l, const ex__
         return rc;
     for (int j = 0; j < op->n_cols; j++) {
         pa_column *col = &c->columns[j];
-        *col = (pa_column){op->types[j], n, NULL, NULL, NULL};
+        *col = (pa_column){.type = op->types[j], .length = n, .data = NULL, .offsets = NULL, .validity = NULL};
         bool nulls = false;
         for (int i = 0; i < src->n && !nulls; i++)
             nulls = src->cols[i][j].validity != NULL;
@@ -175,6 +175,7 @@ int ex__sort_gather(ex_op *op, ex_worker *w, const kn_sort_layout *l, const ex__
             size_t bytes = (size_t)g->bytes[j];
             PA_TRY(rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &col->data, err));
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&col->offsets, err));
+            pa_column_set_bytes(col, (int64_t)bytes);   /* the gather's exact count */
         } else {
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)n * (size_t)pa_type_bytes(col->type), &col->data, err));
         }

@@ -85,6 +85,7 @@ static int make_result(ex_sched *s, ex_op *res_op, ex_op *root, ex_result **out,
             goto oom;
     r->stats.n_pipelines = s->ps.n;
     r->stats.mode = s->q.opt.mode;
+    r->stats.download_syncs = s->download_syncs;
     snprintf(r->stats.device, sizeof r->stats.device, "%s", dv_describe(s->q.dev));
     r->on_device = s->q.opt.keep_on_device && !dv_host_visible(s->q.dev);
     int rc = ex__result_take(res_op, &r->chunks, &r->n_chunks, &r->n_rows, err);

@@ -99,6 +99,7 @@ typedef struct ex_sched {
     dv_stream **streams;        /* the query's streams, reused by workers (under mu) */
     bool *stream_busy;
     int n_streams, cap_streams;
+    int download_syncs;         /* ex__result_download's, for the stats */
 } ex_sched;
 
 /* Record the first failure of the query (err holds the message). */

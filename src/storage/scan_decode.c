@@ -893,6 +893,9 @@ static int assemble(dec *x, uint64_t n, dv_chunk **out, pa_err *err)
         col->data = vals[r];
         col->offsets = x->cols[r].is_string ? offs[r] : NULL;
         col->validity = valid[r];
+        const int32_t *ho = x->cols[r].d.offsets;   /* the host's copy */
+        if (x->cols[r].is_string && ho && ho[0] == 0)
+            pa_column_set_bytes(col, ho[n]);
     }
     *out = x->chunk;
     x->chunk = NULL;

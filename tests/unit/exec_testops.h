@@ -514,7 +514,7 @@ static int seq_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err
         dv_chunk_release(c, w->stream);
         return rc;
     }
-    c->columns[0] = (pa_column){{PA_TYPE_INTEGER, 0, 0}, 1000, v, NULL, NULL};
+    c->columns[0] = (pa_column){.type = {PA_TYPE_INTEGER, 0, 0}, .length = 1000, .data = v, .offsets = NULL, .validity = NULL};
     c->length = 1000;
     *out = c;
     return PA_OK;

@@ -76,13 +76,13 @@ static void hb_chunk_columns(int set, pa_column *c, int32_t *ids, char *bytes, i
         memcpy(bytes + offs[i], strs[i], l);
         offs[i + 1] = offs[i] + (int32_t)l;
     }
-    c[0] = (pa_column){et_t(PA_TYPE_INTEGER), n, ids, NULL, &valid[0]};
-    c[1] = (pa_column){et_t(PA_TYPE_VARCHAR), n, bytes, offs, NULL};
-    c[2] = (pa_column){et_dec(15, 2), n, price, NULL, &valid[1]};
-    c[3] = (pa_column){et_dec(38, 4), n, big, NULL, NULL};
-    c[4] = (pa_column){et_t(PA_TYPE_DOUBLE), n, ratio, NULL, NULL};
-    c[5] = (pa_column){et_t(PA_TYPE_DATE), n, day, NULL, &valid[1]};
-    c[6] = (pa_column){et_t(PA_TYPE_BOOLEAN), n, ok, NULL, &valid[1]};
+    c[0] = (pa_column){.type = et_t(PA_TYPE_INTEGER), .length = n, .data = ids, .offsets = NULL, .validity = &valid[0]};
+    c[1] = (pa_column){.type = et_t(PA_TYPE_VARCHAR), .length = n, .data = bytes, .offsets = offs, .validity = NULL};
+    c[2] = (pa_column){.type = et_dec(15, 2), .length = n, .data = price, .offsets = NULL, .validity = &valid[1]};
+    c[3] = (pa_column){.type = et_dec(38, 4), .length = n, .data = big, .offsets = NULL, .validity = NULL};
+    c[4] = (pa_column){.type = et_t(PA_TYPE_DOUBLE), .length = n, .data = ratio, .offsets = NULL, .validity = NULL};
+    c[5] = (pa_column){.type = et_t(PA_TYPE_DATE), .length = n, .data = day, .offsets = NULL, .validity = &valid[1]};
+    c[6] = (pa_column){.type = et_t(PA_TYPE_BOOLEAN), .length = n, .data = ok, .offsets = NULL, .validity = &valid[1]};
 }
 
 /* A result as ex_run would return it: names, types and chunks in memory

@@ -125,11 +125,47 @@ static void test_columns(void **state)
     assert_string_equal(buf, "true");
 }
 
+/* Host-side byte counts: known only for the descriptor (offsets, length)
+ * they were set on; copies keep them, changed copies lose them. */
+static void test_known_bytes(void **state)
+{
+    const char bytes[] = "AFxyz ";
+    int32_t offs[] = {0, 1, 2, 6};
+    pa_column s = {.type = {PA_TYPE_VARCHAR, 0, 0}, .length = 3, .data = (void *)bytes, .offsets = offs};
+    int64_t b = -1;
+    assert_false(pa_column_bytes(&s, &b));   /* zeroed: unknown */
+    pa_column_set_bytes(&s, 6);
+    assert_true(pa_column_bytes(&s, &b));
+    assert_int_equal(b, 6);
+    pa_column copy = s;   /* a copy describes the same buffers */
+    assert_true(pa_column_bytes(&copy, &b));
+    assert_int_equal(b, 6);
+    pa_column fewer = s;   /* LIMIT's view of the first two rows */
+    fewer.length = 2;
+    assert_false(pa_column_bytes(&fewer, &b));
+    pa_column later = s;   /* a view from row 1 */
+    later.offsets = offs + 1;
+    later.length = 2;
+    assert_false(pa_column_bytes(&later, &b));
+    pa_column other = s;   /* another buffer */
+    int32_t offs2[] = {0, 0, 0, 0};
+    other.offsets = offs2;
+    assert_false(pa_column_bytes(&other, &b));
+    pa_column_set_bytes(&other, 0);
+    assert_true(pa_column_bytes(&other, &b));
+    assert_int_equal(b, 0);
+    int32_t v[] = {1, 2, 3};
+    pa_column fixed = {.type = {PA_TYPE_INTEGER, 0, 0}, .length = 3, .data = v};
+    pa_column_set_bytes(&fixed, 12);
+    assert_false(pa_column_bytes(&fixed, &b));   /* only VARCHAR columns have string bytes */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decimals), cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_dates), cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_known_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

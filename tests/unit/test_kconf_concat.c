@@ -55,7 +55,7 @@ static const pa_type types[] = {
 /* A random source column of n rows (malloc'ed buffers, freed by free_col). */
 static pa_column make_col(pa_type t, int64_t n, bool nulls)
 {
-    pa_column c = {t, n, NULL, NULL, NULL};
+    pa_column c = {.type = t, .length = n, .data = NULL, .offsets = NULL, .validity = NULL};
     if (nulls) {
         c.validity = malloc((size_t)(n + 7) / 8 + 1);
         for (int64_t i = 0; i < (n + 7) / 8 + 1; i++)
@@ -140,7 +140,7 @@ static void concat_on_device(const pa_column *srcs, int n_src, int64_t rows, boo
         dsrcs[i] = col_up(&srcs[i]);
     pa_type t = h->type;
     size_t vb = (size_t)(rows + 7) / 8 + 1;
-    pa_column d = {t, rows, NULL, NULL, NULL};
+    pa_column d = {.type = t, .length = rows, .data = NULL, .offsets = NULL, .validity = NULL};
     int64_t *bytes;
     assert_int_equal(dv_host_alloc(dev, 8, (void **)&bytes, NULL), PA_OK);
     assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);   /* cpu kernels do not wait for the stream */
@@ -186,7 +186,7 @@ static void check(pa_type t, int n_src, int64_t max_rows, int null_pct)
         rows += n;
         any_nulls |= nulls;
     }
-    pa_column d = {t, rows, NULL, NULL, NULL};
+    pa_column d = {.type = t, .length = rows, .data = NULL, .offsets = NULL, .validity = NULL};
     concat_on_device(srcs, n_src, rows, any_nulls, &d);
     int64_t at = 0;
     size_t w = (size_t)pa_type_bytes(t);
@@ -238,7 +238,7 @@ static void t_errors(void **state)
 {
     pa_column ha = make_col(types[1], 10, false);
     pa_column a = col_up(&ha);
-    pa_column d = {types[2], 10, up(NULL, 80), NULL, NULL};
+    pa_column d = {.type = types[2], .length = 10, .data = up(NULL, 80), .offsets = NULL, .validity = NULL};
     int64_t *b;
     assert_int_equal(dv_host_alloc(dev, 8, (void **)&b, NULL), PA_OK);
     pa_err e;

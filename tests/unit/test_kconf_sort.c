@@ -463,7 +463,7 @@ static void test_double_order(void **state)
     kn_ctx ctx = {g_dev, g_st};
     double hv[] = {nan(""), 0.5, -1.0, 1.0 / 0.0, 0.0, -1.0 / 0.0, -0.0, 3.0};
     uint8_t valid = 0x7f;   /* row 7 is NULL */
-    pa_column c = {{PA_TYPE_DOUBLE, 0, 0}, 8, to_dev(hv, sizeof hv), NULL, to_dev(&valid, 1)};
+    pa_column c = {.type = {PA_TYPE_DOUBLE, 0, 0}, .length = 8, .data = to_dev(hv, sizeof hv), .offsets = NULL, .validity = to_dev(&valid, 1)};
     kn_sort_key key = {0, c.type, false, false};
     kn_sort_layout l;
     OK(kn_sort_layout_init(&l, &key, 1, &err));
@@ -561,7 +561,7 @@ static void test_gather(void **state)
     int64_t *bytes = NULL;
     OK(dv_host_alloc(g_dev, sizeof *bytes, (void **)&bytes, &err));
     for (int t = 0; t < NT; t++) {
-        pa_column out = {type_of(t), n, NULL, NULL, NULL};
+        pa_column out = {.type = type_of(t), .length = n, .data = NULL, .offsets = NULL, .validity = NULL};
         size_t w = (size_t)pa_type_bytes(out.type);
         if (t == 7) {
             OK(kn_sort_gather_bytes(&ctx, &l, src, 3, t, recs, n, bytes, &err));

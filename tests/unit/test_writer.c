@@ -900,7 +900,7 @@ static void test_key_value_and_created_by(void **state)
     o.created_by = "tester 1.0";
     pq_write_column d = {"x", {PA_TYPE_BIGINT, 0, 0}, false};
     int64_t v[3] = {3, -1, 2};
-    pa_column c = {{PA_TYPE_BIGINT, 0, 0}, 3, v, NULL, NULL};
+    pa_column c = {.type = {PA_TYPE_BIGINT, 0, 0}, .length = 3, .data = v, .offsets = NULL, .validity = NULL};
     const char *path = tmp_path("kv.parquet");
     pq_writer *w = NULL;
     OK(pq_writer_create(path, &d, 1, &o, &w, &err));
@@ -928,7 +928,8 @@ static void test_bad_input(void **state)
     int32_t a[2] = {1, 2};
     int64_t mv[2] = {5, 1000000000};   /* 10^9 has 10 digits: not DECIMAL(9,2) */
     uint8_t valid = 1;                  /* row 1 NULL */
-    pa_column c[2] = {{{PA_TYPE_INTEGER, 0, 0}, 2, a, NULL, &valid}, {{PA_TYPE_DECIMAL, 9, 2}, 2, mv, NULL, NULL}};
+    pa_column c[2] = {{.type = {PA_TYPE_INTEGER, 0, 0}, .length = 2, .data = a, .validity = &valid},
+                      {.type = {PA_TYPE_DECIMAL, 9, 2}, .length = 2, .data = mv}};
     const char *path = tmp_path("bad.parquet");
     pq_writer *w = NULL;
     /* NULL in a REQUIRED column. */
