@@ -605,6 +605,15 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
     if (sq_bind_select(c, sl->subselect, sc, &plan, &names, q) != PA_OK)
         return NULL;
     q->plan = plan;
+    if (q->grouped && q->kind != SQ_S_SCALAR && q->having) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "EXISTS or IN over a correlated aggregate subquery with HAVING is not supported");
+        return NULL;
+    }
+    if (q->grouped && q->kind == SQ_S_EXISTS) {
+        /* An aggregate without GROUP BY or HAVING gives one row. */
+        sq_expr *k = sq_const(c, ex_expr_bool(c->plan, true, c->err), loc);
+        return k;
+    }
     pa_type t = {PA_TYPE_BOOLEAN, 0, 0};
     if (q->kind != SQ_S_EXISTS) {
         q->value_col = plan->out[0];
@@ -618,6 +627,16 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
         }
         t = (pa_type){PA_TYPE_BOOLEAN, 0, 0};
     }
+    /* x IN (correlated aggregate without GROUP BY or HAVING): exactly one
+     * row, so x = (the scalar subquery), which gives its value over no
+     * rows (COUNT 0) to outer rows without matches. */
+    sq_expr *in_test = NULL;
+    if (q->grouped && q->kind == SQ_S_IN) {
+        in_test = q->test;
+        q->test = NULL;
+        q->kind = SQ_S_SCALAR;
+        t = c->cols[q->value_col].type;
+    }
     int col = q->kind == SQ_S_SCALAR ? q->value_col : sq_new_col(c, "mark", t);
     if (col < 0)
         return NULL;
@@ -630,6 +649,10 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
     e->subq = q;
     e->type = t;
     e->tx = ex_expr_col_typed(c->plan, col, t, c->err);
+    if (e->tx && in_test) {
+        sq_expr *a[2] = {in_test, e};
+        return sq_make(c, SQ_E_CMP, EX_EQ, a, 2, loc);
+    }
     return e->tx ? e : NULL;
 }
 
