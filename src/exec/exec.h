@@ -130,6 +130,8 @@ pa_type ex_expr_type(const ex_expr *e);
 bool ex_expr_is_column(const ex_expr *e, int *index);
 /* True when e is a constant (after folding); NULL constants included. */
 bool ex_expr_is_const(const ex_expr *e);
+/* True when e is the NULL constant (after folding). */
+bool ex_expr_is_null_const(const ex_expr *e);
 /* The value of a non-NULL constant as the text a pq_pred value takes
  * (storage.h): integers in decimal, DECIMAL exactly with its scale ("0.05",
  * "-12.00"), DATE YYYY-MM-DD, DOUBLE with 17 significant digits, VARCHAR its

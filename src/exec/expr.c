@@ -41,6 +41,8 @@ bool ex_expr_is_column(const ex_expr *e, int *index)
 
 bool ex_expr_is_const(const ex_expr *e) { return e && e->kind == EX__CONST; }
 
+bool ex_expr_is_null_const(const ex_expr *e) { return e && e->kind == EX__CONST && e->is_null; }
+
 int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
 {
     if (!e || e->kind != EX__CONST || e->is_null || !buf || cap == 0)

@@ -44,6 +44,7 @@ static int loc_of(pgn *n)
     case PG_QUERY__NODE__NODE_NULL_TEST: return n->null_test->location;
     case PG_QUERY__NODE__NODE_CASE_EXPR: return n->case_expr->location;
     case PG_QUERY__NODE__NODE_COALESCE_EXPR: return n->coalesce_expr->location;
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: return n->min_max_expr->location;
     default: return -1;
     }
 }
@@ -288,6 +289,44 @@ static sq_expr *binary(sq_ctx *c, sq_ekind k, int sub, sq_expr *a, sq_expr *b, i
     return sq_make(c, k, sub, v, 2, loc);
 }
 
+/* a IS [NOT] DISTINCT FROM b: = and <> with NULL a value like any other
+ * (never NULL): CASE WHEN a IS NULL THEN b IS [NOT] NULL WHEN b IS NULL THEN
+ * distinct ELSE a <> b (a = b) END. */
+static sq_expr *distinct_from(sq_ctx *c, sq_expr *a, sq_expr *b, bool distinct, int loc)
+{
+    sq_expr *v[2] = {a, b};
+    if (!a || !b)
+        return NULL;
+    type_nulls(c, v, 2);
+    sq_expr *cmp = sq_make(c, SQ_E_CMP, distinct ? EX_NE : EX_EQ, v, 2, loc);
+    sq_expr *an = sq_make(c, SQ_E_ISNULL, 0, &v[0], 1, loc);
+    sq_expr *bn = sq_make(c, SQ_E_ISNULL, 0, &v[1], 1, loc);
+    sq_expr *bt = sq_make(c, SQ_E_ISNULL, distinct ? 1 : 0, &v[1], 1, loc);
+    sq_expr *k = sq_const(c, ex_expr_bool(c->plan, distinct, c->err), loc);
+    sq_expr *w[5] = {an, bt, bn, k, cmp};
+    return sq_make(c, SQ_E_CASE, 0, w, 5, loc);
+}
+
+/* NULLIF(a, b): CASE WHEN a = b THEN NULL ELSE a END. Its type is that of
+ * the comparison's left operand after promotion, as in PostgreSQL
+ * (NULLIF(1, 2.2) is NUMERIC); DuckDB keeps a's own type. */
+static sq_expr *nullif(sq_ctx *c, sq_expr *a, sq_expr *b, int loc)
+{
+    sq_expr *v[2] = {a, b};
+    if (!a || !b)
+        return NULL;
+    type_nulls(c, v, 2);
+    pa_type t;
+    if (!sq_common_type(c, v[0]->type, v[1]->type, &t)) {
+        sq_fail(c, loc, PA_EINVAL, "NULLIF: cannot compare %s with %s", pa_type_name(v[0]->type.id),
+                pa_type_name(v[1]->type.id));
+        return NULL;
+    }
+    sq_expr *cmp = sq_make(c, SQ_E_CMP, EX_EQ, v, 2, loc);
+    sq_expr *w[3] = {cmp, sq_const(c, ex_expr_null(c->plan, t, c->err), loc), sq_cast(c, v[0], t, loc)};
+    return sq_make(c, SQ_E_CASE, 0, w, 3, loc);
+}
+
 static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx *ag)
 {
     const char *op = x->n_name ? sq_node_name(x->name[x->n_name - 1]) : "";
@@ -395,6 +434,15 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
         if (e && x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN)
             e = sq_make(c, SQ_E_NOT, 0, &e, 1, loc);
         return e;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF: {
+        sq_expr *a = sq_bind_expr(c, x->lexpr, sc, ag);
+        sq_expr *b = a ? sq_bind_expr(c, x->rexpr, sc, ag) : NULL;
+        if (x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF)
+            return nullif(c, a, b, loc);
+        return distinct_from(c, a, b, x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT, loc);
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE:
         sq_fail(c, loc, PA_EUNSUPPORTED, "ILIKE is not supported");
@@ -533,8 +581,68 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
                 return NULL;
         return sq_make(c, SQ_E_SUBSTR, 0, v, (int)f->n_args, loc);
     }
+    if (!strcmp(lname, "abs")) {
+        /* CASE WHEN x < 0 THEN -x ELSE x END: x's type; -x of the smallest
+         * integer overflows (an error, as in PostgreSQL). */
+        if (f->n_args != 1) {
+            sq_fail(c, loc, PA_EINVAL, "abs takes one argument");
+            return NULL;
+        }
+        sq_expr *x = sq_bind_expr(c, f->args[0], sc, ag);
+        if (!x)
+            return NULL;
+        if (x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
+            x->type.id != PA_TYPE_DOUBLE) {
+            sq_fail(c, loc, PA_EINVAL, "abs needs a number, not %s", pa_type_name(x->type.id));
+            return NULL;
+        }
+        sq_expr *zero = sq_const(c, ex_expr_int(c->plan, 0, c->err), loc);
+        sq_expr *v[2] = {x, zero};
+        sq_expr *w[3] = {sq_make(c, SQ_E_CMP, EX_LT, v, 2, loc), sq_make(c, SQ_E_NEG, 0, &x, 1, loc), x};
+        return sq_make(c, SQ_E_CASE, 0, w, 3, loc);
+    }
     sq_fail(c, loc, PA_EUNSUPPORTED, "function %s is not supported", lname);
     return NULL;
+}
+
+/* GREATEST / LEAST: NULL arguments are ignored (NULL only when all are),
+ * as in PostgreSQL. Folded left to right: r = CASE WHEN v > r (v < r) OR r
+ * IS NULL THEN v ELSE r END; each step reads r twice, so the tree doubles
+ * per argument and the count is capped. */
+static sq_expr *bind_minmax(sq_ctx *c, PgQuery__MinMaxExpr *m, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = m->location;
+    bool greatest = m->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST;
+    if (m->n_args < 1 || m->n_args > 10) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "%s with %d arguments is not supported (1 to 10 are)", greatest ? "GREATEST" : "LEAST",
+                (int)m->n_args);
+        return NULL;
+    }
+    sq_expr *v[10];
+    for (size_t i = 0; i < m->n_args; i++)
+        if (!(v[i] = sq_bind_expr(c, m->args[i], sc, ag)))
+            return NULL;
+    type_nulls(c, v, (int)m->n_args);
+    pa_type t = v[0]->type;
+    for (size_t i = 1; i < m->n_args; i++)
+        if (!sq_common_type(c, t, v[i]->type, &t)) {
+            sq_fail(c, loc, PA_EINVAL, "%s: cannot compare %s with %s", greatest ? "GREATEST" : "LEAST", pa_type_name(t.id),
+                    pa_type_name(v[i]->type.id));
+            return NULL;
+        }
+    for (size_t i = 0; i < m->n_args; i++)
+        if (!(v[i] = sq_cast(c, v[i], t, loc)))
+            return NULL;
+    sq_expr *r = v[0];
+    for (size_t i = 1; i < m->n_args && r; i++) {
+        sq_expr *p[2] = {v[i], r};
+        sq_expr *better = sq_make(c, SQ_E_CMP, greatest ? EX_GT : EX_LT, p, 2, loc);
+        sq_expr *rn = sq_make(c, SQ_E_ISNULL, 0, &r, 1, loc);
+        sq_expr *o[2] = {better, rn};
+        sq_expr *w[3] = {better && rn ? sq_make(c, SQ_E_OR, 0, o, 2, loc) : NULL, v[i], r};
+        r = sq_make(c, SQ_E_CASE, 0, w, 3, loc);
+    }
+    return r;
 }
 
 static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_aggctx *ag)
@@ -605,6 +713,15 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
     if (sq_bind_select(c, sl->subselect, sc, &plan, &names, q) != PA_OK)
         return NULL;
     q->plan = plan;
+    if (q->grouped && q->kind != SQ_S_SCALAR && q->having) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "EXISTS or IN over a correlated aggregate subquery with HAVING is not supported");
+        return NULL;
+    }
+    if (q->grouped && q->kind == SQ_S_EXISTS) {
+        /* An aggregate without GROUP BY or HAVING gives one row. */
+        sq_expr *k = sq_const(c, ex_expr_bool(c->plan, true, c->err), loc);
+        return k;
+    }
     pa_type t = {PA_TYPE_BOOLEAN, 0, 0};
     if (q->kind != SQ_S_EXISTS) {
         q->value_col = plan->out[0];
@@ -618,6 +735,16 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
         }
         t = (pa_type){PA_TYPE_BOOLEAN, 0, 0};
     }
+    /* x IN (correlated aggregate without GROUP BY or HAVING): exactly one
+     * row, so x = (the scalar subquery), which gives its value over no
+     * rows (COUNT 0) to outer rows without matches. */
+    sq_expr *in_test = NULL;
+    if (q->grouped && q->kind == SQ_S_IN) {
+        in_test = q->test;
+        q->test = NULL;
+        q->kind = SQ_S_SCALAR;
+        t = c->cols[q->value_col].type;
+    }
     int col = q->kind == SQ_S_SCALAR ? q->value_col : sq_new_col(c, "mark", t);
     if (col < 0)
         return NULL;
@@ -630,6 +757,10 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
     e->subq = q;
     e->type = t;
     e->tx = ex_expr_col_typed(c->plan, col, t, c->err);
+    if (e->tx && in_test) {
+        sq_expr *a[2] = {in_test, e};
+        return sq_make(c, SQ_E_CMP, EX_EQ, a, 2, loc);
+    }
     return e->tx ? e : NULL;
 }
 
@@ -653,6 +784,7 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
     case PG_QUERY__NODE__NODE_A_EXPR: e = bind_aexpr(c, n->a_expr, sc, ag); break;
     case PG_QUERY__NODE__NODE_FUNC_CALL: e = bind_func(c, n->func_call, sc, ag); break;
     case PG_QUERY__NODE__NODE_CASE_EXPR: e = bind_case(c, n->case_expr, sc, ag); break;
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: e = bind_minmax(c, n->min_max_expr, sc, ag); break;
     case PG_QUERY__NODE__NODE_SUB_LINK: e = bind_sublink(c, n->sub_link, sc, ag); break;
     case PG_QUERY__NODE__NODE_BOOL_EXPR: {
         PgQuery__BoolExpr *b = n->bool_expr;

@@ -177,6 +177,76 @@ static int collect_aggs(sq_ctx *c, sq_expr *e, aggstate *st)
     return PA_OK;
 }
 
+/* A column of this block read outside an aggregate, or NULL. */
+static const sq_expr *bare_col(const sq_expr *e, int block_start)
+{
+    if (!e || e->kind == SQ_E_AGG)
+        return NULL;
+    if (e->kind == SQ_E_COL)
+        return e->col >= block_start ? e : NULL;
+    for (int i = 0; i < e->n_args; i++) {
+        const sq_expr *b = bare_col(e->args[i], block_start);
+        if (b)
+            return b;
+    }
+    return NULL;
+}
+
+/* e (before aggregation) with every aggregate replaced by its value over
+ * no rows: COUNT 0, the others NULL. */
+static sq_expr *over_no_rows(sq_ctx *c, sq_expr *e)
+{
+    switch (e->kind) {
+    case SQ_E_AGG: {
+        bool count = e->sub == EX_AGG_COUNT || e->sub == EX_AGG_COUNT_STAR || e->sub == EX_AGG_COUNT_DISTINCT;
+        ex_expr *x = count ? ex_expr_bigint(c->plan, 0, c->err) : ex_expr_null(c->plan, e->type, c->err);
+        sq_expr *k = x ? sq_const(c, x, e->loc) : NULL;
+        return k ? sq_cast(c, k, e->type, e->loc) : NULL;
+    }
+    case SQ_E_CONST: return e;
+    case SQ_E_COL: /* bare columns were refused; an outer one is refused too */
+    case SQ_E_SUBQ:
+        sq_fail(c, e->loc, PA_EUNSUPPORTED,
+                "a subquery or outer column in the value of a correlated aggregate subquery is not supported");
+        return NULL;
+    default: {
+        sq_expr *a[300];
+        if (e->n_args > 300) {
+            sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too wide");
+            return NULL;
+        }
+        for (int i = 0; i < e->n_args; i++)
+            if (!(a[i] = over_no_rows(c, e->args[i])))
+                return NULL;
+        return sq_rebuild(c, e, a);
+    }
+    }
+}
+
+/* A correlated scalar aggregate is grouped on its correlation keys and
+ * LEFT-joined to the outer rows, so an outer row without matching inner
+ * rows gets NULL from the join; PostgreSQL evaluates the subquery over no
+ * rows instead: its select expression with COUNT 0 and the other
+ * aggregates NULL, or NULL when HAVING is not true for no rows. That value
+ * (a constant) goes to q->empty, NULL when it is NULL. */
+static int empty_value(sq_ctx *c, sq_expr *value, sq_expr *having, sq_subq *q)
+{
+    sq_expr *v = over_no_rows(c, value);
+    if (v && having) {
+        sq_expr *a[2] = {over_no_rows(c, having), v};
+        v = sq_make(c, SQ_E_CASE, 0, a, 2, value->loc);
+    }
+    if (!v)
+        return c->err->code ? c->err->code : PA_EINTERNAL;
+    q->empty = NULL;
+    if (ex_expr_is_null_const(v->tx))
+        return PA_OK;
+    if (ex_expr_is_const(v->tx) && v->kind != SQ_E_CONST && !(v = sq_const(c, v->tx, value->loc)))
+        return c->err->code;
+    q->empty = v;
+    return PA_OK;
+}
+
 /* PROJECT of exprs on top of in; plain column references keep their ids. */
 static sq_node *project(sq_ctx *c, sq_node *in, sq_expr **exprs, int n, const char **names)
 {
@@ -549,6 +619,18 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         if (st.groups.n)
             return sq_fail(c, corr.v[0]->loc, PA_EUNSUPPORTED,
                            "a correlated subquery with GROUP BY is not supported");
+        /* Without GROUP BY, the correlation keys are no group keys the
+         * select list or HAVING may read (PostgreSQL's rule). */
+        for (int i = 0; i <= sel.n; i++) {
+            const sq_expr *b = bare_col(i < sel.n ? sel.v[i] : having, block_start);
+            if (b)
+                return sq_fail(c, b->loc, PA_EINVAL,
+                               "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function",
+                               c->cols[b->col].name);
+        }
+        /* The value for outer rows that no inner row matches. */
+        if (sel.n && (rc = empty_value(c, sel.v[0], having, corr_for)))
+            return rc;
         /* Scalar aggregate over correlated rows: group on the inner side
          * of each equality; the join then brings each group to its row. */
         for (int i = 0; i < corr.n; i++) {
@@ -575,10 +657,23 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
                 return c->err->code;
         if (having && !(having = post_agg(c, having, &st)))
             return c->err->code;
-        if (corr_for && corr_for->grouped)
+        if (corr_for && corr_for->grouped) {
             for (int i = 0; i < corr.n; i++)
                 if (!(corr.v[i] = post_agg(c, corr.v[i], &st)))
                     return c->err->code;
+            /* HAVING of a correlated aggregate: not a filter of the groups
+             * (a key whose group fails it would look unmatched and get the
+             * empty value) but part of the value: NULL when it fails. */
+            if (having) {
+                corr_for->having = true;
+                if (sel.n) {
+                    sq_expr *a[2] = {having, sel.v[0]};
+                    if (!(sel.v[0] = sq_make(c, SQ_E_CASE, 0, a, 2, having->loc)))
+                        return c->err->code;
+                }
+                having = NULL;
+            }
+        }
     }
     if (having) {
         sq_expr **v = NULL;
@@ -600,9 +695,14 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
             return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
         for (int i = 0; i < corr.n; i++)
             sq_expr_cols(corr.v[i], set);
+        corr_for->match_col = -1;
         for (int id = block_start; id < c->n_cols; id++)
-            if (set[id] && (rc = push(c, &sel, sq_col_ref(c, id, -1))))
-                return rc;
+            if (set[id]) {
+                if ((rc = push(c, &sel, sq_col_ref(c, id, -1))))
+                    return rc;
+                if (corr_for->match_col < 0)
+                    corr_for->match_col = id;
+            }
         corr_for->corr = corr.v;
         corr_for->n_corr = corr.n;
     }
@@ -631,6 +731,16 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         return rc;
     if (offset < 0)
         offset = 0;
+    if (corr_for && corr.n && (limit >= 0 || offset > 0)) {
+        /* The decorrelated plan holds the rows of every outer row at once,
+         * so a LIMIT there would cut across them. A scalar aggregate has one
+         * row per outer row and EXISTS needs one: LIMIT n >= 1 changes
+         * neither. */
+        if (limit != 0 && offset == 0 && (corr_for->grouped || corr_for->kind == SQ_S_EXISTS))
+            limit = -1;
+        else
+            return sq_fail(c, -1, PA_EUNSUPPORTED, "LIMIT or OFFSET in a correlated subquery is not supported");
+    }
     if (n_order) {
         sq_node *so = sq_node_new(c, SQ_L_SORT, node->n_out);
         if (!so)

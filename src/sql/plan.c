@@ -303,11 +303,23 @@ sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node)
         return NULL;
     if (e->kind == SQ_E_SUBQ) {
         sq_subq *q = e->subq;
-        if (q->kind == SQ_S_IN && q->test && sq_expr_has(q->test, SQ_E_SUBQ) && !(q->test = sq_join_subqueries(c, q->test, node)))
-            return NULL;
         bool scalar = q->kind == SQ_S_SCALAR;
-        if (join_subquery(c, *node, q, scalar ? SQ_J_LEFT : SQ_J_MARK, e->col, node) != PA_OK)
-            return NULL;
+        /* A placeholder may occur twice (BETWEEN reads its operand twice):
+         * the subquery is joined once. */
+        if (!sq_node_has_col(*node, e->col)) {
+            if (q->kind == SQ_S_IN && q->test && sq_expr_has(q->test, SQ_E_SUBQ) &&
+                !(q->test = sq_join_subqueries(c, q->test, node)))
+                return NULL;
+            if (join_subquery(c, *node, q, scalar ? SQ_J_LEFT : SQ_J_MARK, e->col, node) != PA_OK)
+                return NULL;
+        }
+        if (scalar && q->grouped && q->empty) {
+            /* Outer rows the LEFT join left unmatched get the aggregate's
+             * value over no rows (COUNT 0), not NULL. */
+            sq_expr *m = sq_col_ref(c, q->match_col, e->loc);
+            sq_expr *a[3] = {m ? sq_make(c, SQ_E_ISNULL, 0, &m, 1, e->loc) : NULL, sq_cast(c, q->empty, e->type, e->loc), e};
+            return sq_make(c, SQ_E_CASE, 0, a, 3, e->loc);
+        }
         if (q->kind != SQ_S_EXISTS)
             return e;
         sq_expr *a[3] = {e, sq_const(c, ex_expr_bool(c->plan, true, c->err), e->loc),

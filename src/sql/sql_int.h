@@ -185,6 +185,14 @@ struct sq_subq {
     sq_expr **corr;           /* correlated conjuncts (outer and inner columns) */
     int n_corr;
     bool grouped;             /* scalar aggregate: grouped on the inner correlation sides */
+    bool having;              /* grouped, and the block has a HAVING */
+    /* Grouped: an outer row no inner row matches gets no row from the LEFT
+     * join, but the aggregate over no rows still has a value (COUNT 0: the
+     * COUNT bug). empty: the subquery's value over no rows (a constant;
+     * NULL when it is NULL); match_col: an output that is not NULL in every
+     * row the join matches (an inner correlation key). */
+    sq_expr *empty;
+    int match_col;
     int loc;
 };
 

@@ -59,11 +59,17 @@ const W = {
     cmp: 8, colcmp: 2, between: 3, inList: 3, like: 3, isNull: 1,
     and: 2, or: 2, not: 1, sub: 2,
   },
-  subPred: { inSub: 2, notInSub: 1, exists: 2, notExists: 1, scalarSub: 2, corrScalar: 2 },
+  subPred: { inSub: 2, notInSub: 1, exists: 2, notExists: 1, scalarSub: 2, corrScalar: 2, corrAgg: 3 },
   existsNe: 1 / 4,                           // EXISTS with an extra <> correlation (Q21)
+  // corrAgg: a correlated aggregate subquery on a key the outer item shares
+  // with the inner table (outer keys without inner rows: the COUNT bug).
+  corrAggFn: { countStar: 3, count: 2, countDistinct: 1, sum: 2, coalesceSum: 2, countPlus: 2, avg: 1, min: 1, max: 1 },
+  corrSecondKey: 1 / 3,                      // ... also on a second shared key (lineitem, partsupp)
+  corrHaving: 1 / 6,                         // ... with HAVING COUNT(*) op k
+  corrAggUse: { cmpConst: 6, cmpCol: 2, exists: 1, in: 1 }, // how a WHERE uses it
   num: { col: 10, const: 1, add: 2, sub: 2, mul: 2, div: 1, cast: 1, case: 1, extract: 1 },
   str: { col: 8, substring: 2, case: 1, cast: 1 },
-  item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2 },
+  item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
   agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1 },
   groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
   groupBy: { expr: 4, position: 2, alias: 1 },
@@ -670,6 +676,22 @@ class Gen {
       const sel = r.one(['*', '1', `${ii.alias}.${ic.name}`]);
       return { sql: `${what === 'notExists' ? 'NOT ' : ''}EXISTS (SELECT ${sel} FROM ${ii.table} AS ${ii.alias} WHERE ${where.join(' AND ')})` };
     }
+    if (what === 'corrAgg') {
+      const a = this.corrAgg(scope);
+      if (!a) return null;
+      switch (r.pick(W.corrAggUse)) {
+        // An aggregate without GROUP BY always gives one row (without HAVING).
+        case 'exists': if (!a.having) return { sql: `${r.chance(0.5) ? 'NOT ' : ''}EXISTS ${a.sql}` }; break;
+        case 'in': if (!a.having && a.t.k === 'big') return { sql: `${r.int(0, 3)}${r.chance(0.3) ? ' NOT' : ''} IN ${a.sql}` }; break;
+        case 'cmpCol': {
+          const o = this.anyCol(scope, (c) => isNum(c) && family(c.k) === family(a.t.k));
+          if (o) return { sql: `${o.sql} ${r.one(['=', '<', '>', '<=', '>=', '<>'])} ${a.sql}` };
+          break;
+        }
+      }
+      const k = numConst(r, { ...a.t, lo: Math.max(a.t.lo, -5), hi: Math.min(a.t.hi, a.t.k === 'big' ? 6 : a.t.hi) });
+      return { sql: `${a.sql} ${r.one(['=', '<', '>', '<=', '>=', '<>'])} ${k.sql}` };
+    }
     // scalar subqueries: an aggregate of a numeric column of the same table
     // as an outer item, compared with that column (Q2, Q17, Q22).
     const cands = this.columns(scope, (c) => isNum(c) && !c.key).filter(({ it }) => it.table);
@@ -776,7 +798,11 @@ class Gen {
           const s = this.subPredScalarItem(scope);
           if (s) { addItem(s); continue; }
         }
-        addItem(what === 'num' || what === 'scalarSub' ? this.num(scope) : what === 'str' ? this.str(scope)
+        if (what === 'corrAgg' && level === 0) {
+          const s = this.corrAgg(scope);
+          if (s) { addItem(s); continue; }
+        }
+        addItem(what === 'num' || what === 'scalarSub' || what === 'corrAgg' ? this.num(scope) : what === 'str' ? this.str(scope)
           : what === 'date' ? (this.anyCol(scope, (c) => c.k === 'date') ?? this.num(scope))
             : { ...this.pred(scope, 1, false), t: { k: 'bool' } });
       }
@@ -883,6 +909,62 @@ class Gen {
     return this.anyCol(scope, (c) => c.k !== 'dbl' && (c.key || c.vals || c.k === 'date' || c.k === 'int' || c.k === 'dec' || r.chance(0.2)));
   }
   // An uncorrelated scalar subquery as a SELECT item.
+  // A correlated aggregate subquery (no GROUP BY) over a table that shares
+  // a key with an outer item: outer keys without inner rows (customers
+  // without orders, rows the inner filters drop) must get COUNT's 0 and
+  // NULL from the other aggregates, as in PostgreSQL and DuckDB.
+  corrAgg(scope) {
+    const r = this.r;
+    const keys = this.keyCols(scope);
+    if (!keys.length) return null;
+    const { it, c } = r.one(keys);
+    const tables = TABLE_NAMES.filter((n) => TABLES[n].cols.some((x) => x.key === c.key));
+    const inner = this.subFrom(scope, r.one(tables));
+    const ii = inner.items[0];
+    const ic = ii.cols.find((x) => x.key === c.key);
+    const where = [`${ii.alias}.${ic.name} = ${this.ref(inner, it, c)}`];
+    if (r.chance(W.corrSecondKey)) {
+      const more = it.cols.filter((x) => x.key && x.key !== c.key && ii.cols.some((y) => y.key === x.key));
+      if (more.length) {
+        const c2 = r.one(more);
+        where.push(`${ii.alias}.${ii.cols.find((y) => y.key === c2.key).name} = ${this.ref(inner, it, c2)}`);
+      }
+    }
+    where.push(...this.subFilters(inner, 2));
+    const rows = 1000;
+    let agg, t;
+    const numArg = () => this.numCol(inner);
+    switch (r.pick(W.corrAggFn)) {
+      case 'countStar': agg = 'COUNT(*)'; t = { k: 'big', lo: 0, hi: rows }; break;
+      case 'count': agg = `COUNT(${this.operand(inner).sql})`; t = { k: 'big', lo: 0, hi: rows }; break;
+      case 'countDistinct': agg = `COUNT(DISTINCT ${this.operand(inner).sql})`; t = { k: 'big', lo: 0, hi: rows }; break;
+      case 'countPlus': {
+        const k = r.int(1, 5);
+        agg = `COUNT(*) ${r.one(['+', '-', '*'])} ${k}`;
+        t = { k: 'big', lo: -5, hi: rows * 5 };
+        break;
+      }
+      case 'sum': case 'coalesceSum': {
+        const e = numArg();
+        const k = e.t.k === 'dec' ? 'dec' : e.t.k === 'dbl' ? 'dbl' : 'hug';
+        const coalesce = r.chance(0.5);
+        agg = coalesce ? `COALESCE(SUM(${e.sql}), 0)` : `SUM(${e.sql})`;
+        t = { k, s: e.t.s, lo: Math.min(0, e.t.lo * rows), hi: Math.max(0, e.t.hi * rows), nul: !coalesce, wide: k === 'dec' };
+        break;
+      }
+      case 'avg': { const e = numArg(); agg = `AVG(${e.sql})`; t = { k: 'dbl', lo: e.t.lo, hi: e.t.hi, nul: true }; break; }
+      default: { // min, max
+        const e = numArg();
+        agg = `${r.one(['MIN', 'MAX'])}(${e.sql})`;
+        t = { ...e.t, nul: true };
+      }
+    }
+    if (!fits(t)) return null;
+    const having = r.chance(W.corrHaving) ? ` HAVING COUNT(*) ${r.one(['<', '>', '>=', '<=', '='])} ${r.int(0, 4)}` : '';
+    if (having) t = { ...t, nul: true };
+    return { sql: `(SELECT ${agg} FROM ${ii.table} AS ${ii.alias} WHERE ${where.join(' AND ')}${having})`, t, having: !!having };
+  }
+
   subPredScalarItem(scope) {
     const r = this.r;
     const inner = this.subFrom(null, r.pick(TABLE_PICK));

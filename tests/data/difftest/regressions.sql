@@ -28,3 +28,10 @@ SELECT t2.* FROM region AS t1 LEFT JOIN (SELECT * FROM region WHERE r_regionkey 
 SELECT n_name, r_name FROM (SELECT * FROM nation WHERE n_nationkey < 3) AS n FULL OUTER JOIN (SELECT * FROM region WHERE r_regionkey >= 1) AS r ON n_regionkey = r_regionkey
 SELECT a.k, a.x, b.k, b.y FROM (SELECT CASE WHEN n_nationkey < 2 THEN NULL ELSE n_nationkey END AS k, n_name AS x FROM nation WHERE n_nationkey < 4) AS a FULL JOIN (SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey + 1 END AS k, r_name AS y FROM region) AS b ON a.k = b.k AND a.x <> 'BRAZIL'
 SELECT * FROM (SELECT CASE WHEN n_nationkey < 2 THEN NULL ELSE n_nationkey END AS k, n_name AS x FROM nation WHERE n_nationkey < 4) AS a FULL JOIN (SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey + 1 END AS k, r_name AS y FROM region) AS b USING (k)
+# COUNT bug: a correlated aggregate subquery gave NULL, not COUNT's 0, to outer
+# rows without inner rows (regions 2, 3, 4 here)
+SELECT r_regionkey, (SELECT COUNT(*) FROM nation WHERE n_regionkey = r_regionkey + 3) AS c0, (SELECT COALESCE(SUM(n_nationkey), 0) FROM nation WHERE n_regionkey = r_regionkey + 3) AS c1 FROM region
+SELECT r_name FROM region WHERE (SELECT COUNT(*) FROM nation WHERE n_regionkey = r_regionkey + 3) = 0
+SELECT c_custkey FROM customer WHERE c_custkey < 100 AND (SELECT COUNT(*) + 1 FROM orders WHERE o_custkey = c_custkey AND o_orderstatus = 'F') < 2
+# a correlated aggregate read twice (BETWEEN) was joined twice: endless recursion, a crash
+SELECT c_custkey FROM customer WHERE (SELECT MAX(o_orderkey) FROM orders WHERE o_custkey = c_custkey) BETWEEN 1 AND 5000
