@@ -730,6 +730,9 @@ static sq_node *set_difference(sq_ctx *c, sq_node *l, sq_node *r, bool intersect
     return j;
 }
 
+static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
+                            sq_subq *corr_for);
+
 static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const char ***names)
 {
     bool is_union = s->op == PG_QUERY__SET_OPERATION__SETOP_UNION;
@@ -860,6 +863,25 @@ int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char
 {
     if (!n || n->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "expected a SELECT");
+    PgQuery__SelectStmt *s = n->select_stmt;
+    /* Views and WITH queries inline their SELECTs here too: the parse tree's
+     * own depth check (parse.c) does not see those. */
+    if (c->select_depth > SQ_MAX_SUBQUERY_DEPTH)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "subqueries nested too deep (more than %d levels)", SQ_MAX_SUBQUERY_DEPTH);
+    if (c->depth >= SQ_MAX_EXPR_DEPTH)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "query nested too deep (more than %d levels of subqueries, set operations and joins)", SQ_MAX_EXPR_DEPTH);
+    bool setop = s->op != PG_QUERY__SET_OPERATION__SETOP_NONE && s->op != PG_QUERY__SET_OPERATION__SET_OPERATION_UNDEFINED;
+    c->depth++;
+    c->select_depth += !setop;
+    int rc = bind_select_stmt(c, n, outer, out, names, corr_for);
+    c->select_depth -= !setop;
+    c->depth--;
+    return rc;
+}
+
+static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
+                            sq_subq *corr_for)
+{
     PgQuery__SelectStmt *s = n->select_stmt;
     sq_cte *saved = c->ctes;
     if (s->with_clause) {

@@ -369,18 +369,13 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
     *out = NULL;
     s->err_offset = -1;
     s->cancel = 0;
-    PgQueryProtobufParseResult pr = pg_query_parse_protobuf(text);
-    if (pr.error) {
-        s->err_offset = pr.error->cursorpos > 0 ? pr.error->cursorpos - 1 : -1;
-        int rc = pa_error(err, PA_ESYNTAX, "%s", pr.error->message);
-        pg_query_free_protobuf_parse_result(pr);
-        return rc;
+    PgQuery__ParseResult *tree;
+    int off;
+    int prc = sq_parse(text, &tree, &off, err);
+    if (prc != PA_OK) {
+        s->err_offset = off;
+        return prc;
     }
-    PgQuery__ParseResult *tree =
-        pg_query__parse_result__unpack(NULL, pr.parse_tree.len, (const uint8_t *)pr.parse_tree.data);
-    pg_query_free_protobuf_parse_result(pr);
-    if (!tree)
-        return pa_error(err, PA_EINTERNAL, "could not read the parse tree");
     int rc = PA_OK;
     if (tree->n_stmts != 1) {
         if (tree->n_stmts == 0)
