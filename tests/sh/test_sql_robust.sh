@@ -64,4 +64,31 @@ expect_error "1,200 nested joins" \
   "select count(*) from nation t0 $(for ((i = 1; i < 1200; i++)); do printf 'join nation t%d on true ' $i; done)" \
   "nested too deep"
 
+# ----------------------------------------------------- 2. DECIMAL overflow
+# 60,175 lineitem rows of 10^38 - 1: the 128-bit sum used to wrap to a
+# negative number with exit status 0.
+B="cast('99999999999999999999999999999999999999' as decimal(38,0))"
+expect_error "SUM of DECIMAL(38) past 128 bits" "select sum(x) from (select $B as x from lineitem) t" \
+  "SUM overflows DECIMAL(38)"
+expect_error "grouped SUM of DECIMAL(38) past 128 bits" \
+  "select l_returnflag, sum(x) from (select l_returnflag, $B as x from lineitem) t group by l_returnflag" \
+  "SUM overflows DECIMAL(38)"
+expect_error "AVG of DECIMAL(38) past 128 bits" "select avg(x) from (select $B as x from lineitem) t" "AVG overflows"
+expect_error "SUM of two DECIMAL(38) past 38 digits" "select sum(x) from (select $B as x union all select $B) t" \
+  "SUM overflows DECIMAL(38)"
+expect_ok "SUM of DECIMAL(38) back in range" \
+  "select sum(x) as s from (select $B as x union all select -$B union all select 1) t" "s
+1.00"
+expect_error "DECIMAL(38) addition" "select x + x from (select $B - l_orderkey as x from lineitem) t limit 1" \
+  "overflow in DECIMAL(38,0) addition"
+expect_error "DECIMAL(38) multiplication" "select x * 2 from (select $B - l_orderkey as x from lineitem) t limit 1" \
+  "overflow in DECIMAL(38,0) multiplication"
+expect_error "DECIMAL(18) multiplication" \
+  "select l_extendedprice * l_extendedprice * l_extendedprice * l_extendedprice * l_extendedprice * l_extendedprice from lineitem" \
+  "overflow in DECIMAL(18,6) multiplication"
+expect_error "DECIMAL(38) to DECIMAL(18) cast" \
+  "select cast(x as decimal(18,0)) from (select $B - l_orderkey as x from lineitem) t" "out of range for DECIMAL(18,0)"
+expect_error "BIGINT SUM" "select sum(l_orderkey * 922337203685477) from lineitem" "overflow"
+expect_error "INTEGER negation" "select -(n_nationkey - 2147483647 - 1) from nation" "overflow in INTEGER negation"
+
 exit $fail
