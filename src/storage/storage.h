@@ -786,6 +786,11 @@ typedef struct pq_scan pq_scan;
  * *files is pa_malloc'd, freed with pq_paths_free. PA_ENOTFOUND naming a
  * path that matches nothing (a missing file, an empty directory or glob). */
 int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uint32_t *n_files, pa_err *err);
+/* What a file that is not a regular one is, for errors: "a directory",
+ * "a FIFO", "a character device"... (st_mode's type bits). Files are
+ * opened with O_NONBLOCK and refused unless regular, so a FIFO given as
+ * Parquet never waits for a writer. */
+const char *pq_file_kind(unsigned mode);
 void pq_paths_free(char **files, uint32_t n);
 
 int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err);

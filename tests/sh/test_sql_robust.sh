@@ -91,4 +91,23 @@ expect_error "DECIMAL(38) to DECIMAL(18) cast" \
 expect_error "BIGINT SUM" "select sum(l_orderkey * 922337203685477) from lineitem" "overflow"
 expect_error "INTEGER negation" "select -(n_nationkey - 2147483647 - 1) from nation" "overflow in INTEGER negation"
 
+# ------------------------------------------ 3. files that are not regular
+# Opening a FIFO waited for a writer forever; each is refused at once, named.
+mkfifo "$TMP/fifo.parquet"
+mkdir -p "$TMP/parts" "$TMP/empty"
+mkfifo "$TMP/parts/a.parquet"
+expect_error "read_parquet of a FIFO" "select count(*) from read_parquet('$TMP/fifo.parquet')" \
+  "$TMP/fifo.parquet: not a regular file (a FIFO)"
+expect_error "read_parquet of /dev/zero" "select count(*) from read_parquet('/dev/zero')" \
+  "/dev/zero: not a regular file (a character device)"
+expect_error "read_parquet of a directory holding a FIFO" "select count(*) from read_parquet('$TMP/parts')" \
+  "$TMP/parts/a.parquet: not a regular file (a FIFO)"
+expect_error "read_parquet of a glob matching a FIFO" "select count(*) from read_parquet('$TMP/parts/*.parquet')" \
+  "not a regular file (a FIFO)"
+expect_error "read_parquet of an empty directory" "select count(*) from read_parquet('$TMP/empty')" \
+  "$TMP/empty: directory holds no \*.parquet files"
+out=$(timeout 20 "$PISTA" parquet meta "$TMP/fifo.parquet" 2>&1); rc=$?
+if [ "$rc" = 1 ] && echo "$out" | grep -q "not a regular file (a FIFO)"; then echo "ok   parquet meta of a FIFO"; else
+  echo "FAIL parquet meta of a FIFO: exit $rc"; echo "$out" | sed 's/^/  /'; fail=1; fi
+
 exit $fail
