@@ -301,7 +301,7 @@ int pq_footer_read(const char *path, pq_file_meta **out, pa_err *err)
     /* O_NONBLOCK: a FIFO is refused at once below instead of waiting for a writer. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return pa_error(err, errno == ENOENT ? PA_ENOTFOUND : PA_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return pa_error(err, PA_EIO, "%s: cannot open: %s", path, strerror(errno));
     uint8_t *tail = NULL;
     pq_file_meta *m = NULL;
     int rc;
