@@ -889,6 +889,10 @@ typedef struct pq_writer_options {
     const char *created_by;    /* default "pista version <version>"; copied */
     const pq_key_value *key_value;  /* file key-value metadata; copied */
     uint32_t n_key_value;
+    /* pq_writer_close fails (PA_EINVAL, naming the file) instead of
+     * replacing a file that exists at path by then, e.g. one another
+     * process made; default off (replace). */
+    bool no_replace;
 } pq_writer_options;
 
 /* Fill o with the defaults above. */
@@ -897,13 +901,17 @@ void pq_writer_options_init(pq_writer_options *o);
 /* A writer is used by one thread at a time. */
 typedef struct pq_writer pq_writer;
 
-/* Create "<path>.tmp" for n columns (1..32767, distinct non-empty names).
+/* Create a temporary file next to path, ".<name>.tmp.<pid>.XXXXXX" (unique,
+ * hidden; pq_writer_clean_stale removes those of dead processes), for n columns (1..32767, distinct non-empty names).
  * opt may be NULL (defaults). PA_EINVAL for bad columns or options,
  * PA_EUNSUPPORTED for a codec this build cannot write, PA_EIO (naming the
  * file) when it cannot be created. On success the caller ends the writer
  * with pq_writer_close or pq_writer_abort, which free it. */
 int pq_writer_create(const char *path, const pq_write_column *cols, uint32_t n,
                      const pq_writer_options *opt, pq_writer **out, pa_err *err);
+/* Remove the writers' temporary files in dir left by processes that no
+ * longer run (killed while writing); returns how many went. */
+int pq_writer_clean_stale(const char *dir);
 
 /* Append `rows` rows: columns[i] is a host-visible view (core.h layout) of
  * column i with length >= rows; its type must equal the declared one.
