@@ -182,6 +182,9 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
     if (call->n_args != 1 || call->args[0]->node_case != PG_QUERY__NODE__NODE_A_CONST ||
         call->args[0]->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
         return sq_fail(c, call->location, PA_EINVAL, "read_parquet takes one string: a file, directory or glob");
+    if (!call->args[0]->a_const->sval->sval[0])
+        return sq_fail(c, call->args[0]->a_const->location, PA_EINVAL,
+                       "read_parquet needs a path: a file, directory or glob (got '')");
     sq_table *t;
     int rc = sq_catalog_adhoc(c->s, call->args[0]->a_const->sval->sval, &t, c->err);
     if (rc) {

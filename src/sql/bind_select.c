@@ -7,6 +7,9 @@
  */
 #include "sql/sql_int.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -300,6 +303,22 @@ static int64_t const_int(sq_ctx *c, pgn *n, const char *what, int *rc)
         return -1;
     if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->isnull)
         return -1;
+    /* Past 32 bits the grammar gives the digits as a "float" constant. */
+    if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_FVAL) {
+        const char *t = n->a_const->fval->fval;
+        bool digits = t && *t;
+        for (const char *p = t; digits && *p; p++)
+            digits = *p >= '0' && *p <= '9';
+        if (digits) {
+            errno = 0;
+            long long v = strtoll(t, NULL, 10);
+            if (errno == 0)
+                return v;
+            *rc = sq_fail(c, n->a_const->location, PA_EINVAL, "%s %s is out of range (at most 9223372036854775807)",
+                          what, t);
+            return -1;
+        }
+    }
     if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL ||
         n->a_const->ival->ival < 0) {
         *rc = sq_fail(c, -1, PA_EUNSUPPORTED, "%s must be a non-negative integer constant", what);
@@ -315,6 +334,8 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     int block_start = c->n_cols;
     if (s->n_values_lists)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "VALUES lists are not supported");
+    if (s->n_target_list == 0)
+        return sq_fail(c, -1, PA_EINVAL, "SELECT needs at least one column (a bare SELECT returns nothing to show)");
     if (s->into_clause)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "SELECT INTO is not supported (use CREATE TABLE ... AS)");
     if (s->n_window_clause)

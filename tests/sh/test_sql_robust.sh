@@ -153,4 +153,19 @@ touch "$W/.t5.parquet.tmp.999999999.abcdef"
 [ ! -e "$W/.t4.parquet.tmp.999999999.abcdef" ] && [ -e "$W/.t5.parquet.tmp.999999999.abcdef" ] &&
   echo "ok   stale temporary files cleaned at start" || { echo "FAIL stale cleanup: $(ls -A "$W")"; fail=1; }
 
+# ------------------------------------------- 5. LIMIT / OFFSET, messages
+# Past 2^31 the grammar gives a LIMIT as a "float" constant: it was refused.
+M=9223372036854775807
+expect_ok "LIMIT 2^63-1 OFFSET 23 (top-N)" "select n_nationkey from nation order by 1 limit $M offset 23" "n_nationkey
+23
+24"
+expect_ok "LIMIT 2^63-1 OFFSET 2^63-1 (top-N)" "select n_nationkey from nation order by 1 limit $M offset $M" "n_nationkey"
+expect_ok "LIMIT 2^63-1 OFFSET 2^63-1" "select n_nationkey from nation limit $M offset $M" "n_nationkey"
+expect_ok "LIMIT 3000000000" "select count(*) as n from (select n_nationkey from nation limit 3000000000) t" "n
+25"
+expect_error "OFFSET 2^63" "select n_nationkey from nation limit 1 offset 9223372036854775808" \
+  "OFFSET 9223372036854775808 is out of range"
+expect_error "bare SELECT" "select" "SELECT needs at least one column"
+expect_error "read_parquet('')" "select count(*) from read_parquet('')" "read_parquet needs a path"
+
 exit $fail
