@@ -138,6 +138,8 @@ int kn__cpu_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin 
                 o[i] = 0;
             else if (vs->type.id == PA_TYPE_DOUBLE)
                 o[i] = ((const double *)sv)[first + i] / (double)c;
+            else if (((const __int128 *)sv)[first + i] == KN__AGG_SUM_OVERFLOW)
+                return pa_error(err, PA_EOVERFLOW, "AVG overflows: the sum of its DECIMAL(38) values passes 128 bits");
             else
                 o[i] = (double)((long double)((const __int128 *)sv)[first + i] / ((long double)c * scale));
         }

@@ -62,6 +62,20 @@ typedef enum kn__agg_repr {
 
 kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s);
 
+/* A 128-bit SUM whose additions overflowed holds this value from then on
+ * (it is outside DECIMAL(38)'s range, so emitting it is an overflow
+ * error). Only sums of 128-bit inputs can get there: 64-bit values would
+ * need 2^64 rows. */
+#define KN__AGG_SUM_OVERFLOW ((__int128)((unsigned __int128)1 << 127))
+static inline void kn__agg_sum128(__int128 *s, __int128 v)
+{
+    __int128 r;
+    if (*s == KN__AGG_SUM_OVERFLOW || v == KN__AGG_SUM_OVERFLOW || __builtin_add_overflow(*s, v, &r))
+        *s = KN__AGG_SUM_OVERFLOW;
+    else
+        *s = r;
+}
+
 /* Hashing: word mix and the murmur3 64-bit finaliser. */
 static inline uint64_t kn__agg_mix(uint64_t h, uint64_t w)
 {

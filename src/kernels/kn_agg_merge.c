@@ -25,7 +25,12 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
             *y += x;                                                                                  \
         }                                                                                             \
     } while (0)
-    case KN__AGG_R_I128: COMBINE1(__int128); break;
+    case KN__AGG_R_I128:
+        if (!mn && !mx) /* sums: overflow checked */
+            kn__agg_sum128(&((__int128 *)a)[d], ((const __int128 *)b)[g]);
+        else
+            COMBINE1(__int128);
+        break;
     case KN__AGG_R_F64: COMBINE1(double); break;
     case KN__AGG_R_I32: COMBINE1(int32_t); break;
     case KN__AGG_R_I64V: COMBINE1(int64_t); break;
@@ -86,7 +91,15 @@ static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, con
             y[d[j]] += x[j];
         break;
     }
-    case KN__AGG_R_I128: COMBINE_BLOCK(__int128); break;
+    case KN__AGG_R_I128:
+        if (!mn && !mx) { /* sums: overflow checked */
+            const __int128 *x = (const __int128 *)src->state[s] + g0;
+            __int128 *y = dst->state[s];
+            for (int64_t j = 0; j < m; j++)
+                kn__agg_sum128(&y[d[j]], x[j]);
+        } else
+            COMBINE_BLOCK(__int128);
+        break;
     case KN__AGG_R_F64: COMBINE_BLOCK(double); break;
     case KN__AGG_R_I32: COMBINE_BLOCK(int32_t); break;
     case KN__AGG_R_I64V: COMBINE_BLOCK(int64_t); break;

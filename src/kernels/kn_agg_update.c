@@ -414,7 +414,7 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
         } else if (c->type.id == PA_TYPE_DECIMAL && c->type.precision > PA_DECIMAL64_MAX_PRECISION) {
             __int128 *sum = st;
             const __int128 *v = c->data;
-            ROWS(c, sum[single ? 0 : gids[i]] += v[i]);
+            ROWS(c, kn__agg_sum128(&sum[single ? 0 : gids[i]], v[i]));
         } else {
             __int128 *sum = st;
             const int64_t *v = c->data;

@@ -402,11 +402,10 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
         if (all_const)
             return sq_make(c, SQ_E_IN, strcmp(op, "<>") == 0, v, (int)l->n_items + 1, loc);
         /* a IN (b, c) with non-constants: a = b OR a = c */
-        sq_expr *e = NULL;
-        for (size_t i = 1; i <= l->n_items; i++) {
-            sq_expr *eq = binary(c, SQ_E_CMP, EX_EQ, v[0], v[i], loc);
-            e = e ? binary(c, SQ_E_OR, 0, e, eq, loc) : eq;
-        }
+        for (size_t i = 1; i <= l->n_items; i++)
+            if (!(v[i] = binary(c, SQ_E_CMP, EX_EQ, v[0], v[i], loc)))
+                return NULL;
+        sq_expr *e = sq_bool_all(c, SQ_E_OR, v + 1, (int)l->n_items, loc);
         return e && !strcmp(op, "<>") ? sq_make(c, SQ_E_NOT, 0, &e, 1, loc) : e;
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE: {
@@ -770,11 +769,17 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
         sq_fail(c, -1, PA_EINTERNAL, "missing expression");
         return NULL;
     }
-    if (c->depth > 200) {
-        sq_fail(c, loc_of(n), PA_EUNSUPPORTED, "expression nested too deeply");
+    if (c->depth >= SQ_MAX_EXPR_DEPTH) {
+        if (c->expr_depth * 2 >= c->depth)
+            sq_fail(c, loc_of(n), PA_EUNSUPPORTED, "expression too deep (more than %d levels)", SQ_MAX_EXPR_DEPTH);
+        else
+            sq_fail(c, loc_of(n), PA_EUNSUPPORTED,
+                    "query nested too deep (more than %d levels of subqueries, set operations, joins and expressions)",
+                    SQ_MAX_EXPR_DEPTH);
         return NULL;
     }
     c->depth++;
+    c->expr_depth++;
     sq_expr *e = NULL;
     int loc = loc_of(n);
     switch (n->node_case) {
@@ -794,16 +799,19 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
             break;
         }
         sq_ekind k = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR ? SQ_E_AND : SQ_E_OR;
-        for (size_t i = 0; i < b->n_args; i++) {
-            sq_expr *a = sq_bind_expr(c, b->args[i], sc, ag);
-            if (!a) {
-                e = NULL;
-                break;
-            }
-            e = i == 0 ? a : binary(c, k, 0, e, a, loc);
-            if (!e)
-                break;
+        sq_expr **v = sq_alloc(&c->A, (b->n_args + 1) * sizeof *v);
+        if (!v) {
+            sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+            break;
         }
+        for (size_t i = 0; i < b->n_args; i++)
+            if (!(v[i] = sq_bind_expr(c, b->args[i], sc, ag)))
+                goto done;
+        /* Untyped NULLs become BOOLEAN, as binary() types them. */
+        for (size_t i = 0; i < b->n_args; i++)
+            if (is_untyped_null(v[i]) && !(v[i] = null_const(c, (pa_type){PA_TYPE_BOOLEAN, 0, 0}, v[i]->loc)))
+                goto done;
+        e = sq_bool_all(c, k, v, (int)b->n_args, loc);
         break;
     }
     case PG_QUERY__NODE__NODE_NULL_TEST: {
@@ -836,6 +844,7 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
     }
 done:
     c->depth--;
+    c->expr_depth--;
     if (!e && c->err && c->err->code != PA_OK && c->err_loc < 0)
         c->err_loc = loc;
     return e;

@@ -104,14 +104,16 @@ static int derived_rel(sq_ctx *c, sq_node *n, const char **names, const char *qu
 
 static int bind_select_text(sq_ctx *c, const char *sql, sq_node **out, const char ***names, int loc)
 {
-    PgQueryProtobufParseResult r = pg_query_parse_protobuf(sql);
-    if (r.error) {
-        int rc = sq_fail(c, loc, PA_ESYNTAX, "view: %s", r.error->message);
-        pg_query_free_protobuf_parse_result(r);
+    PgQuery__ParseResult *pr;
+    int off;
+    pa_err e;
+    pa_err_init(&e);
+    if (sq_parse(sql, &pr, &off, &e) != PA_OK) {
+        int rc = sq_fail(c, loc, e.code, "view: %s", e.msg);
+        pa_err_close(&e);
         return rc;
     }
-    PgQuery__ParseResult *pr = pg_query__parse_result__unpack(NULL, r.parse_tree.len, (const uint8_t *)r.parse_tree.data);
-    pg_query_free_protobuf_parse_result(r);
+    pa_err_close(&e);
     if (!pr || pr->n_stmts != 1) {
         if (pr)
             pg_query__parse_result__free_unpacked(pr, NULL);
@@ -180,6 +182,9 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
     if (call->n_args != 1 || call->args[0]->node_case != PG_QUERY__NODE__NODE_A_CONST ||
         call->args[0]->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
         return sq_fail(c, call->location, PA_EINVAL, "read_parquet takes one string: a file, directory or glob");
+    if (!call->args[0]->a_const->sval->sval[0])
+        return sq_fail(c, call->args[0]->a_const->location, PA_EINVAL,
+                       "read_parquet needs a path: a file, directory or glob (got '')");
     sq_table *t;
     int rc = sq_catalog_adhoc(c->s, call->args[0]->a_const->sval->sval, &t, c->err);
     if (rc) {
@@ -402,7 +407,15 @@ int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f)
         return derived_rel(c, n, names, qual, rs->alias, -1, sc, f);
     }
     case PG_QUERY__NODE__NODE_RANGE_FUNCTION: return bind_function(c, item->range_function, sc, f);
-    case PG_QUERY__NODE__NODE_JOIN_EXPR: return bind_join(c, item->join_expr, sc, f);
+    case PG_QUERY__NODE__NODE_JOIN_EXPR: {
+        if (c->depth >= SQ_MAX_EXPR_DEPTH)
+            return sq_fail(c, -1, PA_EUNSUPPORTED, "query nested too deep (more than %d levels of subqueries, set operations and joins)",
+                           SQ_MAX_EXPR_DEPTH);
+        c->depth++;
+        int rc = bind_join(c, item->join_expr, sc, f);
+        c->depth--;
+        return rc;
+    }
     default: return sq_fail(c, -1, PA_EUNSUPPORTED, "this kind of FROM item is not supported");
     }
 }

@@ -7,6 +7,9 @@
  */
 #include "sql/sql_int.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -370,6 +373,22 @@ static int64_t const_int(sq_ctx *c, pgn *n, const char *what, int *rc)
         return -1;
     if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->isnull)
         return -1;
+    /* Past 32 bits the grammar gives the digits as a "float" constant. */
+    if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_FVAL) {
+        const char *t = n->a_const->fval->fval;
+        bool digits = t && *t;
+        for (const char *p = t; digits && *p; p++)
+            digits = *p >= '0' && *p <= '9';
+        if (digits) {
+            errno = 0;
+            long long v = strtoll(t, NULL, 10);
+            if (errno == 0)
+                return v;
+            *rc = sq_fail(c, n->a_const->location, PA_EINVAL, "%s %s is out of range (at most 9223372036854775807)",
+                          what, t);
+            return -1;
+        }
+    }
     if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL ||
         n->a_const->ival->ival < 0) {
         *rc = sq_fail(c, -1, PA_EUNSUPPORTED, "%s must be a non-negative integer constant", what);
@@ -385,6 +404,8 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     int block_start = c->n_cols;
     if (s->n_values_lists)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "VALUES lists are not supported");
+    if (s->n_target_list == 0)
+        return sq_fail(c, -1, PA_EINVAL, "SELECT needs at least one column (a bare SELECT returns nothing to show)");
     if (s->into_clause)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "SELECT INTO is not supported (use CREATE TABLE ... AS)");
     if (s->n_window_clause)
@@ -840,6 +861,9 @@ static sq_node *set_difference(sq_ctx *c, sq_node *l, sq_node *r, bool intersect
     return j;
 }
 
+static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
+                            sq_subq *corr_for);
+
 static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const char ***names)
 {
     bool is_union = s->op == PG_QUERY__SET_OPERATION__SETOP_UNION;
@@ -970,6 +994,25 @@ int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char
 {
     if (!n || n->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "expected a SELECT");
+    PgQuery__SelectStmt *s = n->select_stmt;
+    /* Views and WITH queries inline their SELECTs here too: the parse tree's
+     * own depth check (parse.c) does not see those. */
+    if (c->select_depth > SQ_MAX_SUBQUERY_DEPTH)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "subqueries nested too deep (more than %d levels)", SQ_MAX_SUBQUERY_DEPTH);
+    if (c->depth >= SQ_MAX_EXPR_DEPTH)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "query nested too deep (more than %d levels of subqueries, set operations and joins)", SQ_MAX_EXPR_DEPTH);
+    bool setop = s->op != PG_QUERY__SET_OPERATION__SETOP_NONE && s->op != PG_QUERY__SET_OPERATION__SET_OPERATION_UNDEFINED;
+    c->depth++;
+    c->select_depth += !setop;
+    int rc = bind_select_stmt(c, n, outer, out, names, corr_for);
+    c->select_depth -= !setop;
+    c->depth--;
+    return rc;
+}
+
+static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
+                            sq_subq *corr_for)
+{
     PgQuery__SelectStmt *s = n->select_stmt;
     sq_cte *saved = c->ctes;
     if (s->with_clause) {

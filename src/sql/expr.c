@@ -122,9 +122,25 @@ static sq_expr *node(sq_ctx *c, sq_ekind k, int sub, int n, int loc)
     return e;
 }
 
+/* e's depth from its operands'; false (an error) past the limit. */
+static bool measure(sq_ctx *c, sq_expr *e)
+{
+    int d = 0;
+    for (int i = 0; i < e->n_args; i++)
+        if (e->args[i] && e->args[i]->depth > d)
+            d = e->args[i]->depth;
+    e->depth = d + 1;
+    if (e->depth <= SQ_MAX_EXPR_DEPTH)
+        return true;
+    sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too deep (more than %d levels)", SQ_MAX_EXPR_DEPTH);
+    return false;
+}
+
 /* Give e its twin; the engine's builders type-check (and fold). */
 static sq_expr *typed(sq_ctx *c, sq_expr *e, ex_expr *tx)
 {
+    if (tx && !measure(c, e))
+        return NULL;
     if (!tx) {
         if (c->err_loc < 0)
             c->err_loc = e->loc;
@@ -283,7 +299,7 @@ sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args)
     for (int i = 0; i < e->n_args; i++)
         r->args[i] = args[i];
     if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG)
-        return r;
+        return measure(c, r) ? r : NULL;
     return typed(c, r, twin(c, r, r->args));
 }
 
@@ -366,16 +382,28 @@ int sq_conjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap)
     return PA_OK;
 }
 
+sq_expr *sq_bool_all(sq_ctx *c, sq_ekind k, sq_expr **v, int n, int loc)
+{
+    if (n <= 0)
+        return NULL;
+    if (n <= 32) { /* short chains stay left-deep, as written */
+        sq_expr *e = v[0];
+        for (int i = 1; i < n && e; i++) {
+            sq_expr *a[2] = {e, v[i]};
+            e = sq_make(c, k, 0, a, 2, loc);
+        }
+        return e;
+    }
+    int h = n / 2;
+    sq_expr *a[2] = {sq_bool_all(c, k, v, h, loc), NULL};
+    if (a[0])
+        a[1] = sq_bool_all(c, k, v + h, n - h, loc);
+    return a[1] ? sq_make(c, k, 0, a, 2, loc) : NULL;
+}
+
 sq_expr *sq_and_all(sq_ctx *c, sq_expr **v, int n)
 {
-    if (n == 0)
-        return NULL;
-    sq_expr *e = v[0];
-    for (int i = 1; i < n && e; i++) {
-        sq_expr *a[2] = {e, v[i]};
-        e = sq_make(c, SQ_E_AND, 0, a, 2, v[i]->loc);
-    }
-    return e;
+    return n > 0 ? sq_bool_all(c, SQ_E_AND, v, n, v[n - 1]->loc) : NULL;
 }
 
 bool sq_common_type(sq_ctx *c, pa_type a, pa_type b, pa_type *out)
@@ -459,7 +487,9 @@ int sq_factor_or(sq_ctx *c, sq_expr *e, sq_expr ***out, int *n_out, int *cap_out
     }
     if (n_common == 0)
         return sq_conjuncts(c, e, out, n_out, cap_out);
-    sq_expr *rest = NULL;
+    sq_expr **ors = sq_alloc(&c->A, (size_t)nd * sizeof *ors);
+    if (!ors)
+        return sq_fail(c, e->loc, PA_ENOMEM, "planning: out of memory");
     for (int i = 0; i < nd; i++) {
         sq_expr **left = sq_alloc(&c->A, (size_t)(ncj[i] + 1) * sizeof *left);
         if (!left)
@@ -470,11 +500,11 @@ int sq_factor_or(sq_ctx *c, sq_expr *e, sq_expr ***out, int *n_out, int *cap_out
                 left[k++] = cj[i][b];
         if (k == 0)
             return PA_OK; /* that disjunct is TRUE: so is the OR */
-        sq_expr *di = sq_and_all(c, left, k);
-        sq_expr *a[2] = {rest, di};
-        rest = rest ? sq_make(c, SQ_E_OR, 0, a, 2, e->loc) : di;
-        if (!rest)
+        if (!(ors[i] = sq_and_all(c, left, k)))
             return c->err->code;
     }
+    sq_expr *rest = sq_bool_all(c, SQ_E_OR, ors, nd, e->loc);
+    if (!rest)
+        return c->err->code;
     return sq_conjuncts(c, rest, out, n_out, cap_out);
 }

@@ -25,8 +25,11 @@ int sql_session_create(const sql_options *opt, sql_session **out, pa_err *err)
         int rc;
         if (!(s->data_dir = pa_strdup(opt->data_dir)))
             rc = pa_error(err, PA_ENOMEM, "sql session");
-        else
+        else {
+            /* CREATE TABLE's temporary files left by a killed process. */
+            pq_writer_clean_stale(opt->data_dir);
             rc = sql_register_dir(s, opt->data_dir, err);
+        }
         if (rc) {
             sql_session_destroy(s);
             return rc;
@@ -172,6 +175,17 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
     char *name = lower_name(st->into->rel->relname);
     if (!name)
         return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    /* The name becomes <data dir>/<name>.parquet: it must stay a plain file
+     * name in that directory ("../x" wrote outside it), and names starting
+     * with '.' are the writer's temporary files. */
+    if (!name[0] || strchr(name, '/') || name[0] == '.' || strlen(name) > 200) {
+        int rc = sq_fail(c, st->into->rel->location, PA_EINVAL,
+                         "table name \"%s\" cannot be a file name in the data directory (it is empty, longer than 200 "
+                         "bytes, holds '/' or starts with '.')",
+                         name);
+        pa_free(name);
+        return rc;
+    }
     if (sq_catalog_find(s, name)) {
         int rc = st->if_not_exists ? PA_OK : sq_fail(c, st->into->rel->location, PA_EINVAL, "table \"%s\" already exists", name);
         if (rc == PA_OK && !(res->text = pa_strdup("CREATE TABLE (exists)")))
@@ -212,8 +226,11 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
             rc = pa_error(c->err, PA_ENOMEM, "CREATE TABLE");
         for (int i = 0; rc == PA_OK && i < r->n_columns; i++)
             cols[i] = (pq_write_column){r->names[i], r->types[i], true};
+        pq_writer_options wo;
+        pq_writer_options_init(&wo);
+        wo.no_replace = true; /* a file made since the catalog was read (another process) is kept */
         if (rc == PA_OK)
-            rc = pq_writer_create(path, cols, (uint32_t)r->n_columns, NULL, &w, c->err);
+            rc = pq_writer_create(path, cols, (uint32_t)r->n_columns, &wo, &w, c->err);
         pa_free(cols);
     }
     for (int k = 0; rc == PA_OK && k < r->n_chunks; k++)
@@ -375,18 +392,13 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
     *out = NULL;
     s->err_offset = -1;
     s->cancel = 0;
-    PgQueryProtobufParseResult pr = pg_query_parse_protobuf(text);
-    if (pr.error) {
-        s->err_offset = pr.error->cursorpos > 0 ? pr.error->cursorpos - 1 : -1;
-        int rc = pa_error(err, PA_ESYNTAX, "%s", pr.error->message);
-        pg_query_free_protobuf_parse_result(pr);
-        return rc;
+    PgQuery__ParseResult *tree;
+    int off;
+    int prc = sq_parse(text, &tree, &off, err);
+    if (prc != PA_OK) {
+        s->err_offset = off;
+        return prc;
     }
-    PgQuery__ParseResult *tree =
-        pg_query__parse_result__unpack(NULL, pr.parse_tree.len, (const uint8_t *)pr.parse_tree.data);
-    pg_query_free_protobuf_parse_result(pr);
-    if (!tree)
-        return pa_error(err, PA_EINTERNAL, "could not read the parse tree");
     int rc = PA_OK;
     if (tree->n_stmts != 1) {
         if (tree->n_stmts == 0)

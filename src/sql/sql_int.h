@@ -34,6 +34,20 @@
 
 typedef PgQuery__Node pgn;
 
+/* ----------------------------------------------------------------- limits
+ * Every walk over a parse tree, a bound expression or a plan recurses, so
+ * depths are capped where a statement comes in (parse.c) and where the
+ * binder builds trees (expr.c, bind_*.c), with errors that say so; the caps
+ * leave the walks well inside an 8 MiB stack, sanitizers included. */
+#define SQ_MAX_EXPR_DEPTH 1000       /* levels of one expression ("expression too deep") */
+#define SQ_MAX_SUBQUERY_DEPTH 64     /* SELECTs nested in a SELECT ("subqueries nested too deep") */
+#define SQ_MAX_PARSE_DEPTH 3000      /* protobuf messages nested in the parse tree */
+
+/* Parse text (one or more statements) into the unpacked tree: on a thread
+ * with a stack sized for the text, refusing trees deeper than the limits
+ * above before they are unpacked (parse.c). */
+int sq_parse(const char *text, PgQuery__ParseResult **tree, int *err_offset, pa_err *err);
+
 /* ------------------------------------------------------------------ arena */
 typedef struct sq_arena_block sq_arena_block;
 typedef struct sq_arena {
@@ -105,6 +119,7 @@ typedef struct sq_expr {
     bool flag;                /* AGG: DISTINCT; CASE: has an ELSE; CONST: untyped NULL literal */
     pa_type type;
     int loc;                  /* byte offset in the statement, -1 unknown */
+    int depth;                /* levels of the tree under it, itself included (<= SQ_MAX_EXPR_DEPTH) */
     int n_args;
     struct sq_expr **args;    /* CASE: when0, then0, ..., [else]: flag = has else */
     int col;                  /* COL, SUBQ: column id */
@@ -236,7 +251,9 @@ typedef struct sq_ctx {
     sq_col *cols;
     int n_cols, cap_cols;
     sq_cte *ctes;
-    int depth;
+    int depth;                /* binder recursion: expressions, SELECTs, joins */
+    int expr_depth;           /* of which sq_bind_expr */
+    int select_depth;         /* SELECT blocks nested (set operations not counted) */
     bool no_run;              /* EXPLAIN without ANALYZE: run nothing while planning */
     ex_result **mats;         /* materialized WITH results, freed after the statement */
     const char **mat_names;   /* their names (arena) */
@@ -263,6 +280,9 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b);
 /* Column ids e reads, added to the set (an array of n_cols flags). */
 void sq_expr_cols(const sq_expr *e, uint8_t *set);
 bool sq_expr_has(const sq_expr *e, sq_ekind k);
+/* AND or OR (k) of v[0..n), as a balanced tree: thousands of terms stay
+ * a few levels deep. NULL for n == 0. */
+sq_expr *sq_bool_all(sq_ctx *c, sq_ekind k, sq_expr **v, int n, int loc);
 /* Split an AND tree into conjuncts (appended to *v, *n, *cap). */
 int sq_conjuncts(sq_ctx *c, sq_expr *e, sq_expr ***v, int *n, int *cap);
 sq_expr *sq_and_all(sq_ctx *c, sq_expr **v, int n);

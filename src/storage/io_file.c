@@ -33,6 +33,19 @@ static bool direct_probe(int fd, uint64_t size)
     return ok;
 }
 
+const char *pq_file_kind(unsigned mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFREG: return "a regular file";
+    default: return "not a file";
+    }
+}
+
 /* Open path (O_DIRECT when asked and possible) into f. */
 static int open_fd(io_file *f, pa_err *err)
 {
@@ -42,7 +55,7 @@ static int open_fd(io_file *f, pa_err *err)
             errno = EINVAL;
         } else {
             do
-                fd = open(f->path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+                fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_DIRECT);
             while (fd < 0 && errno == EINTR);
         }
         if (fd < 0 && errno != EINVAL && errno != EOPNOTSUPP)
@@ -53,11 +66,13 @@ static int open_fd(io_file *f, pa_err *err)
     }
     if (fd < 0) {
         do
-            fd = open(f->path, O_RDONLY | O_CLOEXEC);
+            fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         while (fd < 0 && errno == EINTR);
         if (fd < 0)
             goto open_failed;
     }
+    /* O_NONBLOCK: opening a FIFO would wait for a writer; it is refused
+     * below, and a regular file ignores the flag (cleared anyway). */
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -66,8 +81,9 @@ static int open_fd(io_file *f, pa_err *err)
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return pa_error(err, PA_EINVAL, "%s is not a regular file", f->path);
+        return pa_error(err, PA_EINVAL, "%s: not a regular file (%s)", f->path, pq_file_kind(st.st_mode));
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     f->fd = fd;
     f->size = (uint64_t)st.st_size;
     f->direct = f->asked_direct && !f->note[0];

@@ -298,7 +298,8 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off, const char *path, 
 
 int pq_footer_read(const char *path, pq_file_meta **out, pa_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO is refused at once below instead of waiting for a writer. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return pa_error(err, PA_EIO, "%s: cannot open: %s", path, strerror(errno));
     uint8_t *tail = NULL;
@@ -310,9 +311,10 @@ int pq_footer_read(const char *path, pq_file_meta **out, pa_err *err)
         goto done;
     }
     if (!S_ISREG(st.st_mode)) {
-        rc = pa_error(err, PA_EINVAL, "%s: not a regular file", path);
+        rc = pa_error(err, PA_EINVAL, "%s: not a regular file (%s)", path, pq_file_kind(st.st_mode));
         goto done;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     uint64_t size = (uint64_t)st.st_size;
     size_t want = size < TAIL_GUESS ? (size_t)size : TAIL_GUESS;
     for (int attempt = 0; attempt < 2; attempt++) {

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int pq_chunk_pages(const pq_column_meta *cm, const uint8_t *chunk, size_t chunk_len,
@@ -105,11 +106,18 @@ int pq_chunk_pages_read(const pq_file_meta *m, uint32_t rg, uint32_t col, uint8_
     if (!buf)
         return pa_error(err, PA_ENOMEM, "%s: out of memory for a %zu-byte chunk", what, len);
     int rc = PA_OK;
-    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO put there since: no wait */
+    struct stat st;
     if (fd < 0) {
         rc = pa_error(err, PA_EIO, "%s: cannot open: %s", m->path, strerror(errno));
         goto fail;
     }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        rc = pa_error(err, PA_EINVAL, "%s: not a regular file", m->path);
+        goto fail;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     size_t done = 0;
     while (done < len) {
         ssize_t k = pread(fd, buf + done, len - done, (off_t)start + (off_t)done);

@@ -118,7 +118,9 @@ int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uin
         if (!p)
             rc = pa_error(err, PA_EINVAL, "scan path %zu is NULL", i);
         else if (stat(p, &st) == 0) {
-            rc = S_ISDIR(st.st_mode) ? add_dir(&l, p, err) : list_add(&l, p, err);
+            rc = S_ISDIR(st.st_mode)   ? add_dir(&l, p, err)
+                 : S_ISREG(st.st_mode) ? list_add(&l, p, err)
+                                       : pa_error(err, PA_EINVAL, "%s: not a regular file (%s)", p, pq_file_kind(st.st_mode));
         } else if (strpbrk(p, "*?[")) {
             glob_t g;
             int gr = glob(p, 0, NULL, &g);

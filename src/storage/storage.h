@@ -786,6 +786,11 @@ typedef struct pq_scan pq_scan;
  * *files is pa_malloc'd, freed with pq_paths_free. PA_ENOTFOUND naming a
  * path that matches nothing (a missing file, an empty directory or glob). */
 int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uint32_t *n_files, pa_err *err);
+/* What a file that is not a regular one is, for errors: "a directory",
+ * "a FIFO", "a character device"... (st_mode's type bits). Files are
+ * opened with O_NONBLOCK and refused unless regular, so a FIFO given as
+ * Parquet never waits for a writer. */
+const char *pq_file_kind(unsigned mode);
 void pq_paths_free(char **files, uint32_t n);
 
 int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err);
@@ -884,6 +889,10 @@ typedef struct pq_writer_options {
     const char *created_by;    /* default "pista version <version>"; copied */
     const pq_key_value *key_value;  /* file key-value metadata; copied */
     uint32_t n_key_value;
+    /* pq_writer_close fails (PA_EINVAL, naming the file) instead of
+     * replacing a file that exists at path by then, e.g. one another
+     * process made; default off (replace). */
+    bool no_replace;
 } pq_writer_options;
 
 /* Fill o with the defaults above. */
@@ -892,13 +901,17 @@ void pq_writer_options_init(pq_writer_options *o);
 /* A writer is used by one thread at a time. */
 typedef struct pq_writer pq_writer;
 
-/* Create "<path>.tmp" for n columns (1..32767, distinct non-empty names).
+/* Create a temporary file next to path, ".<name>.tmp.<pid>.XXXXXX" (unique,
+ * hidden; pq_writer_clean_stale removes those of dead processes), for n columns (1..32767, distinct non-empty names).
  * opt may be NULL (defaults). PA_EINVAL for bad columns or options,
  * PA_EUNSUPPORTED for a codec this build cannot write, PA_EIO (naming the
  * file) when it cannot be created. On success the caller ends the writer
  * with pq_writer_close or pq_writer_abort, which free it. */
 int pq_writer_create(const char *path, const pq_write_column *cols, uint32_t n,
                      const pq_writer_options *opt, pq_writer **out, pa_err *err);
+/* Remove the writers' temporary files in dir left by processes that no
+ * longer run (killed while writing); returns how many went. */
+int pq_writer_clean_stale(const char *dir);
 
 /* Append `rows` rows: columns[i] is a host-visible view (core.h layout) of
  * column i with length >= rows; its type must equal the declared one.

@@ -1,15 +1,20 @@
 /*
  * writer.c - the Parquet writer's life cycle: options, schema mapping,
- * output to "<path>.tmp", and at close the page index, the footer and the
+ * output to a unique hidden temporary file next to path, and at close the page index, the footer and the
  * rename. Row buffering is in writer_buffer.c, column chunk encoding in
  * writer_chunk.c, statistics in writer_stats.c; design notes in writer_int.h.
  */
 #include "storage/writer_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PISTA_VERSION
@@ -230,6 +235,52 @@ static void writer_free(pq_writer *w)
     pa_free(w);
 }
 
+/* The process's umask, read without changing it for other threads
+ * (/proc; 022 when that is not there). */
+static mode_t current_umask(void)
+{
+    mode_t m = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Umask:", 6)) {
+            m = (mode_t)strtol(line + 6, NULL, 8);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return m;
+}
+
+int pq_writer_clean_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *nm = de->d_name, *t = nm[0] == '.' ? strstr(nm, ".tmp.") : NULL;
+        if (!t)
+            continue;
+        char *end;
+        long pid = strtol(t + 5, &end, 10);
+        if (pid <= 0 || *end != '.' || strlen(end + 1) != 6 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* still running (or not ours to ask): its file may be in use */
+        char path[4096];
+        struct stat st;
+        /* Untouched for 10 minutes too: a writer on another machine sharing
+         * the directory may have a pid that means nothing here. */
+        if (snprintf(path, sizeof path, "%s/%s", dir, nm) < (int)sizeof path && lstat(path, &st) == 0 &&
+            S_ISREG(st.st_mode) && st.st_mtime < time(NULL) - 600 && unlink(path) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
 void pq_writer_abort(pq_writer *w)
 {
     if (!w)
@@ -260,15 +311,19 @@ int pq_writer_create(const char *path, const pq_write_column *cols, uint32_t n,
     w->fd = -1;
     size_t plen = strlen(path);
     w->path = pa_strdup(path);
-    w->tmp_path = pa_malloc(plen + 5);
+    w->tmp_path = pa_malloc(plen + 64);
     w->arena = pq__arena_create();
     w->cols = pa_calloc(n, sizeof *w->cols);
     if (!w->path || !w->tmp_path || !w->arena || !w->cols) {
         rc = pa_error(err, PA_ENOMEM, "parquet writer %s: out of memory", path);
         goto fail;
     }
-    memcpy(w->tmp_path, path, plen);
-    memcpy(w->tmp_path + plen, ".tmp", 5);
+    {
+        const char *slash = strrchr(path, '/');
+        size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+        snprintf(w->tmp_path, plen + 64, "%.*s.%s.tmp.%ld.XXXXXX", (int)dlen, path, path + dlen, (long)getpid());
+    }
+    w->no_replace = opt->no_replace;
     w->n_cols = n;
     PA_TRY(rc = copy_options(w, opt, err));
     for (uint32_t i = 0; i < n; i++) {
@@ -280,7 +335,11 @@ int pq_writer_create(const char *path, const pq_write_column *cols, uint32_t n,
                 goto fail;
             }
     }
-    w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    w->fd = mkstemp(w->tmp_path);
+    if (w->fd >= 0) {
+        fcntl(w->fd, F_SETFD, FD_CLOEXEC);
+        fchmod(w->fd, 0644 & ~current_umask());
+    }
     if (w->fd < 0) {
         rc = pa_error(err, PA_EIO, "creating %s: %s", w->tmp_path, strerror(errno));
         goto fail;
@@ -424,7 +483,18 @@ int pq_writer_close(pq_writer *w, pa_err *err)
         writer_free(w);
         return rc;
     }
-    if (rename(w->tmp_path, w->path) != 0) {
+    if (w->no_replace) {
+        /* link() never replaces: it fails when path exists, atomically. */
+        if (link(w->tmp_path, w->path) != 0) {
+            int e = errno;
+            rc = e == EEXIST ? pa_error(err, PA_EINVAL, "%s already exists (not replaced)", w->path)
+                             : pa_error(err, PA_EIO, "linking %s to %s: %s", w->tmp_path, w->path, strerror(e));
+            unlink(w->tmp_path);
+            writer_free(w);
+            return rc;
+        }
+        unlink(w->tmp_path);
+    } else if (rename(w->tmp_path, w->path) != 0) {
         rc = pa_error(err, PA_EIO, "renaming %s to %s: %s", w->tmp_path, w->path, strerror(errno));
         unlink(w->tmp_path);
         writer_free(w);

@@ -56,6 +56,7 @@ typedef struct wr_index {
 
 struct pq_writer {
     char *path, *tmp_path;
+    bool no_replace;
     int fd;
     int status;                /* PA_OK until the first failure */
     pq_writer_options opt;     /* strings point into the arena */

@@ -31,7 +31,7 @@ if ! "$PISTA" parquet write-test "$tmp" > "$tmp/write.log" 2>&1; then
     exit 1
 fi
 [ -s "$tmp/cases" ] || { echo "FAIL: no cases written" >&2; exit 1; }
-ls "$tmp"/*.tmp >/dev/null 2>&1 && { echo "FAIL: temporary files left behind" >&2; exit 1; }
+ls -A "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left behind" >&2; exit 1; }
 
 fails=0
 checks=0
