@@ -4,6 +4,7 @@
  * elsewhere; fiber stacks in slabs with guard pages; the AddressSanitizer
  * annotations every switch needs. See simt_int.h for the design notes.
  */
+#define _GNU_SOURCE 1   /* pthread_getattr_np */
 #include "simt/simt_int.h"
 
 #include <pthread.h>
