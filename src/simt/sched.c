@@ -1,9 +1,8 @@
 /*
  * sched.c - one block of an emulated kernel: its GPU threads as fibers on
  * the calling OS thread, __syncthreads and its _count/_and/_or forms, the
- * warp intrinsics as rendezvous of the lanes their mask names, the
- * detection of barriers and intrinsics that can never complete, and traps.
- * The scheduling scheme is in simt_int.h.
+ * detection of barriers that can never complete and of deadlocks, traps.
+ * The scheduling scheme is in simt_int.h; warp intrinsics in warp.c.
  *
  * Rules checked (CUDA calls breaking them undefined; here they fail the
  * launch with a message): every thread of a block reaches each
@@ -22,13 +21,12 @@
 
 __thread simt_ids simt__ids;
 
-static __thread simt_worker *cur_w;   /* the worker running a block on this thread */
-static __thread simt_thr *cur_t;      /* the GPU thread running now */
+__thread simt_worker *simt__cur_w;
+__thread simt_thr *simt__cur_t;
 
-#define POISON64 0xA5A5A5A5A5A5A5A5ull
 #define RQ_MASK (SIMT_MAX_BLOCK_THREADS - 1)
 
-static const char *op_name(int op)
+const char *simt__op_name(int op)
 {
     static const char *const names[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and",
                                         "__syncthreads_or", "__shfl_sync", "__shfl_up_sync",
@@ -37,7 +35,7 @@ static const char *op_name(int op)
     return op >= 0 && op < (int)(sizeof names / sizeof names[0]) ? names[op] : "?";
 }
 
-static bool same_site(const char *a, const char *b)
+bool simt__same_site(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
 }
@@ -59,8 +57,7 @@ static void record(simt_worker *w, const simt_thr *t, int code, const char *msg)
 
 /* Fail the block from the running GPU thread t: record the error and leave
  * t's fiber for good (the scheduler gives every fiber of the block back). */
-PA_PRINTF(4, 5)
-static _Noreturn void fail(simt_worker *w, simt_thr *t, int code, const char *fmt, ...)
+void simt__fail(simt_worker *w, simt_thr *t, int code, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -76,7 +73,7 @@ static _Noreturn void fail(simt_worker *w, simt_thr *t, int code, const char *fm
 
 /* ------------------------------------------------------- run queue */
 
-static void wake(simt_worker *w, simt_thr *t)
+void simt__wake(simt_worker *w, simt_thr *t)
 {
     t->state = SIMT_T_RUN;
     w->runq[(w->rq_head + w->rq_len++) & RQ_MASK] = t->lin;
@@ -135,224 +132,32 @@ static void release_dead(simt_worker *w)
 }
 
 /* The running thread t waits (its state says for what) until woken. */
-static void block_wait(simt_worker *w, simt_thr *t)
+void simt__wait(simt_worker *w, simt_thr *t)
 {
     simt_fiber *to = pick(w);
     w->st.switches++;
     simt__fiber_switch(t->fib, to, false);
     release_dead(w);
-    cur_t = t;
+    simt__cur_t = t;
     simt__ids.thread_idx = t->idx;
-}
-
-/* ------------------------------------------------------------ warps */
-
-/* Lane l's shuffle source, by CUDA's rules for width-wide segments. */
-static uint32_t shfl_src(const simt_thr *t, uint32_t l)
-{
-    uint32_t wd = (uint32_t)t->width, arg = (uint32_t)t->arg, seg = l & ~(wd - 1);
-    switch (t->op) {
-    case SIMT_OP_SHFL_IDX:
-        return seg + (arg & (wd - 1));
-    case SIMT_OP_SHFL_UP:
-        return (l & (wd - 1)) >= arg ? l - arg : l;
-    case SIMT_OP_SHFL_DOWN:
-        return (l & (wd - 1)) + arg < wd ? l + arg : l;
-    default: /* XOR: earlier segments may be read, later ones give the own value */
-        return (l ^ arg) >= seg + wd ? l : l ^ arg;
-    }
-}
-
-/* Every lane of need (one group: same op and mask) has arrived at warp wi:
- * compute each lane's result and wake them all but the running one. */
-static void warp_complete(simt_worker *w, uint32_t wi, uint32_t need, const simt_thr *running)
-{
-    simt_thr *lanes = &w->thr[wi * 32];
-    int op = lanes[__builtin_ctz(need)].op;
-    if (op >= SIMT_OP_SHFL_IDX && op <= SIMT_OP_SHFL_XOR) {
-        for (uint32_t m = need; m; m &= m - 1) {
-            uint32_t l = (uint32_t)__builtin_ctz(m), s = shfl_src(&lanes[l], l);
-            lanes[l].result = s == l ? lanes[l].val : s < 32 && (need >> s & 1) ? lanes[s].val : POISON64;
-        }
-    } else {
-        uint32_t ballot = 0;
-        for (uint32_t m = need; m; m &= m - 1) {
-            uint32_t l = (uint32_t)__builtin_ctz(m);
-            if (lanes[l].val)
-                ballot |= 1u << l;
-        }
-        uint64_t r = op == SIMT_OP_BALLOT ? ballot : op == SIMT_OP_ANY ? ballot != 0 : op == SIMT_OP_ALL ? ballot == need : 0;
-        for (uint32_t m = need; m; m &= m - 1)
-            lanes[__builtin_ctz(m)].result = r;
-    }
-    w->warp_arrived[wi] &= ~need;
-    for (uint32_t m = need; m; m &= m - 1) {
-        simt_thr *t = &lanes[__builtin_ctz(m)];
-        if (t != running)
-            wake(w, t);
-    }
-    w->st.warp_ops++;
-}
-
-/* The lanes waiting at warp wi at op with mask. */
-static uint32_t group_of(const simt_worker *w, uint32_t wi, int op, uint32_t mask)
-{
-    if (!w->grp_mixed[wi])
-        return w->grp_mask[wi] == mask && w->grp_op[wi] == op ? w->warp_arrived[wi] : 0;
-    uint32_t g = 0;
-    for (uint32_t m = w->warp_arrived[wi]; m; m &= m - 1) {
-        uint32_t l = (uint32_t)__builtin_ctz(m);
-        const simt_thr *o = &w->thr[wi * 32 + l];
-        if (o->mask == mask && o->op == op)
-            g |= 1u << l;
-    }
-    return g;
-}
-
-/* Complete the group of op and mask at warp wi if every lane it still
- * needs (those of mask that have not exited) waits at it. */
-static bool try_complete(simt_worker *w, uint32_t wi, int op, uint32_t mask, const simt_thr *running)
-{
-    uint32_t need = mask & w->warp_live[wi];
-    if (!need || (group_of(w, wi, op, mask) & need) != need)
-        return false;
-    warp_complete(w, wi, need, running);
-    return true;
-}
-
-/* After a lane of warp wi exited: complete every group that now has all
- * its remaining lanes. */
-static void warp_recheck(simt_worker *w, uint32_t wi)
-{
-    uint32_t pending = w->warp_arrived[wi];
-    while (pending) {
-        const simt_thr *first = &w->thr[wi * 32 + (uint32_t)__builtin_ctz(pending)];
-        int op = first->op;
-        uint32_t mask = first->mask;
-        pending &= ~group_of(w, wi, op, mask);
-        try_complete(w, wi, op, mask, NULL);
-    }
-}
-
-/* A lane waiting at warp wi that can never meet lane `lane` arriving at op
- * with mask: each names the other, at different intrinsics or masks (each
- * waits for the other to join it). Returns that lane or -1. Waits that are
- * not mutual may still resolve and are left to the deadlock detection. */
-static int warp_conflict(const simt_worker *w, uint32_t wi, uint32_t lane, int op, uint32_t mask)
-{
-    for (uint32_t m = w->warp_arrived[wi] & mask; m; m &= m - 1) {
-        uint32_t l = (uint32_t)__builtin_ctz(m);
-        const simt_thr *o = &w->thr[wi * 32 + l];
-        if ((o->mask >> lane & 1) && (o->mask != mask || o->op != op))
-            return (int)l;
-    }
-    return -1;
-}
-
-/* A warp intrinsic outside a kernel: the caller is a warp of one lane. */
-static uint64_t warp_alone(int op, uint64_t value)
-{
-    switch (op) {
-    case SIMT_OP_BALLOT: return value != 0;
-    case SIMT_OP_ANY:
-    case SIMT_OP_ALL: return value != 0;
-    case SIMT_OP_SYNCWARP: return 0;
-    default: return value;
-    }
-}
-
-uint64_t simt__warp(int op, unsigned mask, uint64_t value, int arg, int width, const char *site)
-{
-    simt_worker *w = cur_w;
-    simt_thr *t = cur_t;
-    if (!w || !t)
-        return warp_alone(op, value);
-    uint32_t lane = t->lin & 31, wi = t->lin >> 5, bit = 1u << lane;
-    if (!(mask & bit))
-        fail(w, t, PA_EDEVICE, "%s at %s with mask 0x%08x, which does not name the calling lane %u", op_name(op),
-             site, mask, lane);
-    if (op <= SIMT_OP_SHFL_XOR && (width < 1 || width > 32 || (width & (width - 1))))
-        fail(w, t, PA_EDEVICE, "%s at %s with width %d: not a power of two from 1 to 32", op_name(op), site,
-             width);
-    t->op = (uint8_t)op;
-    t->mask = mask;
-    t->val = value;
-    t->arg = arg;
-    t->width = width;
-    t->site = site;
-    if (!w->warp_arrived[wi]) {   /* the first lane: a new group */
-        w->grp_mask[wi] = mask;
-        w->grp_op[wi] = (uint8_t)op;
-        w->grp_mixed[wi] = false;
-    } else if (w->grp_mixed[wi] || w->grp_mask[wi] != mask || w->grp_op[wi] != op) {
-        int c = warp_conflict(w, wi, lane, op, mask);
-        if (c >= 0) {
-            const simt_thr *o = &w->thr[wi * 32 + (uint32_t)c];
-            fail(w, t, PA_EDEVICE,
-                 "lanes of warp %u disagree: lane %u reached %s (mask 0x%08x) at %s while lane %d waits at %s "
-                 "(mask 0x%08x) at %s",
-                 wi, lane, op_name(op), mask, site, c, op_name(o->op), o->mask, o->site);
-        }
-        w->grp_mixed[wi] = true;   /* disjoint groups wait at once */
-    }
-    w->warp_arrived[wi] |= bit;
-    if (try_complete(w, wi, op, mask, t))
-        return t->result;
-    t->state = SIMT_T_WARP;
-    block_wait(w, t);
-    return t->result;
-}
-
-unsigned simt__activemask(const char *site)
-{
-    simt_worker *w = cur_w;
-    simt_thr *t = cur_t;
-    if (!w || !t)
-        return 1;
-    t->site = site;
-    t->state = SIMT_T_AMASK;
-    w->n_amask++;
-    block_wait(w, t);
-    return (unsigned)t->result;
-}
-
-/* Scheduler context, nothing runnable: the lanes of each warp waiting at
- * the same __activemask call are the active ones. */
-static void resolve_activemask(simt_worker *w)
-{
-    for (uint32_t i = 0; i < w->n; i++) {
-        simt_thr *t = &w->thr[i];
-        if (t->state != SIMT_T_AMASK)
-            continue;
-        uint32_t wi = i >> 5, group = 0;
-        for (uint32_t l = i & 31; l < 32 && wi * 32 + l < w->n; l++) {
-            const simt_thr *o = &w->thr[wi * 32 + l];
-            if (o->state == SIMT_T_AMASK && same_site(o->site, t->site))
-                group |= 1u << l;
-        }
-        for (uint32_t m = group; m; m &= m - 1) {
-            simt_thr *o = &w->thr[wi * 32 + (uint32_t)__builtin_ctz(m)];
-            o->result = group;
-            wake(w, o);
-            w->n_amask--;
-        }
-    }
 }
 
 /* ---------------------------------------------------------- barriers */
 
 unsigned simt__sync(int op, int pred, const char *site)
 {
-    simt_worker *w = cur_w;
-    simt_thr *t = cur_t;
+    simt_worker *w = simt__cur_w;
+    simt_thr *t = simt__cur_t;
     if (!w || !t)
         return op == SIMT_OP_SYNC_COUNT ? pred != 0 : (unsigned)(pred != 0);
     if (w->n_done)
-        fail(w, t, PA_EDEVICE, "%s at %s reached after %u threads of the block exited (every thread of a block must "
-             "reach each barrier)", op_name(op), site, w->n_done);
-    if (w->bar_n && (w->bar_op != op || !same_site(w->bar_site, site)))
-        fail(w, t, PA_EDEVICE, "%s at %s reached while %u threads wait at %s at %s (a barrier in divergent code)",
-             op_name(op), site, w->bar_n, op_name(w->bar_op), w->bar_site);
+        simt__fail(w, t, PA_EDEVICE,
+                   "%s at %s reached after %u threads of the block exited (every thread of a block must reach each "
+                   "barrier)",
+                   simt__op_name(op), site, w->n_done);
+    if (w->bar_n && (w->bar_op != op || !simt__same_site(w->bar_site, site)))
+        simt__fail(w, t, PA_EDEVICE, "%s at %s reached while %u threads wait at %s at %s (a barrier in divergent code)",
+                   simt__op_name(op), site, w->bar_n, simt__op_name(w->bar_op), w->bar_site);
     if (!w->bar_n) {
         w->bar_op = (uint8_t)op;
         w->bar_site = site;
@@ -362,17 +167,20 @@ unsigned simt__sync(int op, int pred, const char *site)
     t->site = site;
     if (++w->bar_n == w->n) {   /* the last to arrive releases the others and runs on */
         uint32_t c = w->bar_pred;
-        w->bar_result = op == SIMT_OP_SYNC_COUNT ? c : op == SIMT_OP_SYNC_AND ? c == w->n : op == SIMT_OP_SYNC_OR ? c > 0 : 0;
+        w->bar_result = op == SIMT_OP_SYNC_COUNT ? c
+                        : op == SIMT_OP_SYNC_AND ? c == w->n
+                        : op == SIMT_OP_SYNC_OR  ? c > 0
+                                                 : 0;
         w->bar_n = 0;
         for (uint32_t i = 0; i < w->n; i++)
             if (i != t->lin)
-                wake(w, &w->thr[i]);
+                simt__wake(w, &w->thr[i]);
         w->st.barriers++;
         return w->bar_result;
     }
     t->op = (uint8_t)op;
     t->state = SIMT_T_BAR;
-    block_wait(w, t);
+    simt__wait(w, t);
     return w->bar_result;
 }
 
@@ -380,14 +188,14 @@ unsigned simt__sync(int op, int pred, const char *site)
 
 void simt__trap(const char *what, const char *site)
 {
-    if (!cur_w || !cur_t)
+    if (!simt__cur_w || !simt__cur_t)
         __builtin_trap();   /* a __device__ function trapped outside any kernel: nothing to report it to */
-    fail(cur_w, cur_t, PA_EDEVICE, "%s at %s", what, site);
+    simt__fail(simt__cur_w, simt__cur_t, PA_EDEVICE, "%s at %s", what, site);
 }
 
 void *simt__dynamic_smem(void)
 {
-    return cur_w ? cur_w->smem : NULL;
+    return simt__cur_w ? simt__cur_w->smem : NULL;
 }
 
 /* t returned from the kernel. */
@@ -396,12 +204,14 @@ static void thread_exit(simt_worker *w, simt_thr *t)
     t->state = SIMT_T_DONE;
     w->n_done++;
     if (w->bar_n)
-        fail(w, t, PA_EDEVICE, "exited while %u threads of the block wait at %s at %s (every thread of a block must "
-             "reach each barrier)", w->bar_n, op_name(w->bar_op), w->bar_site);
+        simt__fail(w, t, PA_EDEVICE,
+                   "exited while %u threads of the block wait at %s at %s (every thread of a block must reach each "
+                   "barrier)",
+                   w->bar_n, simt__op_name(w->bar_op), w->bar_site);
     uint32_t wi = t->lin >> 5;
     w->warp_live[wi] &= ~(1u << (t->lin & 31));
     if (w->warp_arrived[wi])
-        warp_recheck(w, wi);
+        simt__warp_recheck(w, wi);
 }
 
 /* Every fiber starts here and runs GPU threads until none is left to
@@ -410,11 +220,11 @@ static void fiber_main(void *arg)
 {
     simt_fiber *f = arg;
     simt__fiber_started(f);
-    simt_worker *w = cur_w;
+    simt_worker *w = simt__cur_w;
     release_dead(w);
     for (;;) {
         simt_thr *t = f->thr;
-        cur_t = t;
+        simt__cur_t = t;
         simt__ids.thread_idx = t->idx;
         w->grid->body(w->grid->params);
         thread_exit(w, t);
@@ -490,19 +300,21 @@ static void report_deadlock(simt_worker *w)
     if (warp) {
         uint32_t wi = warp->lin >> 5;
         uint32_t missing = warp->mask & w->warp_live[wi] & ~w->warp_arrived[wi];
-        k = snprintf(msg, sizeof msg, "deadlock: lane %u of warp %u waits at %s (mask 0x%08x) at %s for lanes 0x%08x, "
-                     "which wait elsewhere", warp->lin & 31, wi, op_name(warp->op), warp->mask, warp->site, missing);
+        k = snprintf(msg, sizeof msg,
+                     "deadlock: lane %u of warp %u waits at %s (mask 0x%08x) at %s for lanes 0x%08x, which wait "
+                     "elsewhere",
+                     warp->lin & 31, wi, simt__op_name(warp->op), warp->mask, warp->site, missing);
     }
     if (bar)
         snprintf(msg + k, sizeof msg - (size_t)k, "%s%u of %u threads wait at %s at %s", k ? "; " : "deadlock: ",
-                 w->bar_n, w->n, op_name(bar->op), bar->site);
+                 w->bar_n, w->n, simt__op_name(bar->op), bar->site);
     record(w, warp ? warp : bar, PA_EDEVICE, msg);
 }
 
 void simt__run_block(simt_worker *w, simt_grid *g, uint64_t b)
 {
     block_init(w, g, b);
-    cur_w = w;
+    simt__cur_w = w;
     for (;;) {
         simt_fiber *to = pick(w);
         if (to != &w->sched) {
@@ -515,7 +327,7 @@ void simt__run_block(simt_worker *w, simt_grid *g, uint64_t b)
         if (w->failed || w->n_done == w->n)
             break;
         if (w->n_amask) {
-            resolve_activemask(w);
+            simt__resolve_activemask(w);
             continue;
         }
         report_deadlock(w);
@@ -527,8 +339,8 @@ void simt__run_block(simt_worker *w, simt_grid *g, uint64_t b)
             w->thr[i].fib = NULL;
         }
     release_dead(w);
-    cur_w = NULL;
-    cur_t = NULL;
+    simt__cur_w = NULL;
+    simt__cur_t = NULL;
     w->st.blocks++;
     w->st.threads += w->n;
 }

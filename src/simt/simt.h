@@ -411,7 +411,8 @@ inline int launch(void (*kernel)(P...), const char *name, dim3 grid, dim3 block,
                   pa_err *err, A &&...args)
 {
     static_assert(sizeof...(P) == sizeof...(A), "SIMT_LAUNCH: the kernel takes another number of arguments");
-    static_assert((std::is_trivially_copyable<P>::value && ... && true), "kernel parameters must be trivially copyable");
+    static_assert((std::is_trivially_copyable<P>::value && ... && true),
+                  "kernel parameters must be trivially copyable");
     static_assert(alignof(pack<P...>) <= 16, "kernel parameters aligned to more than 16 bytes");
     pack<P...> k{kernel, params<P...>(std::forward<A>(args)...)};
     simt_config cfg = {grid, block, smem, name};

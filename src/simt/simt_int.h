@@ -172,5 +172,24 @@ void simt__stats_flush(simt_worker *w);
 
 /* sched.c: run block number b (linear) of g on w. Failures go to g->err. */
 void simt__run_block(simt_worker *w, simt_grid *g, uint64_t b);
+/* The worker running a block on this OS thread, and its running GPU thread
+ * (NULL outside kernels). */
+extern __thread simt_worker *simt__cur_w;
+extern __thread simt_thr *simt__cur_t;
+/* Fail the block from its running thread t: record the error (with the
+ * kernel, block and thread) and leave t's fiber for good. */
+PA_PRINTF(4, 5)
+_Noreturn void simt__fail(simt_worker *w, simt_thr *t, int code, const char *fmt, ...);
+/* Make t runnable. */
+void simt__wake(simt_worker *w, simt_thr *t);
+/* The running thread t waits (its state says for what) until woken. */
+void simt__wait(simt_worker *w, simt_thr *t);
+const char *simt__op_name(int op);
+bool simt__same_site(const char *a, const char *b);
+
+/* warp.c: after a lane of warp wi exited, complete the groups that no
+ * longer need it; with nothing runnable, give each __activemask its lanes. */
+void simt__warp_recheck(simt_worker *w, uint32_t wi);
+void simt__resolve_activemask(simt_worker *w);
 
 #endif /* PISTA_SIMT_INT_H */
