@@ -224,3 +224,14 @@ int simt_launch(dv_stream *s, const simt_config *cfg, simt_body_fn body, const v
     pa_free(block);
     return rc;
 }
+
+int simt_selftest(dv_stream *s, const int32_t *in, int64_t n, unsigned long long *out, pa_err *err)
+{
+    if (dv_kind_of(dv_stream_device(s)) != DV_KIND_CUDA)
+        return simt_selftest_simt(s, in, n, out, err);
+#ifdef PISTA_HAVE_CUDA
+    return simt_selftest_cuda(s, in, n, out, err);
+#else
+    return pa_error(err, PA_EUNSUPPORTED, "simt_selftest: this build has no CUDA backend");
+#endif
+}

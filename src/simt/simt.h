@@ -65,6 +65,9 @@
  * - __activemask() returns the lanes of the warp that reach the same call
  *   before the whole block would otherwise stall: a model of convergence,
  *   not the hardware's.
+ * - A thread's stack is 64 KiB (256 KiB under AddressSanitizer; CUDA's
+ *   default is 1 KiB); overflowing it hits a guard page and crashes, as a
+ *   GPU's stack overflow kills the context.
  * - Inline PTX, CUB's block and warp primitives, textures, __constant__,
  *   cooperative groups, dynamic parallelism. Kernels must be C-style: no
  *   exceptions, no objects whose destructors must run (a failing block's

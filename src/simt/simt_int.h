@@ -12,7 +12,9 @@
  *   life: carved from slabs of SIMT_SLAB fibers, each stack with a
  *   PROT_NONE guard page below it, so an overflow faults instead of writing
  *   into the neighbouring fiber. A stack is reused by the next GPU thread
- *   that needs one; nothing is mapped per block or per launch.
+ *   that needs one; nothing is mapped per block or per launch. The k-th
+ *   fiber's stack starts k cache lines (mod 64) below its top, so that the
+ *   contexts a block switches among do not all map to one cache set.
  * - Under AddressSanitizer every switch is announced with
  *   __sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber, and a
  *   stack is unpoisoned before it is reused (frames abandoned on it leave

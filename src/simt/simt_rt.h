@@ -72,6 +72,19 @@ void simt_release_thread(void);
 int simt_launch(dv_stream *s, const simt_config *cfg, simt_body_fn body, const void *params, size_t size,
                 pa_err *err);
 
+/* Enqueue on s a kernel that adds the sum of the n int32 at in to *out
+ * (device memory; the caller zeroes it first): a block reduction with warp
+ * shuffles, shared memory, a barrier and atomics (selftest.cu), run by the
+ * emulation on cpu and sim and as CUDA on cuda (PA_EUNSUPPORTED there in a
+ * build without the CUDA backend). An end-to-end check of a device's
+ * kernels. */
+int simt_selftest(dv_stream *s, const int32_t *in, int64_t n, unsigned long long *out, pa_err *err);
+/* The two builds of selftest.cu behind it. */
+int simt_selftest_simt(dv_stream *s, const int32_t *in, int64_t n, unsigned long long *out, pa_err *err);
+#ifdef PISTA_HAVE_CUDA
+int simt_selftest_cuda(dv_stream *s, const int32_t *in, int64_t n, unsigned long long *out, pa_err *err);
+#endif
+
 /* What the emulation did since the process started (all threads). */
 typedef struct simt_stats {
     uint64_t grids;      /* grids run */

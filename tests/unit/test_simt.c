@@ -471,6 +471,41 @@ static void test_no_leaks(void **state)
     assert_int_equal(after.current, before.current);
 }
 
+/* The library's own kernel (selftest.cu, built into libpista both ways)
+ * on sim and on cpu, whose memory the host can touch. */
+static void test_selftest(void **state)
+{
+    fixture *f = *state;
+    enum { N = 300001 };
+    pa_err err;
+    pa_err_init(&err);
+    static int32_t v[N];
+    unsigned long long want = 0;
+    for (int i = 0; i < N; i++) {
+        v[i] = (i % 2 ? -1 : 3) * i;
+        want += (unsigned long long)(long long)v[i];
+    }
+    int32_t *d = to_device(f, v, sizeof v);
+    unsigned long long *d_out = to_device(f, NULL, sizeof *d_out), got;
+    OK(simt_selftest(f->s, d, N, d_out, &err));
+    from_device(f, d_out, &got, sizeof got);
+    assert_true(got == want);
+    dv_free(f->dev, d);
+
+    dv_options o = {.spec = "cpu", .cpu_threads = 3};
+    dv_device *cpu;
+    dv_stream *s;
+    OK(dv_open(&o, &cpu, &err));
+    OK(dv_stream_create(cpu, &s, &err));
+    got = 0;
+    OK(simt_selftest(s, v, N, &got, &err));
+    OK(dv_stream_sync(s, &err));
+    assert_true(got == want);
+    dv_stream_destroy(s);
+    dv_close(cpu);
+    pa_err_close(&err);
+}
+
 /* ---------------------------------------------------------- the C API */
 
 typedef struct c_params {
@@ -488,6 +523,28 @@ static void c_body(const void *p)
     c_shared[t] = (int)(b * 1000 + t);
     simt__sync(SIMT_OP_SYNC, 1, "c_body");
     cp->out[b * n + t] = c_shared[(t + n - 1) % n];
+}
+
+/* simt_launch copies the parameters: changing them once the call returns
+ * (before the stream ran the grid) changes nothing. */
+static void test_params_copied(void **state)
+{
+    fixture *f = *state;
+    enum { B = 2, T = 128 };
+    pa_err err;
+    pa_err_init(&err);
+    int *d = to_device(f, NULL, sizeof(int) * B * T);
+    c_params cp = {d};
+    simt_config cfg = {{B, 1, 1}, {T, 1, 1}, 0, "c_body"};
+    OK(simt_launch(f->s, &cfg, c_body, &cp, sizeof cp, &err));
+    cp.out = NULL;   /* a grid that read this would fault */
+    cfg.block.x = 4096;
+    int out[B * T];
+    from_device(f, d, out, sizeof out);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T; t++)
+            assert_int_equal(out[b * T + t], b * 1000 + (t + T - 1) % T);
+    pa_err_close(&err);
 }
 
 static void test_c_api(void **state)
@@ -527,6 +584,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_warp_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_assert, setup, teardown),
         cmocka_unit_test(test_no_leaks),
+        cmocka_unit_test_setup_teardown(test_selftest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_params_copied, setup, teardown),
         cmocka_unit_test(test_c_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
