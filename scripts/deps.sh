@@ -3,7 +3,7 @@
 # those missing. Safe to run again. Needs root (or sudo) when something is missing.
 set -euo pipefail
 
-PKGS=(build-essential cmake pkg-config git
+PKGS=(build-essential g++ cmake pkg-config git   # g++: the SIMT emulation compiles *.cu as C++
       libcmocka-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev liburing-dev
       libpg-query-dev libprotobuf-c-dev libedit-dev gnuplot-nox
       clang libclang-rt-14-dev)

@@ -42,11 +42,12 @@ run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPIS
 
 # Compile-only (no tests): the library and `pista` in a Release build, whose
 # optimiser lets -Wall -Wextra -Werror see warnings the builds above miss.
-compile_stage() {   # name, build dir, C compiler
-  local name=$1 dir=$2 cc=$3
+compile_stage() {   # name, build dir, C compiler, C++ compiler
+  local name=$1 dir=$2 cc=$3 cxx=$4
   echo "== $name build ($dir)"
   if ! command -v "$cc" >/dev/null; then echo "== $name: $cc missing"; failed=$((failed+1)); return; fi
-  if ! CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
+  if ! command -v "$cxx" >/dev/null; then echo "== $name: $cxx missing"; failed=$((failed+1)); return; fi
+  if ! CC=$cc CXX=$cxx cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
         >"$dir.configure.log" 2>&1; then
     tail -n 30 "$dir.configure.log"; echo "== $name: configure FAILED"; failed=$((failed+1)); return
   fi
@@ -56,14 +57,14 @@ compile_stage() {   # name, build dir, C compiler
   fi
   echo "$name: library and pista built"; passed=$((passed+1))
 }
-compile_stage gcc-release build/gcc-release gcc   # gcc -O3 flags what clang and -O2 miss
+compile_stage gcc-release build/gcc-release gcc g++   # gcc -O3 flags what clang and -O2 miss
 
 # Bounded fuzzing of footer and page decoding (clang's libFuzzer, ASan+UBSan).
 fuzz_stage() {
   local dir=build/fuzz secs=${PISTA_FUZZ_SECONDS:-60}
   echo "== fuzz build ($dir)"
   if ! command -v clang >/dev/null; then echo "== fuzz: clang missing"; failed=$((failed+1)); return; fi
-  if ! CC=clang cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
+  if ! CC=clang CXX=clang++ cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
         >"$dir.configure.log" 2>&1 || ! cmake --build "$dir" --target fuzz_parquet -j"$JOBS" >"$dir.build.log" 2>&1; then
     tail -n 30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
   fi

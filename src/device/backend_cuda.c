@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* fill.cu */
+/* fill_cuda.cu */
 int dv__cuda_fill_u32(void *dst, uint32_t value, size_t count, cudaStream_t stream);
 
 #define CU_CHECK(err, call)                                                   \

@@ -1,5 +1,5 @@
 /*
- * fill.cu - the device runtime's one kernel: set `count` 32-bit words.
+ * fill_cuda.cu - the device runtime's one kernel: set `count` 32-bit words.
  * Used by dv_fill_u32_async (tests and buffer initialisation); a grid-stride
  * loop so any count runs with a bounded grid.
  */
