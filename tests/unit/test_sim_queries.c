@@ -1,8 +1,9 @@
 /*
  * test_sim_queries.c - SQL queries on the `sim` device give the same rows as
  * on `cpu`, and synchronise the host with the device only where the
- * scheduler chose to: one drain at the query's end, two for the result's
- * download (none when it has no rows), and one per parked worker. Any other
+ * scheduler chose to: one drain at the query's end, one for the result's
+ * download (two when a text column's byte count is not known on the host;
+ * none when it has no rows), and one per parked worker. Any other
  * host wait, an early read of a kernel's pinned output (poisoned on sim) or
  * a host access to device memory (a fault on sim) fails here. Queries run in
  * every execution mode and with one and two workers.
