@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tpch/tpch_int.h"
+#include "tmp_testutil.h"
 
 static tp_gen *g;          /* SF 0.01 */
 static dv_device *dev;
@@ -80,22 +81,6 @@ static bool exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-/* The writer's temporary file for path exists: <dir>/.<name>.tmp.<pid>.XXXXXX */
-static bool tmp_exists(const char *path)
-{
-    char dir[600], pre[600];
-    const char *sl = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
-    snprintf(pre, sizeof pre, ".%s.tmp.", sl ? sl + 1 : path);
-    DIR *d = opendir(dir);
-    bool found = false;
-    struct dirent *de;
-    while (d && (de = readdir(d)))
-        found |= !strncmp(de->d_name, pre, strlen(pre));
-    if (d)
-        closedir(d);
-    return found;
-}
 
 /* Whole files equal. */
 static void assert_same_file(const char *a, const char *b)

@@ -25,6 +25,7 @@
 
 #include "kernels/kernels.h"
 #include "storage/storage.h"
+#include "tmp_testutil.h"
 
 static pa_err err;
 static char tmp_dir[256];
@@ -53,22 +54,6 @@ static bool exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* The writer's temporary file for path exists: <dir>/.<name>.tmp.<pid>.XXXXXX */
-static bool tmp_exists(const char *path)
-{
-    char dir[600], pre[600];
-    const char *sl = strrchr(path, '/');
-    snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
-    snprintf(pre, sizeof pre, ".%s.tmp.", sl ? sl + 1 : path);
-    DIR *d = opendir(dir);
-    bool found = false;
-    struct dirent *de;
-    while (d && (de = readdir(d)))
-        found |= !strncmp(de->d_name, pre, strlen(pre));
-    if (d)
-        closedir(d);
-    return found;
-}
 
 /* ------------------------------------------------------------ generator
  * Column k of global row i; the expected values of every check below. */
