@@ -6,20 +6,7 @@
 # DuckDB 1.5.6) except where PostgreSQL differs (said where), with the
 # small ones hand-checked.
 set -u
-: "${PISTA:?}" "${PISTA_TEST_DATA:?}"
-fail=0
-D="$PISTA_TEST_DATA/parquet/sf0.01"
-check() { # name sql expected
-  local out
-  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
-  if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  sql: $2"; echo "  expected: $3" | sed 's/^/  /'; echo "  got: $out" | sed 's/^/  /'; fail=1; fi
-}
-refused() { # name sql message: fails (non-zero exit) with the message
-  local out rc
-  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
-  rc=$?
-  if [ $rc -ne 0 ] && echo "$out" | grep -qF -- "$3"; then echo "ok   $1"; else echo "FAIL $1 (exit $rc, want '$3')"; echo "  sql: $2"; echo "$out" | sed 's/^/  /'; fail=1; fi
-}
+. "$(dirname "$0")/sql_check.sh"
 
 # e: NULLIF(int, 1.0) is NUMERIC in PostgreSQL (the comparison's promoted
 # left operand), so 0.00; DuckDB keeps INTEGER and prints 0. PostgreSQL wins.

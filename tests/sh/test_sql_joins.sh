@@ -7,14 +7,7 @@
 # nation 0 ALGERIA (region 0), 1 ARGENTINA (1), 2 BRAZIL (1), 3 CANADA (1);
 # region 0 AFRICA, 1 AMERICA, 2 ASIA, 3 EUROPE, 4 MIDDLE EAST.
 set -u
-: "${PISTA:?}" "${PISTA_TEST_DATA:?}"
-fail=0
-D="$PISTA_TEST_DATA/parquet/sf0.01"
-check() { # name sql expected
-  local out
-  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
-  if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  sql: $2"; echo "  expected: $3" | sed 's/^/  /'; echo "  got: $out" | sed 's/^/  /'; fail=1; fi
-}
+. "$(dirname "$0")/sql_check.sh"
 # a: (NULL, ALGERIA), (NULL, ARGENTINA), (2, BRAZIL), (3, CANADA)
 A="(select case when n_nationkey < 2 then null else n_nationkey end k, n_name x from nation where n_nationkey < 4) a"
 # b: (NULL, AFRICA), (2, AMERICA), (3, ASIA), (4, EUROPE), (5, MIDDLE EAST)

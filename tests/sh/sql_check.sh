@@ -1,0 +1,18 @@
+# sql_check.sh - sourced by the SQL tests that compare a query's CSV output
+# with expected rows: `check NAME SQL EXPECTED` and `refused NAME SQL
+# MESSAGE` (a non-zero exit whose output holds MESSAGE). Both run "$PISTA"
+# on the SF 0.01 Parquet files and set fail=1 on a mismatch.
+: "${PISTA:?}" "${PISTA_TEST_DATA:?}"
+fail=0
+D="$PISTA_TEST_DATA/parquet/sf0.01"
+check() { # name sql expected
+  local out
+  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
+  if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  sql: $2"; echo "  expected: $3" | sed 's/^/  /'; echo "  got: $out" | sed 's/^/  /'; fail=1; fi
+}
+refused() { # name sql message: fails (non-zero exit) with the message
+  local out rc
+  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ] && echo "$out" | grep -qF -- "$3"; then echo "ok   $1"; else echo "FAIL $1 (exit $rc, want '$3')"; echo "  sql: $2"; echo "$out" | sed 's/^/  /'; fail=1; fi
+}
