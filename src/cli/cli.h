@@ -47,6 +47,7 @@ int cli_duckdb_time_setup(const char *setup, const char *sql, int threads, int r
                           char *why, size_t why_cap);
 int cli_bench_engine(int argc, char **argv);  /* cmd_bench_engine.c: `bench engine` */
 int cli_bench_tpch(int argc, char **argv);    /* cmd_bench_tpch.c: `bench tpch` */
+int cli_bench_kernels(int argc, char **argv); /* cmd_bench_kernels.c: `bench kernels` */
 
 /* Result printing (print.c). TABLE: aligned columns with full values, NULL
  * shown as NULL, a row count line; CSV: exactly the answers format

@@ -252,7 +252,7 @@ fail:
 int cli_cmd_bench(int argc, char **argv)
 {
     if (argc < 1)
-        return cli_usage("bench: which benchmark? (device, io, scan, engine, tpch, gen)");
+        return cli_usage("bench: which benchmark? (device, kernels, io, scan, engine, tpch, gen)");
     if (!strcmp(argv[0], "device"))
         return bench_device(argc - 1, argv + 1);
     if (!strcmp(argv[0], "io"))
@@ -263,6 +263,8 @@ int cli_cmd_bench(int argc, char **argv)
         return cli_bench_engine(argc - 1, argv + 1);
     if (!strcmp(argv[0], "tpch"))
         return cli_bench_tpch(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "kernels"))
+        return cli_bench_kernels(argc - 1, argv + 1);
     if (!strcmp(argv[0], "gen")) {   /* = pista gen tpch --bench ... */
         char *args[64];
         int n = 0;
@@ -273,5 +275,5 @@ int cli_cmd_bench(int argc, char **argv)
         args[n] = NULL;
         return cli_cmd_gen(n, args);
     }
-    return cli_usage("bench: unknown benchmark '%s' (device, io, scan, engine, tpch, gen)", argv[0]);
+    return cli_usage("bench: unknown benchmark '%s' (device, kernels, io, scan, engine, tpch, gen)", argv[0]);
 }

@@ -25,6 +25,14 @@ extern "C" {
 #define PA_PRINTF(f, a)
 #endif
 
+/* A small inline function that CUDA kernel sources (.cu) also call on the
+ * device: __host__ __device__ under nvcc, nothing otherwise. */
+#if defined(__CUDACC__)
+#define PA_HD __host__ __device__
+#else
+#define PA_HD
+#endif
+
 /* ------------------------------------------------------------------ status */
 
 /* X(NAME, message). PA_OK is 0; every error is negative (-1, -2, ...). */

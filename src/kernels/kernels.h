@@ -833,7 +833,7 @@ int kn_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t r
                  pa_err *err);
 
 /* The partition (0 .. n_parts-1) of a hash: exact and the same everywhere. */
-static inline uint32_t kn_partition_of(uint64_t hash, uint32_t n_parts)
+static inline PA_HD uint32_t kn_partition_of(uint64_t hash, uint32_t n_parts)
 {
     return (uint32_t)(((hash >> 32) * (uint64_t)n_parts) >> 32);
 }

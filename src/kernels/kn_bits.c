@@ -1,10 +1,10 @@
 /*
  * kn_bits.c - kn_copy_bits: validity bits moved from any bit position to
  * bit 0 (a slice of a column cut at a row that is not a multiple of 8). The
- * cpu loop assembles one output byte from two source bytes; the sim entry
- * enqueues that loop. On a GPU it is one thread per output byte.
+ * cpu loop assembles one output byte from two source bytes; the CUDA kernel
+ * (kn_gpu_rows.cu) does the same with one thread per output byte.
  */
-#include "kernels/kn_sim_int.h"
+#include "kernels/kn_ops_int.h"
 
 #include <string.h>
 
@@ -32,23 +32,4 @@ int kn__cpu_copy_bits(const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int
     if (n & 7)
         dst[nbytes - 1] &= (uint8_t)((1u << (n & 7)) - 1);
     return PA_OK;
-}
-
-typedef struct bits_args {
-    kn_ctx ctx;
-    const uint8_t *src;
-    int64_t src_at, n;
-    uint8_t *dst;
-} bits_args;
-
-static int copy_bits_k(void *p, pa_err *err)
-{
-    bits_args *a = p;
-    return kn__cpu_copy_bits(&a->ctx, a->src, a->src_at, a->n, a->dst, err);
-}
-
-int kn__sim_copy_bits(const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst, pa_err *err)
-{
-    bits_args a = {.ctx = *ctx, .src = src, .src_at = src_at, .n = n, .dst = dst};
-    return kn__sim_launch(ctx, copy_bits_k, &a, sizeof a, err);
 }

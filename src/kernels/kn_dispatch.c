@@ -9,10 +9,22 @@
 const kn_ops kn__cpu_ops = {KN_OPS_LIST(KN__CPU_ENTRY)};
 #undef KN__CPU_ENTRY
 
+#ifdef PISTA_HAVE_CUDA
+/* Only the kernels with a CUDA source: the others are PA_EUNSUPPORTED on a
+ * cuda device, never a quiet run on the host. */
+#define KN__CUDA_ENTRY(name, params, args) .name = kn__gpu_##name##_cuda,
+const kn_ops kn__cuda_ops = {KN_OPS_GPU_LIST(KN__CUDA_ENTRY)};
+#undef KN__CUDA_ENTRY
+#endif
+
 /* Indexed by dv_kind; kn__ops_swap may replace an entry (tests). */
 static const kn_ops *tables[] = {
     [DV_KIND_CPU] = &kn__cpu_ops,
+#ifdef PISTA_HAVE_CUDA
+    [DV_KIND_CUDA] = &kn__cuda_ops,
+#else
     [DV_KIND_CUDA] = NULL,
+#endif
     [DV_KIND_SIM] = &kn__sim_ops,
 };
 

@@ -36,7 +36,7 @@
  * hash of a small integer). */
 #define KN__H_NULL 0x6a09e667f3bcc909ull
 
-static inline uint64_t kn__mix64(uint64_t x)
+static inline PA_HD uint64_t kn__mix64(uint64_t x)
 {
     x ^= x >> 33;
     x *= KN__H_K1;
@@ -46,11 +46,11 @@ static inline uint64_t kn__mix64(uint64_t x)
     return x;
 }
 
-static inline uint64_t kn__hash_combine(uint64_t h, uint64_t x) { return kn__mix64(h * KN__H_K0 + x); }
+static inline PA_HD uint64_t kn__hash_combine(uint64_t h, uint64_t x) { return kn__mix64(h * KN__H_K0 + x); }
 
-static inline uint64_t kn__hash_i64(int64_t v) { return kn__mix64((uint64_t)v); }
+static inline PA_HD uint64_t kn__hash_i64(int64_t v) { return kn__mix64((uint64_t)v); }
 
-static inline uint64_t kn__hash_i128(__int128 v)
+static inline PA_HD uint64_t kn__hash_i128(__int128 v)
 {
     int64_t lo = (int64_t)v;
     if ((__int128)lo == v)
@@ -58,7 +58,7 @@ static inline uint64_t kn__hash_i128(__int128 v)
     return kn__mix64((uint64_t)lo ^ kn__mix64((uint64_t)(v >> 64) + KN__H_K0));
 }
 
-static inline uint64_t kn__hash_f64(double d)
+static inline PA_HD uint64_t kn__hash_f64(double d)
 {
     uint64_t bits;
     if (d == 0.0)
@@ -70,11 +70,11 @@ static inline uint64_t kn__hash_f64(double d)
     return kn__mix64(bits ^ KN__H_K2);
 }
 
-static inline uint64_t kn__rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static inline PA_HD uint64_t kn__rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 /* Bytes of a string, 8 at a time; the tail is read with memcpy so nothing
  * past p + len is touched. */
-static inline uint64_t kn__hash_bytes(const uint8_t *p, int64_t len)
+static inline PA_HD uint64_t kn__hash_bytes(const uint8_t *p, int64_t len)
 {
     uint64_t h = KN__H_K0 ^ ((uint64_t)len * KN__H_K1);
     int64_t i = 0;
@@ -104,7 +104,7 @@ typedef enum kn__kclass {
     KN__KC_BAD,
 } kn__kclass;
 
-static inline kn__kclass kn__key_class(pa_type t)
+static inline PA_HD kn__kclass kn__key_class(pa_type t)
 {
     switch (t.id) {
     case PA_TYPE_BOOLEAN: return KN__KC_I8;
@@ -118,10 +118,10 @@ static inline kn__kclass kn__key_class(pa_type t)
     }
 }
 
-static inline bool kn__kc_is_int(kn__kclass k) { return k == KN__KC_I8 || k == KN__KC_I32 || k == KN__KC_I64; }
+static inline PA_HD bool kn__kc_is_int(kn__kclass k) { return k == KN__KC_I8 || k == KN__KC_I32 || k == KN__KC_I64; }
 
 /* Integer-like value of row r widened to int64 (class I8/I32/I64). */
-static inline int64_t kn__ld_int(const pa_column *c, kn__kclass k, int64_t r)
+static inline PA_HD int64_t kn__ld_int(const pa_column *c, kn__kclass k, int64_t r)
 {
     switch (k) {
     case KN__KC_I8: return ((const uint8_t *)c->data)[r];
@@ -130,7 +130,7 @@ static inline int64_t kn__ld_int(const pa_column *c, kn__kclass k, int64_t r)
     }
 }
 
-static inline __int128 kn__ld_i128(const pa_column *c, kn__kclass k, int64_t r)
+static inline PA_HD __int128 kn__ld_i128(const pa_column *c, kn__kclass k, int64_t r)
 {
     if (k == KN__KC_I128) {
         __int128 v;
@@ -147,7 +147,7 @@ typedef struct kn__keypair {
     int cmp;   /* KN__KC_I64 (both integer-like), _I128, _F64 or _STR */
 } kn__keypair;
 
-static inline bool kn__key_eq1(const kn__keypair *kp, int64_t ra, int64_t rb)
+static inline PA_HD bool kn__key_eq1(const kn__keypair *kp, int64_t ra, int64_t rb)
 {
     switch (kp->cmp) {
     case KN__KC_I64: return kn__ld_int(kp->a, kp->ka, ra) == kn__ld_int(kp->b, kp->kb, rb);
@@ -165,7 +165,7 @@ static inline bool kn__key_eq1(const kn__keypair *kp, int64_t ra, int64_t rb)
     }
 }
 
-static inline bool kn__key_eq(const kn__keypair *kp, int n, int64_t ra, int64_t rb)
+static inline PA_HD bool kn__key_eq(const kn__keypair *kp, int n, int64_t ra, int64_t rb)
 {
     for (int k = 0; k < n; k++)
         if (!kn__key_eq1(&kp[k], ra, rb))
@@ -190,18 +190,18 @@ typedef struct kn__pslot {
  * for tables of at most KN__FILTER_MAX_BITS bits (so it stays in cache);
  * one bit per key, indexed by a multiplicative remix of the whole hash. */
 #define KN__FILTER_MAX_BITS (1u << 22)
-static inline uint64_t kn__filter_bit(uint64_t h, int shift) { return (h * KN__H_K0) >> shift; }
+static inline PA_HD uint64_t kn__filter_bit(uint64_t h, int shift) { return (h * KN__H_K0) >> shift; }
 /* Rows looked ahead for prefetching slots: enough to cover a cache miss
  * at a few nanoseconds per probe, small enough to stay in L1. */
 #define KN__PREFETCH 8
 
-static inline size_t kn__align64(size_t x) { return (x + 63) & ~(size_t)63; }
+static inline PA_HD size_t kn__align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
-static inline bool kn__kc_small(kn__kclass k) { return k == KN__KC_I8 || k == KN__KC_I32; }
+static inline PA_HD bool kn__kc_small(kn__kclass k) { return k == KN__KC_I8 || k == KN__KC_I32; }
 
 /* True when the key pairs fit one 64-bit word (one integer-like key, or two
  * of at most 32 bits): the table then holds packed keys. */
-static inline bool kn__packable(const pa_type *bt, const pa_type *pt, int n)
+static inline PA_HD bool kn__packable(const pa_type *bt, const pa_type *pt, int n)
 {
     if (n == 1)
         return kn__kc_is_int(kn__key_class(bt[0])) && kn__kc_is_int(kn__key_class(pt[0]));

@@ -31,147 +31,160 @@
 
 #include "kernels/kernels.h"
 
-/* X(name, (params), (args)) for every relational kernel. */
-#define KN_OPS_LIST(X)                                                                                      \
-    /* aggregation */                                                                                       \
-    X(agg_table_init, (const kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem,                \
-                       int64_t cap_groups, int64_t cap_arena, int64_t *sizes, pa_err *err),                  \
-      (ctx, t, L, mem, cap_groups, cap_arena, sizes, err))                                                  \
-    X(agg_table_move, (const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err),         \
-      (ctx, dst, src, err))                                                                                 \
-    X(agg_input_bytes, (const kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys,                    \
-                        const pa_column *args, int64_t n, int64_t *out, pa_err *err),                       \
-      (ctx, t, keys, args, n, out, err))                                                                    \
-    X(agg_update, (const kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args,        \
-                   int64_t n, void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err),            \
-      (ctx, t, keys, args, n, scratch, scratch_bytes, gids, err))                                           \
-    X(agg_merge, (const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,  \
-                  uint32_t *gid_map, pa_err *err),                                                          \
-      (ctx, dst, src, key0_map, gid_map, err))                                                              \
-    X(agg_partition, (const kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes,              \
-                      int64_t *start, int64_t *arena, pa_err *err),                                         \
-      (ctx, t, scratch, scratch_bytes, start, arena, err))                                                  \
-    X(agg_merge_range, (const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first,       \
-                        int64_t n, pa_err *err),                                                            \
-      (ctx, dst, src, first, n, err))                                                                       \
-    X(agg_count_distinct, (const kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs,         \
-                           pa_err *err),                                                                    \
-      (ctx, t, slot, pairs, err))                                                                           \
-    X(agg_emit_bytes, (const kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f,              \
-                       int64_t first, int64_t count, int64_t *out, pa_err *err),                            \
-      (ctx, t, key, f, first, count, out, err))                                                             \
-    X(agg_emit_key, (const kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count,       \
-                     pa_column *out, pa_err *err),                                                          \
-      (ctx, t, key, first, count, out, err))                                                                \
-    X(agg_emit, (const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first,              \
-                 int64_t count, pa_column *out, pa_err *err),                                               \
-      (ctx, t, f, first, count, out, err))                                                                  \
-    /* sort and top-N */                                                                                    \
-    X(sort_encode, (const kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n,             \
-                    uint32_t tag, uint8_t *recs, pa_err *err),                                              \
-      (ctx, l, cols, n, tag, recs, err))                                                                    \
-    X(sort_records, (const kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,   \
-                     size_t scratch_size, const kn_sort_source *sources, int n_sources, pa_err *err),       \
-      (ctx, l, recs, n, scratch, scratch_size, sources, n_sources, err))                                    \
-    X(sort_merge, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na,                \
-                   const uint8_t *b, int64_t nb, uint8_t *out, const kn_sort_source *sources,               \
-                   int n_sources, pa_err *err),                                                             \
-      (ctx, l, a, na, b, nb, out, sources, n_sources, err))                                                 \
-    X(sort_merge_next, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs,             \
-                        const int64_t *counts, int64_t *pos, int n_runs, int64_t m, uint8_t *out,           \
-                        const kn_sort_source *sources, int n_sources, pa_err *err),                         \
-      (ctx, l, runs, counts, pos, n_runs, m, out, sources, n_sources, err))                                 \
-    X(sort_filter, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,               \
-                    const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,  \
-                    int n_sources, pa_err *err),                                                            \
-      (ctx, l, in, n, threshold, out, count, sources, n_sources, err))                                      \
-    X(sort_copy, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n,                \
-                  uint32_t tag_add, uint8_t *dst, pa_err *err),                                             \
-      (ctx, l, src, n, tag_add, dst, err))                                                                  \
-    X(sort_gather_bytes, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,        \
-                          int n_sources, int column, const uint8_t *recs, int64_t n, int64_t *bytes,        \
-                          pa_err *err),                                                                     \
-      (ctx, l, sources, n_sources, column, recs, n, bytes, err))                                            \
-    X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,              \
-                    int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err), \
-      (ctx, l, sources, n_sources, column, recs, n, out, err))                                              \
-    /* expressions and selection */                                                                         \
-    X(eval, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,   \
-             pa_column *outs, void *scratch, pa_err *err),                                                  \
-      (ctx, p, inputs, n_inputs, rows, outs, scratch, err))                                                 \
-    X(eval_str_bytes, (const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs,            \
-                       int n_inputs, int64_t rows, int64_t *bytes, pa_err *err),                            \
-      (ctx, p, out, inputs, n_inputs, rows, bytes, err))                                                    \
-    X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows, \
-               int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                   \
-      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))                                           \
-    X(select, (const kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count,        \
-               pa_err *err),                                                                                \
-      (ctx, pred, rows, sel, count, err))                                                                   \
-    X(gather, (const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,        \
-               pa_column *out, int64_t out_at, pa_err *err),                                                \
-      (ctx, in, sel, in_at, n, out, out_at, err))                                                           \
-    X(gather_str_bytes, (const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at,         \
-                         int64_t n, int64_t *bytes, pa_err *err),                                           \
-      (ctx, in, sel, in_at, n, bytes, err))                                                                 \
-    /* hashing, partitioning, take */                                                                       \
-    X(hash_keys, (const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t rows, uint64_t *hashes,     \
-                  pa_err *err),                                                                             \
-      (ctx, keys, n_keys, rows, hashes, err))                                                               \
-    X(partition_ids, (const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,            \
-                      uint32_t *part, pa_err *err),                                                         \
-      (ctx, hashes, rows, n_parts, part, err))                                                              \
-    X(partition_offsets, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,          \
-                          int64_t *offsets, pa_err *err),                                                   \
-      (ctx, part, rows, n_parts, offsets, err))                                                             \
-    X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,            \
-                        const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,     \
-                        pa_err *err),                                                                       \
-      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))                           \
-    X(take_string_bytes, (const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,           \
-                          int64_t *bytes, pa_err *err),                                                     \
-      (ctx, src, idx, n, bytes, err))                                                                       \
-    X(take, (const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n, pa_column *dst,        \
-             pa_err *err),                                                                                  \
-      (ctx, src, idx, n, dst, err))                                                                         \
-    X(append_column, (const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err),    \
-      (ctx, src, dst, at, err))                                                                             \
-    X(copy_bits, (const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst,           \
-                  pa_err *err),                                                                             \
-      (ctx, src, src_at, n, dst, err))                                                                      \
-    /* hash join */                                                                                         \
-    X(join_build, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err),               \
-      (ctx, t, hashes, err))                                                                                \
-    X(join_build_begin, (const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi,           \
-                         pa_err *err),                                                                      \
-      (ctx, t, slot_lo, slot_hi, err))                                                                      \
-    X(join_build_rows, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo,            \
-                        int64_t hi, pa_err *err),                                                           \
-      (ctx, t, hashes, lo, hi, err))                                                                        \
-    X(join_probe, (const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys, \
-                   const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,                \
-                   kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,           \
-                   uint8_t *mark, uint8_t *mark_valid, pa_err *err),                                        \
-      (ctx, t, kind, probe_keys, hashes, rows, scratch, scratch_size, cur, capacity, probe_idx, build_idx,  \
-       mark, mark_valid, err))                                                                              \
-    X(join_in_unknown, (const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys,             \
-                        int64_t rows, uint8_t *unknown, pa_err *err),                                       \
-      (ctx, t, probe_keys, rows, unknown, err))                                                             \
-    X(join_cross, (const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur,                \
-                   int64_t capacity, int32_t *probe_idx, int32_t *build_idx, pa_err *err),                  \
-      (ctx, rows, build_rows, cur, capacity, probe_idx, build_idx, err))                                    \
-    X(join_pairs_filter, (const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,          \
-                          int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err),             \
-      (ctx, pred, n, probe_idx, build_idx, row_state, count, err))                                          \
-    X(join_finish, (const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown, \
-                    int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark,                    \
-                    uint8_t *mark_valid, int64_t *count, int64_t *n_null, pa_err *err),                     \
-      (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))    \
-    /* concatenation */                                                                                     \
-    X(concat_bytes, (const kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err),         \
-      (ctx, srcs, n, bytes, err))                                                                           \
-    X(concat, (const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err),               \
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernels that have a CUDA implementation (kn_gpu_*.cu): entries
+ * kn__gpu_<name>_cuda on the cuda device and kn__gpu_<name>_simt, the same
+ * source under SIMT emulation, on sim. */
+#define KN_OPS_GPU_LIST(X)                                                                                      \
+    X(select, (const kn_ctx *ctx, const pa_column *pred, int64_t rows, int32_t *sel, int64_t *count,            \
+               pa_err *err),                                                                                    \
+      (ctx, pred, rows, sel, count, err))                                                                       \
+    X(gather, (const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,            \
+               pa_column *out, int64_t out_at, pa_err *err),                                                    \
+      (ctx, in, sel, in_at, n, out, out_at, err))                                                               \
+    X(gather_str_bytes, (const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at,             \
+                         int64_t n, int64_t *bytes, pa_err *err),                                               \
+      (ctx, in, sel, in_at, n, bytes, err))                                                                     \
+    X(hash_keys, (const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t rows, uint64_t *hashes,         \
+                  pa_err *err),                                                                                 \
+      (ctx, keys, n_keys, rows, hashes, err))                                                                   \
+    X(partition_ids, (const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,                \
+                      uint32_t *part, pa_err *err),                                                             \
+      (ctx, hashes, rows, n_parts, part, err))                                                                  \
+    X(partition_offsets, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,              \
+                          int64_t *offsets, pa_err *err),                                                       \
+      (ctx, part, rows, n_parts, offsets, err))                                                                 \
+    X(take_string_bytes, (const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,               \
+                          int64_t *bytes, pa_err *err),                                                         \
+      (ctx, src, idx, n, bytes, err))                                                                           \
+    X(take, (const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n, pa_column *dst,            \
+             pa_err *err),                                                                                      \
+      (ctx, src, idx, n, dst, err))                                                                             \
+    X(append_column, (const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err),        \
+      (ctx, src, dst, at, err))                                                                                 \
+    X(copy_bits, (const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst,               \
+                  pa_err *err),                                                                                 \
+      (ctx, src, src_at, n, dst, err))                                                                          \
+    X(concat_bytes, (const kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err),             \
+      (ctx, srcs, n, bytes, err))                                                                               \
+    X(concat, (const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err),                   \
       (ctx, srcs, n, dst, err))
+
+/* The kernels that have none yet: the loops run on the cpu device and as
+ * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
+ * PA_EUNSUPPORTED. */
+#define KN_OPS_HOST_LIST(X)                                                                                     \
+    /* aggregation */                                                                                           \
+    X(agg_table_init, (const kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem,                   \
+                       int64_t cap_groups, int64_t cap_arena, int64_t *sizes, pa_err *err),                     \
+      (ctx, t, L, mem, cap_groups, cap_arena, sizes, err))                                                      \
+    X(agg_table_move, (const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, pa_err *err),             \
+      (ctx, dst, src, err))                                                                                     \
+    X(agg_input_bytes, (const kn_ctx *ctx, const kn_agg_table *t, const pa_column *keys,                        \
+                        const pa_column *args, int64_t n, int64_t *out, pa_err *err),                           \
+      (ctx, t, keys, args, n, out, err))                                                                        \
+    X(agg_update, (const kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, const pa_column *args,            \
+                   int64_t n, void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err),                \
+      (ctx, t, keys, args, n, scratch, scratch_bytes, gids, err))                                               \
+    X(agg_merge, (const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,      \
+                  uint32_t *gid_map, pa_err *err),                                                              \
+      (ctx, dst, src, key0_map, gid_map, err))                                                                  \
+    X(agg_partition, (const kn_ctx *ctx, kn_agg_table *t, void *scratch, size_t scratch_bytes,                  \
+                      int64_t *start, int64_t *arena, pa_err *err),                                             \
+      (ctx, t, scratch, scratch_bytes, start, arena, err))                                                      \
+    X(agg_merge_range, (const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, int64_t first,           \
+                        int64_t n, pa_err *err),                                                                \
+      (ctx, dst, src, first, n, err))                                                                           \
+    X(agg_count_distinct, (const kn_ctx *ctx, kn_agg_table *t, int slot, const kn_agg_table *pairs,             \
+                           pa_err *err),                                                                        \
+      (ctx, t, slot, pairs, err))                                                                               \
+    X(agg_emit_bytes, (const kn_ctx *ctx, const kn_agg_table *t, int key, const kn_agg_fin *f,                  \
+                       int64_t first, int64_t count, int64_t *out, pa_err *err),                                \
+      (ctx, t, key, f, first, count, out, err))                                                                 \
+    X(agg_emit_key, (const kn_ctx *ctx, const kn_agg_table *t, int key, int64_t first, int64_t count,           \
+                     pa_column *out, pa_err *err),                                                              \
+      (ctx, t, key, first, count, out, err))                                                                    \
+    X(agg_emit, (const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first,                  \
+                 int64_t count, pa_column *out, pa_err *err),                                                   \
+      (ctx, t, f, first, count, out, err))                                                                      \
+    /* sort and top-N */                                                                                        \
+    X(sort_encode, (const kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n,                 \
+                    uint32_t tag, uint8_t *recs, pa_err *err),                                                  \
+      (ctx, l, cols, n, tag, recs, err))                                                                        \
+    X(sort_records, (const kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,       \
+                     size_t scratch_size, const kn_sort_source *sources, int n_sources, pa_err *err),           \
+      (ctx, l, recs, n, scratch, scratch_size, sources, n_sources, err))                                        \
+    X(sort_merge, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na,                    \
+                   const uint8_t *b, int64_t nb, uint8_t *out, const kn_sort_source *sources,                   \
+                   int n_sources, pa_err *err),                                                                 \
+      (ctx, l, a, na, b, nb, out, sources, n_sources, err))                                                     \
+    X(sort_merge_next, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs,                 \
+                        const int64_t *counts, int64_t *pos, int n_runs, int64_t m, uint8_t *out,               \
+                        const kn_sort_source *sources, int n_sources, pa_err *err),                             \
+      (ctx, l, runs, counts, pos, n_runs, m, out, sources, n_sources, err))                                     \
+    X(sort_filter, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,                   \
+                    const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,      \
+                    int n_sources, pa_err *err),                                                                \
+      (ctx, l, in, n, threshold, out, count, sources, n_sources, err))                                          \
+    X(sort_copy, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n,                    \
+                  uint32_t tag_add, uint8_t *dst, pa_err *err),                                                 \
+      (ctx, l, src, n, tag_add, dst, err))                                                                      \
+    X(sort_gather_bytes, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,            \
+                          int n_sources, int column, const uint8_t *recs, int64_t n, int64_t *bytes,            \
+                          pa_err *err),                                                                         \
+      (ctx, l, sources, n_sources, column, recs, n, bytes, err))                                                \
+    X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,                  \
+                    int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err),    \
+      (ctx, l, sources, n_sources, column, recs, n, out, err))                                                  \
+    /* expressions and selection */                                                                             \
+    X(eval, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,       \
+             pa_column *outs, void *scratch, pa_err *err),                                                      \
+      (ctx, p, inputs, n_inputs, rows, outs, scratch, err))                                                     \
+    X(eval_str_bytes, (const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs,                \
+                       int n_inputs, int64_t rows, int64_t *bytes, pa_err *err),                                \
+      (ctx, p, out, inputs, n_inputs, rows, bytes, err))                                                        \
+    X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,     \
+               int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                       \
+      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))                                               \
+    /* hashing, partitioning, take */                                                                           \
+    X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
+                        const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
+                        pa_err *err),                                                                           \
+      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))                               \
+    /* hash join */                                                                                             \
+    X(join_build, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err),                   \
+      (ctx, t, hashes, err))                                                                                    \
+    X(join_build_begin, (const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi,               \
+                         pa_err *err),                                                                          \
+      (ctx, t, slot_lo, slot_hi, err))                                                                          \
+    X(join_build_rows, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo,                \
+                        int64_t hi, pa_err *err),                                                               \
+      (ctx, t, hashes, lo, hi, err))                                                                            \
+    X(join_probe, (const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,   \
+                   const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,                    \
+                   kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,               \
+                   uint8_t *mark, uint8_t *mark_valid, pa_err *err),                                            \
+      (ctx, t, kind, probe_keys, hashes, rows, scratch, scratch_size, cur, capacity, probe_idx, build_idx,      \
+       mark, mark_valid, err))                                                                                  \
+    X(join_in_unknown, (const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys,                 \
+                        int64_t rows, uint8_t *unknown, pa_err *err),                                           \
+      (ctx, t, probe_keys, rows, unknown, err))                                                                 \
+    X(join_cross, (const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur,                    \
+                   int64_t capacity, int32_t *probe_idx, int32_t *build_idx, pa_err *err),                      \
+      (ctx, rows, build_rows, cur, capacity, probe_idx, build_idx, err))                                        \
+    X(join_pairs_filter, (const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,              \
+                          int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err),                 \
+      (ctx, pred, n, probe_idx, build_idx, row_state, count, err))                                              \
+    X(join_finish, (const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,     \
+                    int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark,                        \
+                    uint8_t *mark_valid, int64_t *count, int64_t *n_null, pa_err *err),                         \
+      (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))
+
+/* X(name, (params), (args)) for every relational kernel. */
+#define KN_OPS_LIST(X) KN_OPS_GPU_LIST(X) KN_OPS_HOST_LIST(X)
 
 typedef struct kn_ops {
 #define KN__OPS_FIELD(name, params, args) int (*name) params;
@@ -179,14 +192,24 @@ typedef struct kn_ops {
 #undef KN__OPS_FIELD
 } kn_ops;
 
-/* Every backend's entries: kn__cpu_<name> (the loops, kn_*.c) and
- * kn__sim_<name> (kn_sim*.c). */
-#define KN__OPS_DECL(name, params, args) int kn__cpu_##name params; int kn__sim_##name params;
+/* Every backend's entries: kn__cpu_<name> (the loops, kn_*.c),
+ * kn__sim_<name> (kn_sim*.c) for the host list, kn__gpu_<name>_simt and
+ * kn__gpu_<name>_cuda (kn_gpu_*.cu) for the GPU list. */
+#define KN__OPS_DECL(name, params, args) int kn__cpu_##name params;
+#define KN__OPS_DECL_SIM(name, params, args) int kn__sim_##name params;
+#define KN__OPS_DECL_GPU(name, params, args) int kn__gpu_##name##_simt params; int kn__gpu_##name##_cuda params;
 KN_OPS_LIST(KN__OPS_DECL)
+KN_OPS_HOST_LIST(KN__OPS_DECL_SIM)
+KN_OPS_GPU_LIST(KN__OPS_DECL_GPU)
 #undef KN__OPS_DECL
+#undef KN__OPS_DECL_SIM
+#undef KN__OPS_DECL_GPU
 
 extern const kn_ops kn__cpu_ops;
 extern const kn_ops kn__sim_ops;
+#ifdef PISTA_HAVE_CUDA
+extern const kn_ops kn__cuda_ops;
+#endif
 
 /* The table kernels on d use (NULL d: the cpu table); NULL when the device
  * kind has none. */
@@ -194,5 +217,9 @@ const kn_ops *kn__ops_for(const dv_device *d);
 /* Tests only: make kind's kernels go through ops (NULL: no table) and
  * return the table it had. Not thread-safe against running kernels. */
 const kn_ops *kn__ops_swap(dv_kind kind, const kn_ops *ops);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PISTA_KN_OPS_INT_H */

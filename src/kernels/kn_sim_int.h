@@ -22,6 +22,10 @@
 
 #include "kernels/kn_ops_int.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* An argument block under construction: room for a head struct, then
  * arrays at 16-byte aligned offsets. */
 typedef struct kn__args {
@@ -48,5 +52,9 @@ int kn__sim_launch(const kn_ctx *ctx, dv_kernel_fn fn, const void *args, size_t 
 
 /* dv_poison_output of one pinned value. */
 #define KN__POISON(ctx, p) dv_poison_output((ctx)->dev, (p), sizeof *(p))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PISTA_KN_SIM_INT_H */

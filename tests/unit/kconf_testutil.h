@@ -43,4 +43,13 @@ static inline int kc_err_end(kn_ctx *c, int rc, pa_err *err)
         kc_err_end(&ec, (call), (err));                                                             \
     })
 
+/* The status of an error that only the data shows (a bad index, a partition
+ * id out of range): the cpu loops check and return PA_EINVAL; a CUDA kernel
+ * (run by nvcc's build or the SIMT emulation) stops with a trap, which
+ * fails its stream with PA_EDEVICE (kn_gpu.h). */
+static inline int kc_data_error(const dv_device *d)
+{
+    return dv_kind_of(d) == DV_KIND_CPU ? PA_EINVAL : PA_EDEVICE;
+}
+
 #endif /* KCONF_TESTUTIL_H */

@@ -1,0 +1,263 @@
+/*
+ * cmd_bench_kernels.c - `pista bench kernels`: throughput of the relational
+ * kernels on one device, next to that device's copy bandwidth measured in
+ * the same run. Each kernel runs on columns of --rows rows (default 10^8 on
+ * a GPU, fewer where the kernels run on host cores or under emulation);
+ * bytes are what the kernel must read plus what it writes, and the copy
+ * (device to device) is counted the same way, so the ratio says how close a
+ * kernel comes to moving its bytes at memory speed. A kernel the device has
+ * no implementation of is listed as such.
+ */
+#include "cli/cli.h"
+#include "device/device.h"
+#include "kernels/kernels.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kbench {
+    dv_device *dev;
+    dv_stream *s;
+    kn_ctx ctx;
+    int64_t rows;
+    int repeat;
+    pa_err err;
+    /* device buffers */
+    uint8_t *pred;
+    int64_t *vals, *out;
+    int32_t *sel, *idx;
+    uint64_t *hashes;
+    uint32_t *part;
+    int64_t *count;   /* pinned */
+} kbench;
+
+typedef enum kb_op { KB_COPY, KB_SELECT, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_N } kb_op;
+
+static const char *const op_names[KB_N] = {
+    "device->device copy", "select (BOOLEAN -> selection)", "gather BIGINT by selection",
+    "take BIGINT by random index", "hash BIGINT key", "partition ids (256 ways)",
+};
+
+/* One call of op; *bytes = bytes it reads and writes. */
+static int run_op(kbench *b, kb_op op, int64_t selected, double *bytes)
+{
+    int64_t n = b->rows;
+    pa_column vcol = {.type = {.id = PA_TYPE_BIGINT}, .length = n, .data = b->vals};
+    pa_column ocol = {.type = {.id = PA_TYPE_BIGINT}, .length = n, .data = b->out};
+    switch (op) {
+    case KB_COPY:
+        *bytes = 2.0 * (double)n * 8;
+        return dv_copy_async(b->s, b->out, b->vals, (size_t)n * 8, DV_COPY_D2D, &b->err);
+    case KB_SELECT: {
+        pa_column p = {.type = {.id = PA_TYPE_BOOLEAN}, .length = n, .data = b->pred};
+        *bytes = (double)n + 4.0 * (double)selected;
+        return kn_select(&b->ctx, &p, n, b->sel, b->count, &b->err);
+    }
+    case KB_GATHER:
+        *bytes = (double)selected * (4 + 8 + 8);
+        return kn_gather(&b->ctx, &vcol, b->sel, 0, selected, &ocol, 0, &b->err);
+    case KB_TAKE:
+        *bytes = (double)n * (4 + 8 + 8);
+        return kn_take(&b->ctx, &vcol, b->idx, n, &ocol, &b->err);
+    case KB_HASH:
+        *bytes = (double)n * 16;
+        return kn_hash_keys(&b->ctx, &vcol, 1, n, b->hashes, &b->err);
+    case KB_PARTITION:
+        *bytes = (double)n * 12;
+        return kn_partition_ids(&b->ctx, b->hashes, n, 256, b->part, &b->err);
+    default: return pa_error(&b->err, PA_EINVAL, "unknown kernel benchmark %d", (int)op);
+    }
+}
+
+/* Warm up once, then time `repeat` calls; GB/s. */
+static int time_op(kbench *b, kb_op op, int64_t selected, double *gbs)
+{
+    double bytes = 0;
+    int rc;
+    if ((rc = run_op(b, op, selected, &bytes)) != PA_OK || (rc = dv_stream_sync(b->s, &b->err)) != PA_OK)
+        return rc;
+    uint64_t t0 = pa_now_ns();
+    for (int i = 0; i < b->repeat; i++)
+        if ((rc = run_op(b, op, selected, &bytes)) != PA_OK)
+            return rc;
+    if ((rc = dv_stream_sync(b->s, &b->err)) != PA_OK)
+        return rc;
+    double secs = (double)(pa_now_ns() - t0) * 1e-9;
+    *gbs = bytes * b->repeat / secs / 1e9;
+    return PA_OK;
+}
+
+static uint64_t lcg(uint64_t *x) { return *x = *x * 6364136223846793005ull + 1442695040888963407ull; }
+
+/* Inputs made on the host and uploaded: half the predicate true (random),
+ * values 0..n-1, a random permutation of the rows as take's index. */
+static int make_inputs(kbench *b)
+{
+    int64_t n = b->rows;
+    size_t big = (size_t)n * 8;
+    uint8_t *h = NULL;
+    int rc;
+    if ((rc = dv_host_alloc(b->dev, big, (void **)&h, &b->err)) != PA_OK)
+        return rc;
+    uint64_t seed = 7;
+    for (int64_t i = 0; i < n; i++)
+        h[i] = (uint8_t)(lcg(&seed) >> 63);
+    if ((rc = dv_copy_async(b->s, b->pred, h, (size_t)n, DV_COPY_H2D, &b->err)) != PA_OK ||
+        (rc = dv_stream_sync(b->s, &b->err)) != PA_OK)
+        goto out;
+    int64_t *v = (int64_t *)(void *)h;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = i;
+    if ((rc = dv_copy_async(b->s, b->vals, h, big, DV_COPY_H2D, &b->err)) != PA_OK ||
+        (rc = dv_stream_sync(b->s, &b->err)) != PA_OK)
+        goto out;
+    int32_t *p = (int32_t *)(void *)h;
+    for (int64_t i = 0; i < n; i++)
+        p[i] = (int32_t)i;
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)(lcg(&seed) >> 33) % (i + 1);
+        int32_t t = p[i];
+        p[i] = p[j];
+        p[j] = t;
+    }
+    if ((rc = dv_copy_async(b->s, b->idx, h, (size_t)n * 4, DV_COPY_H2D, &b->err)) == PA_OK)
+        rc = dv_stream_sync(b->s, &b->err);
+out:
+    dv_host_free(b->dev, h);
+    return rc;
+}
+
+int cli_bench_kernels(int argc, char **argv)
+{
+    cli_global g;
+    cli_global_defaults(&g);
+    int json = 0, repeat = 5;
+    int64_t rows = 0;
+    for (int i = 0; i < argc;) {
+        int r = cli_global_option(&g, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!strcmp(argv[i], "--json")) {
+            json = 1;
+            i++;
+        } else if (!strcmp(argv[i], "--rows") && i + 1 < argc) {
+            char *end;
+            long long v = strtoll(argv[i + 1], &end, 10);
+            if (*end || v < 1024 || v > INT32_MAX - 1)
+                return cli_usage("--rows: '%s' is not a row count between 1024 and %d", argv[i + 1],
+                                 INT32_MAX - 1);
+            rows = v;
+            i += 2;
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[i + 1], &end, 10);
+            if (*end || v < 1 || v > 1000)
+                return cli_usage("--repeat: '%s' is not between 1 and 1000", argv[i + 1]);
+            repeat = (int)v;
+            i += 2;
+        } else {
+            return cli_usage("bench kernels: unknown option '%s' (options: --rows N --repeat N --json "
+                             "--device D --memory-limit SIZE --threads N)", argv[i]);
+        }
+    }
+
+    kbench b = {.repeat = repeat};
+    pa_err_init(&b.err);
+    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads};
+    int rc;
+    if ((rc = dv_open(&opt, &b.dev, &b.err)) != PA_OK)
+        return cli_fail(&b.err);
+    dv_kind kind = dv_kind_of(b.dev);
+    b.rows = rows ? rows : kind == DV_KIND_CUDA ? 100000000 : kind == DV_KIND_SIM ? 1000000 : 10000000;
+    double res[KB_N] = {0};
+    int have[KB_N] = {0};
+    char why[KB_N][160];
+    memset(why, 0, sizeof why);
+    size_t n = (size_t)b.rows;
+    if ((rc = dv_stream_create(b.dev, &b.s, &b.err)) != PA_OK)
+        goto fail;
+    b.ctx = (kn_ctx){b.dev, b.s};
+    if ((rc = dv_alloc(b.dev, n, (void **)&b.pred, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * 8, (void **)&b.vals, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * 8, (void **)&b.out, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * 4, (void **)&b.sel, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * 4, (void **)&b.idx, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * 8, (void **)&b.hashes, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * 4, (void **)&b.part, &b.err)) != PA_OK ||
+        (rc = dv_host_alloc(b.dev, sizeof *b.count, (void **)&b.count, &b.err)) != PA_OK)
+        goto fail;
+    if ((rc = make_inputs(&b)) != PA_OK)
+        goto fail;
+    /* The selection's size, for gather. */
+    pa_column p = {.type = {.id = PA_TYPE_BOOLEAN}, .length = b.rows, .data = b.pred};
+    int64_t selected = 0;
+    if (kn_select(&b.ctx, &p, b.rows, b.sel, b.count, &b.err) == PA_OK && dv_stream_sync(b.s, &b.err) == PA_OK)
+        selected = *b.count;
+    pa_err_clear(&b.err);
+    for (int op = 0; op < KB_N; op++) {
+        if (op == KB_GATHER && selected == 0) {
+            snprintf(why[op], sizeof why[op], "no selection (kn_select failed)");
+            continue;
+        }
+        rc = time_op(&b, (kb_op)op, selected, &res[op]);
+        if (rc == PA_OK) {
+            have[op] = 1;
+        } else if (rc == PA_EUNSUPPORTED) {
+            snprintf(why[op], sizeof why[op], "%s", b.err.msg);
+        } else {
+            goto fail;
+        }
+        pa_err_clear(&b.err);
+        rc = PA_OK;
+    }
+    double copy = have[KB_COPY] ? res[KB_COPY] : 0;
+    if (json) {
+        printf("{\"device\": \"%s\", \"rows\": %lld, \"repeat\": %d, \"results\": [", dv_describe(b.dev),
+               (long long)b.rows, b.repeat);
+        int first = 1;
+        for (int op = 0; op < KB_N; op++) {
+            if (!have[op])
+                continue;
+            printf("%s{\"kernel\": \"%s\", \"gb_per_s\": %.3f, \"of_copy\": %.3f}", first ? "" : ", ", op_names[op],
+                   res[op], copy > 0 ? res[op] / copy : 0);
+            first = 0;
+        }
+        printf("]}\n");
+    } else {
+        printf("device:    %s\nrows:      %lld (selection: %lld), %d timed calls after a warm-up\n"
+               "bytes:     read + written by each kernel; the copy is counted the same way\n\n",
+               dv_describe(b.dev), (long long)b.rows, (long long)selected, b.repeat);
+        printf("%-34s %10s  %s\n", "kernel", "GB/s", "of the device->device copy");
+        for (int op = 0; op < KB_N; op++) {
+            if (have[op])
+                printf("%-34s %10.2f  %5.1f%%\n", op_names[op], res[op], copy > 0 ? 100 * res[op] / copy : 0);
+            else
+                printf("%-34s %10s  %s\n", op_names[op], "-", why[op]);
+        }
+    }
+fail:
+    if (b.s)
+        dv_stream_sync(b.s, NULL);
+    if (b.dev) {
+        dv_free(b.dev, b.pred);
+        dv_free(b.dev, b.vals);
+        dv_free(b.dev, b.out);
+        dv_free(b.dev, b.sel);
+        dv_free(b.dev, b.idx);
+        dv_free(b.dev, b.hashes);
+        dv_free(b.dev, b.part);
+        dv_host_free(b.dev, b.count);
+    }
+    dv_stream_destroy(b.s);
+    dv_close(b.dev);
+    if (rc != PA_OK) {
+        cli_fail(&b.err);
+        pa_err_close(&b.err);
+        return 1;
+    }
+    pa_err_close(&b.err);
+    return 0;
+}
