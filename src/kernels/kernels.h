@@ -923,6 +923,9 @@ typedef struct kn_join_table {
                                  build key, so most probe misses skip the slots; or NULL */
     int32_t filter_shift;     /* bit index = (hash * K) >> filter_shift */
     kn_join_build_info *info; /* pinned: written by kn_join_build */
+    uint64_t *counters;       /* device: the build's counters on a GPU (distinct keys, NULL-key
+                                 rows, a duplicate seen), where atomics on pinned memory are
+                                 not available; info gets copies */
 } kn_join_table;
 
 /* Device bytes a table of build_rows rows needs (one allocation). */

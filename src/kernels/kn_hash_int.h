@@ -27,6 +27,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Multipliers: odd 64-bit constants with well spread bits (the golden ratio
  * 2^64/phi and the two multipliers of the MurmurHash3 64-bit finalizer). */
 #define KN__H_K0 0x9e3779b97f4a7c15ull
@@ -159,8 +163,17 @@ static inline PA_HD bool kn__key_eq1(const kn__keypair *kp, int64_t ra, int64_t 
     default: {
         const int32_t *oa = kp->a->offsets, *ob = kp->b->offsets;
         int32_t la = oa[ra + 1] - oa[ra], lb = ob[rb + 1] - ob[rb];
-        return la == lb &&
-               memcmp((const uint8_t *)kp->a->data + oa[ra], (const uint8_t *)kp->b->data + ob[rb], (size_t)la) == 0;
+        if (la != lb)
+            return false;
+        const uint8_t *x = (const uint8_t *)kp->a->data + oa[ra], *y = (const uint8_t *)kp->b->data + ob[rb];
+#ifdef __CUDA_ARCH__
+        for (int32_t i = 0; i < la; i++)
+            if (x[i] != y[i])
+                return false;
+        return true;
+#else
+        return memcmp(x, y, (size_t)la) == 0;
+#endif
     }
     }
 }
@@ -191,6 +204,14 @@ typedef struct kn__pslot {
  * one bit per key, indexed by a multiplicative remix of the whole hash. */
 #define KN__FILTER_MAX_BITS (1u << 22)
 static inline PA_HD uint64_t kn__filter_bit(uint64_t h, int shift) { return (h * KN__H_K0) >> shift; }
+/* The GPU build's counters in the table (kn_join_table.counters): distinct
+ * keys, NULL-key rows, and nonzero once a key occurred twice. */
+#define KN__JOIN_COUNTERS_BYTES 64
+enum { KN__JC_DISTINCT, KN__JC_NULLS, KN__JC_DUP };
+/* A packed slot whose key is being written by the inserter that claimed it
+ * (row1 is never INT32_MAX + 1 otherwise: rows are < INT32_MAX). */
+#define KN__SLOT_BUSY UINT32_MAX
+
 /* Rows looked ahead for prefetching slots: enough to cover a cache miss
  * at a few nanoseconds per probe, small enough to stay in L1. */
 #define KN__PREFETCH 8
@@ -216,5 +237,9 @@ void kn__pack_keys(const pa_column *c, int n, int64_t rows, uint64_t *out);
 /* AND of the key columns' validity into out; false (out untouched) when
  * no key column has NULLs (kn_join.c). */
 bool kn__keys_validity(const pa_column *c, int n, int64_t rows, uint8_t *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PISTA_KN_HASH_INT_H */

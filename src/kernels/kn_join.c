@@ -3,7 +3,7 @@
  * kn_join_probe.c; the contract is in kernels.h "hash join").
  *
  * Layout (one allocation, each part 64-byte aligned): slots, next[rows],
- * null_rows[rows]. Slots are linear-probed from hash & (n_slots - 1):
+ * null_rows[rows], the GPU build's counters (kn_gpu_join.cu), the filter. Slots are linear-probed from hash & (n_slots - 1):
  *  - packed keys: {uint64 key, uint32 row + 1, pad} (16 bytes), key equality
  *    is one compare;
  *  - otherwise:   uint64 (hash >> 32) << 32 | (row + 1), the high half a tag
@@ -43,7 +43,7 @@ size_t kn_join_table_bytes(int64_t build_rows, const pa_type *build_types, const
 {
     size_t sb = kn__packable(build_types, probe_types, n_keys) ? sizeof(kn__pslot) : sizeof(uint64_t);
     return kn__align64(slots_for(build_rows) * sb) + 2 * kn__align64((size_t)build_rows * sizeof(int32_t)) +
-           filter_bits(build_rows) / 8;
+           KN__JOIN_COUNTERS_BYTES + filter_bits(build_rows) / 8;
 }
 
 int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_rows, const pa_column *build_keys,
@@ -81,6 +81,8 @@ int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_
     p += kn__align64((size_t)build_rows * sizeof(int32_t));
     t->null_rows = (int32_t *)p;
     p += kn__align64((size_t)build_rows * sizeof(int32_t));
+    t->counters = (uint64_t *)p;
+    p += KN__JOIN_COUNTERS_BYTES;
     uint64_t fb = filter_bits(build_rows);
     if (fb) {
         t->filter = (uint64_t *)p;
@@ -172,10 +174,6 @@ int kn__cpu_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_
     }
     return PA_OK;
 }
-
-/* A packed slot whose key is being written by the inserter that claimed it
- * (row1 is never INT32_MAX + 1 otherwise: rows are < INT32_MAX). */
-#define KN__SLOT_BUSY UINT32_MAX
 
 /* row1 of a packed slot once its key is readable. */
 static inline uint32_t pslot_head(const kn__pslot *s)

@@ -11,7 +11,9 @@
 
 size_t kn_join_probe_scratch_size(const kn_join_table *t, int64_t rows)
 {
-    return (t->packed ? kn__align64((size_t)rows * 8) : 0) + kn__align64((size_t)(rows + 7) / 8);
+    /* packed probe keys, key validity; the GPU probe's chain heads */
+    return (t->packed ? kn__align64((size_t)rows * 8) : 0) + kn__align64((size_t)(rows + 7) / 8) +
+           kn__align64((size_t)rows * 4);
 }
 
 typedef struct probe_env {

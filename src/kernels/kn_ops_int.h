@@ -71,7 +71,21 @@ extern "C" {
     X(concat_bytes, (const kn_ctx *ctx, const pa_column *srcs, int n, int64_t *bytes, pa_err *err),             \
       (ctx, srcs, n, bytes, err))                                                                               \
     X(concat, (const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err),                   \
-      (ctx, srcs, n, dst, err))
+      (ctx, srcs, n, dst, err))                                                                                 \
+    X(join_build, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err),                   \
+      (ctx, t, hashes, err))                                                                                    \
+    X(join_build_begin, (const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi,               \
+                         pa_err *err),                                                                          \
+      (ctx, t, slot_lo, slot_hi, err))                                                                          \
+    X(join_build_rows, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo,                \
+                        int64_t hi, pa_err *err),                                                               \
+      (ctx, t, hashes, lo, hi, err))                                                                            \
+    X(join_probe, (const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,   \
+                   const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,                    \
+                   kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,               \
+                   uint8_t *mark, uint8_t *mark_valid, pa_err *err),                                            \
+      (ctx, t, kind, probe_keys, hashes, rows, scratch, scratch_size, cur, capacity, probe_idx, build_idx,      \
+       mark, mark_valid, err))
 
 /* The kernels that have none yet: the loops run on the cpu device and as
  * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
@@ -155,20 +169,6 @@ extern "C" {
                         pa_err *err),                                                                           \
       (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))                               \
     /* hash join */                                                                                             \
-    X(join_build, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err),                   \
-      (ctx, t, hashes, err))                                                                                    \
-    X(join_build_begin, (const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi,               \
-                         pa_err *err),                                                                          \
-      (ctx, t, slot_lo, slot_hi, err))                                                                          \
-    X(join_build_rows, (const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo,                \
-                        int64_t hi, pa_err *err),                                                               \
-      (ctx, t, hashes, lo, hi, err))                                                                            \
-    X(join_probe, (const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,   \
-                   const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,                    \
-                   kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,               \
-                   uint8_t *mark, uint8_t *mark_valid, pa_err *err),                                            \
-      (ctx, t, kind, probe_keys, hashes, rows, scratch, scratch_size, cur, capacity, probe_idx, build_idx,      \
-       mark, mark_valid, err))                                                                                  \
     X(join_in_unknown, (const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys,                 \
                         int64_t rows, uint8_t *unknown, pa_err *err),                                           \
       (ctx, t, probe_keys, rows, unknown, err))                                                                 \

@@ -1,6 +1,7 @@
 /*
- * kn_sim_join.c - the `sim` device's entries for the hash join and the
- * joins on candidate pairs. The table struct (its build key descriptors
+ * kn_sim_join.c - the `sim` device's entries for the hash join's IN-NULL
+ * rule, the cross join and the joins on candidate pairs (the build and the
+ * probe run their CUDA kernels, kn_gpu_join.cu). The table struct (its build key descriptors
  * included) travels by value; its info and the probe cursor are pinned
  * memory the kernels read and write when they run, so only the fields a
  * kernel writes without reading are poisoned.
@@ -8,55 +9,6 @@
 #include "kernels/kn_sim_int.h"
 
 #include <string.h>
-
-/* ------------------------------------------------------------------ build */
-
-typedef struct build_args {
-    kn_ctx ctx;
-    kn_join_table t;
-    const uint64_t *hashes;
-    int64_t lo, hi;              /* rows, or begin's slots */
-} build_args;
-
-static int build_k(void *p, pa_err *err)
-{
-    build_args *a = p;
-    return kn__cpu_join_build(&a->ctx, &a->t, a->hashes, err);
-}
-
-int kn__sim_join_build(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, pa_err *err)
-{
-    build_args a = {.ctx = *ctx, .t = *t, .hashes = hashes};
-    KN__POISON(ctx, t->info);
-    return kn__sim_launch(ctx, build_k, &a, sizeof a, err);
-}
-
-static int build_begin_k(void *p, pa_err *err)
-{
-    build_args *a = p;
-    return kn__cpu_join_build_begin(&a->ctx, &a->t, (uint64_t)a->lo, (uint64_t)a->hi, err);
-}
-
-int kn__sim_join_build_begin(const kn_ctx *ctx, kn_join_table *t, uint64_t slot_lo, uint64_t slot_hi, pa_err *err)
-{
-    build_args a = {.ctx = *ctx, .t = *t, .lo = (int64_t)slot_lo, .hi = (int64_t)slot_hi};
-    if (slot_lo == 0)
-        KN__POISON(ctx, t->info);
-    return kn__sim_launch(ctx, build_begin_k, &a, sizeof a, err);
-}
-
-static int build_rows_k(void *p, pa_err *err)
-{
-    build_args *a = p;
-    return kn__cpu_join_build_rows(&a->ctx, &a->t, a->hashes, a->lo, a->hi, err);
-}
-
-int kn__sim_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
-                            pa_err *err)
-{
-    build_args a = {.ctx = *ctx, .t = *t, .hashes = hashes, .lo = lo, .hi = hi};
-    return kn__sim_launch(ctx, build_rows_k, &a, sizeof a, err);
-}
 
 /* ------------------------------------------------------------------ probe */
 
@@ -90,33 +42,12 @@ static int bad_keys(const kn_join_table *t, pa_err *err)
     return pa_error(err, PA_EINVAL, "join table with %d key columns", t->n_keys);
 }
 
-static int probe_k(void *p, pa_err *err)
-{
-    probe_args *a = p;
-    return kn__cpu_join_probe(&a->ctx, &a->t, a->kind, a->keys, a->hashes, a->rows, a->scratch, a->scratch_size,
-                              a->cur, a->capacity, a->probe_idx, a->build_idx, a->mark, a->mark_valid, err);
-}
-
 /* The cursor fields a probe or cross join writes without reading them. */
 static void poison_cursor(const kn_ctx *ctx, kn_join_cursor *cur)
 {
     KN__POISON(ctx, &cur->done);
     KN__POISON(ctx, &cur->n_out);
     KN__POISON(ctx, &cur->n_null);
-}
-
-int kn__sim_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,
-                       const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
-                       kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
-                       uint8_t *mark, uint8_t *mark_valid, pa_err *err)
-{
-    probe_args a = {.kind = kind, .hashes = hashes, .rows = rows, .capacity = capacity, .scratch = scratch,
-                    .scratch_size = scratch_size, .cur = cur, .probe_idx = probe_idx, .build_idx = build_idx,
-                    .mark = mark, .mark_valid = mark_valid};
-    if (!probe_init(&a, ctx, t, probe_keys))
-        return bad_keys(t, err);
-    poison_cursor(ctx, cur);
-    return kn__sim_launch(ctx, probe_k, &a, sizeof a, err);
 }
 
 static int in_unknown_k(void *p, pa_err *err)

@@ -3,7 +3,7 @@
  * PISTA_TEST_DEVICE (default "cpu"): random bitmaps cut at every bit
  * offset and length up to a few bytes past a word, checked bit by bit, the
  * unused high bits of the last output byte cleared, no byte written past
- * it. Buffers are host memory here, as in the other kconf suites.
+ * it. Buffers are device memory (a GPU cannot read the host's stack).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,10 +50,17 @@ static void test_copy_bits(void **state)
     kn_ctx kn = {dev, stream};
     pa_err e;
     pa_err_init(&e);
+    uint8_t *dsrc, *ddst;
+    assert_int_equal(dv_alloc(dev, SRC, (void **)&dsrc, NULL), PA_OK);
+    assert_int_equal(dv_alloc(dev, SRC + GUARD, (void **)&ddst, NULL), PA_OK);
+    assert_int_equal(dv_copy_async(stream, dsrc, src, SRC, DV_COPY_H2D, NULL), PA_OK);
     for (int64_t at = 0; at < 20; at++)
         for (int64_t n = 0; at + n <= 8 * SRC && n <= 8 * (SRC - 4); n += n < 70 ? 1 : 37) {
             memset(dst, 0xee, sizeof dst);
-            assert_int_equal(kn_copy_bits(&kn, src, at, n, dst, &e), PA_OK);
+            assert_int_equal(dv_copy_async(stream, ddst, dst, sizeof dst, DV_COPY_H2D, NULL), PA_OK);
+            assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);   /* cpu kernels do not wait for the stream */
+            assert_int_equal(kn_copy_bits(&kn, dsrc, at, n, ddst, &e), PA_OK);
+            assert_int_equal(dv_copy_async(stream, dst, ddst, sizeof dst, DV_COPY_D2H, NULL), PA_OK);
             assert_int_equal(dv_stream_sync(stream, &e), PA_OK);
             int64_t nb = (n + 7) / 8;
             for (int64_t i = 0; i < 8 * nb; i++) {
@@ -64,11 +71,13 @@ static void test_copy_bits(void **state)
             for (int64_t i = nb; i < (int64_t)sizeof dst; i++)
                 assert_int_equal(dst[i], 0xee);
         }
-    /* A bad range: from the call on cpu, from the stream on sim. */
-    int rc = kn_copy_bits(&kn, src, -1, 3, dst, &e);
+    /* A bad range: refused by the call. */
+    int rc = kn_copy_bits(&kn, dsrc, -1, 3, ddst, &e);
     if (rc == PA_OK)
         rc = dv_stream_sync(stream, &e);
     assert_int_equal(rc, PA_EINVAL);
+    dv_free(dev, dsrc);
+    dv_free(dev, ddst);
     pa_err_close(&e);
 }
 
