@@ -30,13 +30,23 @@ typedef struct kbench {
     uint64_t *hashes;
     uint32_t *part;
     int64_t *count;   /* pinned */
+    /* hash join: a table over the first rows/10 keys, probed with all */
+    int64_t build_rows;
+    kn_join_table table;
+    void *table_mem, *probe_scratch;
+    size_t scratch_size;
+    kn_join_build_info *info;   /* pinned */
+    kn_join_cursor *cur;        /* pinned */
 } kbench;
 
-typedef enum kb_op { KB_COPY, KB_SELECT, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_N } kb_op;
+typedef enum kb_op {
+    KB_COPY, KB_SELECT, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_BUILD, KB_PROBE, KB_N
+} kb_op;
 
 static const char *const op_names[KB_N] = {
     "device->device copy", "select (BOOLEAN -> selection)", "gather BIGINT by selection",
     "take BIGINT by random index", "hash BIGINT key", "partition ids (256 ways)",
+    "hash-join build (rows/10 keys)", "hash-join probe (INNER, 10% hit)",
 };
 
 /* One call of op; *bytes = bytes it reads and writes. */
@@ -66,6 +76,17 @@ static int run_op(kbench *b, kb_op op, int64_t selected, double *bytes)
     case KB_PARTITION:
         *bytes = (double)n * 12;
         return kn_partition_ids(&b->ctx, b->hashes, n, 256, b->part, &b->err);
+    case KB_BUILD:
+        /* key and hash read, a 16-byte slot and the chain link written */
+        *bytes = (double)b->build_rows * (8 + 8 + 16 + 4);
+        return kn_join_build(&b->ctx, &b->table, b->hashes, &b->err);
+    case KB_PROBE: {
+        /* key, hash and slot read per probe row; the matches' two indexes */
+        *bytes = (double)n * (8 + 8 + 16) + (double)b->build_rows * 8;
+        memset(b->cur, 0, sizeof *b->cur);
+        return kn_join_probe(&b->ctx, &b->table, KN_JOIN_INNER, &vcol, b->hashes, n, b->probe_scratch,
+                             b->scratch_size, b->cur, n, b->sel, (int32_t *)b->part, NULL, NULL, &b->err);
+    }
     default: return pa_error(&b->err, PA_EINVAL, "unknown kernel benchmark %d", (int)op);
     }
 }
@@ -197,7 +218,30 @@ int cli_bench_kernels(int argc, char **argv)
     if (kn_select(&b.ctx, &p, b.rows, b.sel, b.count, &b.err) == PA_OK && dv_stream_sync(b.s, &b.err) == PA_OK)
         selected = *b.count;
     pa_err_clear(&b.err);
+    /* The join table over the first rows/10 keys (hashes are the hash
+     * step's: it runs first). */
+    b.build_rows = b.rows / 10;
+    pa_column bkey = {.type = {.id = PA_TYPE_BIGINT}, .length = b.build_rows, .data = b.vals};
+    pa_type bt = bkey.type;
+    size_t tb = kn_join_table_bytes(b.build_rows, &bt, &bt, 1);
+    b.scratch_size = 0;
+    if ((rc = dv_alloc(b.dev, tb, &b.table_mem, &b.err)) != PA_OK ||
+        (rc = dv_host_alloc(b.dev, sizeof *b.info, (void **)&b.info, &b.err)) != PA_OK ||
+        (rc = dv_host_alloc(b.dev, sizeof *b.cur, (void **)&b.cur, &b.err)) != PA_OK ||
+        (rc = kn_join_table_init(&b.table, b.table_mem, tb, b.build_rows, &bkey, &bt, 1, b.info, &b.err)) != PA_OK)
+        goto fail;
+    b.scratch_size = kn_join_probe_scratch_size(&b.table, b.rows);
+    if ((rc = dv_alloc(b.dev, b.scratch_size, &b.probe_scratch, &b.err)) != PA_OK)
+        goto fail;
     for (int op = 0; op < KB_N; op++) {
+        if ((op == KB_BUILD || op == KB_PROBE) && !have[KB_HASH]) {
+            snprintf(why[op], sizeof why[op], "no hashes (kn_hash_keys failed)");
+            continue;
+        }
+        if (op == KB_PROBE && !have[KB_BUILD]) {
+            snprintf(why[op], sizeof why[op], "no table (kn_join_build failed)");
+            continue;
+        }
         if (op == KB_GATHER && selected == 0) {
             snprintf(why[op], sizeof why[op], "no selection (kn_select failed)");
             continue;
@@ -250,6 +294,10 @@ fail:
         dv_free(b.dev, b.hashes);
         dv_free(b.dev, b.part);
         dv_host_free(b.dev, b.count);
+        dv_free(b.dev, b.table_mem);
+        dv_free(b.dev, b.probe_scratch);
+        dv_host_free(b.dev, b.info);
+        dv_host_free(b.dev, b.cur);
     }
     dv_stream_destroy(b.s);
     dv_close(b.dev);

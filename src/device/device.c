@@ -117,6 +117,8 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
     snprintf(d->desc, sizeof d->desc, "%s (%s, %s)", d->name, d->model,
              pa_format_size(d->memory_total, mem, sizeof mem));
     rc = make_pools(d, opt, err);
+    if (rc == PA_OK && kind != DV_KIND_CPU && (rc = dv_host_alloc(d, 2 * sizeof *d->fault, (void **)&d->fault, err)) == PA_OK)
+        d->fault[0] = d->fault[1] = 0;
     if (rc != PA_OK) {
         dv_close(d);
         return rc;
@@ -167,6 +169,8 @@ void dv_close(dv_device *d)
 {
     if (!d)
         return;
+    if (d->fault)
+        dv_host_free(d, d->fault);
     /* Pools first: their upstream may need the backend's context. */
     pa_mempool_destroy(d->pool);
     pa_mempool_destroy(d->pinned);
@@ -328,15 +332,40 @@ void dv_stream_destroy(dv_stream *s)
     pa_free(s);
 }
 
+/* ------------------------------------------------------- kernel faults */
+
+int64_t *dv_fault_words(dv_device *d) { return d->fault; }
+
+void dv_clear_fault(dv_device *d)
+{
+    if (d->fault) {
+        __atomic_store_n(&d->fault[1], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&d->fault[0], 0, __ATOMIC_RELEASE);
+    }
+}
+
+/* rc, or once the work it waited for is done, the device's data fault. */
+static int fault_check(dv_device *d, int rc, bool done, pa_err *err)
+{
+    if (rc != PA_OK || !done || !d->fault)
+        return rc;
+    int64_t status = __atomic_load_n(&d->fault[0], __ATOMIC_ACQUIRE);
+    if (status == 0)
+        return PA_OK;
+    const char *msg = (const char *)(uintptr_t)__atomic_load_n(&d->fault[1], __ATOMIC_ACQUIRE);
+    return pa_error(err, (int)status, "a kernel on %s stopped: %s", d->name, msg ? msg : "(no message)");
+}
+
 int dv_stream_sync(dv_stream *s, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
-    return s->dev->ops->stream_sync(s, err);
+    return fault_check(s->dev, s->dev->ops->stream_sync(s, err), true, err);
 }
 
 int dv_stream_query(dv_stream *s, bool *idle, pa_err *err)
 {
-    return s->dev->ops->stream_query(s, idle, err);
+    int rc = s->dev->ops->stream_query(s, idle, err);
+    return fault_check(s->dev, rc, *idle, err);
 }
 
 dv_device *dv_stream_device(const dv_stream *s) { return s->dev; }
@@ -387,13 +416,13 @@ int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err)
 
 int dv_event_query(dv_event *e, bool *done, pa_err *err)
 {
-    return e->dev->ops->event_query(e, done, err);
+    return fault_check(e->dev, e->dev->ops->event_query(e, done, err), *done, err);
 }
 
 int dv_event_sync(dv_event *e, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
-    return e->dev->ops->event_sync(e, err);
+    return fault_check(e->dev, e->dev->ops->event_sync(e, err), true, err);
 }
 
 /* ------------------------------------------------------------- copies */

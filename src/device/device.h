@@ -260,6 +260,22 @@ int dv_launch_kernel(dv_stream *s, dv_kernel_fn fn, const void *args, size_t arg
  * no-op. */
 void dv_poison_output(dv_device *d, void *pinned, size_t n);
 
+/* Data faults of kernels. A kernel that finds its input breaks a contract
+ * (a NULL row for an output without validity, strings past 2 GiB) cannot
+ * return a status, and a GPU trap would end the whole CUDA context; so it
+ * records the first fault in two pinned words of its device, {status, a
+ * pointer to a static message} (status first with a CAS, then the message),
+ * and stops. dv_stream_sync, dv_stream_query, dv_event_query and
+ * dv_event_sync on that device report it once the work they wait for is
+ * done, as "a kernel on <device> stopped: <message>", from then on: the
+ * fault is sticky for the device, as CUDA's own kernel errors are for its
+ * context, because results that stream produced cannot be trusted. NULL on
+ * the cpu device (its kernels return statuses). */
+int64_t *dv_fault_words(dv_device *d);
+/* Forget a reported fault (tests; a caller that knows no work of the
+ * faulting stream's is in flight any more). */
+void dv_clear_fault(dv_device *d);
+
 #ifdef __cplusplus
 }
 #endif

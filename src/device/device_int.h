@@ -76,6 +76,7 @@ struct dv_device {
     pa_mempool *pool;        /* device memory */
     pa_mempool *pinned;      /* pinned host memory */
     pa_threadpool *threads;  /* cpu backend only */
+    int64_t *fault;          /* pinned: a kernel's data fault {status, message}; NULL on cpu */
     void *impl;
 };
 

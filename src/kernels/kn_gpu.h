@@ -26,9 +26,11 @@
  *   as CUB's temporary storage would be.
  * - Conditions that depend on device data and that the cpu loops report as
  *   errors (a NULL row taken into a column without validity, strings past
- *   2 GiB, a partition id out of range) end the kernel with SIMT_TRAP: the
- *   stream's error under emulation, a failed launch (and a lost context) on
- *   a GPU. Callers size buffers so that these do not happen.
+ *   2 GiB, a partition id out of range) are data faults (fault_t): the
+ *   thread records the status and a static message in the device's fault
+ *   words (dv_fault_words) and skips its work, and the next sync or query
+ *   on the device reports "a kernel on <device> stopped: <message>". Not a
+ *   trap: on a GPU that would end the CUDA context and every later query.
  * - Device-wide scan (kn_gpu::scan): tiles of TILE rows, one block each,
  *   ITEMS consecutive rows per thread. Pass 1 sums f(i) per tile, pass 2
  *   (one block) turns the tile sums into exclusive offsets and writes the
@@ -198,6 +200,29 @@ template <class T>
 __global__ void store_k(T *p, T v)
 {
     *p = v;
+}
+
+/* A data fault a kernel may raise: the device's fault words, the status
+ * and a static host string (its address travels as a number; device code
+ * never reads it). The first fault stays; a race between two faulting
+ * threads keeps one of their messages, either of which is true. */
+struct fault_t {
+    int64_t *words;
+    int64_t status;
+    uint64_t msg;
+    __device__ void raise() const
+    {
+        if (*(volatile int64_t *)&words[0] != 0)
+            return;
+        *(volatile uint64_t *)&words[1] = msg;
+        __threadfence_system();
+        *(volatile int64_t *)&words[0] = status;
+    }
+};
+
+inline fault_t fault_of(const kn_ctx *ctx, int status, const char *msg)
+{
+    return fault_t{dv_fault_words(ctx->dev), status, (uint64_t)(uintptr_t)msg};
 }
 
 /* Validity bit i of bits (NULL: all valid). */

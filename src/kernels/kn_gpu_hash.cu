@@ -87,7 +87,10 @@ __global__ void zero_k(unsigned long long *p, int64_t n)
  * when the parts fit (SMEM_PARTS), else global atomics. */
 constexpr uint32_t SMEM_PARTS = 2048;
 
-__global__ void histogram_k(const uint32_t *part, int64_t rows, uint32_t n_parts, unsigned long long *counts)
+const char BAD_PART[] = "partition offsets: a row's partition id is not below the number of partitions";
+
+__global__ void histogram_k(const uint32_t *part, int64_t rows, uint32_t n_parts, unsigned long long *counts,
+                            fault_t bad)
 {
     __shared__ unsigned local[SMEM_PARTS];
     bool shared = n_parts <= SMEM_PARTS;
@@ -99,8 +102,10 @@ __global__ void histogram_k(const uint32_t *part, int64_t rows, uint32_t n_parts
     KN_GPU_FOR(i, rows)
     {
         uint32_t p = part[i];
-        if (p >= n_parts)
-            SIMT_TRAP("partition offsets: a row's partition id is out of range");
+        if (p >= n_parts) {
+            bad.raise();
+            continue;
+        }
         if (shared)
             atomicAdd(&local[p], 1u);
         else
@@ -143,7 +148,8 @@ extern "C" int SIMT_NAME(kn__gpu_partition_offsets)(const kn_ctx *ctx, const uin
         return rc;
     rc = SIMT_LAUNCH(zero_k, blocks_for(n_parts), THREADS, 0, ctx->stream, err, counts, (int64_t)n_parts);
     if (rc == PA_OK && rows > 0)
-        rc = SIMT_LAUNCH(histogram_k, blocks_for(rows), THREADS, 0, ctx->stream, err, part, rows, n_parts, counts);
+        rc = SIMT_LAUNCH(histogram_k, blocks_for(rows), THREADS, 0, ctx->stream, err, part, rows, n_parts, counts,
+                         fault_of(ctx, PA_EINVAL, BAD_PART));
     if (rc == PA_OK)
         rc = SIMT_LAUNCH(offsets_k, 1, THREADS, 0, ctx->stream, err, (const unsigned long long *)counts, n_parts,
                          offsets);

@@ -387,6 +387,7 @@ struct probe_write {
     int32_t *probe_idx, *build_idx;
     uint8_t *mark, *mark_valid;
     probe_state *st;
+    fault_t no_valid;
     __device__ void operator()(int64_t i, int64_t at, int64_t n) const
     {
         if (i < p.st->row0)
@@ -425,8 +426,10 @@ struct probe_write {
         default: {
             bool valid = keys_valid(p.probe, i);
             if (head < 0 && mark_unknown(p, i, valid)) {
-                if (!mark_valid)
-                    SIMT_TRAP("join probe: a NULL mark but no mark validity output");
+                if (!mark_valid) {
+                    no_valid.raise();
+                    return;
+                }
                 atomicAnd((unsigned *)((uintptr_t)(mark_valid + (at >> 3)) & ~(uintptr_t)3),
                           ~(1u << (((uintptr_t)(mark_valid + (at >> 3)) & 3) * 8 + (at & 7))));
                 atomicAdd(&st->n_null, 1ull);
@@ -529,7 +532,8 @@ extern "C" int SIMT_NAME(kn__gpu_join_probe)(const kn_ctx *ctx, const kn_join_ta
     if (rc == PA_OK) {
         p.st = st;
         /* Each pass finds the heads and stores them; w reads its own row's. */
-        probe_write w = {p, capacity, probe_idx, build_idx, mark, mv, st};
+        probe_write w = {p, capacity, probe_idx, build_idx, mark, mv, st,
+                         fault_of(ctx, PA_EINVAL, "join probe: a NULL mark but no mark validity output")};
         rc = scan(ctx, rows, probe_count{p}, w, NULL, (int64_t *)&st->total, err);
     }
     if (rc == PA_OK)

@@ -121,19 +121,26 @@ struct idx_len {
 /* out[k + 1] = offset after row k (offsets start where out[0] says). */
 struct write_end {
     int32_t *out;
+    fault_t too_big;
     __device__ void operator()(int64_t k, int64_t at, int64_t len) const
     {
         if (at + len > INT32_MAX)
-            SIMT_TRAP("strings past 2 GiB in one column");
-        out[k + 1] = (int32_t)(at + len);
+            too_big.raise();
+        else
+            out[k + 1] = (int32_t)(at + len);
     }
 };
 
-/* Copy the bytes of row r(k) to out_data + out_off[k]. */
+const char STRINGS_2G[] = "more than 2 GiB of strings in one column";
+
+/* Copy the bytes of row r(k) to out_data + out_off[k] (nothing after a
+ * fault: the offsets may not be written). */
 template <class R>
 __global__ void copy_strings_k(R r, int64_t n, const int32_t *off, const uint8_t *data, const int32_t *out_off,
-                                      uint8_t *out_data)
+                                      uint8_t *out_data, const int64_t *fault)
 {
+    if (*(volatile const int64_t *)fault)
+        return;
     KN_GPU_FOR(k, n)
     {
         int64_t row = r(k);
@@ -224,11 +231,12 @@ extern "C" int SIMT_NAME(kn__gpu_gather)(const kn_ctx *ctx, const pa_column *in,
         return rc;
     if (in->type.id == PA_TYPE_VARCHAR) {
         int32_t *oo = out->offsets + out_at;
-        if ((rc = scan(ctx, n, sel_len{in->offsets, sel, in_at}, write_end{oo}, oo, NULL, err)) != PA_OK)
+        write_end w = {oo, fault_of(ctx, PA_EUNSUPPORTED, STRINGS_2G)};
+        if ((rc = scan(ctx, n, sel_len{in->offsets, sel, in_at}, w, oo, NULL, err)) != PA_OK)
             return rc;
         return SIMT_LAUNCH(copy_strings_k<sel_row>, blocks_for(n), THREADS, 0, ctx->stream, err,
                            sel_row{sel, in_at}, n, (const int32_t *)in->offsets, (const uint8_t *)in->data,
-                           (const int32_t *)oo, (uint8_t *)out->data);
+                           (const int32_t *)oo, (uint8_t *)out->data, (const int64_t *)w.too_big.words);
     }
     int w = pa_type_bytes(in->type);
     return move_values(ctx, sel_row{sel, in_at}, n, w, in->data, (uint8_t *)out->data + out_at * w, err);
@@ -250,15 +258,17 @@ extern "C" int SIMT_NAME(kn__gpu_take_string_bytes)(const kn_ctx *ctx, const pa_
 
 namespace {
 
-/* Trap when a row is NULL (idx -1) and the output has no validity. */
-__global__ void no_null_rows_k(const int32_t *idx, int64_t n)
+/* A fault when a row is NULL (idx -1) and the output has no validity. */
+__global__ void no_null_rows_k(const int32_t *idx, int64_t n, fault_t f)
 {
     KN_GPU_FOR(k, n)
     {
         if (idx[k] < 0)
-            SIMT_TRAP("take: a NULL row for an output without validity");
+            f.raise();
     }
 }
+
+const char TAKE_NULL[] = "take: a NULL row (index -1) for an output without validity";
 } /* namespace */
 
 extern "C" int SIMT_NAME(kn__gpu_take)(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,
@@ -268,7 +278,8 @@ extern "C" int SIMT_NAME(kn__gpu_take)(const kn_ctx *ctx, const pa_column *src, 
     if (!dst->validity) {
         if (src->validity)
             return pa_error(err, PA_EINVAL, "take: the source has NULLs but the output has no validity");
-        if (n > 0 && (rc = SIMT_LAUNCH(no_null_rows_k, blocks_for(n), THREADS, 0, ctx->stream, err, idx, n)))
+        if (n > 0 && (rc = SIMT_LAUNCH(no_null_rows_k, blocks_for(n), THREADS, 0, ctx->stream, err, idx, n,
+                                       fault_of(ctx, PA_EINVAL, TAKE_NULL))))
             return rc;
     }
     int w = pa_type_bytes(src->type);
@@ -277,13 +288,15 @@ extern "C" int SIMT_NAME(kn__gpu_take)(const kn_ctx *ctx, const pa_column *src, 
     dst->type = src->type;
     dst->length = n;
     if (src->type.id == PA_TYPE_VARCHAR) {
+        write_end w = {dst->offsets, fault_of(ctx, PA_EUNSUPPORTED, STRINGS_2G)};
         if ((rc = SIMT_LAUNCH(store_k<int32_t>, 1, 1, 0, ctx->stream, err, dst->offsets, (int32_t)0)) != PA_OK ||
-            (rc = scan(ctx, n, idx_len{src->offsets, idx}, write_end{dst->offsets}, dst->offsets, NULL, err)) != PA_OK)
+            (rc = scan(ctx, n, idx_len{src->offsets, idx}, w, dst->offsets, NULL, err)) != PA_OK)
             return rc;
         if (n > 0 &&
             (rc = SIMT_LAUNCH(copy_strings_k<idx_row>, blocks_for(n), THREADS, 0, ctx->stream, err, idx_row{idx}, n,
                               (const int32_t *)src->offsets, (const uint8_t *)src->data,
-                              (const int32_t *)dst->offsets, (uint8_t *)dst->data)) != PA_OK)
+                              (const int32_t *)dst->offsets, (uint8_t *)dst->data,
+                              (const int64_t *)w.too_big.words)) != PA_OK)
             return rc;
     } else if ((rc = move_values(ctx, idx_row{idx}, n, w, src->data, dst->data, err)) != PA_OK) {
         return rc;
@@ -333,13 +346,15 @@ namespace {
 
 /* Strings of src appended at row `at` of dst: bytes after dst's offset at
  * row at (0 when at is 0, which also writes offsets[0]), offsets rebased. */
-__global__ void append_strings_k(pa_column src, pa_column dst, int64_t at)
+__global__ void append_strings_k(pa_column src, pa_column dst, int64_t at, fault_t too_big)
 {
     const int32_t *so = src.offsets;
     int64_t n = src.length, first = so[0], bytes = (int64_t)so[n] - first;
     int64_t base = at == 0 ? 0 : dst.offsets[at];
-    if (base + bytes > INT32_MAX)
-        SIMT_TRAP("append: more than 2 GiB of strings in one column");
+    if (base + bytes > INT32_MAX) {
+        too_big.raise();
+        return;
+    }
     const uint8_t *s = (const uint8_t *)src.data + first;
     uint8_t *d = (uint8_t *)dst.data + base;
     KN_GPU_FOR(i, bytes)
@@ -360,7 +375,8 @@ int append(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, 
         int64_t bytes = 0, span = n;
         if (pa_column_bytes(src, &bytes) && bytes > span)
             span = bytes;
-        rc = SIMT_LAUNCH(append_strings_k, blocks_for(span), THREADS, 0, ctx->stream, err, *src, *dst, at);
+        rc = SIMT_LAUNCH(append_strings_k, blocks_for(span), THREADS, 0, ctx->stream, err, *src, *dst, at,
+                         fault_of(ctx, PA_EOVERFLOW, STRINGS_2G));
     } else {
         int w = pa_type_bytes(src->type);
         rc = move_values(ctx, sel_row{NULL, 0}, n, w, src->data, (uint8_t *)dst->data + at * w, err);

@@ -39,7 +39,8 @@
  *   type of up to 8 bytes, __ballot_sync, __any_sync, __all_sync,
  *   __syncwarp, __activemask; __popc(ll), __ffs(ll), __clz(ll), __brev(ll),
  *   __umulhi, __umul64hi, bit casts, min/max; atomicAdd, Sub, Exch, Min,
- *   Max, And, Or, Xor, CAS, Inc, Dec for CUDA's types; __threadfence; __ldg.
+ *   Max, And, Or, Xor, CAS, Inc, Dec for CUDA's types; __threadfence (and
+ *   its _block and _system forms); __ldg.
  * - Misuse that CUDA leaves undefined fails the launch with a message: a
  *   __syncthreads that some threads of the block never reach (they exited,
  *   or wait at another one or at a warp intrinsic), lanes named in a warp
@@ -172,6 +173,7 @@ struct dim3 {
 #define __syncthreads_or(pred) ((int)simt__sync(SIMT_OP_SYNC_OR, (pred) != 0, SIMT__SITE))
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 /* ------------------------------------------------------------ warp intrinsics */
 namespace simt {

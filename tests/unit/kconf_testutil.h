@@ -2,7 +2,8 @@
  * kconf_testutil.h - what every kernel conformance test shares: the status
  * of a kernel call expected to fail. On a device whose kernels run later
  * (sim, cuda) a bad argument is reported by the stream, which keeps the
- * error, so such a call gets a stream of its own.
+ * error, so such a call gets a stream of its own; an error only the data
+ * shows is the device's data fault (dv_fault_words), cleared after it.
  */
 #ifndef KCONF_TESTUTIL_H
 #define KCONF_TESTUTIL_H
@@ -32,6 +33,7 @@ static inline int kc_err_end(kn_ctx *c, int rc, pa_err *err)
 {
     int s = dv_stream_sync(c->stream, rc == PA_OK ? err : NULL);
     dv_stream_destroy(c->stream);
+    dv_clear_fault(c->dev);   /* the kernel's data fault, if any, is this call's */
     return rc != PA_OK ? rc : s;
 }
 
@@ -42,14 +44,5 @@ static inline int kc_err_end(kn_ctx *c, int rc, pa_err *err)
         kn_ctx ec = kc_err_ctx((dev), (after));                                                     \
         kc_err_end(&ec, (call), (err));                                                             \
     })
-
-/* The status of an error that only the data shows (a bad index, a partition
- * id out of range): the cpu loops check and return PA_EINVAL; a CUDA kernel
- * (run by nvcc's build or the SIMT emulation) stops with a trap, which
- * fails its stream with PA_EDEVICE (kn_gpu.h). */
-static inline int kc_data_error(const dv_device *d)
-{
-    return dv_kind_of(d) == DV_KIND_CPU ? PA_EINVAL : PA_EDEVICE;
-}
 
 #endif /* KCONF_TESTUTIL_H */

@@ -2,7 +2,8 @@
  * test_kn_dispatch.c - how relational kernels reach a device (kn_ops_int.h):
  * on sim a kernel has not run when its call returns (its pinned output
  * holds the poison) and has after a sync; its arguments were copied by the
- * call; its errors come back from the stream with their message; a kernel
+ * call; its errors come back from the stream with their message, and a
+ * CUDA kernel's data fault from any sync on the device; a kernel
  * missing from a device's table is PA_EUNSUPPORTED naming both, with
  * nothing run on the host instead; on cpu (and without a device) kernels
  * run before the call returns.
@@ -286,12 +287,51 @@ static void test_sim_agg_init_is_a_kernel(void **state)
     dv_host_free(g_sim, sizes);
 }
 
+/* A data fault (kn_take of index -1 into a column without validity: only
+ * the kernel sees it): the call enqueues, the sync reports the fault with
+ * its message; the fault is the device's, so another stream's sync and an
+ * event on it report it too, until dv_clear_fault. */
+static void test_sim_data_fault(void **state)
+{
+    const int64_t hv[2] = {5, 6};
+    const int32_t hidx[3] = {0, -1, 1};
+    pa_column src = {.type = {PA_TYPE_BIGINT, 0, 0}, .length = 2, .data = up(hv, sizeof hv)};
+    int32_t *idx = up(hidx, sizeof hidx);
+    pa_column dst = {0};
+    assert_int_equal(dv_alloc(g_sim, 3 * sizeof(int64_t), &dst.data, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(g_s, NULL), PA_OK);
+    dv_stream *s;
+    dv_event *ev;
+    assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
+    assert_int_equal(dv_event_create(g_sim, &ev, NULL), PA_OK);
+    kn_ctx ctx = {g_sim, s};
+    pa_err e;
+    pa_err_init(&e);
+    assert_int_equal(kn_take(&ctx, &src, idx, 3, &dst, &e), PA_OK);
+    assert_int_equal(dv_stream_sync(s, &e), PA_EINVAL);
+    assert_non_null(strstr(e.msg, "a kernel on sim stopped: take: a NULL row"));
+    pa_err_clear(&e);
+    assert_int_equal(dv_stream_sync(g_s, &e), PA_EINVAL);
+    assert_int_equal(dv_event_record(ev, g_s, NULL), PA_OK);
+    assert_int_equal(dv_event_sync(ev, NULL), PA_EINVAL);
+    dv_clear_fault(g_sim);
+    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);
+    assert_int_equal(dv_event_sync(ev, NULL), PA_OK);
+    dv_event_destroy(ev);
+    dv_stream_destroy(s);
+    dv_free(g_sim, src.data);
+    dv_free(g_sim, idx);
+    dv_free(g_sim, dst.data);
+    pa_err_close(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim_runs_later),
         cmocka_unit_test(test_sim_copies_arguments),
         cmocka_unit_test(test_sim_kernel_error),
+        cmocka_unit_test(test_sim_data_fault),
         cmocka_unit_test(test_missing_kernel),
         cmocka_unit_test(test_cuda_has_none),
         cmocka_unit_test(test_cpu_runs_inline),
