@@ -67,6 +67,9 @@ static int parse_spec(const char *spec, dv_kind *kind, int *ordinal, pa_err *err
     return pa_error(err, PA_EINVAL, "unknown device '%s' (use auto, cpu, sim, cuda or cuda:N)", spec);
 }
 
+/* Bytes of a device's fault words (dv_fault_words). */
+#define FAULT_BYTES 64
+
 static int make_pools(dv_device *d, const dv_options *opt, pa_err *err)
 {
     uint64_t limit = opt->memory_limit;
@@ -117,7 +120,9 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
     snprintf(d->desc, sizeof d->desc, "%s (%s, %s)", d->name, d->model,
              pa_format_size(d->memory_total, mem, sizeof mem));
     rc = make_pools(d, opt, err);
-    if (rc == PA_OK && kind != DV_KIND_CPU && (rc = dv_host_alloc(d, 2 * sizeof *d->fault, (void **)&d->fault, err)) == PA_OK)
+    /* The fault words: pinned, outside the pool (no query's memory). */
+    if (rc == PA_OK && kind != DV_KIND_CPU &&
+        (rc = d->ops->pinned_alloc(d, FAULT_BYTES, (void **)&d->fault, err)) == PA_OK)
         d->fault[0] = d->fault[1] = 0;
     if (rc != PA_OK) {
         dv_close(d);
@@ -170,7 +175,7 @@ void dv_close(dv_device *d)
     if (!d)
         return;
     if (d->fault)
-        dv_host_free(d, d->fault);
+        d->ops->pinned_free(d, d->fault, FAULT_BYTES);
     /* Pools first: their upstream may need the backend's context. */
     pa_mempool_destroy(d->pool);
     pa_mempool_destroy(d->pinned);
