@@ -28,10 +28,10 @@ done
 strip "$dest/pista" "$dest"/tests/*
 # Shared libraries beyond glibc, libgcc and libstdc++ (which the GPU
 # machine's newer system has).
-ldd "$dest/pista" | awk '/=> \//{print $3}' | while read -r so; do
+ldd "$dest/pista" "$dest"/tests/* | awk '/=> \//{print $3}' | while read -r so; do
     case "$(basename "$so")" in
     libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libgcc_s.so*|libstdc++.so*|ld-linux*) ;;
-    *) cp -L "$so" "$dest/lib/" ;;
+    *) cp -L "$so" "$dest/lib/" 2>/dev/null || true ;;
     esac
 done
 du -sh "$dest"

@@ -160,7 +160,7 @@ if [ -f "$out/data/sf$last_sf/lineitem.parquet" ]; then
     vs="--vs none"
     [ -d "$here/tests/oracle/node_modules/@duckdb" ] && command -v node >/dev/null && vs="--vs duckdb"
     for dev in cuda cpu; do
-        step "bench tpch sf $last_sf ($dev)" 150 bash -c "PISTA_SOURCE_DIR='$here' '$pista' bench tpch --device $dev --data '$out/data/sf$last_sf' $vs > '$out/bench-tpch-$dev.txt' 2>&1"
+        step "bench tpch sf $last_sf ($dev)" 150 bash -c "PISTA_SOURCE_DIR='$here' '$pista' bench tpch --runs 1 --device $dev --data '$out/data/sf$last_sf' $vs > '$out/bench-tpch-$dev.txt' 2>&1"
         [ -s "$out/bench-tpch-$dev.txt" ] && { echo "--- bench tpch sf $last_sf on $dev"; tail -30 "$out/bench-tpch-$dev.txt"; } >> "$summary"
     done
 fi

@@ -60,7 +60,7 @@ constexpr unsigned WARPS = THREADS / 32;
 /* Rows per thread in a scan tile. The emulation takes more: its cost is
  * per GPU thread and per barrier, not per row. */
 #if SIMT_EMULATED
-constexpr unsigned ITEMS = 64;
+constexpr unsigned ITEMS = 16;   /* tiles of 4096 rows: tests of a few thousand rows span several */
 #else
 constexpr unsigned ITEMS = 8;
 #endif

@@ -54,7 +54,7 @@ static void check_select(const pa_column *pred, int64_t rows)
 
 static void test_select(void **state)
 {
-    int64_t sizes[] = {0, 1, 7, 64, 1000, 5000};
+    int64_t sizes[] = {0, 1, 7, 64, 1000, 5000, 300001};   /* the last: several scan tiles */
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int64_t n = sizes[k];
         for (int mode = 0; mode < 4; mode++) {   /* random+NULLs, all true, all false, random no NULLs */
