@@ -349,10 +349,11 @@ void dv_clear_fault(dv_device *d)
     }
 }
 
-/* rc, or once the work it waited for is done, the device's data fault. */
-static int fault_check(dv_device *d, int rc, bool done, pa_err *err)
+/* rc, or once the work it waited for is done (done NULL: it is), the
+ * device's data fault. */
+static int fault_check(dv_device *d, int rc, const bool *done, pa_err *err)
 {
-    if (rc != PA_OK || !done || !d->fault)
+    if (rc != PA_OK || (done && !*done) || !d->fault)
         return rc;
     int64_t status = __atomic_load_n(&d->fault[0], __ATOMIC_ACQUIRE);
     if (status == 0)
@@ -364,13 +365,13 @@ static int fault_check(dv_device *d, int rc, bool done, pa_err *err)
 int dv_stream_sync(dv_stream *s, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
-    return fault_check(s->dev, s->dev->ops->stream_sync(s, err), true, err);
+    return fault_check(s->dev, s->dev->ops->stream_sync(s, err), NULL, err);
 }
 
 int dv_stream_query(dv_stream *s, bool *idle, pa_err *err)
 {
     int rc = s->dev->ops->stream_query(s, idle, err);
-    return fault_check(s->dev, rc, *idle, err);
+    return fault_check(s->dev, rc, idle, err);
 }
 
 dv_device *dv_stream_device(const dv_stream *s) { return s->dev; }
@@ -421,13 +422,14 @@ int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err)
 
 int dv_event_query(dv_event *e, bool *done, pa_err *err)
 {
-    return fault_check(e->dev, e->dev->ops->event_query(e, done, err), *done, err);
+    int rc = e->dev->ops->event_query(e, done, err);
+    return fault_check(e->dev, rc, done, err);
 }
 
 int dv_event_sync(dv_event *e, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
-    return fault_check(e->dev, e->dev->ops->event_sync(e, err), true, err);
+    return fault_check(e->dev, e->dev->ops->event_sync(e, err), NULL, err);
 }
 
 /* ------------------------------------------------------------- copies */
