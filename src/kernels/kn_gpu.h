@@ -135,6 +135,7 @@ __global__ void tile_sum_k(F f, int64_t n, int64_t *partial)
 
 /* Pass 2 (one block): partial[0..nb) -> exclusive offsets starting at
  * *start (0 when start is NULL); *total (when not NULL) = start + sum. */
+template <int = 0> /* a template, so a file that never scans does not instantiate it */
 __global__ void partial_scan_k(int64_t *partial, int64_t nb, const int32_t *start, int64_t *total)
 {
     int64_t carry = start ? *start : 0;
@@ -187,7 +188,7 @@ inline int scan(const kn_ctx *ctx, int64_t n, F f, W w, const int32_t *start, in
         return rc;
     rc = SIMT_LAUNCH(tile_sum_k<F>, nb, THREADS, 0, ctx->stream, err, f, n, partial);
     if (rc == PA_OK)
-        rc = SIMT_LAUNCH(partial_scan_k, 1, THREADS, 0, ctx->stream, err, partial, (int64_t)nb, start, total);
+        rc = SIMT_LAUNCH(partial_scan_k<>, 1, THREADS, 0, ctx->stream, err, partial, (int64_t)nb, start, total);
     if (rc == PA_OK && !std::is_same<W, no_write>::value)
         rc = SIMT_LAUNCH((tile_scan_k<F, W>), nb, THREADS, 0, ctx->stream, err, f, w, n,
                          (const int64_t *)partial);

@@ -73,6 +73,23 @@ __device__ inline bool keys_eq(const keys_t &a, const keys_t &b, int64_t ra, int
     return true;
 }
 
+/* Clear bit i of a bitmap with an atomic on the 4-byte word holding it
+ * (other threads clear other bits of the same byte). */
+__device__ inline void clear_bit(uint8_t *bits, int64_t i)
+{
+    uint8_t *byte = bits + (i >> 3);
+    unsigned *word = (unsigned *)((uintptr_t)byte & ~(uintptr_t)3);
+    atomicAnd(word, ~(1u << (((uintptr_t)byte & 3) * 8 + (i & 7))));
+}
+
+/* OR v into byte i with an atomic on its 4-byte word. */
+__device__ inline void or_byte(uint8_t *bytes, int64_t i, unsigned v)
+{
+    uint8_t *byte = bytes + i;
+    unsigned *word = (unsigned *)((uintptr_t)byte & ~(uintptr_t)3);
+    atomicOr(word, v << (((uintptr_t)byte & 3) * 8));
+}
+
 /* ---------------------------------------------------------------- build */
 
 __global__ void build_begin_k(kn_join_table t, uint64_t lo, uint64_t hi)
@@ -430,8 +447,7 @@ struct probe_write {
                     no_valid.raise();
                     return;
                 }
-                atomicAnd((unsigned *)((uintptr_t)(mark_valid + (at >> 3)) & ~(uintptr_t)3),
-                          ~(1u << (((uintptr_t)(mark_valid + (at >> 3)) & 3) * 8 + (at & 7))));
+                clear_bit(mark_valid, at);
                 atomicAdd(&st->n_null, 1ull);
             }
             mark[at] = head >= 0;
@@ -540,4 +556,253 @@ extern "C" int SIMT_NAME(kn__gpu_join_probe)(const kn_ctx *ctx, const kn_join_ta
         rc = SIMT_LAUNCH(probe_end_k, 1, 1, 0, ctx->stream, err, (const probe_state *)st, rows, capacity, cur);
     int rf = dv_free_async(ctx->stream, st, rc == PA_OK ? err : NULL);
     return rc != PA_OK ? rc : rf;
+}
+
+/* ------------------------------------------------------ IN-NULL rule */
+
+namespace {
+
+__global__ void in_unknown_k(probe_t p, uint8_t *unknown)
+{
+    KN_GPU_FOR(i, p.rows)
+    unknown[i] = mark_unknown(p, i, keys_valid(p.probe, i));
+}
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_join_in_unknown)(const kn_ctx *ctx, const kn_join_table *t,
+                                                  const pa_column *probe_keys, int64_t rows, uint8_t *unknown,
+                                                  pa_err *err)
+{
+    if (t->n_keys < 1 || t->n_keys > KN_JOIN_MAX_KEYS)
+        return pa_error(err, PA_EINVAL, "join table with %d key columns", t->n_keys);
+    kn__keypair kp[KN_JOIN_MAX_KEYS];
+    int rc = kn__keypairs(t->keys, probe_keys, t->n_keys, kp, err);
+    if (rc != PA_OK || rows <= 0)
+        return rc;
+    probe_t p;
+    memset(&p, 0, sizeof p);
+    p.t = *t;
+    p.build = keys_of(t->keys, t->n_keys);
+    p.probe = keys_of(probe_keys, t->n_keys);
+    p.rows = rows;
+    return SIMT_LAUNCH(in_unknown_k, blocks_for(rows), THREADS, 0, ctx->stream, err, p, unknown);
+}
+
+/* ---------------------------------------------------- candidate pairs */
+
+namespace {
+
+/* The cross join's cursor, copied to device memory once. */
+struct cross_state {
+    long long first;   /* linear pair index the call starts at */
+    long long n;       /* pairs it writes */
+};
+
+__global__ void cross_begin_k(const kn_join_cursor *cur, int64_t rows, int64_t build_rows, int64_t capacity,
+                              cross_state *st)
+{
+    long long r = cur->chain > 0 ? cur->chain : 0, total = (long long)rows * build_rows;
+    long long first = build_rows > 0 ? cur->row * build_rows + r : total;
+    st->first = first;
+    st->n = total - first < capacity ? total - first : capacity;
+}
+
+__global__ void cross_k(const cross_state *st, int64_t build_rows, int32_t *probe_idx, int32_t *build_idx)
+{
+    long long n = st->n, first = st->first;
+    KN_GPU_FOR(k, n)
+    {
+        long long l = first + k;
+        probe_idx[k] = (int32_t)(l / build_rows);
+        build_idx[k] = (int32_t)(l % build_rows);
+    }
+}
+
+__global__ void cross_end_k(const cross_state *st, int64_t rows, int64_t build_rows, kn_join_cursor *cur)
+{
+    long long end = st->first + st->n;
+    cur->n_out = st->n;
+    cur->n_null = 0;
+    if (build_rows == 0 || end / build_rows >= rows) {
+        cur->row = rows;
+        cur->chain = -1;
+        cur->done = 1;
+    } else {
+        cur->row = end / build_rows;
+        cur->chain = (int32_t)(end % build_rows);
+        cur->done = 0;
+    }
+}
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_join_cross)(const kn_ctx *ctx, int64_t rows, int64_t build_rows,
+                                             kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx,
+                                             int32_t *build_idx, pa_err *err)
+{
+    if (capacity < 1 || rows < 0 || rows > INT32_MAX || build_rows < 0 || build_rows > INT32_MAX)
+        return pa_error(err, PA_EINVAL, "cross join of %lld x %lld rows with capacity %lld", (long long)rows,
+                        (long long)build_rows, (long long)capacity);
+    dv_poison_output(ctx->dev, &cur->done, sizeof cur->done);
+    dv_poison_output(ctx->dev, &cur->n_out, sizeof cur->n_out);
+    dv_poison_output(ctx->dev, &cur->n_null, sizeof cur->n_null);
+    cross_state *st = NULL;
+    int rc = dv_alloc(ctx->dev, sizeof *st, (void **)&st, err);
+    if (rc != PA_OK)
+        return rc;
+    rc = SIMT_LAUNCH(cross_begin_k, 1, 1, 0, ctx->stream, err, (const kn_join_cursor *)cur, rows, build_rows,
+                     capacity, st);
+    int64_t most = capacity < rows * build_rows ? capacity : rows * build_rows;
+    if (rc == PA_OK && most > 0)
+        rc = SIMT_LAUNCH(cross_k, blocks_for(most), THREADS, 0, ctx->stream, err, (const cross_state *)st,
+                         build_rows, probe_idx, build_idx);
+    if (rc == PA_OK)
+        rc = SIMT_LAUNCH(cross_end_k, 1, 1, 0, ctx->stream, err, (const cross_state *)st, rows, build_rows, cur);
+    int rf = dv_free_async(ctx->stream, st, rc == PA_OK ? err : NULL);
+    return rc != PA_OK ? rc : rf;
+}
+
+namespace {
+
+/* A pair is kept when its pred is TRUE; its probe row's state gets TRUE
+ * or NULL or-ed in (twice, in passes 1 and 3: an OR). */
+struct pair_keep {
+    const uint8_t *v, *valid;
+    const int32_t *probe_in;
+    uint8_t *row_state;
+    __device__ int64_t operator()(int64_t i) const
+    {
+        bool known = bit(valid, i), yes = known && v[i];
+        if (row_state && (yes || !known))
+            or_byte(row_state, probe_in[i], yes ? KN_JOIN_ROW_TRUE : KN_JOIN_ROW_NULL);
+        return yes;
+    }
+};
+
+struct pair_write {
+    const int32_t *probe_in, *build_in;
+    int32_t *probe_idx, *build_idx;
+    __device__ void operator()(int64_t i, int64_t at, int64_t keep) const
+    {
+        if (!keep)
+            return;
+        probe_idx[at] = probe_in[i];
+        if (build_idx)
+            build_idx[at] = build_in[i];
+    }
+};
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_join_pairs_filter)(const kn_ctx *ctx, const pa_column *pred, int64_t n,
+                                                    int32_t *probe_idx, int32_t *build_idx, uint8_t *row_state,
+                                                    int64_t *count, pa_err *err)
+{
+    if (pred->type.id != PA_TYPE_BOOLEAN || n < 0)
+        return pa_error(err, PA_EINVAL, "join pair filter on a %s column of %lld rows", pa_type_name(pred->type.id),
+                        (long long)n);
+    KN__POISON(ctx, count);
+    /* In place: the pairs are read from a copy, so no tile overwrites
+     * pairs another has not read yet. */
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(int32_t);
+    int32_t *copy = NULL;
+    int rc = dv_alloc(ctx->dev, bytes * 2, (void **)&copy, err);
+    if (rc != PA_OK)
+        return rc;
+    int32_t *probe_in = copy, *build_in = build_idx ? copy + (n > 0 ? n : 1) : NULL;
+    if (n > 0)
+        rc = dv_copy_async(ctx->stream, probe_in, probe_idx, (size_t)n * 4, DV_COPY_D2D, err);
+    if (rc == PA_OK && n > 0 && build_idx)
+        rc = dv_copy_async(ctx->stream, build_in, build_idx, (size_t)n * 4, DV_COPY_D2D, err);
+    if (rc == PA_OK)
+        rc = scan(ctx, n, pair_keep{(const uint8_t *)pred->data, pred->validity, probe_in, row_state},
+                  pair_write{probe_in, build_in, probe_idx, build_idx}, NULL, count, err);
+    int rf = dv_free_async(ctx->stream, copy, rc == PA_OK ? err : NULL);
+    return rc != PA_OK ? rc : rf;
+}
+
+namespace {
+
+/* LEFT, SEMI, ANTI: the rows kept from their state. */
+struct finish_keep {
+    const uint8_t *row_state;
+    int kind;
+    __device__ int64_t operator()(int64_t i) const
+    {
+        bool yes = row_state[i] & KN_JOIN_ROW_TRUE;
+        return kind == KN_JOIN_SEMI ? yes : !yes;
+    }
+};
+
+struct finish_write {
+    int32_t *probe_idx, *build_idx;
+    __device__ void operator()(int64_t i, int64_t at, int64_t keep) const
+    {
+        if (!keep)
+            return;
+        probe_idx[at] = (int32_t)i;
+        if (build_idx)
+            build_idx[at] = -1;
+    }
+};
+
+/* MARK: every row, NULL where some pair was NULL or IN is unknown. */
+struct mark_null {
+    const uint8_t *row_state, *unknown;
+    __device__ int64_t operator()(int64_t i) const
+    {
+        uint8_t s = row_state[i];
+        return !(s & KN_JOIN_ROW_TRUE) && ((s & KN_JOIN_ROW_NULL) || (unknown && unknown[i]));
+    }
+};
+
+__global__ void copy_i64_k(const int64_t *src, int64_t *dst) { *dst = *src; }
+
+__global__ void mark_k(const uint8_t *row_state, const uint8_t *unknown, int64_t rows, int32_t *probe_idx,
+                       uint8_t *mark, uint8_t *mark_valid)
+{
+    mark_null null_of = {row_state, unknown};
+    KN_GPU_FOR(b, (rows + 7) / 8)
+    {
+        unsigned v = 0;
+        for (int j = 0; j < 8 && b * 8 + j < rows; j++) {
+            int64_t i = b * 8 + j;
+            mark[i] = (row_state[i] & KN_JOIN_ROW_TRUE) != 0;
+            probe_idx[i] = (int32_t)i;
+            v |= (unsigned)!null_of(i) << j;
+        }
+        mark_valid[b] = (uint8_t)(v | (rows - b * 8 < 8 ? 0xffu << (rows - b * 8) : 0));
+    }
+}
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_join_finish)(const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state,
+                                              const uint8_t *unknown, int64_t rows, int32_t *probe_idx,
+                                              int32_t *build_idx, uint8_t *mark, uint8_t *mark_valid,
+                                              int64_t *count, int64_t *n_null, pa_err *err)
+{
+    if (rows < 0 || rows > INT32_MAX || (kind == KN_JOIN_LEFT && !build_idx) ||
+        (kind == KN_JOIN_MARK && (!mark || !mark_valid)) || kind == KN_JOIN_INNER || (unsigned)kind > KN_JOIN_MARK)
+        return pa_error(err, PA_EINVAL, "join finish: kind %d, %lld rows, missing outputs", (int)kind,
+                        (long long)rows);
+    KN__POISON(ctx, count);
+    if (n_null)
+        KN__POISON(ctx, n_null);
+    int rc;
+    if (kind == KN_JOIN_MARK) {
+        if (rows > 0 && (rc = SIMT_LAUNCH(mark_k, blocks_for((rows + 7) / 8), THREADS, 0, ctx->stream, err, row_state,
+                                          unknown, rows, probe_idx, mark, mark_valid)) != PA_OK)
+            return rc;
+        if ((rc = SIMT_LAUNCH(store_k<int64_t>, 1, 1, 0, ctx->stream, err, count, (int64_t)rows)) != PA_OK)
+            return rc;
+        return n_null ? scan(ctx, rows, mark_null{row_state, unknown}, no_write{}, NULL, n_null, err) : PA_OK;
+    }
+    rc = scan(ctx, rows, finish_keep{row_state, (int)kind}, finish_write{probe_idx, kind == KN_JOIN_LEFT ? build_idx : NULL},
+              NULL, count, err);
+    if (rc == PA_OK && n_null) /* LEFT: every row written is NULL-padded */
+        rc = kind == KN_JOIN_LEFT ? SIMT_LAUNCH(copy_i64_k, 1, 1, 0, ctx->stream, err, (const int64_t *)count, n_null)
+                                  : SIMT_LAUNCH(store_k<int64_t>, 1, 1, 0, ctx->stream, err, n_null, (int64_t)0);
+    return rc;
 }

@@ -85,7 +85,20 @@ extern "C" {
                    kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,               \
                    uint8_t *mark, uint8_t *mark_valid, pa_err *err),                                            \
       (ctx, t, kind, probe_keys, hashes, rows, scratch, scratch_size, cur, capacity, probe_idx, build_idx,      \
-       mark, mark_valid, err))
+       mark, mark_valid, err))                                                                                  \
+    X(join_in_unknown, (const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys,                 \
+                        int64_t rows, uint8_t *unknown, pa_err *err),                                           \
+      (ctx, t, probe_keys, rows, unknown, err))                                                                 \
+    X(join_cross, (const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur,                    \
+                   int64_t capacity, int32_t *probe_idx, int32_t *build_idx, pa_err *err),                      \
+      (ctx, rows, build_rows, cur, capacity, probe_idx, build_idx, err))                                        \
+    X(join_pairs_filter, (const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,              \
+                          int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err),                 \
+      (ctx, pred, n, probe_idx, build_idx, row_state, count, err))                                              \
+    X(join_finish, (const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,     \
+                    int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark,                        \
+                    uint8_t *mark_valid, int64_t *count, int64_t *n_null, pa_err *err),                         \
+      (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))
 
 /* The kernels that have none yet: the loops run on the cpu device and as
  * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
@@ -163,25 +176,11 @@ extern "C" {
     X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,     \
                int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                       \
       (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))                                               \
-    /* hashing, partitioning, take */                                                                           \
+    /* partitioning */                                                                                          \
     X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
                         const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
                         pa_err *err),                                                                           \
-      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))                               \
-    /* hash join */                                                                                             \
-    X(join_in_unknown, (const kn_ctx *ctx, const kn_join_table *t, const pa_column *probe_keys,                 \
-                        int64_t rows, uint8_t *unknown, pa_err *err),                                           \
-      (ctx, t, probe_keys, rows, unknown, err))                                                                 \
-    X(join_cross, (const kn_ctx *ctx, int64_t rows, int64_t build_rows, kn_join_cursor *cur,                    \
-                   int64_t capacity, int32_t *probe_idx, int32_t *build_idx, pa_err *err),                      \
-      (ctx, rows, build_rows, cur, capacity, probe_idx, build_idx, err))                                        \
-    X(join_pairs_filter, (const kn_ctx *ctx, const pa_column *pred, int64_t n, int32_t *probe_idx,              \
-                          int32_t *build_idx, uint8_t *row_state, int64_t *count, pa_err *err),                 \
-      (ctx, pred, n, probe_idx, build_idx, row_state, count, err))                                              \
-    X(join_finish, (const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,     \
-                    int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark,                        \
-                    uint8_t *mark_valid, int64_t *count, int64_t *n_null, pa_err *err),                         \
-      (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))
+      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))
 
 /* X(name, (params), (args)) for every relational kernel. */
 #define KN_OPS_LIST(X) KN_OPS_GPU_LIST(X) KN_OPS_HOST_LIST(X)
