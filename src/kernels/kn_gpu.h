@@ -196,6 +196,27 @@ inline int scan(const kn_ctx *ctx, int64_t n, F f, W w, const int32_t *start, in
     return rc != PA_OK ? rc : rf;
 }
 
+/* A device copy of v made in stream order (through pinned memory, so v
+ * may go out of scope at once): for structs too large to pass by value to
+ * every GPU thread (the emulation copies a kernel's parameters per thread).
+ * Hand it back with dv_free_async after the kernels that read it. */
+template <class T>
+inline int stage(const kn_ctx *ctx, const T &v, T **dev, pa_err *err)
+{
+    void *h = NULL;
+    int rc = dv_host_alloc(ctx->dev, sizeof v, &h, err);
+    if (rc != PA_OK)
+        return rc;
+    memcpy(h, &v, sizeof v);
+    if ((rc = dv_alloc(ctx->dev, sizeof v, (void **)dev, err)) == PA_OK &&
+        (rc = dv_copy_async(ctx->stream, *dev, h, sizeof v, DV_COPY_H2D, err)) != PA_OK) {
+        dv_free(ctx->dev, *dev);
+        *dev = NULL;
+    }
+    int rf = dv_host_free_async(ctx->stream, h, rc == PA_OK ? err : NULL);
+    return rc != PA_OK ? rc : rf;
+}
+
 /* One thread stores v at p (device or pinned memory), in stream order. */
 template <class T>
 __global__ void store_k(T *p, T v)

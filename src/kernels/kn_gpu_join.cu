@@ -55,21 +55,26 @@ __device__ inline uint64_t pack_row(const keys_t &k, int64_t r)
            (uint64_t)(uint32_t)kn__ld_int(&k.c[1], kn__key_class(k.c[1].type), r) << 32;
 }
 
+/* Column a's row ra equals column b's row rb (key comparison rules). */
+__device__ inline bool col_eq(const pa_column &a, const pa_column &b, int64_t ra, int64_t rb)
+{
+    kn__keypair kp;
+    kp.a = &a;
+    kp.b = &b;
+    kp.ka = kn__key_class(a.type);
+    kp.kb = kn__key_class(b.type);
+    kp.cmp = kn__kc_is_int(kp.ka) && kn__kc_is_int(kp.kb) ? KN__KC_I64
+             : kp.ka == KN__KC_F64 || kp.ka == KN__KC_STR ? (int)kp.ka
+                                                          : KN__KC_I128;
+    return kn__key_eq1(&kp, ra, rb);
+}
+
 /* Key columns a (rows ra) and b (rows rb) equal, every column. */
 __device__ inline bool keys_eq(const keys_t &a, const keys_t &b, int64_t ra, int64_t rb)
 {
-    for (int j = 0; j < a.n; j++) {
-        kn__keypair kp;
-        kp.a = &a.c[j];
-        kp.b = &b.c[j];
-        kp.ka = kn__key_class(a.c[j].type);
-        kp.kb = kn__key_class(b.c[j].type);
-        kp.cmp = kn__kc_is_int(kp.ka) && kn__kc_is_int(kp.kb) ? KN__KC_I64
-                 : kp.ka == KN__KC_F64 || kp.ka == KN__KC_STR ? (int)kp.ka
-                                                              : KN__KC_I128;
-        if (!kn__key_eq1(&kp, ra, rb))
+    for (int j = 0; j < a.n; j++)
+        if (!col_eq(a.c[j], b.c[j], ra, rb))
             return false;
-    }
     return true;
 }
 
@@ -175,8 +180,16 @@ __device__ inline bool insert_tagged(const kn_join_table &t, const keys_t &k, ui
     }
 }
 
-__global__ void build_rows_k(kn_join_table t, keys_t k, const uint64_t *hashes, int64_t lo, int64_t hi)
+/* The table and its build keys, staged in device memory (kn_gpu::stage). */
+struct build_args {
+    kn_join_table t;
+    keys_t k;
+};
+
+__global__ void build_rows_k(const build_args *a, const uint64_t *hashes, int64_t lo, int64_t hi)
 {
+    const kn_join_table &t = a->t;
+    const keys_t &k = a->k;
     uint64_t mask = t.n_slots - 1;
     unsigned long long distinct = 0;
     bool dup = false;
@@ -247,10 +260,16 @@ extern "C" int SIMT_NAME(kn__gpu_join_build_rows)(const kn_ctx *ctx, kn_join_tab
     int rc = kn__keypairs(t->keys, t->keys, t->n_keys, kp, err);
     if (rc != PA_OK)
         return rc;
-    if (hi > lo &&
-        (rc = SIMT_LAUNCH(build_rows_k, blocks_for(hi - lo), THREADS, 0, ctx->stream, err, *t,
-                          keys_of(t->keys, t->n_keys), hashes, lo, hi)) != PA_OK)
-        return rc;
+    if (hi > lo) {
+        build_args *a = NULL;
+        if ((rc = stage(ctx, build_args{*t, keys_of(t->keys, t->n_keys)}, &a, err)) != PA_OK)
+            return rc;
+        rc = SIMT_LAUNCH(build_rows_k, blocks_for(hi - lo), THREADS, 0, ctx->stream, err, (const build_args *)a,
+                         hashes, lo, hi);
+        int rf = dv_free_async(ctx->stream, a, rc == PA_OK ? err : NULL);
+        if (rc != PA_OK || rf != PA_OK)
+            return rc != PA_OK ? rc : rf;
+    }
     return SIMT_LAUNCH(build_publish_k, 1, 1, 0, ctx->stream, err, *t);
 }
 
@@ -344,11 +363,7 @@ __device__ inline bool maybe_equal(const probe_t &p, int32_t r, int64_t i)
     for (int j = 0; j < p.build.n; j++) {
         if (!bit(p.build.c[j].validity, r) || !bit(p.probe.c[j].validity, i))
             continue;
-        keys_t a, b;
-        a.n = b.n = 1;
-        a.c[0] = p.build.c[j];
-        b.c[0] = p.probe.c[j];
-        if (!keys_eq(a, b, r, i))
+        if (!col_eq(p.build.c[j], p.probe.c[j], r, i))
             return false;
     }
     return true;
@@ -378,9 +393,10 @@ __device__ inline bool mark_unknown(const probe_t &p, int64_t i, bool probe_vali
 /* Passes 1 and 3: the outputs of probe row i; its chain head goes to the
  * scratch for the write. */
 struct probe_count {
-    probe_t p;
+    const probe_t *pp; /* staged in device memory */
     __device__ int64_t operator()(int64_t i) const
     {
+        const probe_t &p = *pp;
         if (i < p.st->row0)
             return 0;
         int32_t head = keys_valid(p.probe, i) ? find_head(p, i) : -1;
@@ -399,7 +415,7 @@ struct probe_count {
 };
 
 struct probe_write {
-    probe_t p;
+    const probe_t *pp;
     int64_t capacity;
     int32_t *probe_idx, *build_idx;
     uint8_t *mark, *mark_valid;
@@ -407,6 +423,7 @@ struct probe_write {
     fault_t no_valid;
     __device__ void operator()(int64_t i, int64_t at, int64_t n) const
     {
+        const probe_t &p = *pp;
         if (i < p.st->row0)
             return;
         if (at >= capacity || at + n > capacity)
@@ -545,12 +562,20 @@ extern "C" int SIMT_NAME(kn__gpu_join_probe)(const kn_ctx *ctx, const kn_join_ta
     int64_t bytes = (capacity < rows ? capacity : rows) / 8 + 1;
     rc = SIMT_LAUNCH(probe_init_k, blocks_for(mv ? bytes : 1), THREADS, 0, ctx->stream, err, st, mv, capacity, rows,
                      (const kn_join_cursor *)cur);
+    probe_t *dp = NULL;
     if (rc == PA_OK) {
         p.st = st;
+        rc = stage(ctx, p, &dp, err);
+    }
+    if (rc == PA_OK) {
         /* Each pass finds the heads and stores them; w reads its own row's. */
-        probe_write w = {p, capacity, probe_idx, build_idx, mark, mv, st,
+        probe_write w = {dp, capacity, probe_idx, build_idx, mark, mv, st,
                          fault_of(ctx, PA_EINVAL, "join probe: a NULL mark but no mark validity output")};
-        rc = scan(ctx, rows, probe_count{p}, w, NULL, (int64_t *)&st->total, err);
+        rc = scan(ctx, rows, probe_count{dp}, w, NULL, (int64_t *)&st->total, err);
+    }
+    if (dp) {
+        int rf = dv_free_async(ctx->stream, dp, rc == PA_OK ? err : NULL);
+        rc = rc != PA_OK ? rc : rf;
     }
     if (rc == PA_OK)
         rc = SIMT_LAUNCH(probe_end_k, 1, 1, 0, ctx->stream, err, (const probe_state *)st, rows, capacity, cur);
@@ -562,8 +587,9 @@ extern "C" int SIMT_NAME(kn__gpu_join_probe)(const kn_ctx *ctx, const kn_join_ta
 
 namespace {
 
-__global__ void in_unknown_k(probe_t p, uint8_t *unknown)
+__global__ void in_unknown_k(const probe_t *pp, uint8_t *unknown)
 {
+    const probe_t &p = *pp;
     KN_GPU_FOR(i, p.rows)
     unknown[i] = mark_unknown(p, i, keys_valid(p.probe, i));
 }
@@ -586,7 +612,12 @@ extern "C" int SIMT_NAME(kn__gpu_join_in_unknown)(const kn_ctx *ctx, const kn_jo
     p.build = keys_of(t->keys, t->n_keys);
     p.probe = keys_of(probe_keys, t->n_keys);
     p.rows = rows;
-    return SIMT_LAUNCH(in_unknown_k, blocks_for(rows), THREADS, 0, ctx->stream, err, p, unknown);
+    probe_t *dp = NULL;
+    if ((rc = stage(ctx, p, &dp, err)) != PA_OK)
+        return rc;
+    rc = SIMT_LAUNCH(in_unknown_k, blocks_for(rows), THREADS, 0, ctx->stream, err, (const probe_t *)dp, unknown);
+    int rf = dv_free_async(ctx->stream, dp, rc == PA_OK ? err : NULL);
+    return rc != PA_OK ? rc : rf;
 }
 
 /* ---------------------------------------------------- candidate pairs */
