@@ -58,6 +58,7 @@ compile_stage() {   # name, build dir, C compiler, C++ compiler
   echo "$name: library and pista built"; passed=$((passed+1))
 }
 compile_stage gcc-release build/gcc-release gcc g++   # gcc -O3 flags what clang and -O2 miss
+compile_stage clang-release build/clang-release clang clang++   # clang's warnings (e.g. unneeded declarations)
 
 # Bounded fuzzing of footer and page decoding (clang's libFuzzer, ASan+UBSan).
 fuzz_stage() {
