@@ -253,11 +253,8 @@ extern "C" int SIMT_NAME(kn__gpu_join_build_begin)(const kn_ctx *ctx, kn_join_ta
 extern "C" int SIMT_NAME(kn__gpu_join_build_rows)(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes,
                                                   int64_t lo, int64_t hi, pa_err *err)
 {
-    if (lo < 0 || hi > t->build_rows || lo > hi)
-        return pa_error(err, PA_EINVAL, "join build of rows [%lld, %lld) of %lld", (long long)lo, (long long)hi,
-                        (long long)t->build_rows);
     kn__keypair kp[KN_JOIN_MAX_KEYS];
-    int rc = kn__keypairs(t->keys, t->keys, t->n_keys, kp, err);
+    int rc = kn__join_rows_check(t, lo, hi, kp, err);
     if (rc != PA_OK)
         return rc;
     if (hi > lo) {
@@ -518,29 +515,10 @@ extern "C" int SIMT_NAME(kn__gpu_join_probe)(const kn_ctx *ctx, const kn_join_ta
                                              int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
                                              uint8_t *mark, uint8_t *mark_valid, pa_err *err)
 {
-    if (capacity < 1 || rows < 0 || rows > INT32_MAX)
-        return pa_error(err, PA_EINVAL, "join probe of %lld rows with capacity %lld", (long long)rows,
-                        (long long)capacity);
-    if (scratch_size < kn_join_probe_scratch_size(t, rows))
-        return pa_error(err, PA_EINVAL, "join probe: %zu bytes of scratch, %zu needed", scratch_size,
-                        kn_join_probe_scratch_size(t, rows));
-    if ((kind == KN_JOIN_INNER || kind == KN_JOIN_LEFT) && !build_idx)
-        return pa_error(err, PA_EINVAL, "join probe: no build index output");
-    if (kind == KN_JOIN_MARK && !mark)
-        return pa_error(err, PA_EINVAL, "join probe: no mark output");
-    if ((unsigned)kind > KN_JOIN_MARK)
-        return pa_error(err, PA_EINVAL, "join probe: join kind %d", (int)kind);
     kn__keypair kp[KN_JOIN_MAX_KEYS];
-    int rc = kn__keypairs(t->keys, probe_keys, t->n_keys, kp, err);
+    int rc = kn__join_probe_check(t, kind, probe_keys, rows, scratch_size, capacity, build_idx, mark, kp, err);
     if (rc != PA_OK)
         return rc;
-    if (t->packed) {
-        pa_type pt[KN_JOIN_MAX_KEYS], bt[KN_JOIN_MAX_KEYS];
-        for (int k = 0; k < t->n_keys; k++)
-            pt[k] = probe_keys[k].type, bt[k] = t->keys[k].type;
-        if (!kn__packable(bt, pt, t->n_keys))
-            return pa_error(err, PA_EINVAL, "join probe: key types differ from those the table was laid out for");
-    }
     /* The heads are the scratch's last part (kn_join_probe_scratch_size). */
     size_t heads_at = kn_join_probe_scratch_size(t, rows) - kn__align64((size_t)rows * 4);
     probe_t p;

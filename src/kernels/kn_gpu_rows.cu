@@ -167,14 +167,6 @@ struct idx_row {
 
 /* -------------------------------------------------------------- gather */
 
-int check_rows(const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_err *err)
-{
-    if (n < 0 || in_at < 0 || (!sel && in_at + n > in->length))
-        return pa_error(err, PA_EINVAL, "gather of rows [%lld, +%lld) from a column of %lld", (long long)in_at,
-                        (long long)n, (long long)in->length);
-    return PA_OK;
-}
-
 /* D[k] = S[row(k)] for fixed-width values of type T. */
 template <class T, class R>
 __global__ void move_k(R r, int64_t n, const T *src, T *dst)
@@ -205,7 +197,7 @@ int move_values(const kn_ctx *ctx, R r, int64_t n, int width, const void *src, v
 extern "C" int SIMT_NAME(kn__gpu_gather_str_bytes)(const kn_ctx *ctx, const pa_column *in, const int32_t *sel,
                                                    int64_t in_at, int64_t n, int64_t *bytes, pa_err *err)
 {
-    int rc = check_rows(in, sel, in_at, n, err);
+    int rc = kn__gather_rows_check(in, sel, in_at, n, err);
     if (rc != PA_OK)
         return rc;
     if (in->type.id != PA_TYPE_VARCHAR)
@@ -217,14 +209,9 @@ extern "C" int SIMT_NAME(kn__gpu_gather_str_bytes)(const kn_ctx *ctx, const pa_c
 extern "C" int SIMT_NAME(kn__gpu_gather)(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at,
                                          int64_t n, pa_column *out, int64_t out_at, pa_err *err)
 {
-    int rc = check_rows(in, sel, in_at, n, err);
+    int rc = kn__gather_check(in, sel, in_at, n, out, err);
     if (rc != PA_OK)
         return rc;
-    if (in->type.id != out->type.id || pa_type_bytes(in->type) != pa_type_bytes(out->type))
-        return pa_error(err, PA_EINVAL, "gather from %s into %s", pa_type_name(in->type.id),
-                        pa_type_name(out->type.id));
-    if (in->validity && !out->validity)
-        return pa_error(err, PA_EINVAL, "gather of a column with NULLs into one without validity");
     if (n == 0)
         return PA_OK;
     if (out->validity && (rc = write_bits(ctx, sel_valid{in->validity, sel, in_at}, out_at, n, out->validity, err)))

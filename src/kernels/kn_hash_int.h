@@ -232,6 +232,14 @@ static inline PA_HD bool kn__packable(const pa_type *bt, const pa_type *pt, int 
     return false;
 }
 
+/* The checks of a probe's and a build's arguments that the host can make
+ * (kn_join_probe.c, kn_join.c), shared by the cpu loops and the CUDA
+ * entries; kp gets the key pairs (KN_JOIN_MAX_KEYS of room). */
+int kn__join_probe_check(const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys, int64_t rows,
+                         size_t scratch_size, int64_t capacity, const int32_t *build_idx, const uint8_t *mark,
+                         kn__keypair *kp, pa_err *err);
+int kn__join_rows_check(const kn_join_table *t, int64_t lo, int64_t hi, kn__keypair *kp, pa_err *err);
+
 /* All n packed keys of columns c (kn_join.c). */
 void kn__pack_keys(const pa_column *c, int n, int64_t rows, uint64_t *out);
 /* AND of the key columns' validity into out; false (out untouched) when

@@ -242,14 +242,19 @@ static inline bool insert_tagged(kn_join_table *t, const kn__keypair *kp, int n,
     }
 }
 
-int kn__cpu_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
-                            pa_err *err)
+int kn__join_rows_check(const kn_join_table *t, int64_t lo, int64_t hi, kn__keypair *kp, pa_err *err)
 {
     if (lo < 0 || hi > t->build_rows || lo > hi)
         return pa_error(err, PA_EINVAL, "join build of rows [%lld, %lld) of %lld", (long long)lo, (long long)hi,
                         (long long)t->build_rows);
+    return kn__keypairs(t->keys, t->keys, t->n_keys, kp, err);
+}
+
+int kn__cpu_join_build_rows(const kn_ctx *ctx, kn_join_table *t, const uint64_t *hashes, int64_t lo, int64_t hi,
+                            pa_err *err)
+{
     kn__keypair kp[KN_JOIN_MAX_KEYS];
-    int rc = kn__keypairs(t->keys, t->keys, t->n_keys, kp, err);
+    int rc = kn__join_rows_check(t, lo, hi, kp, err);
     if (rc != PA_OK)
         return rc;
     const pa_column *keys = t->keys;

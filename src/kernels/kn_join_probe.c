@@ -193,13 +193,9 @@ full:
     return true;
 }
 
-#define KN__PROBE_KIND(K)                                                     \
-    ((packed) ? probe_loop(&e, rows, (K), true, cur, &o) : probe_loop(&e, rows, (K), false, cur, &o))
-
-int kn__cpu_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,
-                       const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
-                       kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
-                       uint8_t *mark, uint8_t *mark_valid, pa_err *err)
+int kn__join_probe_check(const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys, int64_t rows,
+                         size_t scratch_size, int64_t capacity, const int32_t *build_idx, const uint8_t *mark,
+                         kn__keypair *kp, pa_err *err)
 {
     if (capacity < 1 || rows < 0 || rows > INT32_MAX)
         return pa_error(err, PA_EINVAL, "join probe of %lld rows with capacity %lld", (long long)rows,
@@ -213,18 +209,32 @@ int kn__cpu_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind k
         return pa_error(err, PA_EINVAL, "join probe: no mark output");
     if ((unsigned)kind > KN_JOIN_MARK)
         return pa_error(err, PA_EINVAL, "join probe: join kind %d", (int)kind);
-    kn__keypair kp[KN_JOIN_MAX_KEYS];
     int rc = kn__keypairs(t->keys, probe_keys, t->n_keys, kp, err);
     if (rc != PA_OK)
         return rc;
-    const bool packed = t->packed;
-    if (packed) {
+    if (t->packed) {
         pa_type pt[KN_JOIN_MAX_KEYS], bt[KN_JOIN_MAX_KEYS];
         for (int k = 0; k < t->n_keys; k++)
             pt[k] = probe_keys[k].type, bt[k] = t->keys[k].type;
         if (!kn__packable(bt, pt, t->n_keys))
             return pa_error(err, PA_EINVAL, "join probe: key types differ from those the table was laid out for");
     }
+    return PA_OK;
+}
+
+#define KN__PROBE_KIND(K)                                                     \
+    ((packed) ? probe_loop(&e, rows, (K), true, cur, &o) : probe_loop(&e, rows, (K), false, cur, &o))
+
+int kn__cpu_join_probe(const kn_ctx *ctx, const kn_join_table *t, kn_join_kind kind, const pa_column *probe_keys,
+                       const uint64_t *hashes, int64_t rows, void *scratch, size_t scratch_size,
+                       kn_join_cursor *cur, int64_t capacity, int32_t *probe_idx, int32_t *build_idx,
+                       uint8_t *mark, uint8_t *mark_valid, pa_err *err)
+{
+    kn__keypair kp[KN_JOIN_MAX_KEYS];
+    int rc = kn__join_probe_check(t, kind, probe_keys, rows, scratch_size, capacity, build_idx, mark, kp, err);
+    if (rc != PA_OK)
+        return rc;
+    const bool packed = t->packed;
     uint8_t *sp = scratch;
     uint8_t *kv = sp + (packed ? kn__align64((size_t)rows * 8) : 0);
     bool has_nulls = false;

@@ -210,6 +210,12 @@ extern const kn_ops kn__sim_ops;
 extern const kn_ops kn__cuda_ops;
 #endif
 
+/* Host-side checks of a gather's rows and of its output (kn_select.c),
+ * shared by the cpu loop and the CUDA entry. */
+int kn__gather_rows_check(const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_err *err);
+int kn__gather_check(const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, const pa_column *out,
+                     pa_err *err);
+
 /* The table kernels on d use (NULL d: the cpu table); NULL when the device
  * kind has none. */
 const kn_ops *kn__ops_for(const dv_device *d);

@@ -33,7 +33,7 @@ int kn__cpu_select(const kn_ctx *ctx, const pa_column *pred, int64_t rows, int32
 
 static inline int64_t src_row(const int32_t *sel, int64_t in_at, int64_t k) { return sel ? sel[k] : in_at + k; }
 
-static int check_rows(const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_err *err)
+int kn__gather_rows_check(const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_err *err)
 {
     if (n < 0 || in_at < 0 || (!sel && in_at + n > in->length))
         return pa_error(err, PA_EINVAL, "gather of rows [%lld, +%lld) from a column of %lld", (long long)in_at,
@@ -44,7 +44,7 @@ static int check_rows(const pa_column *in, const int32_t *sel, int64_t in_at, in
 int kn__cpu_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n,
                              int64_t *bytes, pa_err *err)
 {
-    int rc = check_rows(in, sel, in_at, n, err);
+    int rc = kn__gather_rows_check(in, sel, in_at, n, err);
     if (rc != PA_OK)
         return rc;
     if (in->type.id != PA_TYPE_VARCHAR)
@@ -93,10 +93,10 @@ static void gather_validity(const pa_column *in, const int32_t *sel, int64_t in_
     }
 }
 
-int kn__cpu_gather(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_column *out,
-                   int64_t out_at, pa_err *err)
+int kn__gather_check(const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, const pa_column *out,
+                     pa_err *err)
 {
-    int rc = check_rows(in, sel, in_at, n, err);
+    int rc = kn__gather_rows_check(in, sel, in_at, n, err);
     if (rc != PA_OK)
         return rc;
     if (in->type.id != out->type.id || pa_type_bytes(in->type) != pa_type_bytes(out->type))
@@ -104,6 +104,15 @@ int kn__cpu_gather(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, i
                         pa_type_name(out->type.id));
     if (in->validity && !out->validity)
         return pa_error(err, PA_EINVAL, "gather of a column with NULLs into one without validity");
+    return PA_OK;
+}
+
+int kn__cpu_gather(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, int64_t in_at, int64_t n, pa_column *out,
+                   int64_t out_at, pa_err *err)
+{
+    int rc = kn__gather_check(in, sel, in_at, n, out, err);
+    if (rc != PA_OK)
+        return rc;
     if (out->validity && n > 0)
         gather_validity(in, sel, in_at, n, out->validity, out_at);
     if (in->type.id == PA_TYPE_VARCHAR) {
