@@ -67,9 +67,6 @@ static int parse_spec(const char *spec, dv_kind *kind, int *ordinal, pa_err *err
     return pa_error(err, PA_EINVAL, "unknown device '%s' (use auto, cpu, sim, cuda or cuda:N)", spec);
 }
 
-/* Bytes of a device's fault words (dv_fault_words). */
-#define FAULT_BYTES 64
-
 static int make_pools(dv_device *d, const dv_options *opt, pa_err *err)
 {
     uint64_t limit = opt->memory_limit;
@@ -119,11 +116,8 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
     char mem[32];
     snprintf(d->desc, sizeof d->desc, "%s (%s, %s)", d->name, d->model,
              pa_format_size(d->memory_total, mem, sizeof mem));
+    pthread_mutex_init(&d->fault_lock, NULL);
     rc = make_pools(d, opt, err);
-    /* The fault words: pinned, outside the pool (no query's memory). */
-    if (rc == PA_OK && kind != DV_KIND_CPU &&
-        (rc = d->ops->pinned_alloc(d, FAULT_BYTES, (void **)&d->fault, err)) == PA_OK)
-        d->fault[0] = d->fault[1] = 0;
     if (rc != PA_OK) {
         dv_close(d);
         return rc;
@@ -174,8 +168,12 @@ void dv_close(dv_device *d)
 {
     if (!d)
         return;
-    if (d->fault)
-        d->ops->pinned_free(d, d->fault, FAULT_BYTES);
+    for (dv__fault_slab *f = d->faults, *next; f; f = next) {
+        next = f->next;
+        d->ops->pinned_free(d, f->blocks, (size_t)DV__FAULT_SLOTS * DV_FAULT_BYTES);
+        pa_free(f);
+    }
+    pthread_mutex_destroy(&d->fault_lock);
     /* Pools first: their upstream may need the backend's context. */
     pa_mempool_destroy(d->pool);
     pa_mempool_destroy(d->pinned);
@@ -309,13 +307,111 @@ void dv_set_memory_limit(dv_device *d, uint64_t limit)
 
 /* ------------------------------------------------------------ streams */
 
+/* ------------------------------------------------------- kernel faults */
+
+#define BLOCK(slab, slot) ((slab)->blocks + (size_t)(slot) * (DV_FAULT_BYTES / 8))
+
+/* A free fault block for a new stream of d (pinned memory, outside the
+ * pools: no query's memory), cleared. */
+static int fault_take(dv_device *d, dv__fault_slab **slab, int *slot, pa_err *err)
+{
+    pthread_mutex_lock(&d->fault_lock);
+    dv__fault_slab *f = d->faults;
+    int k = -1;
+    for (; f; f = f->next) {
+        for (k = 0; k < DV__FAULT_SLOTS && f->used[k]; k++)
+            ;
+        if (k < DV__FAULT_SLOTS)
+            break;
+    }
+    int rc = PA_OK;
+    if (!f) {
+        f = pa_calloc(1, sizeof *f);
+        void *blocks = NULL;
+        rc = f ? d->ops->pinned_alloc(d, (size_t)DV__FAULT_SLOTS * DV_FAULT_BYTES, &blocks, err)
+               : pa_error(err, PA_ENOMEM, "out of host memory creating a stream on %s", d->name);
+        if (rc == PA_OK) {
+            f->blocks = blocks;
+            f->next = d->faults;
+            d->faults = f;
+            k = 0;
+        } else {
+            pa_free(f);
+        }
+    }
+    if (rc == PA_OK) {
+        f->used[k] = true;
+        memset(BLOCK(f, k), 0, DV_FAULT_BYTES);
+        *slab = f;
+        *slot = k;
+    }
+    pthread_mutex_unlock(&d->fault_lock);
+    return rc;
+}
+
+/* The stream that had the block ended: events recorded on it see no fault
+ * from now on. */
+static void fault_give(dv_device *d, dv__fault_slab *slab, int slot)
+{
+    pthread_mutex_lock(&d->fault_lock);
+    slab->used[slot] = false;
+    slab->gen[slot]++;
+    pthread_mutex_unlock(&d->fault_lock);
+}
+
+int64_t *dv_stream_fault_words(dv_stream *s) { return s->fault; }
+
+void dv_clear_fault(dv_device *d)
+{
+    pthread_mutex_lock(&d->fault_lock);
+    for (dv__fault_slab *f = d->faults; f; f = f->next)
+        for (int k = 0; k < DV__FAULT_SLOTS; k++) {
+            __atomic_store_n(&BLOCK(f, k)[1], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&BLOCK(f, k)[0], 0, __ATOMIC_RELEASE);
+        }
+    pthread_mutex_unlock(&d->fault_lock);
+}
+
+/* rc, or once the work it waited for is done (done NULL: it is), the data
+ * fault in block w (NULL: none). */
+static int fault_check(dv_device *d, const int64_t *w, int rc, const bool *done, pa_err *err)
+{
+    if (rc != PA_OK || (done && !*done) || !w)
+        return rc;
+    int64_t status = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
+    if (status == 0)
+        return PA_OK;
+    const char *msg = (const char *)(uintptr_t)__atomic_load_n(&w[1], __ATOMIC_ACQUIRE);
+    if (msg == (const char *)w + DV_FAULT_TEXT_AT)   /* the kernel's own text: make sure it ends */
+        ((char *)w)[DV_FAULT_BYTES - 1] = 0;
+    return pa_error(err, (int)status, "a kernel on %s stopped: %s", d->name, msg ? msg : "(no message)");
+}
+
+/* The fault block an event's stream had when the event was recorded, if
+ * that stream still lives. */
+static const int64_t *event_fault(dv_event *e)
+{
+    if (!e->slab)
+        return NULL;
+    pthread_mutex_lock(&e->dev->fault_lock);
+    const int64_t *w = e->slab->gen[e->slot] == e->gen ? BLOCK(e->slab, e->slot) : NULL;
+    pthread_mutex_unlock(&e->dev->fault_lock);
+    return w;
+}
+
+/* ------------------------------------------------------------ streams */
+
 int dv_stream_create(dv_device *d, dv_stream **out, pa_err *err)
 {
     dv_stream *s = pa_calloc(1, sizeof *s);
     if (!s)
         return pa_error(err, PA_ENOMEM, "out of host memory creating a stream on %s", d->name);
     s->dev = d;
-    int rc = d->ops->stream_create(d, &s->impl, err);
+    int rc = d->ops->kind != DV_KIND_CPU ? fault_take(d, &s->slab, &s->slot, err) : PA_OK;
+    if (rc == PA_OK && s->slab)
+        s->fault = BLOCK(s->slab, s->slot);
+    if (rc == PA_OK && (rc = d->ops->stream_create(d, &s->impl, err)) != PA_OK && s->slab)
+        fault_give(d, s->slab, s->slot);
     if (rc != PA_OK) {
         pa_free(s);
         return rc;
@@ -334,44 +430,21 @@ void dv_stream_destroy(dv_stream *s)
         pa_counter_add(PA_CTR_HOST_SYNCS, 1);
     s->dev->ops->stream_sync(s, NULL);
     s->dev->ops->stream_destroy(s->dev, s->impl);
+    if (s->slab)
+        fault_give(s->dev, s->slab, s->slot);
     pa_free(s);
-}
-
-/* ------------------------------------------------------- kernel faults */
-
-int64_t *dv_fault_words(dv_device *d) { return d->fault; }
-
-void dv_clear_fault(dv_device *d)
-{
-    if (d->fault) {
-        __atomic_store_n(&d->fault[1], 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&d->fault[0], 0, __ATOMIC_RELEASE);
-    }
-}
-
-/* rc, or once the work it waited for is done (done NULL: it is), the
- * device's data fault. */
-static int fault_check(dv_device *d, int rc, const bool *done, pa_err *err)
-{
-    if (rc != PA_OK || (done && !*done) || !d->fault)
-        return rc;
-    int64_t status = __atomic_load_n(&d->fault[0], __ATOMIC_ACQUIRE);
-    if (status == 0)
-        return PA_OK;
-    const char *msg = (const char *)(uintptr_t)__atomic_load_n(&d->fault[1], __ATOMIC_ACQUIRE);
-    return pa_error(err, (int)status, "a kernel on %s stopped: %s", d->name, msg ? msg : "(no message)");
 }
 
 int dv_stream_sync(dv_stream *s, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
-    return fault_check(s->dev, s->dev->ops->stream_sync(s, err), NULL, err);
+    return fault_check(s->dev, s->fault, s->dev->ops->stream_sync(s, err), NULL, err);
 }
 
 int dv_stream_query(dv_stream *s, bool *idle, pa_err *err)
 {
     int rc = s->dev->ops->stream_query(s, idle, err);
-    return fault_check(s->dev, rc, idle, err);
+    return fault_check(s->dev, s->fault, rc, idle, err);
 }
 
 dv_device *dv_stream_device(const dv_stream *s) { return s->dev; }
@@ -411,7 +484,16 @@ static int same_device(dv_event *e, dv_stream *s, pa_err *err)
 int dv_event_record(dv_event *e, dv_stream *s, pa_err *err)
 {
     int rc = same_device(e, s, err);
-    return rc != PA_OK ? rc : e->dev->ops->event_record(e, s, err);
+    if (rc != PA_OK || (rc = e->dev->ops->event_record(e, s, err)) != PA_OK)
+        return rc;
+    e->slab = s->slab;
+    e->slot = s->slot;
+    if (s->slab) {
+        pthread_mutex_lock(&e->dev->fault_lock);
+        e->gen = s->slab->gen[s->slot];
+        pthread_mutex_unlock(&e->dev->fault_lock);
+    }
+    return PA_OK;
 }
 
 int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err)
@@ -423,13 +505,13 @@ int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err)
 int dv_event_query(dv_event *e, bool *done, pa_err *err)
 {
     int rc = e->dev->ops->event_query(e, done, err);
-    return fault_check(e->dev, rc, done, err);
+    return fault_check(e->dev, event_fault(e), rc, done, err);
 }
 
 int dv_event_sync(dv_event *e, pa_err *err)
 {
     pa_counter_add(PA_CTR_HOST_SYNCS, 1);
-    return fault_check(e->dev, e->dev->ops->event_sync(e, err), NULL, err);
+    return fault_check(e->dev, event_fault(e), e->dev->ops->event_sync(e, err), NULL, err);
 }
 
 /* ------------------------------------------------------------- copies */

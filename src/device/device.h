@@ -261,19 +261,25 @@ int dv_launch_kernel(dv_stream *s, dv_kernel_fn fn, const void *args, size_t arg
 void dv_poison_output(dv_device *d, void *pinned, size_t n);
 
 /* Data faults of kernels. A kernel that finds its input breaks a contract
- * (a NULL row for an output without validity, strings past 2 GiB) cannot
+ * (a NULL row for an output without validity, strings past 2 GiB) or its
+ * data cannot be computed (an overflow, text that is not a number) cannot
  * return a status, and a GPU trap would end the whole CUDA context; so it
- * records the first fault in two pinned words of its device, {status, a
- * pointer to a static message} (status first with a CAS, then the message),
- * and stops. dv_stream_sync, dv_stream_query, dv_event_query and
- * dv_event_sync on that device report it once the work they wait for is
- * done, as "a kernel on <device> stopped: <message>", from then on: the
- * fault is sticky for the device, as CUDA's own kernel errors are for its
- * context, because results that stream produced cannot be trusted. NULL on
- * the cpu device (its kernels return statuses). */
-int64_t *dv_fault_words(dv_device *d);
-/* Forget a reported fault (tests; a caller that knows no work of the
- * faulting stream's is in flight any more). */
+ * records the first fault in its stream's fault block (pinned memory,
+ * DV_FAULT_BYTES): word 0 the status, word 1 a pointer to the message (a
+ * static string, or the block's own text area at DV_FAULT_TEXT_AT, which
+ * the kernel may fill), status written last; and it skips its work.
+ * dv_stream_sync and dv_stream_query on that stream, and dv_event_query
+ * and dv_event_sync of an event recorded on it, report the fault once the
+ * work they wait for is done, as "a kernel on <device> stopped: <message>",
+ * from then on: the fault is sticky for the stream, as a failed host-
+ * compiled kernel's error is, and ends with it. NULL on the cpu device
+ * (its kernels return statuses). */
+#define DV_FAULT_BYTES 320
+#define DV_FAULT_TEXT_AT 64
+#define DV_FAULT_TEXT_BYTES (DV_FAULT_BYTES - DV_FAULT_TEXT_AT)
+int64_t *dv_stream_fault_words(dv_stream *s);
+/* Forget the reported faults of every stream of d (tests; a caller that
+ * knows no work of the faulting streams is in flight any more). */
 void dv_clear_fault(dv_device *d);
 
 #ifdef __cplusplus

@@ -24,6 +24,8 @@
 #ifndef PISTA_DEVICE_INT_H
 #define PISTA_DEVICE_INT_H
 
+#include <pthread.h>
+
 #include "device/device.h"
 
 typedef struct dv_ops {
@@ -76,18 +78,36 @@ struct dv_device {
     pa_mempool *pool;        /* device memory */
     pa_mempool *pinned;      /* pinned host memory */
     pa_threadpool *threads;  /* cpu backend only */
-    int64_t *fault;          /* pinned: a kernel's data fault {status, message}; NULL on cpu */
+    struct dv__fault_slab *faults;   /* the streams' fault blocks (not on cpu); see device.c */
+    pthread_mutex_t fault_lock;      /* guards faults */
     void *impl;
 };
+
+/* Slabs of DV__FAULT_SLOTS fault blocks in pinned memory, never freed
+ * before the device closes, so an event can still look at the block of a
+ * stream that is gone: a block's generation changes when its stream ends. */
+#define DV__FAULT_SLOTS 64
+typedef struct dv__fault_slab {
+    struct dv__fault_slab *next;
+    int64_t *blocks;                    /* DV__FAULT_SLOTS * DV_FAULT_BYTES */
+    uint32_t gen[DV__FAULT_SLOTS];
+    bool used[DV__FAULT_SLOTS];
+} dv__fault_slab;
 
 struct dv_stream {
     dv_device *dev;
     void *impl;
+    int64_t *fault;          /* this stream's fault block; NULL on cpu */
+    dv__fault_slab *slab;
+    int slot;
 };
 
 struct dv_event {
     dv_device *dev;
     void *impl;
+    dv__fault_slab *slab;    /* fault block of the stream last recorded on, and its generation */
+    int slot;
+    uint32_t gen;
 };
 
 extern const dv_ops dv__cpu_ops;

@@ -27,9 +27,9 @@
  * - Conditions that depend on device data and that the cpu loops report as
  *   errors (a NULL row taken into a column without validity, strings past
  *   2 GiB, a partition id out of range) are data faults (fault_t): the
- *   thread records the status and a static message in the device's fault
- *   words (dv_fault_words) and skips its work, and the next sync or query
- *   on the device reports "a kernel on <device> stopped: <message>". Not a
+ *   thread records the status and a static message in its stream's fault
+ *   block (dv_stream_fault_words) and skips its work, and the next sync or
+ *   query of that stream reports "a kernel on <device> stopped: <message>". Not a
  *   trap: on a GPU that would end the CUDA context and every later query.
  * - Device-wide scan (kn_gpu::scan): tiles of TILE rows, one block each,
  *   ITEMS consecutive rows per thread. Pass 1 sums f(i) per tile, pass 2
@@ -244,7 +244,7 @@ struct fault_t {
 
 inline fault_t fault_of(const kn_ctx *ctx, int status, const char *msg)
 {
-    return fault_t{dv_fault_words(ctx->dev), status, (uint64_t)(uintptr_t)msg};
+    return fault_t{dv_stream_fault_words(ctx->stream), status, (uint64_t)(uintptr_t)msg};
 }
 
 /* Validity bit i of bits (NULL: all valid). */

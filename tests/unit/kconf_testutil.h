@@ -3,7 +3,8 @@
  * of a kernel call expected to fail. On a device whose kernels run later
  * (sim, cuda) a bad argument is reported by the stream, which keeps the
  * error, so such a call gets a stream of its own; an error only the data
- * shows is the device's data fault (dv_fault_words), cleared after it.
+ * shows is its stream's data fault (dv_stream_fault_words), which ends
+ * with the stream.
  */
 #ifndef KCONF_TESTUTIL_H
 #define KCONF_TESTUTIL_H
@@ -33,7 +34,6 @@ static inline int kc_err_end(kn_ctx *c, int rc, pa_err *err)
 {
     int s = dv_stream_sync(c->stream, rc == PA_OK ? err : NULL);
     dv_stream_destroy(c->stream);
-    dv_clear_fault(c->dev);   /* the kernel's data fault, if any, is this call's */
     return rc != PA_OK ? rc : s;
 }
 

@@ -3,7 +3,7 @@
  * on sim a kernel has not run when its call returns (its pinned output
  * holds the poison) and has after a sync; its arguments were copied by the
  * call; its errors come back from the stream with their message, and a
- * CUDA kernel's data fault from any sync on the device; a kernel
+ * CUDA kernel's data fault from the syncs of its stream; a kernel
  * missing from a device's table is PA_EUNSUPPORTED naming both, with
  * nothing run on the host instead; on cpu (and without a device) kernels
  * run before the call returns.
@@ -289,8 +289,9 @@ static void test_sim_agg_init_is_a_kernel(void **state)
 
 /* A data fault (kn_take of index -1 into a column without validity: only
  * the kernel sees it): the call enqueues, the sync reports the fault with
- * its message; the fault is the device's, so another stream's sync and an
- * event on it report it too, until dv_clear_fault. */
+ * its message; the fault is the stream's: its syncs and events recorded on
+ * it report it from then on, another stream's do not, and it ends with the
+ * stream (or dv_clear_fault). */
 static void test_sim_data_fault(void **state)
 {
     const int64_t hv[2] = {5, 6};
@@ -311,12 +312,20 @@ static void test_sim_data_fault(void **state)
     assert_int_equal(dv_stream_sync(s, &e), PA_EINVAL);
     assert_non_null(strstr(e.msg, "a kernel on sim stopped: take: a NULL row"));
     pa_err_clear(&e);
-    assert_int_equal(dv_stream_sync(g_s, &e), PA_EINVAL);
+    assert_int_equal(dv_stream_sync(s, &e), PA_EINVAL);   /* sticky */
+    assert_int_equal(dv_stream_sync(g_s, NULL), PA_OK);
     assert_int_equal(dv_event_record(ev, g_s, NULL), PA_OK);
-    assert_int_equal(dv_event_sync(ev, NULL), PA_EINVAL);
-    dv_clear_fault(g_sim);
-    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);
     assert_int_equal(dv_event_sync(ev, NULL), PA_OK);
+    assert_int_equal(dv_event_record(ev, s, NULL), PA_OK);
+    assert_int_equal(dv_event_sync(ev, NULL), PA_EINVAL);
+    bool done = false;
+    assert_int_equal(dv_event_query(ev, &done, NULL), PA_EINVAL);
+    /* The stream ends: so does its fault, for its events too, and a new
+     * stream (which may reuse its fault block) starts clean. */
+    dv_stream_destroy(s);
+    assert_int_equal(dv_event_sync(ev, NULL), PA_OK);
+    assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);
     dv_event_destroy(ev);
     dv_stream_destroy(s);
     dv_free(g_sim, src.data);
