@@ -15,6 +15,8 @@
  *   digits, DOUBLE as the shortest text that reads back exactly (Python's
  *   repr style: 0.1, 100.0, 1e+16, 1.5e-05), DATE as YYYY-MM-DD, BOOLEAN as
  *   true/false. The text goes to the register's own area.
+ * The per-value parsing and formatting (all but DOUBLE's, which needs
+ * strtod) is kn_scalar.h's, shared with the CUDA kernels.
  */
 #include "kernels/kn_expr_int.h"
 
@@ -89,144 +91,42 @@ static int format_double(double x, char *buf, size_t cap)
 
 int kn__format(pa_type t, const void *v, char *buf, size_t cap)
 {
+    const int c = cap > INT32_MAX ? INT32_MAX : (int)cap;
     int32_t i32;
     int64_t i64;
     double f;
     __int128 w;
     switch (t.id) {
-    case PA_TYPE_BOOLEAN: return snprintf(buf, cap, "%s", *(const uint8_t *)v ? "true" : "false");
-    case PA_TYPE_INTEGER: memcpy(&i32, v, 4); return snprintf(buf, cap, "%d", i32);
-    case PA_TYPE_BIGINT: memcpy(&i64, v, 8); return snprintf(buf, cap, "%lld", (long long)i64);
-    case PA_TYPE_DOUBLE: memcpy(&f, v, 8); return format_double(f, buf, cap);
-    case PA_TYPE_DATE: {
-        int y, m, d;
-        memcpy(&i32, v, 4);
-        pa_date_to_ymd(i32, &y, &m, &d);
-        return snprintf(buf, cap, "%04d-%02d-%02d", y, m, d);
+    case PA_TYPE_BOOLEAN: return kn__s_format_bool(*(const uint8_t *)v != 0, buf, c);
+    case PA_TYPE_INTEGER: memcpy(&i32, v, 4); return kn__s_format_i64(i32, buf, c);
+    case PA_TYPE_BIGINT: memcpy(&i64, v, 8); return kn__s_format_i64(i64, buf, c);
+    case PA_TYPE_DOUBLE: {
+        memcpy(&f, v, 8);
+        int k = format_double(f, buf, cap);   /* the length it needed, as snprintf */
+        return k < c ? k : c > 0 ? c - 1 : 0;
     }
+    case PA_TYPE_DATE: memcpy(&i32, v, 4); return kn__s_format_date(i32, buf, c);
     case PA_TYPE_DECIMAL:
         if (t.precision > PA_DECIMAL64_MAX_PRECISION) {
             memcpy(&w, v, 16);
-            return (int)pa_format_decimal128(w, t.scale, t.scale, buf, cap);
+            return kn__s_format_decimal128(w, t.scale, buf, c);
         }
         memcpy(&i64, v, 8);
-        return (int)pa_format_decimal(i64, t.scale, t.scale, buf, cap);
+        return kn__s_format_decimal64(i64, t.scale, buf, c);
     case PA_TYPE_VARCHAR: {
         const kn__str *s = v;
-        int64_t n = s->len < (int64_t)cap - 1 ? s->len : (int64_t)cap - 1;
-        memcpy(buf, s->p, (size_t)n);
-        buf[n] = 0;
-        return (int)n;
+        return kn__s_put(buf, c, s->p, (int)(s->len < c ? s->len : c));
     }
-    default: return snprintf(buf, cap, "?");
+    default: return kn__s_put_cstr(buf, c, "?");
     }
 }
 
 /* --------------------------------------------------------------- parsing */
 
-static void trim(kn__str *s)
-{
-    while (s->len && isspace((unsigned char)s->p[0]))
-        s->p++, s->len--;
-    while (s->len && isspace((unsigned char)s->p[s->len - 1]))
-        s->len--;
-}
-
-/* Exact decimal text -> integer scaled by 10^scale, extra digits rounded
- * half away from zero. False on bad text or beyond 38 digits. */
-static bool parse_scaled(kn__str s, int scale, __int128 *out)
-{
-    trim(&s);
-    const char *p = s.p, *end = s.p + s.len;
-    bool neg = false;
-    if (p < end && (*p == '+' || *p == '-'))
-        neg = *p++ == '-';
-    __int128 v = 0;
-    int digits = 0, frac = 0, seen = 0;
-    bool dot = false, round_up = false;
-    for (; p < end; p++) {
-        if (*p == '.' && !dot) {
-            dot = true;
-            continue;
-        }
-        if (!isdigit((unsigned char)*p))
-            return false;
-        seen++;
-        if (dot && frac >= scale) {
-            /* The first dropped digit decides the rounding; the rest are ignored. */
-            if (frac++ == scale)
-                round_up = *p >= '5';
-            continue;
-        }
-        if (dot)
-            frac++;
-        if (v == 0 && *p == '0' && !dot) {
-            continue;
-        }
-        if (++digits > 38)
-            return false;
-        v = v * 10 + (*p - '0');
-    }
-    if (!seen)
-        return false;
-    for (int f = frac > scale ? scale : frac; f < scale; f++) {
-        if (++digits > 38)
-            return false;
-        v *= 10;
-    }
-    v += round_up;
-    *out = neg ? -v : v;
-    return true;
-}
-
-static bool parse_date(kn__str s, int32_t *out)
-{
-    trim(&s);
-    int64_t part[3] = {0, 0, 0};
-    int k = 0, nd = 0;
-    bool neg = false;
-    const char *p = s.p, *end = s.p + s.len;
-    if (p < end && *p == '-')
-        neg = true, p++;
-    for (; p < end; p++) {
-        if (*p == '-' && nd > 0 && k < 2) {
-            k++;
-            nd = 0;
-        } else if (isdigit((unsigned char)*p) && nd < 9) {
-            part[k] = part[k] * 10 + (*p - '0');
-            nd++;
-        } else {
-            return false;
-        }
-    }
-    if (k != 2 || nd == 0)
-        return false;
-    int64_t y = neg ? -part[0] : part[0], m = part[1], d = part[2];
-    static const int8_t md[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (m < 1 || m > 12 || d < 1 || d > md[m - 1] + (m == 2 && leap) || y < -5000000 || y > 5000000)
-        return false;
-    *out = pa_date_from_ymd((int)y, (int)m, (int)d);
-    return true;
-}
-
-static bool parse_bool(kn__str s, uint8_t *out)
-{
-    static const char *const yes[] = {"true", "t", "yes", "y", "1"}, *const no[] = {"false", "f", "no", "n", "0"};
-    trim(&s);
-    for (int i = 0; i < 5; i++) {
-        if ((size_t)s.len == strlen(yes[i]) && strncasecmp(s.p, yes[i], (size_t)s.len) == 0)
-            return *out = 1, true;
-        if ((size_t)s.len == strlen(no[i]) && strncasecmp(s.p, no[i], (size_t)s.len) == 0)
-            return *out = 0, true;
-    }
-    return false;
-}
-
 static bool parse_double(kn__str s, double *out)
 {
     char buf[128];
-    trim(&s);
+    s = kn__s_trim(s);
     if (s.len == 0 || s.len >= (int64_t)sizeof buf)
         return false;
     memcpy(buf, s.p, (size_t)s.len);
@@ -327,7 +227,7 @@ static int cast_exact(kn__eval *e, const kn_insn *in, const kn__reg *a, void *D)
         bool bad = false;
         if (shift > 0) {
             __int128 r = 0;
-            bad = abs_shift > 38 || __builtin_mul_overflow(v, f, &r);
+            bad = abs_shift > 38 || kn__s_mul_i128(v, f, &r);
             v = r;
         } else if (shift < 0) {
             __int128 q = v / f, rem = v % f;
@@ -401,12 +301,12 @@ static int cast_from_str(kn__eval *e, const kn_insn *in, const kn__reg *a, void 
         }
         bool ok;
         switch (in->type.id) {
-        case PA_TYPE_BOOLEAN: ok = parse_bool(A[i], &((uint8_t *)D)[i]); break;
-        case PA_TYPE_DATE: ok = parse_date(A[i], &((int32_t *)D)[i]); break;
+        case PA_TYPE_BOOLEAN: ok = kn__s_parse_bool(A[i], &((uint8_t *)D)[i]); break;
+        case PA_TYPE_DATE: ok = kn__s_parse_date(A[i], &((int32_t *)D)[i]); break;
         case PA_TYPE_DOUBLE: ok = parse_double(A[i], &((double *)D)[i]); break;
         default: {
             __int128 v;
-            ok = parse_scaled(A[i], type_scale(in->type), &v);
+            ok = kn__s_parse_scaled(A[i], type_scale(in->type), &v);
             if (ok && (v < lo || v > hi))
                 return fail_value(e, in, &A[i], PA_EOVERFLOW);
             if (ok)

@@ -20,6 +20,9 @@
  * - Strings in registers are views (kn__str). Views may point into input
  *   columns, the program's pool or the text area of a CAST-to-VARCHAR
  *   register; the compiler never reuses a register that owns text.
+ * - The per-value logic (LIKE, SUBSTRING, dates, parsing and formatting
+ *   text, checked arithmetic) is kn_scalar.h's, which CUDA kernels share;
+ *   kn_expr_*.c hold the batch loops around it.
  * - Scratch layout: n_regs slots, each KN__SLOT_DATA bytes of values, the
  *   validity words, then the register's text area (KN_EVAL_BATCH times its
  *   reg_bytes), every part 64-byte aligned.
@@ -28,17 +31,13 @@
 #define PISTA_KN_EXPR_INT_H
 
 #include "kernels/kn_ops_int.h"
+#include "kernels/kn_scalar.h"
 
 #include <string.h>
 
 #define KN__B KN_EVAL_BATCH
 #define KN__WORDS (KN_EVAL_BATCH / 64)
 #define KN__SLOT_DATA (KN_EVAL_BATCH * 16)
-
-typedef struct kn__str {
-    const char *p;
-    int64_t len;
-} kn__str;
 
 typedef struct kn__reg {
     void *data;          /* values of the current batch */

@@ -2,102 +2,16 @@
  * kn_expr_str.c - LIKE / NOT LIKE and SUBSTRING over string views.
  *
  * Characters are UTF-8 code points: '_' matches one, SUBSTRING counts them.
- * LIKE has no escape character. The matcher splits the pattern at '%' into
- * segments: the first is anchored at the start (unless the pattern starts
- * with '%'), the last at the end, and the middle ones are found leftmost in
- * order, which is exact for these patterns (no backtracking needed).
- * SUBSTRING follows DuckDB: 1-based; a negative start counts from the end;
- * start 0 begins one character before the first; a negative length takes
- * characters before the start; the result is clamped to the string.
+ * The per-value matcher and SUBSTRING are kn__s_like and kn__s_substr
+ * (kn_scalar.h, shared with the CUDA kernels); here are the batch loops,
+ * with direct loops for the common LIKE shapes.
  */
 #define _GNU_SOURCE   /* memmem */
 #include "kernels/kn_expr_int.h"
 
 #include <string.h>
 
-static inline int64_t u8len(unsigned char c)
-{
-    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-/* Match segment seg[0..k) (no '%') at s+pos; returns the end or -1. */
-static int64_t seg_at(const char *s, int64_t n, int64_t pos, const char *seg, int64_t k)
-{
-    for (int64_t j = 0; j < k; j++) {
-        if (pos >= n)
-            return -1;
-        if (seg[j] == '_') {
-            pos += u8len((unsigned char)s[pos]);
-            if (pos > n)
-                return -1;
-        } else if (s[pos] != seg[j]) {
-            return -1;
-        } else {
-            pos++;
-        }
-    }
-    return pos;
-}
-
-/* Characters in a segment: one per '_' and one per code point otherwise. */
-static int64_t seg_chars(const char *seg, int64_t k)
-{
-    int64_t c = 0;
-    for (int64_t j = 0; j < k; j++)
-        c += ((unsigned char)seg[j] & 0xC0) != 0x80;
-    return c;
-}
-
-static bool has_underscore(const char *seg, int64_t k) { return k > 0 && memchr(seg, '_', (size_t)k) != NULL; }
-
-bool kn__like(const char *s, int64_t n, const char *pat, int64_t m)
-{
-    const char *pct = m ? memchr(pat, '%', (size_t)m) : NULL;
-    if (!pct)
-        return seg_at(s, n, 0, pat, m) == n;
-    /* First segment, anchored at the start. */
-    int64_t k = pct - pat;
-    int64_t pos = seg_at(s, n, 0, pat, k);
-    if (pos < 0)
-        return false;
-    int64_t pi = k + 1;
-    for (;;) {
-        const char *next = pi < m ? memchr(pat + pi, '%', (size_t)(m - pi)) : NULL;
-        if (!next) {
-            /* Last segment, anchored at the end. */
-            const char *seg = pat + pi;
-            int64_t sk = m - pi;
-            if (sk == 0)
-                return true;
-            int64_t chars = seg_chars(seg, sk), start = n;
-            while (chars > 0 && start > pos) {
-                start--;
-                if (((unsigned char)s[start] & 0xC0) != 0x80)
-                    chars--;
-            }
-            return chars == 0 && start >= pos && seg_at(s, n, start, seg, sk) == n;
-        }
-        const char *seg = pat + pi;
-        int64_t sk = next - seg;
-        if (sk > 0) {
-            if (!has_underscore(seg, sk)) {
-                const char *f = pos < n ? memmem(s + pos, (size_t)(n - pos), seg, (size_t)sk) : NULL;
-                if (!f)
-                    return false;
-                pos = (f - s) + sk;
-            } else {
-                int64_t end = -1;
-                for (int64_t p = pos; p < n; p += u8len((unsigned char)s[p]))
-                    if ((end = seg_at(s, n, p, seg, sk)) >= 0)
-                        break;
-                if (end < 0)
-                    return false;
-                pos = end;
-            }
-        }
-        pi = next - pat + 1;
-    }
-}
+bool kn__like(const char *s, int64_t n, const char *pat, int64_t m) { return kn__s_like(s, n, pat, m); }
 
 int kn__op_like(kn__eval *e, const kn_insn *in)
 {
@@ -133,66 +47,6 @@ int kn__op_like(kn__eval *e, const kn_insn *in)
     return PA_OK;
 }
 
-/* Byte offset of character c (clamped to the end) from s. */
-static int64_t char_to_byte(const char *s, int64_t n, int64_t c)
-{
-    int64_t b = 0;
-    while (c > 0 && b < n) {
-        b += u8len((unsigned char)s[b]);
-        c--;
-    }
-    return b < n ? b : n;
-}
-
-static int64_t count_chars(const char *s, int64_t n)
-{
-    int64_t c = 0;
-    for (int64_t i = 0; i < n; i++)
-        c += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return c;
-}
-
-#define BIG ((int64_t)1 << 40)   /* beyond any string's length: keeps sums exact */
-
-static kn__str substr1(kn__str s, int64_t from, int64_t len, bool has_len)
-{
-    kn__str r = {s.p, 0};
-    if (!has_len)
-        len = BIG;
-    from = from < -BIG ? -BIG : from > BIG ? BIG : from;
-    len = len < -BIG ? -BIG : len > BIG ? BIG : len;
-    if (from > 0 && len >= 0) {
-        /* Common case: no need to count the characters. */
-        int64_t b0 = char_to_byte(s.p, s.len, from - 1);
-        int64_t b1 = b0 + char_to_byte(s.p + b0, s.len - b0, len);
-        r.p = s.p + b0;
-        r.len = b1 - b0;
-        return r;
-    }
-    int64_t nch = count_chars(s.p, s.len), start, end;
-    if (from > 0)
-        start = from - 1 < nch ? from - 1 : nch;
-    else if (from == 0)
-        start = -1;
-    else
-        start = nch + from;
-    if (len >= 0) {
-        end = start + len;
-    } else {
-        end = start;
-        start += len;
-    }
-    start = start < 0 ? 0 : start > nch ? nch : start;
-    end = end < 0 ? 0 : end > nch ? nch : end;
-    if (end <= start)
-        return r;
-    int64_t b0 = char_to_byte(s.p, s.len, start);
-    int64_t b1 = b0 + char_to_byte(s.p + b0, s.len - b0, end - start);
-    r.p = s.p + b0;
-    r.len = b1 - b0;
-    return r;
-}
-
 int kn__op_substr(kn__eval *e, const kn_insn *in)
 {
     kn__reg *d = &e->regs[in->dst];
@@ -206,7 +60,7 @@ int kn__op_substr(kn__eval *e, const kn_insn *in)
     const int64_t f0 = bc ? e->consts[in->b].v.i : 0;
     const int64_t l0 = has_len && cc ? e->consts[in->c].v.i : 0;
     for (int i = 0; i < e->n; i++)
-        D[i] = substr1(A[i], F ? F[i] : f0, L ? L[i] : l0, has_len);
+        D[i] = kn__s_substr(A[i], F ? F[i] : f0, L ? L[i] : l0, has_len);
     kn__valid_and3(e, d, a, kn__opreg(e, in->b, bc), has_len ? kn__opreg(e, in->c, cc) : NULL);
     return PA_OK;
 }

@@ -1,0 +1,687 @@
+/*
+ * kn_scalar.h - the per-value logic of the expression evaluator: UTF-8,
+ * LIKE, SUBSTRING, calendar dates, parsing and formatting text, and exact
+ * integer arithmetic with overflow. The CPU batch loops (kn_expr_*.c) and
+ * CUDA kernels call the same code, so every function here is static inline
+ * PA_HD and builds as C17, C++17 and CUDA device code. Hence no libc calls
+ * and no tables at file or function scope (device code cannot read host
+ * statics): small loops and switches instead.
+ */
+#ifndef PISTA_KN_SCALAR_H
+#define PISTA_KN_SCALAR_H
+
+#include "core/core.h"
+
+/* A string view: len bytes at p, not NUL-terminated. */
+typedef struct kn__str {
+    const char *p;
+    int64_t len;
+} kn__str;
+
+/* ------------------------------------------------------------------ UTF-8 */
+
+/* Bytes of the code point that starts with byte c (no validation). */
+static inline PA_HD int64_t kn__s_u8len(unsigned char c)
+{
+    return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* Code points in s[0, n): bytes that are not continuation bytes. */
+static inline PA_HD int64_t kn__s_count_chars(const char *s, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+/* Byte offset of character c from s, clamped to n. */
+static inline PA_HD int64_t kn__s_char_to_byte(const char *s, int64_t n, int64_t c)
+{
+    int64_t b = 0;
+    while (c > 0 && b < n) {
+        b += kn__s_u8len((unsigned char)s[b]);
+        c--;
+    }
+    return b < n ? b : n;
+}
+
+/* ------------------------------------------------------------------- LIKE
+ *
+ * '%' and '_' (one code point), no escape character. The pattern splits at
+ * '%' into segments: the first is anchored at the start, the last at the
+ * end, the middle ones are found leftmost in order. A segment matched at a
+ * given position has one end (each '_' takes exactly one code point), so
+ * leftmost is exact and no backtracking is needed.
+ */
+
+/* Index of the first byte c in p[0, n), or -1. */
+static inline PA_HD int64_t kn__s_find_byte(const char *p, int64_t n, char c)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (p[i] == c)
+            return i;
+    return -1;
+}
+
+/* Index of the leftmost occurrence of needle[0, k) (k > 0) in h[0, n), or -1. */
+static inline PA_HD int64_t kn__s_find(const char *h, int64_t n, const char *needle, int64_t k)
+{
+    for (int64_t i = 0; i + k <= n; i++) {
+        if (h[i] != needle[0])
+            continue;
+        int64_t j = 1;
+        while (j < k && h[i + j] == needle[j])
+            j++;
+        if (j == k)
+            return i;
+    }
+    return -1;
+}
+
+/* Match segment seg[0, k) (no '%') at s + pos; returns its end or -1. */
+static inline PA_HD int64_t kn__s_seg_at(const char *s, int64_t n, int64_t pos, const char *seg, int64_t k)
+{
+    for (int64_t j = 0; j < k; j++) {
+        if (pos >= n)
+            return -1;
+        if (seg[j] == '_') {
+            pos += kn__s_u8len((unsigned char)s[pos]);
+            if (pos > n)
+                return -1;
+        } else if (s[pos] != seg[j]) {
+            return -1;
+        } else {
+            pos++;
+        }
+    }
+    return pos;
+}
+
+/* s[0, n) LIKE pat[0, m). */
+static inline PA_HD bool kn__s_like(const char *s, int64_t n, const char *pat, int64_t m)
+{
+    int64_t k = kn__s_find_byte(pat, m, '%');
+    if (k < 0)
+        return kn__s_seg_at(s, n, 0, pat, m) == n;
+    int64_t pos = kn__s_seg_at(s, n, 0, pat, k);
+    if (pos < 0)
+        return false;
+    int64_t pi = k + 1;
+    for (;;) {
+        const char *seg = pat + pi;
+        int64_t sk = kn__s_find_byte(seg, m - pi, '%');
+        if (sk < 0) {
+            /* Last segment: step back its length in characters from the end. */
+            sk = m - pi;
+            if (sk == 0)
+                return true;
+            int64_t chars = kn__s_count_chars(seg, sk), start = n;
+            while (chars > 0 && start > pos) {
+                start--;
+                if (((unsigned char)s[start] & 0xC0) != 0x80)
+                    chars--;
+            }
+            return chars == 0 && start >= pos && kn__s_seg_at(s, n, start, seg, sk) == n;
+        }
+        if (sk > 0) {
+            if (kn__s_find_byte(seg, sk, '_') < 0) {
+                int64_t f = pos < n ? kn__s_find(s + pos, n - pos, seg, sk) : -1;
+                if (f < 0)
+                    return false;
+                pos += f + sk;
+            } else {
+                int64_t end = -1;
+                for (int64_t p = pos; p < n; p += kn__s_u8len((unsigned char)s[p]))
+                    if ((end = kn__s_seg_at(s, n, p, seg, sk)) >= 0)
+                        break;
+                if (end < 0)
+                    return false;
+                pos = end;
+            }
+        }
+        pi += sk + 1;
+    }
+}
+
+/* -------------------------------------------------------------- SUBSTRING */
+
+/* SUBSTRING(s FROM from [FOR len]) as DuckDB: 1-based; a negative start
+ * counts from the end; start 0 begins one character before the first; a
+ * negative length takes the characters before the start; the result is
+ * clamped to the string. The view points into s. */
+static inline PA_HD kn__str kn__s_substr(kn__str s, int64_t from, int64_t len, bool has_len)
+{
+    /* Beyond any string's length, so the sums below stay exact. */
+    const int64_t big = (int64_t)1 << 40;
+    kn__str r;
+    r.p = s.p;
+    r.len = 0;
+    if (!has_len)
+        len = big;
+    from = from < -big ? -big : from > big ? big : from;
+    len = len < -big ? -big : len > big ? big : len;
+    if (from > 0 && len >= 0) {
+        /* Common case: no need to count the characters. */
+        int64_t b0 = kn__s_char_to_byte(s.p, s.len, from - 1);
+        int64_t b1 = b0 + kn__s_char_to_byte(s.p + b0, s.len - b0, len);
+        r.p = s.p + b0;
+        r.len = b1 - b0;
+        return r;
+    }
+    int64_t nch = kn__s_count_chars(s.p, s.len), start, end;
+    if (from > 0)
+        start = from - 1 < nch ? from - 1 : nch;
+    else if (from == 0)
+        start = -1;
+    else
+        start = nch + from;
+    if (len >= 0) {
+        end = start + len;
+    } else {
+        end = start;
+        start += len;
+    }
+    start = start < 0 ? 0 : start > nch ? nch : start;
+    end = end < 0 ? 0 : end > nch ? nch : end;
+    if (end <= start)
+        return r;
+    int64_t b0 = kn__s_char_to_byte(s.p, s.len, start);
+    int64_t b1 = b0 + kn__s_char_to_byte(s.p + b0, s.len - b0, end - start);
+    r.p = s.p + b0;
+    r.len = b1 - b0;
+    return r;
+}
+
+/* ------------------------------------------------------------------ dates
+ *
+ * Dates are int32 days since 1970-01-01 in the proleptic Gregorian calendar.
+ * The conversions are the era/day-of-era formulas (400-year eras of 146097
+ * days, years starting in March so the leap day is last), exact for every
+ * int32 day count.
+ */
+
+/* Days since 1970-01-01 -> year, month 1..12, day 1..31. */
+static inline PA_HD void kn__s_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d)
+{
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Year, month 1..12, day -> days since 1970-01-01 (the day is not checked). */
+static inline PA_HD int64_t kn__s_days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* Days in month m (1..12) of year y. Outside February the months alternate
+ * 31/30 with the parity flipping at August: 30 + ((m + m / 8) & 1). */
+static inline PA_HD int64_t kn__s_month_days(int64_t y, int64_t m)
+{
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 ? 28 + leap : 30 + ((m + m / 8) & 1);
+}
+
+/* DATE days + months, the day clamped to the end of the target month (SQL:
+ * Jan 31 + 1 month = Feb 28/29). False when the result is not an int32 day
+ * count; *out is then the result wrapped to 32 bits (0 for absurd months). */
+static inline PA_HD bool kn__s_add_months(int32_t days, int64_t months, int32_t *out)
+{
+    /* Int32 dates span about +-5.9 million years, so beyond 12 * 12 million
+     * months every result is out of range; the bound keeps the sums exact. */
+    const int64_t lim = (int64_t)12 * 12000000;
+    if (months > lim || months < -lim) {
+        *out = 0;
+        return false;
+    }
+    int64_t y, m, d;
+    kn__s_civil(days, &y, &m, &d);
+    int64_t t = y * 12 + (m - 1) + months;
+    int64_t ny = t >= 0 ? t / 12 : -((-t + 11) / 12);
+    int64_t nm = t - ny * 12 + 1;
+    int64_t md = kn__s_month_days(ny, nm);
+    int64_t r = kn__s_days_from_civil(ny, nm, d < md ? d : md);
+    *out = (int32_t)r;
+    return r == (int32_t)r;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+/* C-locale isspace and isdigit. */
+static inline PA_HD bool kn__s_isspace(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+static inline PA_HD bool kn__s_isdigit(char c) { return c >= '0' && c <= '9'; }
+
+/* s without leading and trailing white space. */
+static inline PA_HD kn__str kn__s_trim(kn__str s)
+{
+    while (s.len && kn__s_isspace(s.p[0]))
+        s.p++, s.len--;
+    while (s.len && kn__s_isspace(s.p[s.len - 1]))
+        s.len--;
+    return s;
+}
+
+/* Exact decimal text (spaces around, optional sign, digits with at most one
+ * '.') -> integer scaled by 10^scale, extra fraction digits rounded half
+ * away from zero. False on bad text or beyond 38 significant digits; *out
+ * is then unchanged. */
+static inline PA_HD bool kn__s_parse_scaled(kn__str s, int scale, __int128 *out)
+{
+    s = kn__s_trim(s);
+    const char *p = s.p, *end = s.p + s.len;
+    bool neg = false;
+    if (p < end && (*p == '+' || *p == '-'))
+        neg = *p++ == '-';
+    __int128 v = 0;
+    int digits = 0, frac = 0, seen = 0;
+    bool dot = false, round_up = false;
+    for (; p < end; p++) {
+        if (*p == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        if (!kn__s_isdigit(*p))
+            return false;
+        seen++;
+        if (dot && frac >= scale) {
+            /* The first dropped digit decides the rounding; the rest are ignored. */
+            if (frac++ == scale)
+                round_up = *p >= '5';
+            continue;
+        }
+        if (dot)
+            frac++;
+        if (v == 0 && *p == '0' && !dot)
+            continue;
+        if (++digits > 38)
+            return false;
+        v = v * 10 + (*p - '0');
+    }
+    if (!seen)
+        return false;
+    for (int f = frac > scale ? scale : frac; f < scale; f++) {
+        if (++digits > 38)
+            return false;
+        v *= 10;
+    }
+    v += round_up;
+    *out = neg ? -v : v;
+    return true;
+}
+
+/* "[-]Y-M-D" (spaces around; up to 9 digits a part, the date checked, years
+ * within +-5,000,000) -> days since 1970-01-01. False on bad text. */
+static inline PA_HD bool kn__s_parse_date(kn__str s, int32_t *out)
+{
+    s = kn__s_trim(s);
+    int64_t part[3] = {0, 0, 0};
+    int k = 0, nd = 0;
+    bool neg = false;
+    const char *p = s.p, *end = s.p + s.len;
+    if (p < end && *p == '-')
+        neg = true, p++;
+    for (; p < end; p++) {
+        if (*p == '-' && nd > 0 && k < 2) {
+            k++;
+            nd = 0;
+        } else if (kn__s_isdigit(*p) && nd < 9) {
+            part[k] = part[k] * 10 + (*p - '0');
+            nd++;
+        } else {
+            return false;
+        }
+    }
+    if (k != 2 || nd == 0)
+        return false;
+    int64_t y = neg ? -part[0] : part[0], m = part[1], d = part[2];
+    if (m < 1 || m > 12 || d < 1 || d > kn__s_month_days(y, m) || y < -5000000 || y > 5000000)
+        return false;
+    *out = (int32_t)kn__s_days_from_civil(y, m, d);
+    return true;
+}
+
+/* s equals the lower-case ASCII word w, ignoring ASCII case. */
+static inline PA_HD bool kn__s_eq_nocase(kn__str s, const char *w)
+{
+    int64_t i = 0;
+    for (; i < s.len && w[i]; i++) {
+        char c = s.p[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != w[i])
+            return false;
+    }
+    return i == s.len && !w[i];
+}
+
+/* true/t/yes/y/1 or false/f/no/n/0, any case, spaces around. */
+static inline PA_HD bool kn__s_parse_bool(kn__str s, uint8_t *out)
+{
+    s = kn__s_trim(s);
+    if (kn__s_eq_nocase(s, "true") || kn__s_eq_nocase(s, "t") || kn__s_eq_nocase(s, "yes") ||
+        kn__s_eq_nocase(s, "y") || kn__s_eq_nocase(s, "1"))
+        return *out = 1, true;
+    if (kn__s_eq_nocase(s, "false") || kn__s_eq_nocase(s, "f") || kn__s_eq_nocase(s, "no") ||
+        kn__s_eq_nocase(s, "n") || kn__s_eq_nocase(s, "0"))
+        return *out = 0, true;
+    return false;
+}
+
+/* ------------------------------------------------------------- formatting
+ *
+ * Each formatter writes into buf[0, cap), truncating, NUL-terminated when
+ * cap > 0, and returns the length written (without the NUL).
+ */
+
+/* Copy src[0, n) into buf as above. */
+static inline PA_HD int kn__s_put(char *buf, int cap, const char *src, int n)
+{
+    if (cap <= 0)
+        return 0;
+    int c = n < cap - 1 ? n : cap - 1;
+    for (int i = 0; i < c; i++)
+        buf[i] = src[i];
+    buf[c] = '\0';
+    return c;
+}
+
+/* Copy the NUL-terminated src into buf as above. */
+static inline PA_HD int kn__s_put_cstr(char *buf, int cap, const char *src)
+{
+    int n = 0;
+    while (src[n])
+        n++;
+    return kn__s_put(buf, cap, src, n);
+}
+
+/* Decimal digits of v, least significant first, into rev (20 bytes).
+ * Returns the count, at least 1. */
+static inline PA_HD int kn__s_digits_u64(uint64_t v, char *rev)
+{
+    int n = 0;
+    do {
+        rev[n++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    return n;
+}
+
+/* As kn__s_digits_u64 for 128 bits (rev holds 39 digits): 64-bit divisions
+ * on chunks of 19 digits, cheaper than 128-bit ones on every device. */
+static inline PA_HD int kn__s_digits_u128(unsigned __int128 v, char *rev)
+{
+    const uint64_t e19 = 10000000000000000000ULL;
+    int n = 0;
+    while (v > (unsigned __int128)UINT64_MAX) {
+        uint64_t chunk = (uint64_t)(v % e19);
+        v /= e19;
+        for (int i = 0; i < 19; i++, chunk /= 10)
+            rev[n++] = (char)('0' + (int)(chunk % 10));
+    }
+    return n + kn__s_digits_u64((uint64_t)v, rev + n);
+}
+
+/* A sign, then the digits rev[0, n) (least significant first) zero-padded
+ * to `width` (at most 40), with a point before the last `scale` of them,
+ * as text into buf. */
+static inline PA_HD int kn__s_put_number(char *buf, int cap, bool neg, const char *rev, int n, int width,
+                                         int scale)
+{
+    char out[48];
+    int k = 0;
+    if (neg)
+        out[k++] = '-';
+    width = width > 40 ? 40 : width;
+    for (int j = (n > width ? n : width) - 1; j >= 0; j--) {
+        if (j + 1 == scale)
+            out[k++] = '.';
+        out[k++] = j < n ? rev[j] : '0';
+    }
+    return kn__s_put(buf, cap, out, k);
+}
+
+static inline PA_HD int kn__s_format_i64(int64_t v, char *buf, int cap)
+{
+    char rev[20];
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int n = kn__s_digits_u64(mag, rev);
+    return kn__s_put_number(buf, cap, v < 0, rev, n, 1, 0);
+}
+
+static inline PA_HD int kn__s_format_i128(__int128 v, char *buf, int cap)
+{
+    char rev[40];
+    unsigned __int128 mag = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    int n = kn__s_digits_u128(mag, rev);
+    return kn__s_put_number(buf, cap, v < 0, rev, n, 1, 0);
+}
+
+/* DECIMAL v scaled by 10^scale with all its scale digits: the text of
+ * pa_format_decimal128(v, scale, scale, ...), "-0.05", "0.00", "12". The
+ * scale is clamped to 0..38. */
+static inline PA_HD int kn__s_format_decimal128(__int128 v, int scale, char *buf, int cap)
+{
+    char rev[40];
+    scale = scale < 0 ? 0 : scale > 38 ? 38 : scale;
+    unsigned __int128 mag = v < 0 ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    int n = kn__s_digits_u128(mag, rev);
+    return kn__s_put_number(buf, cap, v < 0, rev, n, scale + 1, scale);
+}
+
+/* As kn__s_format_decimal128 for a 64-bit value (64-bit divisions only). */
+static inline PA_HD int kn__s_format_decimal64(int64_t v, int scale, char *buf, int cap)
+{
+    char rev[20];
+    scale = scale < 0 ? 0 : scale > 38 ? 38 : scale;
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int n = kn__s_digits_u64(mag, rev);
+    return kn__s_put_number(buf, cap, v < 0, rev, n, scale + 1, scale);
+}
+
+/* DATE as snprintf's "%04d-%02d-%02d" of the civil date (year -5 is -005). */
+static inline PA_HD int kn__s_format_date(int32_t days, char *buf, int cap)
+{
+    int64_t y, m, d;
+    kn__s_civil(days, &y, &m, &d);
+    char rev[20], out[32];
+    uint64_t mag = y < 0 ? (uint64_t)-y : (uint64_t)y;
+    int n = kn__s_digits_u64(mag, rev), k = 0;
+    if (y < 0)
+        out[k++] = '-';
+    for (int j = (y < 0 ? 3 : 4) - 1; j >= n; j--)   /* the sign counts in %04d's width */
+        out[k++] = '0';
+    while (n)
+        out[k++] = rev[--n];
+    out[k++] = '-';
+    out[k++] = (char)('0' + m / 10);
+    out[k++] = (char)('0' + m % 10);
+    out[k++] = '-';
+    out[k++] = (char)('0' + d / 10);
+    out[k++] = (char)('0' + d % 10);
+    return kn__s_put(buf, cap, out, k);
+}
+
+static inline PA_HD int kn__s_format_bool(bool v, char *buf, int cap)
+{
+    return kn__s_put_cstr(buf, cap, v ? "true" : "false");
+}
+
+/* The text of pa_type_format: "DECIMAL(15,2)", "INTEGER", "UNKNOWN". */
+static inline PA_HD int kn__s_format_type(pa_type t, char *buf, int cap)
+{
+    const char *name = "UNKNOWN";
+    switch (t.id) {
+#define KN__S_TYPE_NAME(id_, sql, width) case PA_TYPE_##id_: name = sql; break;
+    PA_TYPE_LIST(KN__S_TYPE_NAME)
+#undef KN__S_TYPE_NAME
+    default: break;
+    }
+    if (t.id != PA_TYPE_DECIMAL)
+        return kn__s_put_cstr(buf, cap, name);
+    char out[24], rev[20];
+    int k = 0, n;
+    for (const char *s = "DECIMAL("; *s; s++)
+        out[k++] = *s;
+    for (n = kn__s_digits_u64(t.precision, rev); n;)
+        out[k++] = rev[--n];
+    out[k++] = ',';
+    for (n = kn__s_digits_u64(t.scale, rev); n;)
+        out[k++] = rev[--n];
+    out[k++] = ')';
+    return kn__s_put(buf, cap, out, k);
+}
+
+/* ------------------------------------------------------ exact arithmetic
+ *
+ * a op b into *r (the result wrapped to the width, as the GCC builtins
+ * store it); true on overflow. The _soft forms are portable (device code
+ * has no __builtin_*_overflow); host builds use the builtins.
+ */
+
+static inline PA_HD bool kn__s_add_i64_soft(int64_t a, int64_t b, int64_t *r)
+{
+    int64_t s = (int64_t)((uint64_t)a + (uint64_t)b);
+    *r = s;
+    return ((a ^ s) & (b ^ s)) < 0;   /* both operands' signs differ from the sum's */
+}
+
+static inline PA_HD bool kn__s_sub_i64_soft(int64_t a, int64_t b, int64_t *r)
+{
+    int64_t s = (int64_t)((uint64_t)a - (uint64_t)b);
+    *r = s;
+    return ((a ^ b) & (a ^ s)) < 0;   /* signs differ and the result took b's */
+}
+
+static inline PA_HD bool kn__s_mul_i64_soft(int64_t a, int64_t b, int64_t *r)
+{
+    __int128 p = (__int128)a * b;
+    *r = (int64_t)(uint64_t)p;
+    return p != (__int128)*r;
+}
+
+static inline PA_HD bool kn__s_add_i128_soft(__int128 a, __int128 b, __int128 *r)
+{
+    __int128 s = (__int128)((unsigned __int128)a + (unsigned __int128)b);
+    *r = s;
+    return ((a ^ s) & (b ^ s)) < 0;
+}
+
+static inline PA_HD bool kn__s_sub_i128_soft(__int128 a, __int128 b, __int128 *r)
+{
+    __int128 s = (__int128)((unsigned __int128)a - (unsigned __int128)b);
+    *r = s;
+    return ((a ^ b) & (a ^ s)) < 0;
+}
+
+/* |a| * |b| in 64-bit halves: it fits 128 bits only if one of them is below
+ * 2^64 and the cross term fits 64 bits; then it must fit the signed range
+ * (2^127 for a negative product). */
+static inline PA_HD bool kn__s_mul_i128_soft(__int128 a, __int128 b, __int128 *r)
+{
+    typedef unsigned __int128 u128;
+    *r = (__int128)((u128)a * (u128)b);
+    u128 ua = a < 0 ? (u128)0 - (u128)a : (u128)a, ub = b < 0 ? (u128)0 - (u128)b : (u128)b;
+    uint64_t a1 = (uint64_t)(ua >> 64), a0 = (uint64_t)ua, b1 = (uint64_t)(ub >> 64), b0 = (uint64_t)ub;
+    if (a1 && b1)
+        return true;
+    u128 mid = (u128)a1 * b0 + (u128)a0 * b1;   /* one term is 0 */
+    if (mid >> 64)
+        return true;
+    u128 lo = (u128)a0 * b0, mag = (mid << 64) + lo;
+    if (mag < lo)
+        return true;
+    u128 lim = ((u128)1 << 127) - (u128)((a < 0) == (b < 0));
+    return mag > lim;
+}
+
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#define KN__S_BUILTIN_OVERFLOW 1
+#endif
+
+static inline PA_HD bool kn__s_add_i64(int64_t a, int64_t b, int64_t *r)
+{
+#ifdef KN__S_BUILTIN_OVERFLOW
+    return __builtin_add_overflow(a, b, r);
+#else
+    return kn__s_add_i64_soft(a, b, r);
+#endif
+}
+
+static inline PA_HD bool kn__s_sub_i64(int64_t a, int64_t b, int64_t *r)
+{
+#ifdef KN__S_BUILTIN_OVERFLOW
+    return __builtin_sub_overflow(a, b, r);
+#else
+    return kn__s_sub_i64_soft(a, b, r);
+#endif
+}
+
+static inline PA_HD bool kn__s_mul_i64(int64_t a, int64_t b, int64_t *r)
+{
+#ifdef KN__S_BUILTIN_OVERFLOW
+    return __builtin_mul_overflow(a, b, r);
+#else
+    return kn__s_mul_i64_soft(a, b, r);
+#endif
+}
+
+static inline PA_HD bool kn__s_add_i128(__int128 a, __int128 b, __int128 *r)
+{
+#ifdef KN__S_BUILTIN_OVERFLOW
+    return __builtin_add_overflow(a, b, r);
+#else
+    return kn__s_add_i128_soft(a, b, r);
+#endif
+}
+
+static inline PA_HD bool kn__s_sub_i128(__int128 a, __int128 b, __int128 *r)
+{
+#ifdef KN__S_BUILTIN_OVERFLOW
+    return __builtin_sub_overflow(a, b, r);
+#else
+    return kn__s_sub_i128_soft(a, b, r);
+#endif
+}
+
+static inline PA_HD bool kn__s_mul_i128(__int128 a, __int128 b, __int128 *r)
+{
+#ifdef KN__S_BUILTIN_OVERFLOW
+    return __builtin_mul_overflow(a, b, r);
+#else
+    return kn__s_mul_i128_soft(a, b, r);
+#endif
+}
+
+/* 10^k, k clamped to 0..38 (0..18 for 64 bits). */
+static inline PA_HD __int128 kn__s_pow10_i128(int k)
+{
+    __int128 p = 1;
+    for (int i = 0; i < k && i < 38; i++)
+        p *= 10;
+    return p;
+}
+
+static inline PA_HD int64_t kn__s_pow10_i64(int k)
+{
+    int64_t p = 1;
+    for (int i = 0; i < k && i < 18; i++)
+        p *= 10;
+    return p;
+}
+
+#endif /* PISTA_KN_SCALAR_H */
