@@ -736,19 +736,19 @@ typedef struct kn_program {
     uint32_t insns_at, consts_at, reg_bytes_at, inputs_at, outputs_at, pool_at, pool_bytes;
 } kn_program;
 
-static inline const kn_insn *kn_program_insns(const kn_program *p)
+static inline PA_HD const kn_insn *kn_program_insns(const kn_program *p)
 { return (const kn_insn *)((const char *)p + p->insns_at); }
-static inline const kn_value *kn_program_consts(const kn_program *p)
+static inline PA_HD const kn_value *kn_program_consts(const kn_program *p)
 { return (const kn_value *)((const char *)p + p->consts_at); }
 /* Per register: bytes per row of its own text area (0 = none). */
-static inline const uint32_t *kn_program_reg_bytes(const kn_program *p)
+static inline PA_HD const uint32_t *kn_program_reg_bytes(const kn_program *p)
 { return (const uint32_t *)((const char *)p + p->reg_bytes_at); }
 /* Per input column index: its expected type (id PA_TYPE__COUNT = unused). */
-static inline const pa_type *kn_program_inputs(const kn_program *p)
+static inline PA_HD const pa_type *kn_program_inputs(const kn_program *p)
 { return (const pa_type *)((const char *)p + p->inputs_at); }
-static inline const kn_output *kn_program_outputs(const kn_program *p)
+static inline PA_HD const kn_output *kn_program_outputs(const kn_program *p)
 { return (const kn_output *)((const char *)p + p->outputs_at); }
-static inline const char *kn_program_pool(const kn_program *p)
+static inline PA_HD const char *kn_program_pool(const kn_program *p)
 { return (const char *)p + p->pool_at; }
 
 /* Check a program's structure (offsets inside the block, register and

@@ -170,32 +170,7 @@ bool kn_eval_may_null(const kn_program *p, int out, const pa_column *inputs, int
 
 int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs, int64_t rows)
 {
-    int64_t b[KN_EVAL_MAX_REGS];
-    const kn_insn *ins = kn_program_insns(p);
-    const kn_value *cs = kn_program_consts(p);
-    memset(b, 0, sizeof b);
-    for (int i = 0; i < p->n_insns; i++) {
-        const kn_insn *in = &ins[i];
-        if (in->type.id != PA_TYPE_VARCHAR)
-            continue;
-        int64_t v = 0;
-        switch (in->op) {
-        case KN_OP_LOAD:
-            if (in->imm < n_inputs && inputs[in->imm].offsets && rows > 0)
-                v = (int64_t)inputs[in->imm].offsets[rows] - inputs[in->imm].offsets[0];
-            break;
-        case KN_OP_CONST: v = rows * (int64_t)cs[in->a].str_len; break;
-        case KN_OP_SUBSTR: v = b[in->a]; break;
-        case KN_OP_SELECT:
-            v = b[in->b] + b[in->c];
-            break;
-        default: v = rows * (int64_t)KN_EVAL_STR_ROW_BYTES; break;
-        }
-        b[in->dst] = v;
-    }
-    if (out < 0 || out >= p->n_outputs)
-        return 0;
-    return b[kn_program_outputs(p)[out].reg];
+    return kn__str_bound(p, out, inputs, n_inputs, rows);
 }
 
 int kn__cpu_eval_str_bytes(const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs, int n_inputs,
@@ -263,7 +238,7 @@ void kn__broadcast(kn__eval *e, kn__reg *r, const kn_value *v)
 
 /* ------------------------------------------------------------- the loop */
 
-static int check_inputs(const kn_program *p, const pa_column *inputs, int n_inputs, pa_err *err)
+int kn__eval_check(const kn_program *p, const pa_column *inputs, int n_inputs, const pa_column *outs, pa_err *err)
 {
     const pa_type *want = kn_program_inputs(p);
     for (int i = 0; i < p->n_inputs; i++) {
@@ -280,6 +255,21 @@ static int check_inputs(const kn_program *p, const pa_column *inputs, int n_inpu
         if (t.id == PA_TYPE_VARCHAR && !inputs[i].offsets)
             return pa_error(err, PA_EINVAL, "VARCHAR column %d has no offsets", i);
     }
+    const kn_output *o = kn_program_outputs(p);
+    for (int j = 0; outs && j < p->n_outputs; j++)
+        if (outs[j].type.id != o[j].type.id)
+            return pa_error(err, PA_EINVAL, "expression output %d: column of type %s, program gives %s", j,
+                            pa_type_name(outs[j].type.id), pa_type_name(o[j].type.id));
+    return PA_OK;
+}
+
+int kn__filter_check(const kn_program *p, int64_t rows, pa_err *err)
+{
+    const kn_output *o = kn_program_outputs(p);
+    if (p->n_outputs != 1 || o[0].type.id != PA_TYPE_BOOLEAN)
+        return pa_error(err, PA_EINVAL, "filter program must have one BOOLEAN output");
+    if (rows > INT32_MAX)
+        return pa_error(err, PA_EINVAL, "filter over %lld rows: at most INT32_MAX", (long long)rows);
     return PA_OK;
 }
 
@@ -348,10 +338,10 @@ static int run_insn(kn__eval *e, const kn_insn *in)
 }
 
 /* Set up registers over scratch and run the prologue. */
-static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs, int n_inputs, void *scratch,
-                      pa_err *err)
+static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs, int n_inputs,
+                      const pa_column *outs, void *scratch, pa_err *err)
 {
-    int rc = check_inputs(p, inputs, n_inputs, err);
+    int rc = kn__eval_check(p, inputs, n_inputs, outs, err);
     if (rc != PA_OK)
         return rc;
     if (!scratch && p->n_regs > 0)
@@ -431,14 +421,10 @@ int kn__cpu_eval(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs
                  pa_column *outs, void *scratch, pa_err *err)
 {
     kn__eval e;
-    int rc = eval_begin(&e, p, inputs, n_inputs, scratch, err);
+    int rc = eval_begin(&e, p, inputs, n_inputs, outs, scratch, err);
     if (rc != PA_OK)
         return rc;
     const kn_output *o = kn_program_outputs(p);
-    for (int j = 0; j < p->n_outputs; j++)
-        if (outs[j].type.id != o[j].type.id)
-            return pa_error(err, PA_EINVAL, "expression output %d: column of type %s, program gives %s", j,
-                            pa_type_name(outs[j].type.id), pa_type_name(o[j].type.id));
     for (int64_t base = 0; base < rows; base += KN__B) {
         int n = rows - base < KN__B ? (int)(rows - base) : KN__B;
         if ((rc = eval_batch(&e, base, n)) != PA_OK)
@@ -454,13 +440,11 @@ int kn__cpu_filter(const kn_ctx *ctx, const kn_program *p, const pa_column *inpu
                    int32_t *sel, int64_t *count, void *scratch, pa_err *err)
 {
     const kn_output *o = kn_program_outputs(p);
-    if (p->n_outputs != 1 || o[0].type.id != PA_TYPE_BOOLEAN)
-        return pa_error(err, PA_EINVAL, "filter program must have one BOOLEAN output");
-    if (rows > INT32_MAX)
-        return pa_error(err, PA_EINVAL, "filter over %lld rows: at most INT32_MAX", (long long)rows);
-    kn__eval e;
-    int rc = eval_begin(&e, p, inputs, n_inputs, scratch, err);
+    int rc = kn__filter_check(p, rows, err);
     if (rc != PA_OK)
+        return rc;
+    kn__eval e;
+    if ((rc = eval_begin(&e, p, inputs, n_inputs, NULL, scratch, err)) != PA_OK)
         return rc;
     int64_t k = 0;
     const kn__reg *r = &e.regs[o[0].reg];

@@ -98,7 +98,17 @@ extern "C" {
     X(join_finish, (const kn_ctx *ctx, kn_join_kind kind, const uint8_t *row_state, const uint8_t *unknown,     \
                     int64_t rows, int32_t *probe_idx, int32_t *build_idx, uint8_t *mark,                        \
                     uint8_t *mark_valid, int64_t *count, int64_t *n_null, pa_err *err),                         \
-      (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))
+      (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))        \
+    /* expressions and selection */                                                                             \
+    X(eval, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,       \
+             pa_column *outs, void *scratch, pa_err *err),                                                      \
+      (ctx, p, inputs, n_inputs, rows, outs, scratch, err))                                                     \
+    X(eval_str_bytes, (const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs,                \
+                       int n_inputs, int64_t rows, int64_t *bytes, pa_err *err),                                \
+      (ctx, p, out, inputs, n_inputs, rows, bytes, err))                                                        \
+    X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,     \
+               int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                       \
+      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))
 
 /* The kernels that have none yet: the loops run on the cpu device and as
  * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
@@ -166,16 +176,6 @@ extern "C" {
     X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,                  \
                     int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err),    \
       (ctx, l, sources, n_sources, column, recs, n, out, err))                                                  \
-    /* expressions and selection */                                                                             \
-    X(eval, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,       \
-             pa_column *outs, void *scratch, pa_err *err),                                                      \
-      (ctx, p, inputs, n_inputs, rows, outs, scratch, err))                                                     \
-    X(eval_str_bytes, (const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs,                \
-                       int n_inputs, int64_t rows, int64_t *bytes, pa_err *err),                                \
-      (ctx, p, out, inputs, n_inputs, rows, bytes, err))                                                        \
-    X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,     \
-               int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                       \
-      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))                                               \
     /* partitioning */                                                                                          \
     X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
                         const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
@@ -222,6 +222,45 @@ const kn_ops *kn__ops_for(const dv_device *d);
 /* Tests only: make kind's kernels go through ops (NULL: no table) and
  * return the table it had. Not thread-safe against running kernels. */
 const kn_ops *kn__ops_swap(dv_kind kind, const kn_ops *ops);
+
+/* Expression programs: what the host checks before any evaluator runs
+ * (kn_expr.c): the inputs have the types the program reads (and VARCHAR
+ * ones offsets), outs (when not NULL) the output types; and a filter's
+ * program has one BOOLEAN output and rows fit a selection vector. */
+int kn__eval_check(const kn_program *p, const pa_column *inputs, int n_inputs, const pa_column *outs, pa_err *err);
+int kn__filter_check(const kn_program *p, int64_t rows, pa_err *err);
+
+/* kn_eval_str_bound's walk, callable where the inputs' offsets are: on the
+ * host for host columns, in a kernel for device ones. */
+static inline PA_HD int64_t kn__str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs,
+                                          int64_t rows)
+{
+    int64_t b[KN_EVAL_MAX_REGS];
+    const kn_insn *ins = kn_program_insns(p);
+    const kn_value *cs = kn_program_consts(p);
+    for (int r = 0; r < p->n_regs; r++)
+        b[r] = 0;
+    for (int i = 0; i < p->n_insns; i++) {
+        const kn_insn *in = &ins[i];
+        if (in->type.id != PA_TYPE_VARCHAR)
+            continue;
+        int64_t v = 0;
+        switch (in->op) {
+        case KN_OP_LOAD:
+            if (in->imm < n_inputs && inputs[in->imm].offsets && rows > 0)
+                v = (int64_t)inputs[in->imm].offsets[rows] - inputs[in->imm].offsets[0];
+            break;
+        case KN_OP_CONST: v = rows * (int64_t)cs[in->a].str_len; break;
+        case KN_OP_SUBSTR: v = b[in->a]; break;
+        case KN_OP_SELECT: v = b[in->b] + b[in->c]; break;
+        default: v = rows * (int64_t)KN_EVAL_STR_ROW_BYTES; break;
+        }
+        b[in->dst] = v;
+    }
+    if (out < 0 || out >= p->n_outputs)
+        return 0;
+    return b[kn_program_outputs(p)[out].reg];
+}
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,1007 @@
+/*
+ * kn_gpu_expr.cu - expression programs as CUDA kernels: kn_eval, kn_filter
+ * and kn_eval_str_bytes. See kn_gpu.h for how entries, scans and faults
+ * work, and kernels.h for the program format.
+ *
+ * Design notes
+ * - One GPU thread interprets the whole program for a row: the registers
+ *   are the thread's own (gval, 16 bytes each, and a valid flag), so no
+ *   temporary column is written to device memory and nothing is done per
+ *   row on the host. The instructions are read by every thread of a warp
+ *   in step (one cached load serves them all). The register file is sized
+ *   by a template on the program's register count (16, 64 or
+ *   KN_EVAL_MAX_REGS), so small programs keep small frames.
+ * - The per-value rules (overflow, rounding, UTF-8 SUBSTRING, LIKE, dates,
+ *   text parsing and formatting) are the functions of kn_scalar.h, which
+ *   the cpu loops call too: one definition of the semantics.
+ * - kn_eval: pass A gives each thread 8 consecutive rows (one validity
+ *   byte of every output, so no two threads write one byte) and writes the
+ *   fixed-width outputs, the validity and, for VARCHAR outputs, each row's
+ *   length into offsets[row + 1]; a device-wide scan per VARCHAR output
+ *   turns the lengths into offsets in place (from offsets[0]); pass B
+ *   evaluates again and copies each row's bytes. Evaluating twice is
+ *   cheaper than keeping every row's views in memory.
+ * - kn_filter is one scan whose functor evaluates the predicate: the
+ *   selection comes out ascending, the count goes to the pinned *count.
+ * - Errors that depend on the data (an overflow, text that is not a
+ *   number, a date out of range) are data faults of the stream. The first
+ *   faulting thread of the call (an atomicCAS on a device word) writes the
+ *   message with the values, as the cpu loops word it, into the stream's
+ *   fault block; other faulting threads just skip their rows. A row whose
+ *   operands are NULL never faults. Which faulting row is reported is the
+ *   first to get there, not necessarily the first in order.
+ * - Not on the device: CAST between DOUBLE and VARCHAR (shortest
+ *   round-trip text needs an algorithm such as Ryu, not written yet) and
+ *   programs with more than TEXT_CASTS casts to VARCHAR (each row's text
+ *   lives in the thread). The entry refuses them with PA_EUNSUPPORTED
+ *   naming the cast; nothing runs elsewhere instead.
+ */
+#include <math.h>
+
+#include "kernels/kn_gpu.h"
+#include "kernels/kn_scalar.h"
+
+using namespace kn_gpu;
+
+namespace {
+
+constexpr int TEXT_CASTS = 4;   /* CASTs to VARCHAR of one program on the device */
+constexpr int TEXT_BYTES = TEXT_CASTS * KN_EVAL_STR_ROW_BYTES;
+
+/* A register's value for one row. BOOLEAN, INTEGER and DATE are held in i
+ * (INTEGER and DATE sign-extended), DECIMAL(19..38) in w, VARCHAR as a view. */
+union gval {
+    int64_t i;
+    double f;
+    __int128 w;
+    kn__str s;
+};
+
+/* What every kernel of a call reads: device copies of the program, the
+ * input and output descriptors, and where faults go. */
+struct prog_v {
+    const kn_program *p;
+    const pa_column *in;
+    const pa_column *out;
+    int64_t rows;
+    int *claim;       /* device word: 0 until a thread claims the fault message */
+    int64_t *fault;   /* the stream's fault block */
+};
+
+/* ---------------------------------------------------------- faults */
+
+__device__ inline void copy_text(const char *s, char *b, int cap)
+{
+    int n = 0;
+    for (; s[n] && n < cap - 1; n++)
+        b[n] = s[n];
+    b[n] = 0;
+}
+
+/* Text written into the stream's fault block. */
+struct msg {
+    char *p;
+    int n;
+    __device__ void put(const char *s)
+    {
+        for (; *s && n < DV_FAULT_TEXT_BYTES - 1; s++)
+            p[n++] = *s;
+        p[n] = 0;
+    }
+    __device__ void putn(const char *s, int64_t len)
+    {
+        for (int64_t k = 0; k < len && n < DV_FAULT_TEXT_BYTES - 1; k++)
+            p[n++] = s[k];
+        p[n] = 0;
+    }
+    __device__ __noinline__ void type(pa_type t)
+    {
+        char b[40];
+        kn__s_format_type(t, b, sizeof b);
+        put(b);
+    }
+    /* A value as the cpu's kn__format writes it; DOUBLE approximately
+     * (messages only: the exact shortest text is the part not on the
+     * device). */
+    __device__ __noinline__ void value(pa_type t, const gval &v)
+    {
+        char b[64];
+        switch (t.id) {
+        case PA_TYPE_BOOLEAN: kn__s_format_bool((uint8_t)v.i, b, sizeof b); break;
+        case PA_TYPE_INTEGER:
+        case PA_TYPE_BIGINT: kn__s_format_i64(v.i, b, sizeof b); break;
+        case PA_TYPE_DATE: kn__s_format_date((int32_t)v.i, b, sizeof b); break;
+        case PA_TYPE_DECIMAL:
+            if (t.precision > PA_DECIMAL64_MAX_PRECISION)
+                kn__s_format_decimal128(v.w, t.scale, b, sizeof b);
+            else
+                kn__s_format_decimal64(v.i, t.scale, b, sizeof b);
+            break;
+        case PA_TYPE_DOUBLE: approx_double(v.f, b, sizeof b); break;
+        case PA_TYPE_VARCHAR: putn(v.s.p, v.s.len); return;
+        default: b[0] = '?', b[1] = 0; break;
+        }
+        put(b);
+    }
+    /* %.6g-like text of x: enough to recognise the value in a message. */
+    __device__ __noinline__ static void approx_double(double x, char *b, int cap)
+    {
+        if (x != x) {
+            copy_text("nan", b, cap);
+            return;
+        }
+        char t[64];
+        int n = 0;
+        if (x < 0)
+            t[n++] = '-', x = -x;
+        if (x > 1.7976931348623157e308) {
+            copy_text(n ? "-inf" : "inf", b, cap);
+            return;
+        }
+        int e = 0;
+        while (x >= 10)
+            x /= 10, e++;
+        while (x > 0 && x < 1)
+            x *= 10, e--;
+        int64_t m = (int64_t)(x * 100000 + 0.5);   /* 6 significant digits */
+        if (m >= 1000000)
+            m /= 10, e++;
+        char d[8];
+        kn__s_format_i64(m, d, sizeof d);
+        t[n++] = d[0];
+        int last = 5;
+        while (last > 0 && d[last] == '0')
+            last--;
+        if (last > 0) {
+            t[n++] = '.';
+            for (int k = 1; k <= last; k++)
+                t[n++] = d[k];
+        }
+        if (e) {
+            t[n++] = 'e';
+            char ex[8];
+            kn__s_format_i64(e, ex, sizeof ex);
+            for (int k = 0; ex[k]; k++)
+                t[n++] = ex[k];
+        }
+        t[n] = 0;
+        copy_text(t, b, cap);
+    }
+};
+
+/* Whether this thread writes the call's fault message: none yet on the
+ * stream, and it won the call's claim. */
+__device__ inline bool claim_fault(const prog_v &P)
+{
+    if (*(volatile int64_t *)P.fault != 0)
+        return false;
+    return atomicCAS(P.claim, 0, 1) == 0;
+}
+
+/* Publish the message begun in the fault block with the status. */
+__device__ inline void raise_fault(const prog_v &P, int status)
+{
+    char *text = (char *)P.fault + DV_FAULT_TEXT_AT;
+    *(volatile uint64_t *)&P.fault[1] = (uint64_t)(uintptr_t)text;
+    __threadfence_system();
+    *(volatile int64_t *)&P.fault[0] = status;
+}
+
+__device__ inline msg begin_fault(const prog_v &P)
+{
+    msg m{(char *)P.fault + DV_FAULT_TEXT_AT, 0};
+    m.p[0] = 0;
+    return m;
+}
+
+/* ------------------------------------------------------------ values */
+
+/* Physical kinds, as kn__kind_of in kn_expr_int.h. */
+enum kind { K_BOOL, K_I32, K_I64, K_I128, K_F64, K_STR };
+
+__device__ inline kind kind_of(pa_type t)
+{
+    switch (t.id) {
+    case PA_TYPE_BOOLEAN: return K_BOOL;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: return K_I32;
+    case PA_TYPE_DOUBLE: return K_F64;
+    case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? K_I128 : K_I64;
+    case PA_TYPE_VARCHAR: return K_STR;
+    default: return K_I64;
+    }
+}
+
+/* Operand k (0 a, 1 b, 2 c) of an instruction: a register or a constant. */
+struct regs {
+    gval *r;
+    bool *ok;
+};
+
+__device__ inline void operand(const kn_program *p, const kn_insn *in, int k, const regs &R, gval *v, bool *valid)
+{
+    int16_t idx = k == 0 ? in->a : k == 1 ? in->b : in->c;
+    if (!((in->flags >> k) & 1)) {
+        *v = R.r[idx];
+        *valid = R.ok[idx];
+        return;
+    }
+    const kn_value *c = &kn_program_consts(p)[idx];
+    *valid = !c->is_null;
+    switch (kind_of(c->type)) {
+    case K_F64: v->f = c->v.f; break;
+    case K_I128: v->w = c->v.w; break;
+    case K_STR: v->s.p = kn_program_pool(p) + c->str_off, v->s.len = c->str_len; break;
+    case K_I32: v->i = (int32_t)c->v.i; break;
+    case K_BOOL: v->i = (uint8_t)c->v.i; break;
+    default: v->i = c->v.i; break;
+    }
+}
+
+/* A constant's value as a register holds it. */
+__device__ inline gval const_value(const kn_program *p, const kn_value *c)
+{
+    gval v;
+    v.w = 0;
+    switch (kind_of(c->type)) {
+    case K_F64: v.f = c->v.f; break;
+    case K_I128: v.w = c->v.w; break;
+    case K_STR: v.s.p = kn_program_pool(p) + c->str_off, v.s.len = c->str_len; break;
+    case K_I32: v.i = (int32_t)c->v.i; break;
+    case K_BOOL: v.i = (uint8_t)c->v.i; break;
+    default: v.i = c->v.i; break;
+    }
+    return v;
+}
+
+/* An exact value (BOOLEAN, INTEGER, BIGINT, DECIMAL) as a 128-bit integer. */
+__device__ inline __int128 exact(kind k, const gval &v) { return k == K_I128 ? v.w : (__int128)v.i; }
+
+__device__ inline void store_exact(kind k, gval *d, __int128 v)
+{
+    switch (k) {
+    case K_BOOL: d->i = v != 0; break;
+    case K_I32: d->i = (int32_t)v; break;
+    case K_I128: d->w = v; break;
+    default: d->i = (int64_t)v; break;
+    }
+}
+
+/* DuckDB's total order of DOUBLE: NaN equals NaN and is above every number. */
+__device__ inline bool f_eq(double x, double y) { return x == y || (x != x && y != y); }
+__device__ inline bool f_lt(double x, double y) { return x < y || (x == x && y != y); }
+
+__device__ inline bool str_eq(kn__str x, kn__str y)
+{
+    if (x.len != y.len)
+        return false;
+    for (int64_t k = 0; k < x.len; k++)
+        if (x.p[k] != y.p[k])
+            return false;
+    return true;
+}
+
+__device__ inline int str_cmp(kn__str x, kn__str y)
+{
+    int64_t m = x.len < y.len ? x.len : y.len;
+    for (int64_t k = 0; k < m; k++) {
+        unsigned a = (unsigned char)x.p[k], b = (unsigned char)y.p[k];
+        if (a != b)
+            return a < b ? -1 : 1;
+    }
+    return x.len < y.len ? -1 : x.len > y.len;
+}
+
+/* -1, 0, 1: a against b in the instruction's kind. */
+__device__ inline int compare(kind k, const gval &a, const gval &b)
+{
+    switch (k) {
+    case K_F64: return f_lt(a.f, b.f) ? -1 : f_lt(b.f, a.f) ? 1 : 0;
+    case K_I128: return a.w < b.w ? -1 : a.w > b.w;
+    case K_STR: return str_cmp(a.s, b.s);
+    case K_BOOL: return (uint8_t)a.i < (uint8_t)b.i ? -1 : (uint8_t)a.i > (uint8_t)b.i;
+    default: return a.i < b.i ? -1 : a.i > b.i;
+    }
+}
+
+__device__ inline bool equal(kind k, const gval &a, const gval &b)
+{
+    switch (k) {
+    case K_F64: return f_eq(a.f, b.f);
+    case K_I128: return a.w == b.w;
+    case K_STR: return str_eq(a.s, b.s);
+    case K_BOOL: return (uint8_t)a.i == (uint8_t)b.i;
+    case K_I32: return (int32_t)a.i == (int32_t)b.i;
+    default: return a.i == b.i;
+    }
+}
+
+__device__ inline bool cmp_result(int sub, int c)
+{
+    switch (sub) {
+    case KN_CMP_EQ: return c == 0;
+    case KN_CMP_NE: return c != 0;
+    case KN_CMP_LT: return c < 0;
+    case KN_CMP_LE: return c <= 0;
+    case KN_CMP_GT: return c > 0;
+    default: return c >= 0;
+    }
+}
+
+/* --------------------------------------------------------- operations */
+
+/* ADD, SUB, MUL: false on overflow of the kind or of a capped DECIMAL's
+ * precision (imm). */
+__device__ inline bool arith(const kn_insn *in, kind k, const gval &x, const gval &y, gval *d)
+{
+    bool o = false;
+    __int128 r = 0;
+    switch (k) {
+    case K_F64:
+        d->f = in->op == KN_OP_ADD ? x.f + y.f : in->op == KN_OP_SUB ? x.f - y.f : x.f * y.f;
+        return true;
+    case K_I32:
+    case K_BOOL:
+        r = in->op == KN_OP_ADD ? (__int128)x.i + y.i : in->op == KN_OP_SUB ? (__int128)x.i - y.i
+                                                                         : (__int128)x.i * y.i;
+        o = r != (int32_t)r;
+        d->i = (int32_t)r;
+        break;
+    case K_I64: {
+        int64_t v = 0;
+        o = in->op == KN_OP_ADD ? kn__s_add_i64(x.i, y.i, &v)
+          : in->op == KN_OP_SUB ? kn__s_sub_i64(x.i, y.i, &v)
+                                : kn__s_mul_i64(x.i, y.i, &v);
+        d->i = v;
+        r = v;
+        break;
+    }
+    default:
+        o = in->op == KN_OP_ADD ? kn__s_add_i128(x.w, y.w, &r)
+          : in->op == KN_OP_SUB ? kn__s_sub_i128(x.w, y.w, &r)
+                                : kn__s_mul_i128(x.w, y.w, &r);
+        d->w = r;
+        break;
+    }
+    if (!o && in->imm && in->type.id == PA_TYPE_DECIMAL) {
+        __int128 lim = kn__s_pow10_i128(in->type.precision);
+        o = r >= lim || r <= -lim;
+    }
+    return !o;
+}
+
+__device__ __noinline__ void arith_fault(const prog_v &P, const kn_insn *in, const gval &x, const gval &y)
+{
+    if (!claim_fault(P))
+        return;
+    msg m = begin_fault(P);
+    pa_type tb = in->atype;
+    if (in->op == KN_OP_MUL && tb.id == PA_TYPE_DECIMAL)
+        tb.scale = in->sub;
+    m.put("overflow in ");
+    m.type(in->type);
+    m.put(in->op == KN_OP_ADD ? " addition: " : in->op == KN_OP_SUB ? " subtraction: " : " multiplication: ");
+    m.value(in->atype, x);
+    m.put(in->op == KN_OP_ADD ? " + " : in->op == KN_OP_SUB ? " - " : " * ");
+    m.value(tb, y);
+    raise_fault(P, PA_EOVERFLOW);
+}
+
+/* Casts. False on a fault (raised here). */
+__device__ __noinline__ bool cast_fault(const prog_v &P, const kn_insn *in, const gval &v, int status)
+{
+    if (!claim_fault(P))
+        return false;
+    msg m = begin_fault(P);
+    if (status == PA_EINVAL) {
+        m.put("could not convert '");
+        m.value(in->atype, v);
+        m.put("' to ");
+        m.type(in->type);
+    } else {
+        m.put("value ");
+        m.value(in->atype, v);
+        m.put(" of type ");
+        m.type(in->atype);
+        m.put(" out of range for ");
+        m.type(in->type);
+    }
+    raise_fault(P, status);
+    return false;
+}
+
+/* 10^k as the cpu's kn__pow10_f64 table holds it (the same literals; a
+ * device cannot read a host table). */
+__device__ inline double pow10_f64(int k)
+{
+    double r = 1;
+    switch (k) {
+#define P(n) case n: r = 1e##n; break;
+    P(0) P(1) P(2) P(3) P(4) P(5) P(6) P(7) P(8) P(9) P(10) P(11) P(12) P(13) P(14) P(15) P(16) P(17) P(18)
+    P(19) P(20) P(21) P(22) P(23) P(24) P(25) P(26) P(27) P(28) P(29) P(30) P(31) P(32) P(33) P(34) P(35)
+    P(36) P(37) P(38)
+#undef P
+    default: break;
+    }
+    return r;
+}
+
+__device__ inline int scale_of(pa_type t) { return t.id == PA_TYPE_DECIMAL ? t.scale : 0; }
+
+/* The range of an exact target as a scaled integer (BOOLEAN: anything). */
+__device__ inline void exact_bounds(pa_type t, __int128 *lo, __int128 *hi)
+{
+    switch (t.id) {
+    case PA_TYPE_INTEGER: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case PA_TYPE_BIGINT: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    case PA_TYPE_DECIMAL: *hi = kn__s_pow10_i128(t.precision) - 1, *lo = -*hi; break;
+    default: *hi = kn__s_pow10_i128(38), *lo = -*hi; break;
+    }
+}
+
+__device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval &a, bool valid, gval *d, char *text)
+{
+    const pa_type_id from = in->atype.id, to = in->type.id;
+    const kind ka = kind_of(in->atype), kd = kind_of(in->type);
+    if (from == to && to != PA_TYPE_DECIMAL) {
+        *d = a;
+        return true;
+    }
+    if (to == PA_TYPE_VARCHAR) {   /* into this instruction's text slot */
+        char *t = text;
+        int len;
+        switch (from) {
+        case PA_TYPE_BOOLEAN: len = kn__s_format_bool((uint8_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
+        case PA_TYPE_DATE: len = kn__s_format_date((int32_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
+        case PA_TYPE_DECIMAL:
+            len = ka == K_I128 ? kn__s_format_decimal128(a.w, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES)
+                               : kn__s_format_decimal64(a.i, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES);
+            break;
+        default: len = kn__s_format_i64(a.i, t, KN_EVAL_STR_ROW_BYTES); break;
+        }
+        d->s.p = t;
+        d->s.len = len < KN_EVAL_STR_ROW_BYTES ? len : KN_EVAL_STR_ROW_BYTES - 1;
+        return true;
+    }
+    __int128 lo, hi;
+    exact_bounds(in->type, &lo, &hi);
+    if (from == PA_TYPE_VARCHAR) {
+        d->w = 0;
+        if (!valid)
+            return true;
+        bool ok;
+        if (to == PA_TYPE_BOOLEAN) {
+            uint8_t b = 0;
+            ok = kn__s_parse_bool(a.s, &b);
+            d->i = b;
+        } else if (to == PA_TYPE_DATE) {
+            int32_t x = 0;
+            ok = kn__s_parse_date(a.s, &x);
+            d->i = x;
+        } else {
+            __int128 v = 0;
+            ok = kn__s_parse_scaled(a.s, scale_of(in->type), &v);
+            if (ok && (v < lo || v > hi))
+                return cast_fault(P, in, a, PA_EOVERFLOW);
+            store_exact(kd, d, v);
+        }
+        return ok || cast_fault(P, in, a, PA_EINVAL);
+    }
+    if (to == PA_TYPE_DOUBLE) {
+        d->f = ka == K_BOOL ? (double)(uint8_t)a.i : (double)exact(ka, a) / pow10_f64(scale_of(in->atype));
+        return true;
+    }
+    if (from == PA_TYPE_DOUBLE) {
+        if (kd == K_BOOL) {
+            d->i = a.f != 0;
+            return true;
+        }
+        const bool is_dec = to == PA_TYPE_DECIMAL;
+        const double lim = to == PA_TYPE_INTEGER ? 2147483648.0
+                         : to == PA_TYPE_BIGINT ? 9223372036854775808.0
+                                                : pow10_f64(in->type.precision);
+        double x = is_dec ? round(a.f * pow10_f64(in->type.scale)) : rint(a.f);
+        if (!(x < lim && x >= -lim) || (is_dec && x <= -lim)) {
+            if (valid)
+                return cast_fault(P, in, a, PA_EOVERFLOW);
+            x = 0;
+        }
+        store_exact(kd, d, (__int128)x);
+        return true;
+    }
+    /* Exact to exact: rescale by 10^(s2 - s1) (down: half away from zero). */
+    const int shift = scale_of(in->type) - scale_of(in->atype);
+    const int abs_shift = shift < 0 ? -shift : shift;
+    __int128 v = ka == K_BOOL ? (__int128)(uint8_t)a.i : exact(ka, a);
+    bool bad = false;
+    if (shift > 0) {
+        __int128 r = 0;
+        bad = abs_shift > 38 || kn__s_mul_i128(v, kn__s_pow10_i128(abs_shift), &r);
+        v = r;
+    } else if (shift < 0) {
+        const __int128 f = kn__s_pow10_i128(abs_shift > 38 ? 38 : abs_shift);
+        __int128 q = v / f, rem = v % f;
+        if (rem < 0)
+            rem = -rem;
+        if (rem * 2 >= f)
+            q += v < 0 ? -1 : 1;
+        v = q;
+    }
+    if (kd != K_BOOL)
+        bad |= v < lo || v > hi;
+    if (bad && valid)
+        return cast_fault(P, in, a, PA_EOVERFLOW);
+    store_exact(kd, d, v);
+    return true;
+}
+
+/* Evaluate the program for one row into R. False when the row faulted
+ * (the fault is raised; the registers are then unspecified). */
+__device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &R, char *text)
+{
+    const kn_program *p = P.p;
+    const kn_insn *ins = kn_program_insns(p);
+    int texts = 0;
+    for (int k = 0; k < p->n_insns; k++) {
+        const kn_insn *in = &ins[k];
+        gval *d = &R.r[in->dst];
+        bool *dv = &R.ok[in->dst];
+        gval a, b, c;
+        bool va = true, vb = true, vc = true;
+        if (in->a >= 0 && in->op != KN_OP_LOAD && in->op != KN_OP_CONST)
+            operand(p, in, 0, R, &a, &va);
+        if (in->b >= 0)
+            operand(p, in, 1, R, &b, &vb);
+        if (in->c >= 0)
+            operand(p, in, 2, R, &c, &vc);
+        const kind ka = kind_of(in->atype);
+        switch ((kn_opcode)in->op) {
+        case KN_OP_LOAD: {
+            const pa_column *col = &P.in[in->imm];
+            *dv = bit(col->validity, row);
+            d->w = 0;
+            switch (kind_of(col->type)) {
+            case K_BOOL: d->i = ((const uint8_t *)col->data)[row]; break;
+            case K_I32: d->i = ((const int32_t *)col->data)[row]; break;
+            case K_I128: d->w = ((const __int128 *)col->data)[row]; break;
+            case K_F64: d->f = ((const double *)col->data)[row]; break;
+            case K_STR:
+                d->s.p = (const char *)col->data + col->offsets[row];
+                d->s.len = (int64_t)col->offsets[row + 1] - col->offsets[row];
+                break;
+            default: d->i = ((const int64_t *)col->data)[row]; break;
+            }
+            break;
+        }
+        case KN_OP_CONST: {
+            const kn_value *cv = &kn_program_consts(p)[in->a];
+            *d = const_value(p, cv);
+            *dv = !cv->is_null;
+            break;
+        }
+        case KN_OP_ADD:
+        case KN_OP_SUB:
+        case KN_OP_MUL:
+            *dv = va && vb;
+            if (!arith(in, ka, a, b, d) && *dv) {
+                arith_fault(P, in, a, b);
+                return false;
+            }
+            break;
+        case KN_OP_DIV:
+            d->f = a.f / b.f;
+            *dv = va && vb;
+            break;
+        case KN_OP_NEG:
+            *dv = va;
+            switch (ka) {
+            case K_F64: d->f = -a.f; break;
+            case K_I128: d->w = -a.w; break;   /* |DECIMAL(38)| < 10^38: never the minimum */
+            default: {
+                const bool is32 = ka == K_I32;
+                if (va && (is32 ? a.i == INT32_MIN : a.i == INT64_MIN)) {
+                    if (claim_fault(P)) {
+                        msg m = begin_fault(P);
+                        m.put("overflow in ");
+                        m.type(in->atype);
+                        m.put(is32 ? " negation: -(-2147483648)" : " negation: -(-9223372036854775808)");
+                        raise_fault(P, PA_EOVERFLOW);
+                    }
+                    return false;
+                }
+                d->i = is32 ? (int32_t)(0u - (uint32_t)a.i) : (int64_t)(0u - (uint64_t)a.i);
+            }
+            }
+            break;
+        case KN_OP_CMP:
+            d->i = ka == K_STR && (in->sub == KN_CMP_EQ || in->sub == KN_CMP_NE)
+                       ? str_eq(a.s, b.s) == (in->sub == KN_CMP_EQ)
+                       : cmp_result(in->sub, compare(ka, a, b));
+            *dv = va && vb;
+            break;
+        case KN_OP_AND:
+        case KN_OP_OR: {
+            /* SQL's three-valued logic: AND is FALSE when either side is a
+             * valid FALSE, TRUE when both are valid TRUE, else NULL; OR the
+             * mirror image. */
+            bool x = (uint8_t)a.i != 0, y = (uint8_t)b.i != 0;
+            if (in->op == KN_OP_AND) {
+                bool f = (va && !x) || (vb && !y);
+                *dv = f || (va && vb);
+                d->i = !f && *dv;
+            } else {
+                bool t = (va && x) || (vb && y);
+                *dv = t || (va && vb);
+                d->i = t;
+            }
+            break;
+        }
+        case KN_OP_NOT:
+            d->i = (uint8_t)(a.i ^ 1);
+            *dv = va;
+            break;
+        case KN_OP_IS_NULL:
+            d->i = va == (in->sub != 0);
+            *dv = true;
+            break;
+        case KN_OP_SELECT: {
+            bool take = va && (uint8_t)a.i != 0;
+            *d = take ? b : c;
+            *dv = take ? vb : vc;
+            break;
+        }
+        case KN_OP_IN: {
+            const kn_value *list = &kn_program_consts(p)[in->imm];
+            bool hit = false;
+            for (int j = 0; j < in->imm2 && !hit; j++)
+                hit = equal(ka, a, const_value(p, &list[j]));
+            d->i = hit;
+            *dv = va && (hit || !in->sub);   /* a NULL in the list: no match is unknown */
+            break;
+        }
+        case KN_OP_LIKE:
+            d->i = kn__s_like(a.s.p, a.s.len, b.s.p, b.s.len) ^ (in->sub != 0);
+            *dv = va;
+            break;
+        case KN_OP_SUBSTR:
+            d->s = kn__s_substr(a.s, b.i, in->imm ? c.i : 0, in->imm != 0);
+            *dv = va && vb && (!in->imm || vc);
+            break;
+        case KN_OP_EXTRACT: {
+            int64_t y, m, dd;
+            kn__s_civil((int32_t)a.i, &y, &m, &dd);
+            d->i = in->sub == KN_FIELD_YEAR ? y : in->sub == KN_FIELD_MONTH ? m : dd;
+            *dv = va;
+            break;
+        }
+        case KN_OP_ADD_MONTHS: {
+            int32_t r = 0;
+            *dv = va;
+            if (!kn__s_add_months((int32_t)a.i, in->imm, &r) && va) {
+                if (claim_fault(P)) {
+                    msg m = begin_fault(P);
+                    char n[24];
+                    kn__s_format_i64(in->imm, n, sizeof n);
+                    m.put("date out of range adding ");
+                    m.put(n);
+                    m.put(" months");
+                    raise_fault(P, PA_EOVERFLOW);
+                }
+                return false;
+            }
+            d->i = r;
+            break;
+        }
+        case KN_OP_CAST: {
+            char *t = text;
+            if (in->type.id == PA_TYPE_VARCHAR && in->atype.id != PA_TYPE_VARCHAR)
+                t = text + (texts++) * KN_EVAL_STR_ROW_BYTES;
+            *dv = va;
+            if (!cast(P, in, a, va, d, t))
+                return false;
+            break;
+        }
+        default: break;   /* the entry checked the opcodes */
+        }
+    }
+    return true;
+}
+
+/* Write output value v of kind k at row. */
+__device__ inline void store_out(const pa_column *o, int64_t row, const gval &v)
+{
+    switch (kind_of(o->type)) {
+    case K_BOOL: ((uint8_t *)o->data)[row] = (uint8_t)v.i; break;
+    case K_I32: ((int32_t *)o->data)[row] = (int32_t)v.i; break;
+    case K_I128: ((__int128 *)o->data)[row] = v.w; break;
+    case K_F64: ((double *)o->data)[row] = v.f; break;
+    case K_STR: break;
+    default: ((int64_t *)o->data)[row] = v.i; break;
+    }
+}
+
+/* A thread's registers and text for NR registers. */
+template <int NR>
+struct frame {
+    gval r[NR];
+    bool ok[NR];
+    char text[TEXT_BYTES];
+    __device__ regs view() { return regs{r, ok}; }
+};
+
+/* Pass A of kn_eval: 8 rows (one validity byte) per thread. */
+template <int NR>
+__global__ void eval_k(prog_v P)
+{
+    frame<NR> F;
+    const regs R = F.view();
+    const kn_output *outs = kn_program_outputs(P.p);
+    const int n_out = P.p->n_outputs;
+    KN_GPU_FOR(byte, (P.rows + 7) / 8)
+    {
+        for (int64_t row = byte * 8; row < byte * 8 + 8 && row < P.rows; row++) {
+            if (!eval_row(P, row, R, F.text))
+                return;
+            for (int j = 0; j < n_out; j++) {
+                const pa_column *o = &P.out[j];
+                const gval &v = F.r[outs[j].reg];
+                const bool ok = F.ok[outs[j].reg];
+                if (o->validity) {
+                    unsigned m = 1u << (row & 7);
+                    o->validity[byte] = (uint8_t)((row & 7) == 0 ? (ok ? m : 0) : (o->validity[byte] | (ok ? m : 0)));
+                } else if (!ok) {
+                    if (claim_fault(P)) {
+                        msg m = begin_fault(P);
+                        m.put("expression output has a NULL but no validity buffer");
+                        raise_fault(P, PA_EINVAL);
+                    }
+                    return;
+                }
+                if (o->type.id == PA_TYPE_VARCHAR)
+                    o->offsets[row + 1] = ok ? (int32_t)v.s.len : 0;
+                else
+                    store_out(o, row, v);
+            }
+        }
+    }
+}
+
+/* Pass B of kn_eval: each row's text at its offset, one row per thread. */
+template <int NR>
+__global__ void strings_k(prog_v P)
+{
+    frame<NR> F;
+    const regs R = F.view();
+    const kn_output *outs = kn_program_outputs(P.p);
+    const int n_out = P.p->n_outputs;
+    KN_GPU_FOR(row, P.rows)
+    {
+        if (!eval_row(P, row, R, F.text))
+            return;
+        for (int j = 0; j < n_out; j++) {
+            const pa_column *o = &P.out[j];
+            if (o->type.id != PA_TYPE_VARCHAR || !F.ok[outs[j].reg])
+                continue;
+            const kn__str s = F.r[outs[j].reg].s;
+            char *dst = (char *)o->data + o->offsets[row];
+            for (int64_t k = 0; k < s.len; k++)
+                dst[k] = s.p[k];
+        }
+    }
+}
+
+/* The scan over a VARCHAR output's lengths: offsets[i + 1] holds row i's
+ * length, and becomes its end. */
+struct len_at {
+    const int32_t *off;
+    __device__ int64_t operator()(int64_t i) const { return off[i + 1]; }
+};
+
+struct end_at {
+    int32_t *off;
+    prog_v P;
+    __device__ void operator()(int64_t i, int64_t at, int64_t len) const
+    {
+        if (at + len > INT32_MAX) {
+            if (claim_fault(P)) {
+                msg m = begin_fault(P);
+                m.put("expression result exceeds 2147483647 bytes of text");
+                raise_fault(P, PA_EUNSUPPORTED);
+            }
+            return;
+        }
+        off[i + 1] = (int32_t)(at + len);
+    }
+};
+
+/* kn_filter: 1 for a row where the predicate is TRUE. */
+template <int NR>
+struct pred_row {
+    prog_v P;
+    __device__ int64_t operator()(int64_t row) const
+    {
+        frame<NR> F;
+        if (!eval_row(P, row, F.view(), F.text))
+            return 0;
+        int reg = kn_program_outputs(P.p)[0].reg;
+        return F.ok[reg] && (uint8_t)F.r[reg].i != 0;
+    }
+};
+
+struct put_row {
+    int32_t *sel;
+    __device__ void operator()(int64_t i, int64_t at, int64_t keep) const
+    {
+        if (keep)
+            sel[at] = (int32_t)i;
+    }
+};
+
+__global__ void str_bound_k(const kn_program *p, int out, const pa_column *in, int n_inputs, int64_t rows,
+                            int64_t *bytes)
+{
+    *bytes = kn__str_bound(p, out, in, n_inputs, rows);
+}
+
+/* ------------------------------------------------------------ entries */
+
+/* What the device cannot evaluate (see the notes at the top), and what the
+ * cpu loops would report for any row; PA_OK when it can. */
+int device_check(const kn_program *p, int64_t rows, pa_err *err)
+{
+    const kn_insn *ins = kn_program_insns(p);
+    int texts = 0;
+    for (int k = 0; k < p->n_insns; k++) {
+        const kn_insn *in = &ins[k];
+        if (in->op == KN_OP_EXTRACT && in->sub > KN_FIELD_DAY)
+            return pa_error(err, PA_EINVAL, "EXTRACT of unknown field %d", in->sub);
+        if (in->op != KN_OP_CAST)
+            continue;
+        pa_type_id from = in->atype.id, to = in->type.id;
+        if ((from == PA_TYPE_DOUBLE && to == PA_TYPE_VARCHAR) || (from == PA_TYPE_VARCHAR && to == PA_TYPE_DOUBLE))
+            return pa_error(err, PA_EUNSUPPORTED, "CAST from %s to %s has no CUDA kernel yet (shortest round-trip "
+                            "DOUBLE text)", pa_type_name(from), pa_type_name(to));
+        if (from != to && (from == PA_TYPE_DATE || to == PA_TYPE_DATE) && from != PA_TYPE_VARCHAR &&
+            to != PA_TYPE_VARCHAR && rows > 0)
+            return pa_error(err, PA_EINVAL, "CAST from %s to %s is not supported", pa_type_name(from),
+                            pa_type_name(to));
+        if (to == PA_TYPE_VARCHAR && from != PA_TYPE_VARCHAR && ++texts > TEXT_CASTS)
+            return pa_error(err, PA_EUNSUPPORTED, "expression has more than %d CASTs to VARCHAR: the CUDA "
+                            "evaluator holds %d bytes of text per row", TEXT_CASTS, TEXT_BYTES);
+    }
+    return PA_OK;
+}
+
+/* The call's device state: one block with the program, inputs and outputs
+ * (staged in stream order) and the fault claim word. */
+struct call {
+    void *block = NULL;
+    int *claim = NULL;
+    prog_v P{};
+};
+
+int call_begin(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs,
+               const pa_column *outs, int n_outs, int64_t rows, call *c, pa_err *err)
+{
+    size_t in_at = ((size_t)p->bytes + 15) & ~(size_t)15;
+    size_t out_at = in_at + (size_t)n_inputs * sizeof *inputs;
+    size_t size = out_at + (size_t)n_outs * sizeof *outs;
+    void *h = NULL;
+    int rc = dv_host_alloc(ctx->dev, size, &h, err);
+    if (rc != PA_OK)
+        return rc;
+    memcpy(h, p, p->bytes);
+    if (n_inputs)
+        memcpy((char *)h + in_at, inputs, (size_t)n_inputs * sizeof *inputs);
+    if (n_outs)
+        memcpy((char *)h + out_at, outs, (size_t)n_outs * sizeof *outs);
+    if ((rc = dv_alloc(ctx->dev, size, &c->block, err)) == PA_OK)
+        rc = dv_copy_async(ctx->stream, c->block, h, size, DV_COPY_H2D, err);
+    int rf = dv_host_free_async(ctx->stream, h, rc == PA_OK ? err : NULL);
+    if (rc == PA_OK)
+        rc = rf;
+    if (rc == PA_OK && (rc = dv_alloc(ctx->dev, sizeof(int64_t), (void **)&c->claim, err)) == PA_OK)
+        rc = dv_fill_u32_async(ctx->stream, c->claim, 0, 2, err);
+    char *b = (char *)c->block;
+    c->P = prog_v{(const kn_program *)b, (const pa_column *)(b + in_at), (const pa_column *)(b + out_at), rows,
+                  c->claim, dv_stream_fault_words(ctx->stream)};
+    return rc;
+}
+
+/* Hand the call's memory back after its kernels; rc is the call's status. */
+int call_end(const kn_ctx *ctx, call *c, int rc, pa_err *err)
+{
+    void *mem[2] = {c->block, c->claim};
+    for (int k = 0; k < 2; k++) {
+        if (!mem[k])
+            continue;
+        int rf = dv_free_async(ctx->stream, mem[k], rc == PA_OK ? err : NULL);
+        if (rc == PA_OK)
+            rc = rf;
+    }
+    return rc;
+}
+
+/* Launch K<NR> for the smallest register file that holds the program. */
+#define KN__BY_REGS(n_regs, EXPR_OF_NR)                         \
+    ((n_regs) <= 16 ? (EXPR_OF_NR(16)) : (n_regs) <= 64 ? (EXPR_OF_NR(64)) : (EXPR_OF_NR(KN_EVAL_MAX_REGS)))
+
+int checks(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, const pa_column *outs,
+           int64_t rows, pa_err *err)
+{
+    (void)ctx;
+    int rc = kn_program_check(p, err);
+    if (rc == PA_OK)
+        rc = kn__eval_check(p, inputs, n_inputs, outs, err);
+    if (rc == PA_OK)
+        rc = device_check(p, rows, err);
+    return rc;
+}
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_eval)(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs,
+                                       int n_inputs, int64_t rows, pa_column *outs, void *scratch, pa_err *err)
+{
+    (void)scratch;   /* registers live in the threads */
+    int rc = checks(ctx, p, inputs, n_inputs, outs, rows, err);
+    if (rc != PA_OK || rows <= 0)
+        return rc;
+    call c;
+    rc = call_begin(ctx, p, inputs, n_inputs, outs, p->n_outputs, rows, &c, err);
+    const unsigned grid = blocks_for((rows + 7) / 8);
+#define KN__EVAL_K(NR) SIMT_LAUNCH(eval_k<NR>, grid, THREADS, 0, ctx->stream, err, c.P)
+    if (rc == PA_OK)
+        rc = KN__BY_REGS(p->n_regs, KN__EVAL_K);
+#undef KN__EVAL_K
+    bool text = false;
+    for (int j = 0; rc == PA_OK && j < p->n_outputs; j++) {
+        if (outs[j].type.id != PA_TYPE_VARCHAR)
+            continue;
+        text = true;
+        /* c.P.out[j] lives on the device; the offsets pointer is the caller's. */
+        rc = scan(ctx, rows, len_at{outs[j].offsets}, end_at{outs[j].offsets, c.P}, outs[j].offsets, NULL, err);
+    }
+#define KN__STR_K(NR) SIMT_LAUNCH(strings_k<NR>, blocks_for(rows), THREADS, 0, ctx->stream, err, c.P)
+    if (rc == PA_OK && text)
+        rc = KN__BY_REGS(p->n_regs, KN__STR_K);
+#undef KN__STR_K
+    return call_end(ctx, &c, rc, err);
+}
+
+extern "C" int SIMT_NAME(kn__gpu_filter)(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs,
+                                         int n_inputs, int64_t rows, int32_t *sel, int64_t *count, void *scratch,
+                                         pa_err *err)
+{
+    (void)scratch;
+    int rc = kn_program_check(p, err);
+    if (rc == PA_OK)
+        rc = kn__filter_check(p, rows, err);
+    if (rc == PA_OK)
+        rc = checks(ctx, p, inputs, n_inputs, NULL, rows, err);
+    if (rc != PA_OK)
+        return rc;
+    KN__POISON(ctx, count);
+    call c;
+    rc = call_begin(ctx, p, inputs, n_inputs, NULL, 0, rows, &c, err);
+#define KN__FILTER(NR) scan(ctx, rows, pred_row<NR>{c.P}, put_row{sel}, NULL, count, err)
+    if (rc == PA_OK)
+        rc = KN__BY_REGS(p->n_regs, KN__FILTER);
+#undef KN__FILTER
+    return call_end(ctx, &c, rc, err);
+}
+
+extern "C" int SIMT_NAME(kn__gpu_eval_str_bytes)(const kn_ctx *ctx, const kn_program *p, int out,
+                                                 const pa_column *inputs, int n_inputs, int64_t rows,
+                                                 int64_t *bytes, pa_err *err)
+{
+    int rc = kn_program_check(p, err);
+    if (rc != PA_OK)
+        return rc;
+    KN__POISON(ctx, bytes);
+    call c;
+    rc = call_begin(ctx, p, inputs, n_inputs, NULL, 0, rows, &c, err);
+    if (rc == PA_OK)
+        rc = SIMT_LAUNCH(str_bound_k, 1, 1, 0, ctx->stream, err, c.P.p, out, c.P.in, n_inputs, rows, bytes);
+    return call_end(ctx, &c, rc, err);
+}
