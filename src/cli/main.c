@@ -73,7 +73,8 @@ int cli_global_option(cli_global *g, int argc, char **argv, int *i)
         } else if (k == 1) {
             pa_err e;
             pa_err_init(&e);
-            if (pa_parse_size(v, &g->memory_limit, &e) != PA_OK) {
+            if (pa_parse_size(v, &g->memory_limit, &e) != PA_OK ||
+                pa_memory_limit_check(g->memory_limit, &e) != PA_OK) {
                 cli_usage("--memory-limit: %s", e.msg);
                 pa_err_close(&e);
                 return -1;

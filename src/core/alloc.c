@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HDR 16
 
@@ -199,8 +200,26 @@ int pa_memory_limit_from_env(uint64_t *out, pa_err *err)
     pa_err local;
     pa_err_init(&local);
     int rc = pa_parse_size(s, out, &local);
+    if (rc == PA_OK)
+        rc = pa_memory_limit_check(*out, &local);
     if (rc != PA_OK)
         pa_error(err, rc, "PISTA_MEMORY_LIMIT: %s", local.msg);
     pa_err_close(&local);
     return rc;
+}
+
+int pa_memory_limit_check(uint64_t limit, pa_err *err)
+{
+    char a[32], b[32];
+    if (limit == 0)
+        return pa_error(err, PA_EINVAL, "a memory limit of 0 bytes leaves nothing to run with");
+    if (limit < PA_MEMORY_LIMIT_MIN)
+        return pa_error(err, PA_EINVAL, "%s is below the smallest memory limit, %s",
+                        pa_format_size(limit, a, sizeof a), pa_format_size(PA_MEMORY_LIMIT_MIN, b, sizeof b));
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    if (phys && limit > phys)
+        return pa_error(err, PA_EINVAL, "%s is more than this machine's memory (%s)",
+                        pa_format_size(limit, a, sizeof a), pa_format_size(phys, b, sizeof b));
+    return PA_OK;
 }

@@ -255,8 +255,13 @@ void pa_mempool_set_limit(pa_mempool *pool, uint64_t limit);
 const char *pa_mempool_name(const pa_mempool *pool);
 
 /* The memory limit from the environment: PISTA_MEMORY_LIMIT (a size as for
- * pa_parse_size). Returns PA_OK with *out = 0 when unset. */
+ * pa_parse_size, checked as pa_memory_limit_check). Returns PA_OK with
+ * *out = 0 when unset. */
 int pa_memory_limit_from_env(uint64_t *out, pa_err *err);
+/* A memory limit a user gave: PA_EINVAL naming it when it is 0, below
+ * PA_MEMORY_LIMIT_MIN or above the machine's physical memory. */
+#define PA_MEMORY_LIMIT_MIN (64 * 1024)
+int pa_memory_limit_check(uint64_t limit, pa_err *err);
 
 /* ------------------------------------------------------------- thread pool */
 

@@ -36,6 +36,9 @@ fi
 check "memory limit flag" 0 "$P" devices --device cpu --memory-limit 1.5G && expect_text "limit" "memory limit: 1.50 GiB"
 check "memory limit env" 0 env PISTA_MEMORY_LIMIT=64M "$P" devices --device cpu && expect_text "env limit" "memory limit: 64.00 MiB"
 check "bad memory limit" 2 "$P" devices --memory-limit lots && expect_text "bad limit" "--memory-limit"
+check "zero memory limit" 2 "$P" devices --memory-limit 0 && expect_text "zero limit" "0 bytes"
+check "tiny memory limit" 2 "$P" devices --memory-limit 100 && expect_text "tiny limit" "smallest memory limit"
+check "memory limit above the machine" 2 "$P" devices --memory-limit 1000000T && expect_text "huge limit" "machine's memory"
 check "bad env memory limit" 1 env PISTA_MEMORY_LIMIT=12Q "$P" devices --device cpu && expect_text "bad env" "PISTA_MEMORY_LIMIT"
 
 check "bench device table" 0 "$P" bench device --device cpu --size 8M --repeat 2

@@ -184,6 +184,16 @@ static void test_parse_size(void **state)
     pa_err_clear(&e);
     assert_int_equal(pa_memory_limit_from_env(&v, &e), PA_EINVAL);
     assert_non_null(strstr(e.msg, "PISTA_MEMORY_LIMIT"));
+    /* Nonsense sizes are refused, naming what is wrong. */
+    const char *bad[] = {"0", "1K", "1000000T"}, *why[] = {"0 bytes", "smallest", "machine's memory"};
+    for (int k = 0; k < 3; k++) {
+        setenv("PISTA_MEMORY_LIMIT", bad[k], 1);
+        pa_err_clear(&e);
+        assert_int_equal(pa_memory_limit_from_env(&v, &e), PA_EINVAL);
+        assert_non_null(strstr(e.msg, why[k]));
+    }
+    assert_int_equal(pa_memory_limit_check(PA_MEMORY_LIMIT_MIN, NULL), PA_OK);
+    assert_int_equal(pa_memory_limit_check(PA_MEMORY_LIMIT_MIN - 1, NULL), PA_EINVAL);
     unsetenv("PISTA_MEMORY_LIMIT");
     assert_int_equal(pa_memory_limit_from_env(&v, NULL), PA_OK);
     assert_int_equal(v, 0);
