@@ -2,7 +2,8 @@
  * kn_gpu_hash.cu - CUDA kernels for hashing multi-column keys and hash
  * partitioning (partition ids, per-partition offsets). The hash function is
  * kn_hash_int.h's, compiled for the device, so a key hashes alike on every
- * device and every rank. See kn_gpu.h for how entries and errors work.
+ * device and every rank. The rows in partition order come from a stable
+ * radix sort by partition id. See kn_gpu.h for how entries and errors work.
  */
 #include "kernels/kn_gpu.h"
 
@@ -157,3 +158,128 @@ extern "C" int SIMT_NAME(kn__gpu_partition_offsets)(const kn_ctx *ctx, const uin
     return rc != PA_OK ? rc : rf;
 }
 
+
+namespace {
+
+/* ------------------------------------------------------- partition order
+ *
+ * A stable sort of the rows by partition id: an LSD radix sort with one bit
+ * per pass, each pass a stable split by the device-wide scan (rows whose
+ * bit is 0 keep their order at the front, the others keep theirs after
+ * them). Passes = bits of n_parts - 1 (10 for 1024 partitions). Then one
+ * thread per partition checks that the caller's offsets are where the
+ * sorted ids put each partition's first row: the offsets come from a
+ * kernel, so a mismatch (or an id not below n_parts) is a data fault. */
+
+const char BAD_ORDER[] = "partition order: a row's partition id or the partition offsets do not match";
+
+__global__ void check_ids_k(const uint32_t *part, int64_t rows, uint32_t n_parts, fault_t bad)
+{
+    KN_GPU_FOR(i, rows)
+    if (part[i] >= n_parts)
+        bad.raise();
+}
+
+/* 1 for a row whose bit is 0. */
+struct bit_zero {
+    const uint32_t *key;
+    int bit;
+    __device__ int64_t operator()(int64_t i) const { return !((key[i] >> bit) & 1); }
+};
+
+/* Row i to its place after the split; *zeros is the rows with the bit 0
+ * (the scan's total, on the device by the time pass 3 runs). row NULL: the
+ * identity. */
+struct bit_split {
+    const uint32_t *key;
+    const int32_t *row;
+    uint32_t *key_out;
+    int32_t *row_out;
+    const int64_t *zeros;
+    __device__ void operator()(int64_t i, int64_t zeros_before, int64_t zero) const
+    {
+        int64_t dst = zero ? zeros_before : *zeros + (i - zeros_before);
+        key_out[dst] = key[i];
+        row_out[dst] = row ? row[i] : (int32_t)i;
+    }
+};
+
+__global__ void identity_k(int32_t *row_order, int64_t rows)
+{
+    KN_GPU_FOR(i, rows)
+    row_order[i] = (int32_t)i;
+}
+
+/* offsets[p] must be the first row whose sorted id is >= p, for p in
+ * [0, n_parts] (so offsets[n_parts] = rows). */
+__global__ void check_offsets_k(const uint32_t *key, int64_t rows, uint32_t n_parts, const int64_t *offsets,
+                                fault_t bad)
+{
+    KN_GPU_FOR(p, (int64_t)n_parts + 1)
+    {
+        int64_t lo = 0, hi = rows;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (key[mid] < (uint64_t)p)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (offsets[p] != lo)
+            bad.raise();
+    }
+}
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_partition_order)(const kn_ctx *ctx, const uint32_t *part, int64_t rows,
+                                                  uint32_t n_parts, const int64_t *offsets, void *scratch,
+                                                  size_t scratch_size, int32_t *row_order, pa_err *err)
+{
+    (void)scratch;   /* the device sort takes its buffers from the pool */
+    if (n_parts < 1 || scratch_size < kn_partition_order_scratch_size(n_parts))
+        return pa_error(err, PA_EINVAL, "partition order: %u parts with %zu bytes of scratch", n_parts,
+                        scratch_size);
+    if (rows > INT32_MAX || rows < 0)
+        return pa_error(err, PA_EINVAL, "partition order over %lld rows: at most INT32_MAX", (long long)rows);
+    const fault_t bad = fault_of(ctx, PA_EINVAL, BAD_ORDER);
+    int bits = 0;
+    while (bits < 32 && ((uint64_t)1 << bits) < n_parts)
+        bits++;
+    void *mem[5] = {NULL, NULL, NULL, NULL, NULL};   /* keys x2, rows x2, the zeros count */
+    const size_t sizes[5] = {(size_t)rows * 4 + 4, (size_t)rows * 4 + 4, (size_t)rows * 4 + 4,
+                             (size_t)rows * 4 + 4, sizeof(int64_t)};
+    const bool needed[5] = {bits >= 1, bits >= 2, bits >= 2, bits >= 2, bits >= 1};
+    int rc = PA_OK;
+    for (int k = 0; k < 5 && rc == PA_OK; k++)
+        if (needed[k])
+            rc = dv_alloc(ctx->dev, sizes[k], &mem[k], err);
+    uint32_t *keys[2] = {(uint32_t *)mem[0], (uint32_t *)mem[1]};
+    int32_t *rws[2] = {(int32_t *)mem[2], (int32_t *)mem[3]};
+    if (rc == PA_OK && rows > 0)
+        rc = SIMT_LAUNCH(check_ids_k, blocks_for(rows), THREADS, 0, ctx->stream, err, part, rows, n_parts, bad);
+    const uint32_t *sorted = part;
+    if (rc == PA_OK && bits == 0 && rows > 0)
+        rc = SIMT_LAUNCH(identity_k, blocks_for(rows), THREADS, 0, ctx->stream, err, row_order, rows);
+    for (int b = 0; rc == PA_OK && b < bits && rows > 0; b++) {
+        const bool last = b == bits - 1;
+        const uint32_t *kin = b == 0 ? part : keys[(b - 1) & 1];
+        const int32_t *rin = b == 0 ? NULL : rws[(b - 1) & 1];
+        uint32_t *kout = keys[b & 1];
+        int32_t *rout = last ? row_order : rws[b & 1];
+        int64_t *zeros = (int64_t *)mem[4];
+        rc = scan(ctx, rows, bit_zero{kin, b}, bit_split{kin, rin, kout, rout, zeros}, NULL, zeros, err);
+        sorted = kout;
+    }
+    if (rc == PA_OK)
+        rc = SIMT_LAUNCH(check_offsets_k, blocks_for((int64_t)n_parts + 1), THREADS, 0, ctx->stream, err, sorted,
+                         rows, n_parts, offsets, bad);
+    for (int k = 0; k < 5; k++) {
+        if (!mem[k])
+            continue;
+        int rf = dv_free_async(ctx->stream, mem[k], rc == PA_OK ? err : NULL);
+        if (rc == PA_OK)
+            rc = rf;
+    }
+    return rc;
+}

@@ -108,7 +108,12 @@ extern "C" {
       (ctx, p, out, inputs, n_inputs, rows, bytes, err))                                                        \
     X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,     \
                int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                       \
-      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))
+      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))                                               \
+    /* partitioning */                                                                                          \
+    X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
+                        const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
+                        pa_err *err),                                                                           \
+      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))
 
 /* The kernels that have none yet: the loops run on the cpu device and as
  * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
@@ -175,12 +180,7 @@ extern "C" {
       (ctx, l, sources, n_sources, column, recs, n, bytes, err))                                                \
     X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,                  \
                     int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err),    \
-      (ctx, l, sources, n_sources, column, recs, n, out, err))                                                  \
-    /* partitioning */                                                                                          \
-    X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
-                        const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
-                        pa_err *err),                                                                           \
-      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))
+      (ctx, l, sources, n_sources, column, recs, n, out, err))
 
 /* X(name, (params), (args)) for every relational kernel. */
 #define KN_OPS_LIST(X) KN_OPS_GPU_LIST(X) KN_OPS_HOST_LIST(X)

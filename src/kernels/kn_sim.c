@@ -72,31 +72,3 @@ int kn__sim_launch(const kn_ctx *ctx, dv_kernel_fn fn, const void *args, size_t 
         return pa_error(err, PA_EINVAL, "a kernel on device %s needs a stream", dv_name(ctx->dev));
     return dv_launch_kernel(ctx->stream, fn, args, size, err);
 }
-
-/* ----------------------------------------------------------- partitioning */
-
-typedef struct part_args {
-    kn_ctx ctx;
-    const void *in;              /* hashes (ids) or partition ids */
-    int64_t rows;
-    uint32_t n_parts;
-    void *out;                   /* ids, offsets, or the row order */
-    const int64_t *offsets;      /* order */
-    void *scratch;
-    size_t scratch_size;
-} part_args;
-
-static int part_order_k(void *p, pa_err *err)
-{
-    part_args *a = p;
-    return kn__cpu_partition_order(&a->ctx, a->in, a->rows, a->n_parts, a->offsets, a->scratch, a->scratch_size,
-                                   a->out, err);
-}
-
-int kn__sim_partition_order(const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,
-                            const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,
-                            pa_err *err)
-{
-    part_args a = {*ctx, part, rows, n_parts, row_order, offsets, scratch, scratch_size};
-    return kn__sim_launch(ctx, part_order_k, &a, sizeof a, err);
-}

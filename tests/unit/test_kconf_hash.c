@@ -245,7 +245,7 @@ static void test_partition_random(void **state)
 {
     hj_rng r = {99};
     const int64_t rows[] = {0, 1, 17, 1000, 20000};
-    const uint32_t parts[] = {1, 2, 3, 8, 61, 256};
+    const uint32_t parts[] = {1, 2, 3, 8, 61, 256, 1025};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         for (size_t j = 0; j < sizeof parts / sizeof parts[0]; j++)
             check_partition(&r, rows[i], parts[j]);
@@ -306,6 +306,14 @@ static void test_errors(void **state)
     assert_int_equal(ho[0], 0);
     assert_int_equal(ho[1], 1);
     free(ho);
+    /* Offsets that do not match the ids (they come from a kernel, so only
+     * the device sees them): an error on every device. */
+    offs[1] = 2;
+    pa_err_clear(&err);
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_partition_order(&ec, part, 2, 2, offs, scratch,
+                                                                     4 * sizeof *scratch, order, &err)),
+                     PA_EINVAL);
+    assert_non_null(strstr(err.msg, "partition"));
     pa_column bad = {.type = {.id = PA_TYPE__COUNT}, .length = 2, .data = h};
     pa_err_clear(&err);
     assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 1, 2, h, &err)), PA_EINVAL);

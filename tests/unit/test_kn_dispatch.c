@@ -161,9 +161,10 @@ static void test_sim_kernel_error(void **state)
     assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
     ctx.stream = s;
     pa_err_clear(&e);
-    assert_int_equal(kn_partition_order(&ctx, part, 2, 0, NULL, NULL, 0, (int32_t *)part, &e), PA_OK);
+    kn_sort_layout l = {.stride = 8};
+    assert_int_equal(kn_sort_records(&ctx, &l, (uint8_t *)part, 2, NULL, 0, NULL, 0, &e), PA_OK);
     assert_int_equal(dv_stream_sync(s, &e), PA_EINVAL);
-    assert_non_null(strstr(e.msg, "partition order: 0 parts"));
+    assert_non_null(strstr(e.msg, "sort: scratch of 0 bytes"));
     /* One with a CUDA source checks what the host knows before it launches. */
     dv_stream_destroy(s);
     assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
@@ -220,7 +221,8 @@ static void test_missing_kernel(void **state)
     pa_err_close(&e);
 }
 
-/* cuda has no kernels yet: every call says so (where a GPU can be opened). */
+/* A kernel without a CUDA source yet is an error naming it on cuda, never a
+ * host fallback (where a GPU can be opened). */
 static void test_cuda_has_none(void **state)
 {
     dv_options o = {.spec = "cuda"};
@@ -230,9 +232,9 @@ static void test_cuda_has_none(void **state)
     kn_ctx ctx = {d, NULL};
     pa_err e;
     pa_err_init(&e);
-    assert_int_equal(kn_partition_order(&ctx, NULL, 0, 1, NULL, NULL, 0, NULL, &e), PA_EUNSUPPORTED);
+    assert_int_equal(kn_sort_copy(&ctx, NULL, NULL, 0, 0, NULL, &e), PA_EUNSUPPORTED);
     char want[96];
-    snprintf(want, sizeof want, "kernel kn_partition_order is not implemented on device %s", dv_name(d));
+    snprintf(want, sizeof want, "kernel kn_sort_copy is not implemented on device %s", dv_name(d));
     assert_string_equal(e.msg, want);
     pa_err_close(&e);
     dv_close(d);
