@@ -196,24 +196,48 @@ inline int scan(const kn_ctx *ctx, int64_t n, F f, W w, const int32_t *start, in
     return rc != PA_OK ? rc : rf;
 }
 
-/* A device copy of v made in stream order (through pinned memory, so v
- * may go out of scope at once): for structs too large to pass by value to
- * every GPU thread (the emulation copies a kernel's parameters per thread).
- * Hand it back with dv_free_async after the kernels that read it. */
-template <class T>
-inline int stage(const kn_ctx *ctx, const T &v, T **dev, pa_err *err)
+/* A device copy of n bytes at v (stage_bytes) or of v, made in stream
+ * order (through pinned memory, so v may go out of scope at once): for
+ * structs too large to pass by value to every GPU thread (the emulation
+ * copies a kernel's parameters per thread). Hand it back with
+ * dv_free_async (free_after) after the kernels that read it. */
+/* Copy n bytes at v into device memory dev (already allocated), in stream
+ * order through pinned memory. */
+inline int stage_into(const kn_ctx *ctx, const void *v, size_t n, void *dev, pa_err *err)
 {
     void *h = NULL;
-    int rc = dv_host_alloc(ctx->dev, sizeof v, &h, err);
+    int rc = dv_host_alloc(ctx->dev, n, &h, err);
     if (rc != PA_OK)
         return rc;
-    memcpy(h, &v, sizeof v);
-    if ((rc = dv_alloc(ctx->dev, sizeof v, (void **)dev, err)) == PA_OK &&
-        (rc = dv_copy_async(ctx->stream, *dev, h, sizeof v, DV_COPY_H2D, err)) != PA_OK) {
+    memcpy(h, v, n);
+    rc = dv_copy_async(ctx->stream, dev, h, n, DV_COPY_H2D, err);
+    int rf = dv_host_free_async(ctx->stream, h, rc == PA_OK ? err : NULL);
+    return rc != PA_OK ? rc : rf;
+}
+
+inline int stage_bytes(const kn_ctx *ctx, const void *v, size_t n, void **dev, pa_err *err)
+{
+    int rc = dv_alloc(ctx->dev, n, dev, err);
+    if (rc == PA_OK && (rc = stage_into(ctx, v, n, *dev, err)) != PA_OK) {
         dv_free(ctx->dev, *dev);
         *dev = NULL;
     }
-    int rf = dv_host_free_async(ctx->stream, h, rc == PA_OK ? err : NULL);
+    return rc;
+}
+
+template <class T>
+inline int stage(const kn_ctx *ctx, const T &v, T **dev, pa_err *err)
+{
+    return stage_bytes(ctx, &v, sizeof v, (void **)dev, err);
+}
+
+/* Hand back device memory after the kernels enqueued so far; rc is the
+ * call's status so far, and the result keeps the first error. */
+inline int free_after(const kn_ctx *ctx, void *p, int rc, pa_err *err)
+{
+    if (!p)
+        return rc;
+    int rf = dv_free_async(ctx->stream, p, rc == PA_OK ? err : NULL);
     return rc != PA_OK ? rc : rf;
 }
 

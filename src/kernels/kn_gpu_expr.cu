@@ -886,20 +886,16 @@ int call_begin(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, 
     size_t in_at = ((size_t)p->bytes + 15) & ~(size_t)15;
     size_t out_at = in_at + (size_t)n_inputs * sizeof *inputs;
     size_t size = out_at + (size_t)n_outs * sizeof *outs;
-    void *h = NULL;
-    int rc = dv_host_alloc(ctx->dev, size, &h, err);
-    if (rc != PA_OK)
-        return rc;
+    char *h = (char *)pa_calloc(1, size);
+    if (!h)
+        return pa_error(err, PA_ENOMEM, "out of host memory staging an expression program");
     memcpy(h, p, p->bytes);
     if (n_inputs)
-        memcpy((char *)h + in_at, inputs, (size_t)n_inputs * sizeof *inputs);
+        memcpy(h + in_at, inputs, (size_t)n_inputs * sizeof *inputs);
     if (n_outs)
-        memcpy((char *)h + out_at, outs, (size_t)n_outs * sizeof *outs);
-    if ((rc = dv_alloc(ctx->dev, size, &c->block, err)) == PA_OK)
-        rc = dv_copy_async(ctx->stream, c->block, h, size, DV_COPY_H2D, err);
-    int rf = dv_host_free_async(ctx->stream, h, rc == PA_OK ? err : NULL);
-    if (rc == PA_OK)
-        rc = rf;
+        memcpy(h + out_at, outs, (size_t)n_outs * sizeof *outs);
+    int rc = stage_bytes(ctx, h, size, &c->block, err);
+    pa_free(h);
     if (rc == PA_OK && (rc = dv_alloc(ctx->dev, sizeof(int64_t), (void **)&c->claim, err)) == PA_OK)
         rc = dv_fill_u32_async(ctx->stream, c->claim, 0, 2, err);
     char *b = (char *)c->block;
@@ -911,15 +907,8 @@ int call_begin(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, 
 /* Hand the call's memory back after its kernels; rc is the call's status. */
 int call_end(const kn_ctx *ctx, call *c, int rc, pa_err *err)
 {
-    void *mem[2] = {c->block, c->claim};
-    for (int k = 0; k < 2; k++) {
-        if (!mem[k])
-            continue;
-        int rf = dv_free_async(ctx->stream, mem[k], rc == PA_OK ? err : NULL);
-        if (rc == PA_OK)
-            rc = rf;
-    }
-    return rc;
+    rc = free_after(ctx, c->block, rc, err);
+    return free_after(ctx, c->claim, rc, err);
 }
 
 /* Launch K<NR> for the smallest register file that holds the program. */

@@ -113,7 +113,36 @@ extern "C" {
     X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
                         const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
                         pa_err *err),                                                                           \
-      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))
+      (ctx, part, rows, n_parts, offsets, scratch, scratch_size, row_order, err))                               \
+    /* sort and top-N */                                                                                        \
+    X(sort_encode, (const kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n,                 \
+                    uint32_t tag, uint8_t *recs, pa_err *err),                                                  \
+      (ctx, l, cols, n, tag, recs, err))                                                                        \
+    X(sort_records, (const kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,       \
+                     size_t scratch_size, const kn_sort_source *sources, int n_sources, pa_err *err),           \
+      (ctx, l, recs, n, scratch, scratch_size, sources, n_sources, err))                                        \
+    X(sort_merge, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na,                    \
+                   const uint8_t *b, int64_t nb, uint8_t *out, const kn_sort_source *sources,                   \
+                   int n_sources, pa_err *err),                                                                 \
+      (ctx, l, a, na, b, nb, out, sources, n_sources, err))                                                     \
+    X(sort_merge_next, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs,                 \
+                        const int64_t *counts, int64_t *pos, int n_runs, int64_t m, uint8_t *out,               \
+                        const kn_sort_source *sources, int n_sources, pa_err *err),                             \
+      (ctx, l, runs, counts, pos, n_runs, m, out, sources, n_sources, err))                                     \
+    X(sort_filter, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,                   \
+                    const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,      \
+                    int n_sources, pa_err *err),                                                                \
+      (ctx, l, in, n, threshold, out, count, sources, n_sources, err))                                          \
+    X(sort_copy, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n,                    \
+                  uint32_t tag_add, uint8_t *dst, pa_err *err),                                                 \
+      (ctx, l, src, n, tag_add, dst, err))                                                                      \
+    X(sort_gather_bytes, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,            \
+                          int n_sources, int column, const uint8_t *recs, int64_t n, int64_t *bytes,            \
+                          pa_err *err),                                                                         \
+      (ctx, l, sources, n_sources, column, recs, n, bytes, err))                                                \
+    X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,                  \
+                    int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err),    \
+      (ctx, l, sources, n_sources, column, recs, n, out, err))
 
 /* The kernels that have none yet: the loops run on the cpu device and as
  * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
@@ -151,36 +180,7 @@ extern "C" {
       (ctx, t, key, first, count, out, err))                                                                    \
     X(agg_emit, (const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first,                  \
                  int64_t count, pa_column *out, pa_err *err),                                                   \
-      (ctx, t, f, first, count, out, err))                                                                      \
-    /* sort and top-N */                                                                                        \
-    X(sort_encode, (const kn_ctx *ctx, const kn_sort_layout *l, kn_sort_source cols, int64_t n,                 \
-                    uint32_t tag, uint8_t *recs, pa_err *err),                                                  \
-      (ctx, l, cols, n, tag, recs, err))                                                                        \
-    X(sort_records, (const kn_ctx *ctx, const kn_sort_layout *l, uint8_t *recs, int64_t n, void *scratch,       \
-                     size_t scratch_size, const kn_sort_source *sources, int n_sources, pa_err *err),           \
-      (ctx, l, recs, n, scratch, scratch_size, sources, n_sources, err))                                        \
-    X(sort_merge, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *a, int64_t na,                    \
-                   const uint8_t *b, int64_t nb, uint8_t *out, const kn_sort_source *sources,                   \
-                   int n_sources, pa_err *err),                                                                 \
-      (ctx, l, a, na, b, nb, out, sources, n_sources, err))                                                     \
-    X(sort_merge_next, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *const *runs,                 \
-                        const int64_t *counts, int64_t *pos, int n_runs, int64_t m, uint8_t *out,               \
-                        const kn_sort_source *sources, int n_sources, pa_err *err),                             \
-      (ctx, l, runs, counts, pos, n_runs, m, out, sources, n_sources, err))                                     \
-    X(sort_filter, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *in, int64_t n,                   \
-                    const uint8_t *threshold, uint8_t *out, int64_t *count, const kn_sort_source *sources,      \
-                    int n_sources, pa_err *err),                                                                \
-      (ctx, l, in, n, threshold, out, count, sources, n_sources, err))                                          \
-    X(sort_copy, (const kn_ctx *ctx, const kn_sort_layout *l, const uint8_t *src, int64_t n,                    \
-                  uint32_t tag_add, uint8_t *dst, pa_err *err),                                                 \
-      (ctx, l, src, n, tag_add, dst, err))                                                                      \
-    X(sort_gather_bytes, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,            \
-                          int n_sources, int column, const uint8_t *recs, int64_t n, int64_t *bytes,            \
-                          pa_err *err),                                                                         \
-      (ctx, l, sources, n_sources, column, recs, n, bytes, err))                                                \
-    X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,                  \
-                    int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err),    \
-      (ctx, l, sources, n_sources, column, recs, n, out, err))
+      (ctx, t, f, first, count, out, err))
 
 /* X(name, (params), (args)) for every relational kernel. */
 #define KN_OPS_LIST(X) KN_OPS_GPU_LIST(X) KN_OPS_HOST_LIST(X)

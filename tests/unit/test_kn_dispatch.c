@@ -161,10 +161,11 @@ static void test_sim_kernel_error(void **state)
     assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
     ctx.stream = s;
     pa_err_clear(&e);
-    kn_sort_layout l = {.stride = 8};
-    assert_int_equal(kn_sort_records(&ctx, &l, (uint8_t *)part, 2, NULL, 0, NULL, 0, &e), PA_OK);
+    kn_agg_table t = {0};
+    pa_column key_out = {0};
+    assert_int_equal(kn_agg_emit_key(&ctx, &t, 0, 0, 1, &key_out, &e), PA_OK);
     assert_int_equal(dv_stream_sync(s, &e), PA_EINVAL);
-    assert_non_null(strstr(e.msg, "sort: scratch of 0 bytes"));
+    assert_non_null(strstr(e.msg, "aggregation emit: key 0"));
     /* One with a CUDA source checks what the host knows before it launches. */
     dv_stream_destroy(s);
     assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
@@ -232,9 +233,9 @@ static void test_cuda_has_none(void **state)
     kn_ctx ctx = {d, NULL};
     pa_err e;
     pa_err_init(&e);
-    assert_int_equal(kn_sort_copy(&ctx, NULL, NULL, 0, 0, NULL, &e), PA_EUNSUPPORTED);
+    assert_int_equal(kn_agg_table_move(&ctx, NULL, NULL, &e), PA_EUNSUPPORTED);
     char want[96];
-    snprintf(want, sizeof want, "kernel kn_sort_copy is not implemented on device %s", dv_name(d));
+    snprintf(want, sizeof want, "kernel kn_agg_table_move is not implemented on device %s", dv_name(d));
     assert_string_equal(e.msg, want);
     pa_err_close(&e);
     dv_close(d);
