@@ -37,17 +37,58 @@ typedef struct kbench {
     size_t scratch_size;
     kn_join_build_info *info;   /* pinned */
     kn_join_cursor *cur;        /* pinned */
+    /* filter: the program `vals < rows / 2` and its scratch */
+    kn_program *prog;
+    void *eval_scratch;
+    /* sort: records of the random INTEGER key idx, and the sort's scratch */
+    kn_sort_layout layout;
+    uint8_t *recs, *sort_scratch;
 } kbench;
 
 typedef enum kb_op {
-    KB_COPY, KB_SELECT, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_BUILD, KB_PROBE, KB_N
+    KB_COPY, KB_SELECT, KB_FILTER, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_BUILD, KB_PROBE, KB_SORT, KB_N
 } kb_op;
 
 static const char *const op_names[KB_N] = {
-    "device->device copy", "select (BOOLEAN -> selection)", "gather BIGINT by selection",
-    "take BIGINT by random index", "hash BIGINT key", "partition ids (256 ways)",
-    "hash-join build (rows/10 keys)", "hash-join probe (INNER, 10% hit)",
+    "device->device copy", "select (BOOLEAN -> selection)", "filter (BIGINT < constant)",
+    "gather BIGINT by selection", "take BIGINT by random index", "hash BIGINT key", "partition ids (256 ways)",
+    "hash-join build (rows/10 keys)", "hash-join probe (INNER, 10% hit)", "sort INTEGER key (encode + sort)",
 };
+
+/* The expression program `column 0 (BIGINT) < limit`: a CONST in the
+ * prologue, then LOAD and CMP; laid out as src/exec/expr_compile.c does. */
+static kn_program *less_than_program(int64_t limit)
+{
+    size_t at = sizeof(kn_program), insns_at = at;
+    at += 3 * sizeof(kn_insn);
+    size_t consts_at = at;
+    at += sizeof(kn_value);
+    size_t regs_at = at;
+    at += 3 * sizeof(uint32_t);
+    size_t inputs_at = (at + 7) & ~(size_t)7;
+    at = inputs_at + sizeof(pa_type);
+    size_t outputs_at = (at + 7) & ~(size_t)7;
+    at = outputs_at + sizeof(kn_output);
+    kn_program *p = pa_calloc(1, at);
+    if (!p)
+        return NULL;
+    const pa_type big = {.id = PA_TYPE_BIGINT}, boolean = {.id = PA_TYPE_BOOLEAN};
+    *p = (kn_program){.bytes = (uint32_t)at, .n_insns = 3, .n_prologue = 1, .n_consts = 1, .n_regs = 3,
+                      .n_inputs = 1, .n_outputs = 1, .insns_at = (uint32_t)insns_at, .consts_at = (uint32_t)consts_at,
+                      .reg_bytes_at = (uint32_t)regs_at, .inputs_at = (uint32_t)inputs_at,
+                      .outputs_at = (uint32_t)outputs_at, .pool_at = (uint32_t)at, .pool_bytes = 0};
+    kn_insn *in = (kn_insn *)((char *)p + insns_at);
+    in[0] = (kn_insn){.op = KN_OP_CONST, .dst = 1, .a = 0, .b = -1, .c = -1, .type = big, .atype = big};
+    in[1] = (kn_insn){.op = KN_OP_LOAD, .dst = 0, .a = -1, .b = -1, .c = -1, .imm = 0, .type = big, .atype = big};
+    in[2] = (kn_insn){.op = KN_OP_CMP, .sub = KN_CMP_LT, .dst = 2, .a = 0, .b = 1, .c = -1, .type = boolean,
+                      .atype = big};
+    kn_value *c = (kn_value *)((char *)p + consts_at);
+    c->type = big;
+    c->v.i = limit;
+    *(pa_type *)((char *)p + inputs_at) = big;
+    *(kn_output *)((char *)p + outputs_at) = (kn_output){.reg = 2, .type = boolean};
+    return p;
+}
 
 /* One call of op; *bytes = bytes it reads and writes. */
 static int run_op(kbench *b, kb_op op, int64_t selected, double *bytes)
@@ -63,6 +104,19 @@ static int run_op(kbench *b, kb_op op, int64_t selected, double *bytes)
         pa_column p = {.type = {.id = PA_TYPE_BOOLEAN}, .length = n, .data = b->pred};
         *bytes = (double)n + 4.0 * (double)selected;
         return kn_select(&b->ctx, &p, n, b->sel, b->count, &b->err);
+    }
+    case KB_FILTER:
+        *bytes = (double)n * 8 + 4.0 * (double)n / 2;
+        return kn_filter(&b->ctx, b->prog, &vcol, 1, n, b->sel, b->count, b->eval_scratch, &b->err);
+    case KB_SORT: {
+        /* the key read, the records written, and one read and write of the
+         * records: what an ideal sort moves */
+        pa_column key = {.type = {.id = PA_TYPE_INTEGER}, .length = n, .data = b->idx};
+        size_t st = b->layout.stride;
+        *bytes = (double)n * (4 + 3.0 * (double)st);
+        int rc = kn_sort_encode(&b->ctx, &b->layout, &key, n, 0, b->recs, &b->err);
+        return rc != PA_OK ? rc : kn_sort_records(&b->ctx, &b->layout, b->recs, n, b->sort_scratch,
+                                                  kn_sort_scratch_size(&b->layout, n), NULL, 0, &b->err);
     }
     case KB_GATHER:
         *bytes = (double)selected * (4 + 8 + 8);
@@ -233,6 +287,17 @@ int cli_bench_kernels(int argc, char **argv)
     b.scratch_size = kn_join_probe_scratch_size(&b.table, b.rows);
     if ((rc = dv_alloc(b.dev, b.scratch_size, &b.probe_scratch, &b.err)) != PA_OK)
         goto fail;
+    b.prog = less_than_program(b.rows / 2);
+    kn_sort_key sk = {.column = 0, .type = {.id = PA_TYPE_INTEGER}};
+    if (!b.prog) {
+        rc = pa_error(&b.err, PA_ENOMEM, "out of host memory");
+        goto fail;
+    }
+    if ((rc = dv_alloc(b.dev, kn_eval_scratch_size(b.prog), &b.eval_scratch, &b.err)) != PA_OK ||
+        (rc = kn_sort_layout_init(&b.layout, &sk, 1, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * b.layout.stride, (void **)&b.recs, &b.err)) != PA_OK ||
+        (rc = dv_alloc(b.dev, n * b.layout.stride, (void **)&b.sort_scratch, &b.err)) != PA_OK)
+        goto fail;
     for (int op = 0; op < KB_N; op++) {
         if ((op == KB_BUILD || op == KB_PROBE) && !have[KB_HASH]) {
             snprintf(why[op], sizeof why[op], "no hashes (kn_hash_keys failed)");
@@ -298,7 +363,11 @@ fail:
         dv_free(b.dev, b.probe_scratch);
         dv_host_free(b.dev, b.info);
         dv_host_free(b.dev, b.cur);
+        dv_free(b.dev, b.eval_scratch);
+        dv_free(b.dev, b.recs);
+        dv_free(b.dev, b.sort_scratch);
     }
+    pa_free(b.prog);
     dv_stream_destroy(b.s);
     dv_close(b.dev);
     if (rc != PA_OK) {

@@ -54,6 +54,14 @@ if command -v python3 >/dev/null; then
 fi
 check "bench over the memory limit fails cleanly" 1 "$P" bench device --device cpu --size 64M --memory-limit 16M
 expect_text "oom" "out of memory"
+# Every kernel family runs on cpu and, through the emulated CUDA kernels, on sim.
+for d in cpu sim; do
+  check "bench kernels on $d" 0 "$P" bench kernels --device "$d" --rows 20000 --repeat 1 --json
+  if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert len(d["results"])==10 and all(r["gb_per_s"]>0 for r in d["results"])' "$out" \
+      || { echo "FAIL: bench kernels on $d: not every kernel ran"; echo "$out"; fails=$((fails+1)); }
+  fi
+done
 check "bench unknown option" 2 "$P" bench device --bogus
 check "bench unknown benchmark" 2 "$P" bench nothing
 
