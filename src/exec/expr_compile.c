@@ -79,7 +79,8 @@ static int add_const(comp *c, const ex_expr *e, int *idx)
 {
     GROW(c->consts, c->n_consts, c->cap_consts);
     if (c->n_consts >= INT16_MAX)
-        return pa_error(c->err, PA_EUNSUPPORTED, "expression with too many constants");
+        return pa_error(c->err, PA_EUNSUPPORTED, "expression with more than %d constants (for an IN list that "
+                        "long, join with a table of the values)", INT16_MAX);
     kn_value *v = &c->consts[c->n_consts];
     memset(v, 0, sizeof *v);
     v->type = e->type;

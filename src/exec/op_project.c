@@ -6,8 +6,11 @@
  * expressions are compiled at build into ONE kernel program with one output
  * each, so subexpressions they share (Q1's price * (1 - discount)) are
  * computed once per row; kn_eval writes them into new buffers of the output
- * chunk. VARCHAR results are sized with kn_eval_str_bound (from the input's
- * offsets), a validity bitmap is given only to outputs that may be NULL.
+ * chunk. A list too wide for one program's registers (hundreds of computed
+ * columns) is split into consecutive runs of outputs, one program each, run
+ * one after the other. VARCHAR results are sized with kn_eval_str_bound
+ * (from the input's offsets), a validity bitmap is given only to outputs
+ * that may be NULL.
  */
 #include "exec/expr_int.h"
 
@@ -17,10 +20,23 @@
 typedef struct project_state {
     int n;                   /* output columns */
     int *src;                /* per output: input column passed through, or -1 */
-    int *prog_out;           /* per output: output index in prog, or -1 */
-    int n_prog;
-    kn_program *prog;        /* NULL when every output is a pass-through */
+    int *prog_out;           /* per output: index among the computed outputs, or -1 */
+    int n_prog;              /* computed outputs */
+    int n_progs;             /* programs: 0 when every output is a pass-through */
+    kn_program **progs;
+    int *first;              /* progs[g] computes outputs [first[g], first[g + 1]) */
+    kn_program *prog;        /* progs[0], or NULL */
 } project_state;
+
+/* The program of computed output j, and j's index among its outputs. */
+static const kn_program *prog_of(const project_state *s, int j, int *jj)
+{
+    int g = 0;
+    while (j >= s->first[g + 1])
+        g++;
+    *jj = j - s->first[g];
+    return s->progs[g];
+}
 
 typedef struct project_local {
     void *scratch;
@@ -58,7 +74,9 @@ static int project_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err
         goto fail;
     }
     l->dev = w->dev;
-    l->scratch_size = kn_eval_scratch_size(s->prog);
+    for (int g = 0; g < s->n_progs; g++)   /* one scratch: the programs run one after the other */
+        if (kn_eval_scratch_size(s->progs[g]) > l->scratch_size)
+            l->scratch_size = kn_eval_scratch_size(s->progs[g]);
     PA_TRY(rc = ex_alloc(op, l->scratch_size, &l->scratch, err));
     if (!dv_host_visible(w->dev) &&
         (rc = dv_host_alloc(w->dev, (size_t)s->n_prog * sizeof *l->bytes, (void **)&l->bytes, err)) != PA_OK) {
@@ -82,12 +100,14 @@ static int size_strings(project_state *s, project_local *l, ex_worker *w, dv_chu
     if (!l->bytes || l->sized)
         return PA_OK;
     if (!l->pend.recorded) {
-        const kn_output *o = kn_program_outputs(s->prog);
-        for (int j = 0; j < s->n_prog; j++)
-            if (o[j].type.id == PA_TYPE_VARCHAR &&
-                (rc = kn_eval_str_bytes(&w->kn, s->prog, j, in->columns, in->n_columns, in->length, &l->bytes[j],
+        for (int j = 0; j < s->n_prog; j++) {
+            int jj;
+            const kn_program *prog = prog_of(s, j, &jj);
+            if (kn_program_outputs(prog)[jj].type.id == PA_TYPE_VARCHAR &&
+                (rc = kn_eval_str_bytes(&w->kn, prog, jj, in->columns, in->n_columns, in->length, &l->bytes[j],
                                         err)) != PA_OK)
                 return rc;
+        }
     }
     if ((rc = ex_pending_ready(w, &l->pend, ready, err)) == PA_OK && *ready)
         l->sized = true;
@@ -99,14 +119,16 @@ static int size_strings(project_state *s, project_local *l, ex_worker *w, dv_chu
 static int alloc_output(ex_op *op, ex_worker *w, project_state *s, const int64_t *bytes, dv_chunk *in, dv_chunk *c,
                         int j, pa_column *col, pa_err *err)
 {
-    const kn_output *o = &kn_program_outputs(s->prog)[j];
+    int jj;
+    const kn_program *prog = prog_of(s, j, &jj);
+    const kn_output *o = &kn_program_outputs(prog)[jj];
     const int64_t rows = in->length;
     int rc;
     memset(col, 0, sizeof *col);
     col->type = o->type;
     col->length = rows;
     if (o->type.id == PA_TYPE_VARCHAR) {
-        int64_t bound = bytes ? bytes[j] : kn_eval_str_bound(s->prog, j, in->columns, in->n_columns, rows);
+        int64_t bound = bytes ? bytes[j] : kn_eval_str_bound(prog, jj, in->columns, in->n_columns, rows);
         if ((rc = ex_chunk_alloc(op, c, (size_t)(bound > 0 ? bound : 1), &col->data, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, (size_t)(rows + 1) * sizeof(int32_t), (void **)&col->offsets, err)) != PA_OK)
             return rc;
@@ -116,7 +138,7 @@ static int alloc_output(ex_op *op, ex_worker *w, project_state *s, const int64_t
                PA_OK) {
         return rc;
     }
-    if (kn_eval_may_null(s->prog, j, in->columns, in->n_columns))
+    if (kn_eval_may_null(prog, jj, in->columns, in->n_columns))
         return ex_chunk_alloc(op, c, (size_t)(rows + 7) / 8, (void **)&col->validity, err);
     return PA_OK;
 }
@@ -149,7 +171,9 @@ static int project_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, d
     if (s->prog) {
         for (int j = 0; j < s->n_prog; j++)
             PA_TRY(rc = alloc_output(op, w, s, l->bytes, in, c, j, &l->outs[j], err));
-        PA_TRY(rc = kn_eval(&w->kn, s->prog, in->columns, in->n_columns, rows, l->outs, l->scratch, err));
+        for (int g = 0; g < s->n_progs; g++)
+            PA_TRY(rc = kn_eval(&w->kn, s->progs[g], in->columns, in->n_columns, rows, l->outs + s->first[g],
+                                l->scratch, err));
     }
     for (int i = 0; i < s->n; i++) {
         if (s->src[i] >= 0)
@@ -172,6 +196,34 @@ static const ex_op_vt project_vt = {
     .local_free = project_local_free,
     .execute = project_execute,
 };
+
+/* Programs for the computed outputs: one when they fit, else runs that
+ * halve until each compiles (a run of one expression that still does not
+ * is the expression's own error). */
+static int compile_runs(ex_plan *p, project_state *s, ex_expr *const *computed, int k, const ex_op *input,
+                        pa_err *err)
+{
+    s->progs = ex_plan_alloc(p, (size_t)k * sizeof *s->progs);
+    s->first = ex_plan_alloc(p, (size_t)(k + 1) * sizeof *s->first);
+    if (!s->progs || !s->first)
+        return pa_error(err, PA_ENOMEM, "PROJECT: out of memory");
+    int at = 0;
+    while (at < k) {
+        int len = k - at, rc;
+        while ((rc = ex__compile_plan(p, computed + at, len, input, &s->progs[s->n_progs], err)) == PA_EUNSUPPORTED &&
+               len > 1) {
+            pa_err_clear(err);
+            len = (len + 1) / 2;
+        }
+        if (rc != PA_OK)
+            return rc;
+        s->first[s->n_progs++] = at;
+        at += len;
+    }
+    s->first[s->n_progs] = k;
+    s->prog = s->progs[0];
+    return PA_OK;
+}
 
 int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *const *names, int n, ex_op **out,
                pa_err *err)
@@ -205,7 +257,7 @@ int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *cons
     s->src = src;
     s->prog_out = po;
     s->n_prog = k;
-    if (k > 0 && (rc = ex__compile_plan(p, computed, k, input, &s->prog, err)) != PA_OK)
+    if (k > 0 && (rc = compile_runs(p, s, computed, k, input, err)) != PA_OK)
         return rc;
     ex_op *op;
     if ((rc = ex_op_new(p, &project_vt, n, &op, err)) != PA_OK)

@@ -667,15 +667,19 @@ static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_agg
     if (ce->defresult && !(v[n - 1] = sq_bind_expr(c, ce->defresult, sc, ag)))
         return NULL;
     /* Type untyped NULL results from the other results. */
-    sq_expr *res[130];
+    sq_expr **res = sq_alloc(&c->A, (size_t)(ce->n_args + 1) * sizeof *res);
+    if (!res) {
+        sq_fail(c, loc, PA_ENOMEM, "out of memory binding a CASE of %d branches", (int)ce->n_args);
+        return NULL;
+    }
     int nr = 0;
-    for (int i = 1; i < n && nr < 128; i += 2)
+    for (int i = 1; i < n - (ce->defresult ? 1 : 0); i += 2)
         res[nr++] = v[i];
     if (ce->defresult)
         res[nr++] = v[n - 1];
     type_nulls(c, res, nr);
     nr = 0;
-    for (int i = 1; i < n && nr < 128; i += 2)
+    for (int i = 1; i < n - (ce->defresult ? 1 : 0); i += 2)
         v[i] = res[nr++];
     if (ce->defresult)
         v[n - 1] = res[nr++];

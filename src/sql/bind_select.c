@@ -147,9 +147,9 @@ static sq_expr *post_agg(sq_ctx *c, sq_expr *e, aggstate *st)
             return NULL;
         return e;
     default: {
-        sq_expr *a[300];
-        if (e->n_args > 300) {
-            sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too wide");
+        sq_expr **a = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *a);
+        if (!a) {
+            sq_fail(c, e->loc, PA_ENOMEM, "out of memory binding an expression of %d operands", e->n_args);
             return NULL;
         }
         for (int i = 0; i < e->n_args; i++)
@@ -213,9 +213,9 @@ static sq_expr *over_no_rows(sq_ctx *c, sq_expr *e)
                 "a subquery or outer column in the value of a correlated aggregate subquery is not supported");
         return NULL;
     default: {
-        sq_expr *a[300];
-        if (e->n_args > 300) {
-            sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too wide");
+        sq_expr **a = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *a);
+        if (!a) {
+            sq_fail(c, e->loc, PA_ENOMEM, "out of memory binding an expression of %d operands", e->n_args);
             return NULL;
         }
         for (int i = 0; i < e->n_args; i++)

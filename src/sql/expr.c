@@ -184,9 +184,9 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_ISNULL: return ex_expr_is_null(p, ax[0], e->sub != 0, err);
     case SQ_E_CASE: {
         int pairs = e->flag ? (n - 1) / 2 : n / 2;
-        ex_expr *w[64], *t[64];
-        if (pairs > 64) {
-            pa_error(err, PA_EUNSUPPORTED, "CASE with more than 64 branches");
+        ex_expr **w = sq_alloc(&c->A, (size_t)(pairs ? pairs : 1) * 2 * sizeof *w), **t = w + pairs;
+        if (!w) {
+            pa_error(err, PA_ENOMEM, "out of memory binding a CASE of %d branches", pairs);
             return NULL;
         }
         for (int i = 0; i < pairs; i++) {
@@ -195,16 +195,7 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
         }
         return ex_expr_case(p, w, t, pairs, e->flag ? ax[n - 1] : NULL, err);
     }
-    case SQ_E_IN: {
-        ex_expr *l[256];
-        if (n - 1 > 256) {
-            pa_error(err, PA_EUNSUPPORTED, "IN list of more than 256 values");
-            return NULL;
-        }
-        for (int i = 1; i < n; i++)
-            l[i - 1] = ax[i];
-        return ex_expr_in(p, ax[0], l, n - 1, e->sub != 0, err);
-    }
+    case SQ_E_IN: return ex_expr_in(p, ax[0], ax + 1, n - 1, e->sub != 0, err);
     case SQ_E_LIKE: return ex_expr_like(p, ax[0], e->text, e->sub != 0, err);
     case SQ_E_SUBSTR: return ex_expr_substring(p, ax[0], ax[1], n > 2 ? ax[2] : NULL, err);
     case SQ_E_EXTRACT: return ex_expr_extract(p, (ex_field)e->sub, ax[0], err);
@@ -218,9 +209,9 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
 
 static ex_expr *twin(sq_ctx *c, const sq_expr *e, sq_expr **a)
 {
-    ex_expr *ax[300];
-    if (e->n_args > 300) {
-        pa_error(c->err, PA_EUNSUPPORTED, "expression with more than 300 operands");
+    ex_expr **ax = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *ax);
+    if (!ax) {
+        pa_error(c->err, PA_ENOMEM, "out of memory binding an expression of %d operands", e->n_args);
         return NULL;
     }
     for (int i = 0; i < e->n_args; i++)

@@ -42,9 +42,9 @@ ex_expr *sq_lower_expr(sq_ctx *c, const sq_expr *e, const int *ids, int n_ids)
     case SQ_E_AGG: sq_fail(c, e->loc, PA_EINTERNAL, "planning: aggregate left in an expression"); return NULL;
     default: break;
     }
-    ex_expr *ax[300];
-    if (e->n_args > 300) {
-        sq_fail(c, e->loc, PA_EUNSUPPORTED, "expression too wide");
+    ex_expr **ax = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *ax);
+    if (!ax) {
+        sq_fail(c, e->loc, PA_ENOMEM, "out of memory planning an expression of %d operands", e->n_args);
         return NULL;
     }
     for (int i = 0; i < e->n_args; i++)

@@ -64,6 +64,24 @@ expect_error "1,200 nested joins" \
   "select count(*) from nation t0 $(for ((i = 1; i < 1200; i++)); do printf 'join nation t%d on true ' $i; done)" \
   "nested too deep"
 
+# No fixed caps on list lengths: IN lists of thousands of constants, select
+# lists of a thousand computed columns (several kernel programs), CASE of
+# hundreds of branches. Past the program's constant table, a clear error.
+expect_ok "IN of 5,000 constants" \
+  "select count(*) as n from nation where n_nationkey in ($(seq -s, 0 4999))" "n
+25"
+expect_ok "NOT IN of 5,000 constants" \
+  "select count(*) as n from nation where n_nationkey not in ($(seq -s, 3 5002))" "n
+3"
+expect_error "IN of 40,000 constants" "select 1 where 1 in ($(seq -s, 0 39999))" "more than 32767 constants"
+expect_ok "1,000 computed columns" \
+  "select $(for ((i = 0; i < 1000; i++)); do printf 'n_nationkey + %d as c%d,' $i $i; done) 0 as z from nation where n_nationkey = 1" \
+  "$(seq -f 'c%g' 0 999 | paste -sd'|')|z
+$(seq 1 1000 | paste -sd'|')|0"
+expect_ok "CASE of 150 branches" \
+  "select case n_nationkey $(for ((i = 0; i < 150; i++)); do printf 'when %d then %d ' $i $((i * 10)); done) end as v from nation where n_nationkey = 7" "v
+70"
+
 # ----------------------------------------------------- 2. DECIMAL overflow
 # 60,175 lineitem rows of 10^38 - 1: the 128-bit sum used to wrap to a
 # negative number with exit status 0.
