@@ -30,16 +30,17 @@
  *   fault block; other faulting threads just skip their rows. A row whose
  *   operands are NULL never faults. Which faulting row is reported is the
  *   first to get there, not necessarily the first in order.
- * - Not on the device: CAST between DOUBLE and VARCHAR (shortest
- *   round-trip text needs an algorithm such as Ryu, not written yet) and
- *   programs with more than TEXT_CASTS casts to VARCHAR (each row's text
- *   lives in the thread). The entry refuses them with PA_EUNSUPPORTED
- *   naming the cast; nothing runs elsewhere instead.
+ * - DOUBLE to and from text is kn_scalar_f64.h's exact big-integer
+ *   conversion (the cpu's snprintf / strtod results, bit for bit).
+ * - Not on the device: programs with more than TEXT_CASTS casts to VARCHAR
+ *   (each row's text lives in the thread). The entry refuses them with
+ *   PA_EUNSUPPORTED; nothing runs elsewhere instead.
  */
 #include <math.h>
 
 #include "kernels/kn_gpu.h"
 #include "kernels/kn_scalar.h"
+#include "kernels/kn_scalar_f64.h"
 
 using namespace kn_gpu;
 
@@ -70,14 +71,6 @@ struct prog_v {
 
 /* ---------------------------------------------------------- faults */
 
-__device__ inline void copy_text(const char *s, char *b, int cap)
-{
-    int n = 0;
-    for (; s[n] && n < cap - 1; n++)
-        b[n] = s[n];
-    b[n] = 0;
-}
-
 /* Text written into the stream's fault block. */
 struct msg {
     char *p;
@@ -100,9 +93,7 @@ struct msg {
         kn__s_format_type(t, b, sizeof b);
         put(b);
     }
-    /* A value as the cpu's kn__format writes it; DOUBLE approximately
-     * (messages only: the exact shortest text is the part not on the
-     * device). */
+    /* A value as the cpu's kn__format writes it. */
     __device__ __noinline__ void value(pa_type t, const gval &v)
     {
         char b[64];
@@ -117,55 +108,11 @@ struct msg {
             else
                 kn__s_format_decimal64(v.i, t.scale, b, sizeof b);
             break;
-        case PA_TYPE_DOUBLE: approx_double(v.f, b, sizeof b); break;
+        case PA_TYPE_DOUBLE: kn__s_format_double(v.f, b, sizeof b); break;
         case PA_TYPE_VARCHAR: putn(v.s.p, v.s.len); return;
         default: b[0] = '?', b[1] = 0; break;
         }
         put(b);
-    }
-    /* %.6g-like text of x: enough to recognise the value in a message. */
-    __device__ __noinline__ static void approx_double(double x, char *b, int cap)
-    {
-        if (x != x) {
-            copy_text("nan", b, cap);
-            return;
-        }
-        char t[64];
-        int n = 0;
-        if (x < 0)
-            t[n++] = '-', x = -x;
-        if (x > 1.7976931348623157e308) {
-            copy_text(n ? "-inf" : "inf", b, cap);
-            return;
-        }
-        int e = 0;
-        while (x >= 10)
-            x /= 10, e++;
-        while (x > 0 && x < 1)
-            x *= 10, e--;
-        int64_t m = (int64_t)(x * 100000 + 0.5);   /* 6 significant digits */
-        if (m >= 1000000)
-            m /= 10, e++;
-        char d[8];
-        kn__s_format_i64(m, d, sizeof d);
-        t[n++] = d[0];
-        int last = 5;
-        while (last > 0 && d[last] == '0')
-            last--;
-        if (last > 0) {
-            t[n++] = '.';
-            for (int k = 1; k <= last; k++)
-                t[n++] = d[k];
-        }
-        if (e) {
-            t[n++] = 'e';
-            char ex[8];
-            kn__s_format_i64(e, ex, sizeof ex);
-            for (int k = 0; ex[k]; k++)
-                t[n++] = ex[k];
-        }
-        t[n] = 0;
-        copy_text(t, b, cap);
     }
 };
 
@@ -453,6 +400,7 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         switch (from) {
         case PA_TYPE_BOOLEAN: len = kn__s_format_bool((uint8_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DATE: len = kn__s_format_date((int32_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
+        case PA_TYPE_DOUBLE: len = kn__s_format_double(a.f, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DECIMAL:
             len = ka == K_I128 ? kn__s_format_decimal128(a.w, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES)
                                : kn__s_format_decimal64(a.i, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES);
@@ -478,6 +426,10 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
             int32_t x = 0;
             ok = kn__s_parse_date(a.s, &x);
             d->i = x;
+        } else if (to == PA_TYPE_DOUBLE) {
+            double x = 0;
+            ok = kn__s_parse_double(a.s, &x);
+            d->f = x;
         } else {
             __int128 v = 0;
             ok = kn__s_parse_scaled(a.s, scale_of(in->type), &v);
@@ -858,9 +810,6 @@ int device_check(const kn_program *p, int64_t rows, pa_err *err)
         if (in->op != KN_OP_CAST)
             continue;
         pa_type_id from = in->atype.id, to = in->type.id;
-        if ((from == PA_TYPE_DOUBLE && to == PA_TYPE_VARCHAR) || (from == PA_TYPE_VARCHAR && to == PA_TYPE_DOUBLE))
-            return pa_error(err, PA_EUNSUPPORTED, "CAST from %s to %s has no CUDA kernel yet (shortest round-trip "
-                            "DOUBLE text)", pa_type_name(from), pa_type_name(to));
         if (from != to && (from == PA_TYPE_DATE || to == PA_TYPE_DATE) && from != PA_TYPE_VARCHAR &&
             to != PA_TYPE_VARCHAR && rows > 0)
             return pa_error(err, PA_EINVAL, "CAST from %s to %s is not supported", pa_type_name(from),

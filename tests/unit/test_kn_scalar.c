@@ -2,12 +2,16 @@
  * test_kn_scalar.c - the per-value functions of kn_scalar.h against
  * references: the core formatters and snprintf, the evaluator's former
  * LIKE and SUBSTRING (copied here), a backtracking LIKE, the core date
- * functions, and GCC's overflow builtins for the portable arithmetic.
+ * functions, GCC's overflow builtins for the portable arithmetic, and
+ * the evaluator's snprintf / strtod DOUBLE conversions for kn_scalar_f64.h.
  */
 #define _GNU_SOURCE   /* memmem in the former LIKE */
 #include "kn_testutil.h"
 
 #include "kernels/kn_expr_int.h"
+#include "kernels/kn_scalar_f64.h"
+
+#include <math.h>
 
 typedef unsigned __int128 u128;
 #define I128_MAX ((__int128)(((u128)1 << 127) - 1))
@@ -603,6 +607,152 @@ static void test_overflow(void **state)
     }
 }
 
+/* ------------------------------------------------------ DOUBLE <-> text */
+
+static double from_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+/* The evaluator's own text of x (kn__format: snprintf and strtod). */
+static void check_format(double x)
+{
+    char want[64], got[64];
+    pa_type t = {.id = PA_TYPE_DOUBLE};
+    kn__format(t, &x, want, sizeof want);
+    kn__s_format_double(x, got, sizeof got);
+    if (strcmp(want, got) != 0)
+        fail_msg("format of %a: want %s, got %s", x, want, got);
+}
+
+/* strtod over the whole trimmed text, as the evaluator's parse_double. */
+static bool ref_parse(const char *s, double *out)
+{
+    kn__str v = kn__s_trim(sv(s));
+    char buf[128];
+    if (v.len == 0 || v.len >= (int64_t)sizeof buf)
+        return false;
+    memcpy(buf, v.p, (size_t)v.len);
+    buf[v.len] = 0;
+    char *end;
+    *out = strtod(buf, &end);
+    return *end == 0;
+}
+
+static void check_parse(const char *s)
+{
+    double want = 0, got = 0;
+    bool ok_want = ref_parse(s, &want), ok_got = kn__s_parse_double(sv(s), &got);
+    if (ok_want != ok_got)
+        fail_msg("parse of '%s': strtod %s, ours %s", s, ok_want ? "accepts" : "refuses", ok_got ? "accepts" : "refuses");
+    if (!ok_want)
+        return;
+    uint64_t a, b;
+    memcpy(&a, &want, 8);
+    memcpy(&b, &got, 8);
+    if (isnan(want) ? !isnan(got) || signbit(want) != signbit(got) : a != b)
+        fail_msg("parse of '%s': strtod %a, ours %a", s, want, got);
+}
+
+static void test_double_format(void **state)
+{
+    (void)state;
+    const double edge[] = {0.1, 0.2, 0.3, 1.0 / 3, 100.0, 1e15, 1e16, 1e17, 1.5e-5, 1e-4, 9.999e-5, 123456789.125,
+                           5e-324, 2.2250738585072014e-308, 2.2250738585072009e-308, 1.7976931348623157e308,
+                           9007199254740993.0, 4.35, 0.30000000000000004, 1e23, 8.41e21, 5e-310, -0.0, 0.0,
+                           -1.5, HUGE_VAL, -HUGE_VAL, NAN, 2.5, 1e300 * 10};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        check_format(edge[i]);
+    for (int e = -1074; e <= 1023; e++) {   /* every power of two and its neighbours */
+        double x = ldexp(1.0, e);
+        check_format(x);
+        check_format(nextafter(x, 0));
+        check_format(nextafter(x, HUGE_VAL));
+    }
+    for (int e = -323; e <= 308; e++) {   /* powers of ten as written, and near them */
+        char b[32];
+        snprintf(b, sizeof b, "1e%d", e);
+        double x = strtod(b, NULL);
+        check_format(x);
+        check_format(nextafter(x, 0));
+        check_format(nextafter(x, HUGE_VAL));
+    }
+    rng r = {0xD1B54A32D192ED03ull};
+    for (int i = 0; i < 40000; i++) {
+        uint64_t b = rng_next(&r);
+        double x = from_bits(b);
+        if (!isfinite(x))
+            continue;
+        check_format(x);
+    }
+    for (int i = 0; i < 20000; i++) {   /* short decimals: the common case */
+        char b[40];
+        snprintf(b, sizeof b, "%llu.%llue%d", (unsigned long long)rng_below(&r, 100000),
+                 (unsigned long long)rng_below(&r, 1000), (int)rng_below(&r, 40) - 20);
+        check_format(strtod(b, NULL));
+    }
+}
+
+static void test_double_parse(void **state)
+{
+    (void)state;
+    const char *cases[] = {
+        "0", "-0", "+0", "1", "-1", "1.5", ".5", "5.", "1e10", "1E+10", "1e-10", " 1.25 ", "\t-2.5e3\n", "1e", "1e+",
+        "e5", ".", "", " ", "-", "+", "1.2.3", "1,5", "1e5x", "x", "inf", "-inf", "INF", "Infinity", "-infinity",
+        "infinit", "infx", "nan", "NaN", "-nan", "nan()", "nan(123)", "nan(abc_1)", "nan(", "nan(1", "nanx",
+        "0x10", "0x1p3", "0X1.8P-2", "0x.8p1", "-0x1.fffffffffffffp1023", "0x1p-1074", "0x1p-1075", "0x1.8p-1075",
+        "0x", "0x.", "0x.p1", "0xg", "0x1p", "0x1p+", "1e400", "-1e400", "1e-400", "2.4703282292062327e-324",
+        "2.4703282292062328e-324", "4.9406564584124654e-324", "2.2250738585072011e-308", "1.7976931348623158e308",
+        "1.7976931348623159e308", "9007199254740993", "9007199254740995", "18446744073709551615",
+        "0.30000000000000004", "123456789012345678901234567890", "000000000000000000001", "0.0000000000000000000001e22",
+        "1e-1000000", "1e1000000", "1e99999999999999999999", "123456789e-99999999999999999999",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_parse(cases[i]);
+    /* 127 characters are read; 128 are refused (the cpu path's buffer). */
+    char longs[200];
+    memset(longs, '1', sizeof longs);
+    for (int n = 120; n <= 130; n++) {
+        longs[n] = 0;
+        check_parse(longs);
+        longs[n] = '1';
+    }
+    rng r = {424242};
+    char b[160];
+    for (int i = 0; i < 20000; i++) {   /* every double's own text reads back */
+        double x = from_bits(rng_next(&r));
+        if (!isfinite(x))
+            continue;
+        kn__s_format_double(x, b, sizeof b);
+        check_parse(b);
+        snprintf(b, sizeof b, "%.17g", x);
+        check_parse(b);
+        snprintf(b, sizeof b, "%.25e", x);
+        check_parse(b);
+        snprintf(b, sizeof b, "%a", x);
+        check_parse(b);
+    }
+    for (int i = 0; i < 40000; i++) {   /* random digit strings, exponents, near-halfway integers */
+        int nd = 1 + (int)rng_below(&r, 40), k = 0;
+        for (int j = 0; j < nd; j++)
+            b[k++] = (char)('0' + rng_below(&r, 10));
+        if (rng_below(&r, 2)) {
+            int at = (int)rng_below(&r, (uint64_t)k + 1);
+            memmove(b + at + 1, b + at, (size_t)(k - at));
+            b[at] = '.';
+            k++;
+        }
+        k += snprintf(b + k, sizeof b - (size_t)k, "e%d", (int)rng_below(&r, 700) - 350);
+        b[k] = 0;
+        check_parse(b);
+        uint64_t big = (1ull << 53) + rng_below(&r, 1ull << 40) * 2 + 1;   /* odd: halfway between doubles */
+        snprintf(b, sizeof b, "%llu", (unsigned long long)big);
+        check_parse(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -610,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_format_date_bool_type), cmocka_unit_test(test_parse),
         cmocka_unit_test(test_like), cmocka_unit_test(test_substr),
         cmocka_unit_test(test_dates), cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_double_format), cmocka_unit_test(test_double_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
