@@ -15,79 +15,18 @@
  *   digits, DOUBLE as the shortest text that reads back exactly (Python's
  *   repr style: 0.1, 100.0, 1e+16, 1.5e-05), DATE as YYYY-MM-DD, BOOLEAN as
  *   true/false. The text goes to the register's own area.
- * The per-value parsing and formatting (all but DOUBLE's, which needs
- * strtod) is kn_scalar.h's, shared with the CUDA kernels.
+ * The per-value parsing, formatting and rescaling are kn_scalar.h's and
+ * kn_scalar_f64.h's (DOUBLE text: exact, equal to snprintf / strtod),
+ * shared with the CUDA kernels.
  */
 #include "kernels/kn_expr_int.h"
+#include "kernels/kn_scalar_f64.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 /* ------------------------------------------------------------ formatting */
-
-static int format_double(double x, char *buf, size_t cap)
-{
-    if (isnan(x))
-        return snprintf(buf, cap, "nan");
-    if (isinf(x))
-        return snprintf(buf, cap, x < 0 ? "-inf" : "inf");
-    if (x == 0)
-        return snprintf(buf, cap, signbit(x) ? "-0.0" : "0.0");
-    char e[40];
-    int prec = 1;
-    for (; prec <= 17; prec++) {
-        snprintf(e, sizeof e, "%.*e", prec - 1, x);
-        if (strtod(e, NULL) == x)
-            break;
-    }
-    /* e = "-d.ddde+XX": collect the digits and the exponent. */
-    char digits[24];
-    int nd = 0, exp10;
-    const char *p = e;
-    bool neg = *p == '-';
-    if (neg)
-        p++;
-    for (; *p && *p != 'e'; p++)
-        if (isdigit((unsigned char)*p))
-            digits[nd++] = *p;
-    exp10 = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    char out[64];
-    int o = 0;
-    if (neg)
-        out[o++] = '-';
-    if (exp10 >= 16 || exp10 < -4) {
-        out[o++] = digits[0];
-        if (nd > 1) {
-            out[o++] = '.';
-            for (int i = 1; i < nd; i++)
-                out[o++] = digits[i];
-        }
-        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-    } else if (exp10 < 0) {
-        out[o++] = '0';
-        out[o++] = '.';
-        for (int i = 0; i < -exp10 - 1; i++)
-            out[o++] = '0';
-        for (int i = 0; i < nd; i++)
-            out[o++] = digits[i];
-    } else {
-        for (int i = 0; i <= exp10; i++)
-            out[o++] = i < nd ? digits[i] : '0';
-        out[o++] = '.';
-        if (nd > exp10 + 1)
-            for (int i = exp10 + 1; i < nd; i++)
-                out[o++] = digits[i];
-        else
-            out[o++] = '0';
-    }
-    out[o] = 0;
-    return snprintf(buf, cap, "%s", out);
-}
 
 int kn__format(pa_type t, const void *v, char *buf, size_t cap)
 {
@@ -100,11 +39,7 @@ int kn__format(pa_type t, const void *v, char *buf, size_t cap)
     case PA_TYPE_BOOLEAN: return kn__s_format_bool(*(const uint8_t *)v != 0, buf, c);
     case PA_TYPE_INTEGER: memcpy(&i32, v, 4); return kn__s_format_i64(i32, buf, c);
     case PA_TYPE_BIGINT: memcpy(&i64, v, 8); return kn__s_format_i64(i64, buf, c);
-    case PA_TYPE_DOUBLE: {
-        memcpy(&f, v, 8);
-        int k = format_double(f, buf, cap);   /* the length it needed, as snprintf */
-        return k < c ? k : c > 0 ? c - 1 : 0;
-    }
+    case PA_TYPE_DOUBLE: memcpy(&f, v, 8); return kn__s_format_double(f, buf, c);
     case PA_TYPE_DATE: memcpy(&i32, v, 4); return kn__s_format_date(i32, buf, c);
     case PA_TYPE_DECIMAL:
         if (t.precision > PA_DECIMAL64_MAX_PRECISION) {
@@ -123,31 +58,7 @@ int kn__format(pa_type t, const void *v, char *buf, size_t cap)
 
 /* --------------------------------------------------------------- parsing */
 
-static bool parse_double(kn__str s, double *out)
-{
-    char buf[128];
-    s = kn__s_trim(s);
-    if (s.len == 0 || s.len >= (int64_t)sizeof buf)
-        return false;
-    memcpy(buf, s.p, (size_t)s.len);
-    buf[s.len] = 0;
-    char *end;
-    *out = strtod(buf, &end);
-    return *end == 0;
-}
-
 /* ----------------------------------------------------------------- casts */
-
-/* Range of an exact target as a scaled integer. */
-static void exact_bounds(pa_type t, __int128 *lo, __int128 *hi)
-{
-    switch (t.id) {
-    case PA_TYPE_INTEGER: *lo = INT32_MIN, *hi = INT32_MAX; break;
-    case PA_TYPE_BIGINT: *lo = INT64_MIN, *hi = INT64_MAX; break;
-    case PA_TYPE_DECIMAL: *hi = kn__pow10_128[t.precision] - 1, *lo = -*hi; break;
-    default: *hi = kn__pow10_128[38], *lo = -*hi; break;   /* BOOLEAN: anything */
-    }
-}
 
 static int type_scale(pa_type t) { return t.id == PA_TYPE_DECIMAL ? t.scale : 0; }
 
@@ -178,7 +89,7 @@ static int cast_exact(kn__eval *e, const kn_insn *in, const kn__reg *a, void *D)
     const kn__kind ka = kn__kind_of(in->atype), kd = kn__kind_of(in->type);
     const int shift = type_scale(in->type) - type_scale(in->atype);
     __int128 lo, hi;
-    exact_bounds(in->type, &lo, &hi);
+    kn__s_exact_bounds(in->type, &lo, &hi);
     const int n = e->n;
     /* Hot paths: widening without rescale or with an exact scale-up. */
     if (ka == KN__I64 && kd == KN__I128 && shift >= 0 && shift <= 19) {
@@ -224,19 +135,8 @@ static int cast_exact(kn__eval *e, const kn_insn *in, const kn__reg *a, void *D)
         case KN__I64: v = *(const int64_t *)src; break;
         default: memcpy(&v, src, 16); break;
         }
-        bool bad = false;
-        if (shift > 0) {
-            __int128 r = 0;
-            bad = abs_shift > 38 || kn__s_mul_i128(v, f, &r);
-            v = r;
-        } else if (shift < 0) {
-            __int128 q = v / f, rem = v % f;
-            if (rem < 0)
-                rem = -rem;
-            if (rem * 2 >= f)
-                q += v < 0 ? -1 : 1;
-            v = q;
-        }
+        bool bad;
+        v = kn__s_rescale(v, shift, f, &bad);
         if (kd != KN__BOOL)
             bad |= v < lo || v > hi;
         if (bad && kn__valid(a, i))
@@ -293,7 +193,7 @@ static int cast_from_str(kn__eval *e, const kn_insn *in, const kn__reg *a, void 
     const kn__str *A = a->data;
     const kn__kind kd = kn__kind_of(in->type);
     __int128 lo, hi;
-    exact_bounds(in->type, &lo, &hi);
+    kn__s_exact_bounds(in->type, &lo, &hi);
     for (int i = 0; i < e->n; i++) {
         if (!kn__valid(a, i)) {
             store_exact(kd == KN__F64 || kd == KN__STR ? KN__I64 : kd, D, i, 0);
@@ -303,7 +203,7 @@ static int cast_from_str(kn__eval *e, const kn_insn *in, const kn__reg *a, void 
         switch (in->type.id) {
         case PA_TYPE_BOOLEAN: ok = kn__s_parse_bool(A[i], &((uint8_t *)D)[i]); break;
         case PA_TYPE_DATE: ok = kn__s_parse_date(A[i], &((int32_t *)D)[i]); break;
-        case PA_TYPE_DOUBLE: ok = parse_double(A[i], &((double *)D)[i]); break;
+        case PA_TYPE_DOUBLE: ok = kn__s_parse_double(A[i], &((double *)D)[i]); break;
         default: {
             __int128 v;
             ok = kn__s_parse_scaled(A[i], type_scale(in->type), &v);

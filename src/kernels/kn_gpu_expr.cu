@@ -375,17 +375,6 @@ __device__ inline double pow10_f64(int k)
 
 __device__ inline int scale_of(pa_type t) { return t.id == PA_TYPE_DECIMAL ? t.scale : 0; }
 
-/* The range of an exact target as a scaled integer (BOOLEAN: anything). */
-__device__ inline void exact_bounds(pa_type t, __int128 *lo, __int128 *hi)
-{
-    switch (t.id) {
-    case PA_TYPE_INTEGER: *lo = INT32_MIN, *hi = INT32_MAX; break;
-    case PA_TYPE_BIGINT: *lo = INT64_MIN, *hi = INT64_MAX; break;
-    case PA_TYPE_DECIMAL: *hi = kn__s_pow10_i128(t.precision) - 1, *lo = -*hi; break;
-    default: *hi = kn__s_pow10_i128(38), *lo = -*hi; break;
-    }
-}
-
 __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval &a, bool valid, gval *d, char *text)
 {
     const pa_type_id from = in->atype.id, to = in->type.id;
@@ -412,7 +401,7 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         return true;
     }
     __int128 lo, hi;
-    exact_bounds(in->type, &lo, &hi);
+    kn__s_exact_bounds(in->type, &lo, &hi);
     if (from == PA_TYPE_VARCHAR) {
         d->w = 0;
         if (!valid)
@@ -465,20 +454,8 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
     const int shift = scale_of(in->type) - scale_of(in->atype);
     const int abs_shift = shift < 0 ? -shift : shift;
     __int128 v = ka == K_BOOL ? (__int128)(uint8_t)a.i : exact(ka, a);
-    bool bad = false;
-    if (shift > 0) {
-        __int128 r = 0;
-        bad = abs_shift > 38 || kn__s_mul_i128(v, kn__s_pow10_i128(abs_shift), &r);
-        v = r;
-    } else if (shift < 0) {
-        const __int128 f = kn__s_pow10_i128(abs_shift > 38 ? 38 : abs_shift);
-        __int128 q = v / f, rem = v % f;
-        if (rem < 0)
-            rem = -rem;
-        if (rem * 2 >= f)
-            q += v < 0 ? -1 : 1;
-        v = q;
-    }
+    bool bad;
+    v = kn__s_rescale(v, shift, kn__s_pow10_i128(abs_shift > 38 ? 38 : abs_shift), &bad);
     if (kd != K_BOOL)
         bad |= v < lo || v > hi;
     if (bad && valid)

@@ -684,4 +684,38 @@ static inline PA_HD int64_t kn__s_pow10_i64(int k)
     return p;
 }
 
+/* ------------------------------------------------------------ exact casts */
+
+/* The range of an exact cast target as a scaled integer (BOOLEAN: any). */
+static inline PA_HD void kn__s_exact_bounds(pa_type t, __int128 *lo, __int128 *hi)
+{
+    switch (t.id) {
+    case PA_TYPE_INTEGER: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case PA_TYPE_BIGINT: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    case PA_TYPE_DECIMAL: *hi = kn__s_pow10_i128(t.precision) - 1, *lo = -*hi; break;
+    default: *hi = kn__s_pow10_i128(38), *lo = -*hi; break;
+    }
+}
+
+/* v * 10^shift: scaling up is exact or sets *bad, scaling down rounds half
+ * away from zero. f is 10^|shift| (clamped to 10^38), given by the caller
+ * so a loop computes it once. */
+static inline PA_HD __int128 kn__s_rescale(__int128 v, int shift, __int128 f, bool *bad)
+{
+    if (shift > 0) {
+        __int128 r = 0;
+        *bad = shift > 38 || kn__s_mul_i128(v, f, &r);
+        return r;
+    }
+    *bad = false;
+    if (shift == 0)
+        return v;
+    __int128 q = v / f, rem = v % f;
+    if (rem < 0)
+        rem = -rem;
+    if (rem * 2 >= f)
+        q += v < 0 ? -1 : 1;
+    return q;
+}
+
 #endif /* PISTA_KN_SCALAR_H */

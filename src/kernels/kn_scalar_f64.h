@@ -19,6 +19,8 @@
 #ifndef PISTA_KN_SCALAR_F64_H
 #define PISTA_KN_SCALAR_F64_H
 
+#include <string.h>   /* memcpy: a bit cast, device code has it too */
+
 #include "kernels/kn_scalar.h"
 
 #define KN__BIG_WORDS 64

@@ -616,18 +616,75 @@ static double from_bits(uint64_t b)
     return d;
 }
 
-/* The evaluator's own text of x (kn__format: snprintf and strtod). */
+/* The evaluator's former DOUBLE text (snprintf and strtod): the shortest
+ * %.*e that reads back, laid out as Python's repr. */
+static int ref_format(double x, char *buf, size_t cap)
+{
+    if (isnan(x))
+        return snprintf(buf, cap, "nan");
+    if (isinf(x))
+        return snprintf(buf, cap, x < 0 ? "-inf" : "inf");
+    if (x == 0)
+        return snprintf(buf, cap, signbit(x) ? "-0.0" : "0.0");
+    char e[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, x);
+        if (strtod(e, NULL) == x)
+            break;
+    }
+    char digits[24];
+    int nd = 0;
+    const char *p = e;
+    bool neg = *p == '-';
+    if (neg)
+        p++;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    int exp10 = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    char out[64];
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (exp10 >= 16 || exp10 < -4) {
+        out[o++] = digits[0];
+        if (nd > 1)
+            out[o++] = '.';
+        for (int i = 1; i < nd; i++)
+            out[o++] = digits[i];
+        o += snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+    } else if (exp10 < 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -exp10 - 1; i++)
+            out[o++] = '0';
+        for (int i = 0; i < nd; i++)
+            out[o++] = digits[i];
+    } else {
+        for (int i = 0; i <= exp10; i++)
+            out[o++] = i < nd ? digits[i] : '0';
+        out[o++] = '.';
+        for (int i = exp10 + 1; i < nd; i++)
+            out[o++] = digits[i];
+        if (nd <= exp10 + 1)
+            out[o++] = '0';
+    }
+    out[o] = 0;
+    return snprintf(buf, cap, "%s", out);
+}
+
 static void check_format(double x)
 {
     char want[64], got[64];
-    pa_type t = {.id = PA_TYPE_DOUBLE};
-    kn__format(t, &x, want, sizeof want);
+    ref_format(x, want, sizeof want);
     kn__s_format_double(x, got, sizeof got);
     if (strcmp(want, got) != 0)
         fail_msg("format of %a: want %s, got %s", x, want, got);
 }
 
-/* strtod over the whole trimmed text, as the evaluator's parse_double. */
+/* strtod over the whole trimmed text: the evaluator's former parse_double. */
 static bool ref_parse(const char *s, double *out)
 {
     kn__str v = kn__s_trim(sv(s));
