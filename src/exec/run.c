@@ -126,12 +126,18 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
     PA_TRY(rc = resolve(s, opt));
     PA_TRY(rc = ex__result_new(p, root, &res_op, &s->q.err));
     PA_TRY(rc = ex__pipelines_build(res_op, &s->ps, &s->q.err));
-    for (int i = 0; i < s->ps.n; i++) {   /* an op's first pipeline */
+    for (int i = 0; i < s->ps.n; i++) {   /* an op's first pipeline; every op can run on the device */
         ex_pipeline *pl = &s->ps.p[i];
         for (int k = -1; k <= pl->n_chain; k++) {
             ex_op *op = k < 0 ? pl->source : k == pl->n_chain ? pl->sink : pl->chain[k];
             if (op && op->pipeline < 0)
                 op->pipeline = i;
+            const char *lacks = op ? ex__op_lacks(op, opt->dev) : NULL;
+            if (lacks) {
+                rc = pa_error(&s->q.err, PA_EUNSUPPORTED, "%s cannot run on %s: kernel kn_%s is not implemented "
+                              "there (nothing runs elsewhere instead)", op->label, dv_name(opt->dev), lacks);
+                goto fail;
+            }
         }
     }
     if (opt->progress)   /* every scanned file's rows, known from the footers */

@@ -1,7 +1,8 @@
 /*
  * run_explain.c - ex_explain: the operator tree (pre-order, indented) with
  * the pipelines each operator belongs to and its estimated rows (the
- * planner's "~N rows" when set, else the builders' guess); after a run
+ * planner's "~N rows" when set, else the builders' guess), and on a device
+ * other than cpu where it runs, or which kernel the device lacks; after a run
  * (analyzed) also rows, chunks, busy time and memory per operator, and the
  * query's time, bytes read, copies, syncs and memory peak.
  */
@@ -126,6 +127,12 @@ int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, d
                     (long long)os->rows_out, (long long)os->chunks_out, (double)os->ns * 1e-6,
                     pa_format_size(os->mem_peak, mem, sizeof mem));
         }
+        /* Where it runs, on a device other than the host's cpu. */
+        const char *lacks = dev ? ex__op_lacks(op, dev) : NULL;
+        if (lacks)
+            fprintf(f, "  NOT on %s: kernel kn_%s missing", dv_name(dev), lacks);
+        else if (dev && dv_kind_of(dev) != DV_KIND_CPU)
+            fprintf(f, op->vt->kind == EX_OP_SCAN ? "  decoded on the host, to %s" : "  on %s", dv_name(dev));
         fputc('\n', f);
     }
 done:

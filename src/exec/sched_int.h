@@ -84,6 +84,9 @@ typedef struct ex_pipelines {
  * result is the caller's (ex__pipelines_free). PA_EINVAL for a tree the
  * builder cannot cut (an op without the roles its position needs). */
 int ex__pipelines_build(ex_op *top, ex_pipelines *out, pa_err *err);
+/* The first kernel (name without kn_) op needs that device d lacks, or
+ * NULL (op_kernels.c). */
+const char *ex__op_lacks(const ex_op *op, const dv_device *d);
 void ex__pipelines_free(ex_pipelines *ps);
 /* Pipeline index whose sink is op, first one from `from`; -1 if none. */
 int ex__pipelines_feeding(const ex_pipelines *ps, const ex_op *op, int from);

@@ -642,6 +642,11 @@ int kn_sort_gather_bytes(const kn_ctx *ctx, const kn_sort_layout *l, const kn_so
 int kn_sort_gather(const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources, int n_sources,
                    int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err);
 
+/* The first of kernels[0 .. n) (names without the kn_ prefix, e.g.
+ * "agg_update") that device d has no implementation of, or NULL when it has
+ * them all: what an operator needs is known before a query runs. */
+const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int n);
+
 /* ----------------------------------------------------------------------
  * Expression programs (kn_expr*.c) and selection (kn_select.c)
  *

@@ -5,6 +5,8 @@
  */
 #include "kernels/kn_ops_int.h"
 
+#include <string.h>
+
 #define KN__CPU_ENTRY(name, params, args) .name = kn__cpu_##name,
 const kn_ops kn__cpu_ops = {KN_OPS_LIST(KN__CPU_ENTRY)};
 #undef KN__CPU_ENTRY
@@ -64,3 +66,23 @@ static int missing(const dv_device *d, const char *kernel, pa_err *err)
     }
 KN_OPS_LIST(KN__WRAPPER)
 #undef KN__WRAPPER
+
+/* Whether the device's table has the kernel called `name` (without kn_). */
+#define KN__HAS(kname, params, args) \
+    if (!strcmp(name, #kname))       \
+        return ops && ops->kname != NULL;
+static bool has_kernel(const kn_ops *ops, const char *name)
+{
+    KN_OPS_LIST(KN__HAS)
+    return true;   /* not a relational kernel: nothing a table could lack */
+}
+#undef KN__HAS
+
+const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int n)
+{
+    const kn_ops *ops = kn__ops_for(d);
+    for (int i = 0; i < n; i++)
+        if (!has_kernel(ops, kernels[i]))
+            return kernels[i];
+    return NULL;
+}

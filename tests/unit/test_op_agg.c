@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/exec_int.h"
+#include "kernels/kn_ops_int.h"
 
 static pa_err err;
 
@@ -390,6 +391,52 @@ static void test_empty_input(void **state)
     dv_close(d);
 }
 
+/* A device without one of the aggregation kernels (sim with its entry
+ * taken out, as cuda is today): the query is refused before it runs,
+ * naming the operator, the device and the kernel, and EXPLAIN shows the
+ * same; nothing runs on the host instead. */
+static void test_kernel_missing_on_device(void **state)
+{
+    dv_options o = {.spec = "sim"};
+    dv_device *d = NULL;
+    OK(dv_open(&o, &d, &err));
+    kn_ops partial = kn__sim_ops;
+    partial.agg_update = NULL;
+    const kn_ops *old = kn__ops_swap(DV_KIND_SIM, &partial);
+    ex_plan *p;
+    OK(ex_plan_create(&p, &err));
+    ex_agg aggs[] = {{EX_AGG_COUNT_STAR, 0}};
+    int keys[] = {0};
+    ex_op *agg;
+    OK(ex_aggregate(p, make_src(p, 100, 10), keys, 1, aggs, 1, NULL, &agg, &err));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(ex_explain(p, agg, NULL, d, f), PA_OK);
+    fclose(f);
+    assert_non_null(strstr(text, "NOT on sim: kernel kn_agg_update missing"));
+    assert_non_null(strstr(text, "decoded on the host, to sim"));
+    free(text);
+    ex_result *r = NULL;
+    pa_err_clear(&err);
+    int64_t launched = pa_counter_get(PA_CTR_KERNELS_LAUNCHED);
+    assert_int_equal(run(d, p, agg, EX_MODE_OVERLAPPED, 2, &r), PA_EUNSUPPORTED);
+    assert_null(r);
+    assert_non_null(strstr(err.msg, "AGGREGATE"));
+    assert_non_null(strstr(err.msg, "cannot run on sim: kernel kn_agg_update is not implemented there"));
+    assert_int_equal(pa_counter_get(PA_CTR_KERNELS_LAUNCHED), launched);
+    ex_plan_destroy(p);
+    kn__ops_swap(DV_KIND_SIM, old);
+    /* With the table whole again the same plan runs. */
+    OK(ex_plan_create(&p, &err));
+    OK(ex_aggregate(p, make_src(p, 100, 10), keys, 1, aggs, 1, NULL, &agg, &err));
+    OK(run(d, p, agg, EX_MODE_OVERLAPPED, 2, &r));
+    assert_int_equal(r->n_rows, g_key_mod + 1);   /* the k values and NULL */
+    ex_result_destroy(r);
+    ex_plan_destroy(p);
+    dv_close(d);
+}
+
 /* DISTINCT over (k, s): NULLs are equal to each other. */
 static void test_distinct(void **state)
 {
@@ -538,7 +585,7 @@ int main(void)
     pa_err_init(&err);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_by_all_kinds), cmocka_unit_test(test_many_groups),
-        cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_empty_input),        cmocka_unit_test(test_kernel_missing_on_device),
         cmocka_unit_test(test_distinct),           cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_tpch_q1_aggregates),
     };
