@@ -59,16 +59,11 @@ static const char *const op_names[KB_N] = {
  * prologue, then LOAD and CMP; laid out as src/exec/expr_compile.c does. */
 static kn_program *less_than_program(int64_t limit)
 {
-    size_t at = sizeof(kn_program), insns_at = at;
-    at += 3 * sizeof(kn_insn);
-    size_t consts_at = at;
-    at += sizeof(kn_value);
-    size_t regs_at = at;
-    at += 3 * sizeof(uint32_t);
-    size_t inputs_at = (at + 7) & ~(size_t)7;
-    at = inputs_at + sizeof(pa_type);
-    size_t outputs_at = (at + 7) & ~(size_t)7;
-    at = outputs_at + sizeof(kn_output);
+#define AL16(n) (((n) + 15) & ~(size_t)15)   /* every part 16-aligned (kn_value holds an __int128) */
+    size_t insns_at = AL16(sizeof(kn_program)), consts_at = AL16(insns_at + 3 * sizeof(kn_insn));
+    size_t regs_at = AL16(consts_at + sizeof(kn_value)), inputs_at = AL16(regs_at + 3 * sizeof(uint32_t));
+    size_t outputs_at = AL16(inputs_at + sizeof(pa_type)), at = AL16(outputs_at + sizeof(kn_output));
+#undef AL16
     kn_program *p = pa_calloc(1, at);
     if (!p)
         return NULL;
