@@ -139,7 +139,7 @@ static void may_null_pass(const kn_program *p, const pa_column *inputs, int n_in
     for (int i = 0; i < p->n_insns; i++) {
         const kn_insn *in = &ins[i];
         bool na = false, nb = false, nc = false;
-        if (in->a >= 0)
+        if (in->a >= 0 && in->op != KN_OP_CONST)   /* CONST's a indexes the constants, flag or not */
             na = (in->flags & KN_F_A_CONST) ? cs[in->a].is_null : nul[in->a];
         if (in->b >= 0)
             nb = (in->flags & KN_F_B_CONST) ? cs[in->b].is_null : nul[in->b];
