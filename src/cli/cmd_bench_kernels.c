@@ -325,7 +325,7 @@ int cli_bench_kernels(int argc, char **argv)
         for (int op = 0; op < KB_N; op++) {
             if (!have[op])
                 continue;
-            printf("%s{\"kernel\": \"%s\", \"gb_per_s\": %.3f, \"of_copy\": %.3f}", first ? "" : ", ", op_names[op],
+            printf("%s{\"kernel\": \"%s\", \"gb_per_s\": %.6g, \"of_copy\": %.6g}", first ? "" : ", ", op_names[op],
                    res[op], copy > 0 ? res[op] / copy : 0);
             first = 0;
         }
