@@ -67,9 +67,9 @@ int main(int argc, char **argv)
     pa_err err;
     pa_err_init(&err);
     dv_options o = {.spec = "cpu", .cpu_threads = 1};
-    dv_device *d;
-    dv_stream *s;
-    int *out;
+    dv_device *d = NULL;
+    dv_stream *s = NULL;
+    int *out = NULL;
     if (dv_open(&o, &d, &err) != PA_OK || dv_stream_create(d, &s, &err) != PA_OK ||
         dv_alloc(d, (size_t)blocks * 256 * sizeof(int), (void **)&out, &err) != PA_OK)
         die("device", &err);

@@ -60,21 +60,6 @@ typedef struct kn__eval {
 } kn__eval;
 
 /* Physical kinds of register values. */
-typedef enum kn__kind { KN__BOOL, KN__I32, KN__I64, KN__I128, KN__F64, KN__STR } kn__kind;
-
-static inline kn__kind kn__kind_of(pa_type t)
-{
-    switch (t.id) {
-    case PA_TYPE_BOOLEAN: return KN__BOOL;
-    case PA_TYPE_INTEGER:
-    case PA_TYPE_DATE: return KN__I32;
-    case PA_TYPE_DOUBLE: return KN__F64;
-    case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__I128 : KN__I64;
-    case PA_TYPE_VARCHAR: return KN__STR;
-    default: return KN__I64;
-    }
-}
-
 static inline int kn__kind_width(kn__kind k)
 {
     static const int w[] = {1, 4, 8, 16, 8, 16};

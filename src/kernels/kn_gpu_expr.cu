@@ -143,20 +143,20 @@ __device__ inline msg begin_fault(const prog_v &P)
 
 /* ------------------------------------------------------------ values */
 
-/* Physical kinds, as kn__kind_of in kn_expr_int.h. */
-enum kind { K_BOOL, K_I32, K_I64, K_I128, K_F64, K_STR };
-
-__device__ inline kind kind_of(pa_type t)
+/* A constant's value as a register holds it. */
+__device__ inline gval const_value(const kn_program *p, const kn_value *c)
 {
-    switch (t.id) {
-    case PA_TYPE_BOOLEAN: return K_BOOL;
-    case PA_TYPE_INTEGER:
-    case PA_TYPE_DATE: return K_I32;
-    case PA_TYPE_DOUBLE: return K_F64;
-    case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? K_I128 : K_I64;
-    case PA_TYPE_VARCHAR: return K_STR;
-    default: return K_I64;
+    gval v;
+    v.w = 0;
+    switch (kn__kind_of(c->type)) {
+    case KN__F64: v.f = c->v.f; break;
+    case KN__I128: v.w = c->v.w; break;
+    case KN__STR: v.s.p = kn_program_pool(p) + c->str_off, v.s.len = c->str_len; break;
+    case KN__I32: v.i = (int32_t)c->v.i; break;
+    case KN__BOOL: v.i = (uint8_t)c->v.i; break;
+    default: v.i = c->v.i; break;
     }
+    return v;
 }
 
 /* Operand k (0 a, 1 b, 2 c) of an instruction: a register or a constant. */
@@ -175,41 +175,18 @@ __device__ inline void operand(const kn_program *p, const kn_insn *in, int k, co
     }
     const kn_value *c = &kn_program_consts(p)[idx];
     *valid = !c->is_null;
-    switch (kind_of(c->type)) {
-    case K_F64: v->f = c->v.f; break;
-    case K_I128: v->w = c->v.w; break;
-    case K_STR: v->s.p = kn_program_pool(p) + c->str_off, v->s.len = c->str_len; break;
-    case K_I32: v->i = (int32_t)c->v.i; break;
-    case K_BOOL: v->i = (uint8_t)c->v.i; break;
-    default: v->i = c->v.i; break;
-    }
-}
-
-/* A constant's value as a register holds it. */
-__device__ inline gval const_value(const kn_program *p, const kn_value *c)
-{
-    gval v;
-    v.w = 0;
-    switch (kind_of(c->type)) {
-    case K_F64: v.f = c->v.f; break;
-    case K_I128: v.w = c->v.w; break;
-    case K_STR: v.s.p = kn_program_pool(p) + c->str_off, v.s.len = c->str_len; break;
-    case K_I32: v.i = (int32_t)c->v.i; break;
-    case K_BOOL: v.i = (uint8_t)c->v.i; break;
-    default: v.i = c->v.i; break;
-    }
-    return v;
+    *v = const_value(p, c);
 }
 
 /* An exact value (BOOLEAN, INTEGER, BIGINT, DECIMAL) as a 128-bit integer. */
-__device__ inline __int128 exact(kind k, const gval &v) { return k == K_I128 ? v.w : (__int128)v.i; }
+__device__ inline __int128 exact(kn__kind k, const gval &v) { return k == KN__I128 ? v.w : (__int128)v.i; }
 
-__device__ inline void store_exact(kind k, gval *d, __int128 v)
+__device__ inline void store_exact(kn__kind k, gval *d, __int128 v)
 {
     switch (k) {
-    case K_BOOL: d->i = v != 0; break;
-    case K_I32: d->i = (int32_t)v; break;
-    case K_I128: d->w = v; break;
+    case KN__BOOL: d->i = v != 0; break;
+    case KN__I32: d->i = (int32_t)v; break;
+    case KN__I128: d->w = v; break;
     default: d->i = (int64_t)v; break;
     }
 }
@@ -240,25 +217,25 @@ __device__ inline int str_cmp(kn__str x, kn__str y)
 }
 
 /* -1, 0, 1: a against b in the instruction's kind. */
-__device__ inline int compare(kind k, const gval &a, const gval &b)
+__device__ inline int compare(kn__kind k, const gval &a, const gval &b)
 {
     switch (k) {
-    case K_F64: return f_lt(a.f, b.f) ? -1 : f_lt(b.f, a.f) ? 1 : 0;
-    case K_I128: return a.w < b.w ? -1 : a.w > b.w;
-    case K_STR: return str_cmp(a.s, b.s);
-    case K_BOOL: return (uint8_t)a.i < (uint8_t)b.i ? -1 : (uint8_t)a.i > (uint8_t)b.i;
+    case KN__F64: return f_lt(a.f, b.f) ? -1 : f_lt(b.f, a.f) ? 1 : 0;
+    case KN__I128: return a.w < b.w ? -1 : a.w > b.w;
+    case KN__STR: return str_cmp(a.s, b.s);
+    case KN__BOOL: return (uint8_t)a.i < (uint8_t)b.i ? -1 : (uint8_t)a.i > (uint8_t)b.i;
     default: return a.i < b.i ? -1 : a.i > b.i;
     }
 }
 
-__device__ inline bool equal(kind k, const gval &a, const gval &b)
+__device__ inline bool equal(kn__kind k, const gval &a, const gval &b)
 {
     switch (k) {
-    case K_F64: return f_eq(a.f, b.f);
-    case K_I128: return a.w == b.w;
-    case K_STR: return str_eq(a.s, b.s);
-    case K_BOOL: return (uint8_t)a.i == (uint8_t)b.i;
-    case K_I32: return (int32_t)a.i == (int32_t)b.i;
+    case KN__F64: return f_eq(a.f, b.f);
+    case KN__I128: return a.w == b.w;
+    case KN__STR: return str_eq(a.s, b.s);
+    case KN__BOOL: return (uint8_t)a.i == (uint8_t)b.i;
+    case KN__I32: return (int32_t)a.i == (int32_t)b.i;
     default: return a.i == b.i;
     }
 }
@@ -279,22 +256,22 @@ __device__ inline bool cmp_result(int sub, int c)
 
 /* ADD, SUB, MUL: false on overflow of the kind or of a capped DECIMAL's
  * precision (imm). */
-__device__ inline bool arith(const kn_insn *in, kind k, const gval &x, const gval &y, gval *d)
+__device__ inline bool arith(const kn_insn *in, kn__kind k, const gval &x, const gval &y, gval *d)
 {
     bool o = false;
     __int128 r = 0;
     switch (k) {
-    case K_F64:
+    case KN__F64:
         d->f = in->op == KN_OP_ADD ? x.f + y.f : in->op == KN_OP_SUB ? x.f - y.f : x.f * y.f;
         return true;
-    case K_I32:
-    case K_BOOL:
+    case KN__I32:
+    case KN__BOOL:
         r = in->op == KN_OP_ADD ? (__int128)x.i + y.i : in->op == KN_OP_SUB ? (__int128)x.i - y.i
                                                                          : (__int128)x.i * y.i;
         o = r != (int32_t)r;
         d->i = (int32_t)r;
         break;
-    case K_I64: {
+    case KN__I64: {
         int64_t v = 0;
         o = in->op == KN_OP_ADD ? kn__s_add_i64(x.i, y.i, &v)
           : in->op == KN_OP_SUB ? kn__s_sub_i64(x.i, y.i, &v)
@@ -378,7 +355,7 @@ __device__ inline int scale_of(pa_type t) { return t.id == PA_TYPE_DECIMAL ? t.s
 __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval &a, bool valid, gval *d, char *text)
 {
     const pa_type_id from = in->atype.id, to = in->type.id;
-    const kind ka = kind_of(in->atype), kd = kind_of(in->type);
+    const kn__kind ka = kn__kind_of(in->atype), kd = kn__kind_of(in->type);
     if (from == to && to != PA_TYPE_DECIMAL) {
         *d = a;
         return true;
@@ -391,7 +368,7 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         case PA_TYPE_DATE: len = kn__s_format_date((int32_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DOUBLE: len = kn__s_format_double(a.f, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DECIMAL:
-            len = ka == K_I128 ? kn__s_format_decimal128(a.w, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES)
+            len = ka == KN__I128 ? kn__s_format_decimal128(a.w, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES)
                                : kn__s_format_decimal64(a.i, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES);
             break;
         default: len = kn__s_format_i64(a.i, t, KN_EVAL_STR_ROW_BYTES); break;
@@ -429,11 +406,11 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         return ok || cast_fault(P, in, a, PA_EINVAL);
     }
     if (to == PA_TYPE_DOUBLE) {
-        d->f = ka == K_BOOL ? (double)(uint8_t)a.i : (double)exact(ka, a) / pow10_f64(scale_of(in->atype));
+        d->f = ka == KN__BOOL ? (double)(uint8_t)a.i : (double)exact(ka, a) / pow10_f64(scale_of(in->atype));
         return true;
     }
     if (from == PA_TYPE_DOUBLE) {
-        if (kd == K_BOOL) {
+        if (kd == KN__BOOL) {
             d->i = a.f != 0;
             return true;
         }
@@ -453,10 +430,10 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
     /* Exact to exact: rescale by 10^(s2 - s1) (down: half away from zero). */
     const int shift = scale_of(in->type) - scale_of(in->atype);
     const int abs_shift = shift < 0 ? -shift : shift;
-    __int128 v = ka == K_BOOL ? (__int128)(uint8_t)a.i : exact(ka, a);
+    __int128 v = ka == KN__BOOL ? (__int128)(uint8_t)a.i : exact(ka, a);
     bool bad;
     v = kn__s_rescale(v, shift, kn__s_pow10_i128(abs_shift > 38 ? 38 : abs_shift), &bad);
-    if (kd != K_BOOL)
+    if (kd != KN__BOOL)
         bad |= v < lo || v > hi;
     if (bad && valid)
         return cast_fault(P, in, a, PA_EOVERFLOW);
@@ -483,18 +460,18 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             operand(p, in, 1, R, &b, &vb);
         if (in->c >= 0)
             operand(p, in, 2, R, &c, &vc);
-        const kind ka = kind_of(in->atype);
+        const kn__kind ka = kn__kind_of(in->atype);
         switch ((kn_opcode)in->op) {
         case KN_OP_LOAD: {
             const pa_column *col = &P.in[in->imm];
             *dv = bit(col->validity, row);
             d->w = 0;
-            switch (kind_of(col->type)) {
-            case K_BOOL: d->i = ((const uint8_t *)col->data)[row]; break;
-            case K_I32: d->i = ((const int32_t *)col->data)[row]; break;
-            case K_I128: d->w = ((const __int128 *)col->data)[row]; break;
-            case K_F64: d->f = ((const double *)col->data)[row]; break;
-            case K_STR:
+            switch (kn__kind_of(col->type)) {
+            case KN__BOOL: d->i = ((const uint8_t *)col->data)[row]; break;
+            case KN__I32: d->i = ((const int32_t *)col->data)[row]; break;
+            case KN__I128: d->w = ((const __int128 *)col->data)[row]; break;
+            case KN__F64: d->f = ((const double *)col->data)[row]; break;
+            case KN__STR:
                 d->s.p = (const char *)col->data + col->offsets[row];
                 d->s.len = (int64_t)col->offsets[row + 1] - col->offsets[row];
                 break;
@@ -524,10 +501,10 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
         case KN_OP_NEG:
             *dv = va;
             switch (ka) {
-            case K_F64: d->f = -a.f; break;
-            case K_I128: d->w = -a.w; break;   /* |DECIMAL(38)| < 10^38: never the minimum */
+            case KN__F64: d->f = -a.f; break;
+            case KN__I128: d->w = -a.w; break;   /* |DECIMAL(38)| < 10^38: never the minimum */
             default: {
-                const bool is32 = ka == K_I32;
+                const bool is32 = ka == KN__I32;
                 if (va && (is32 ? a.i == INT32_MIN : a.i == INT64_MIN)) {
                     if (claim_fault(P)) {
                         msg m = begin_fault(P);
@@ -543,7 +520,7 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             }
             break;
         case KN_OP_CMP:
-            d->i = ka == K_STR && (in->sub == KN_CMP_EQ || in->sub == KN_CMP_NE)
+            d->i = ka == KN__STR && (in->sub == KN_CMP_EQ || in->sub == KN_CMP_NE)
                        ? str_eq(a.s, b.s) == (in->sub == KN_CMP_EQ)
                        : cmp_result(in->sub, compare(ka, a, b));
             *dv = va && vb;
@@ -639,12 +616,12 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
 /* Write output value v of kind k at row. */
 __device__ inline void store_out(const pa_column *o, int64_t row, const gval &v)
 {
-    switch (kind_of(o->type)) {
-    case K_BOOL: ((uint8_t *)o->data)[row] = (uint8_t)v.i; break;
-    case K_I32: ((int32_t *)o->data)[row] = (int32_t)v.i; break;
-    case K_I128: ((__int128 *)o->data)[row] = v.w; break;
-    case K_F64: ((double *)o->data)[row] = v.f; break;
-    case K_STR: break;
+    switch (kn__kind_of(o->type)) {
+    case KN__BOOL: ((uint8_t *)o->data)[row] = (uint8_t)v.i; break;
+    case KN__I32: ((int32_t *)o->data)[row] = (int32_t)v.i; break;
+    case KN__I128: ((__int128 *)o->data)[row] = v.w; break;
+    case KN__F64: ((double *)o->data)[row] = v.f; break;
+    case KN__STR: break;
     default: ((int64_t *)o->data)[row] = v.i; break;
     }
 }
@@ -798,11 +775,11 @@ int device_check(const kn_program *p, int64_t rows, pa_err *err)
     return PA_OK;
 }
 
-/* The call's device state: one block with the program, inputs and outputs
- * (staged in stream order) and the fault claim word. */
+/* The call's device state: one block, staged in stream order, with the
+ * program, the inputs, the outputs and the fault claim word (0, as the
+ * host block is zeroed). */
 struct call {
     void *block = NULL;
-    int *claim = NULL;
     prog_v P{};
 };
 
@@ -811,7 +788,8 @@ int call_begin(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, 
 {
     size_t in_at = ((size_t)p->bytes + 15) & ~(size_t)15;
     size_t out_at = in_at + (size_t)n_inputs * sizeof *inputs;
-    size_t size = out_at + (size_t)n_outs * sizeof *outs;
+    size_t claim_at = out_at + (size_t)n_outs * sizeof *outs;
+    size_t size = claim_at + sizeof(int);
     char *h = (char *)pa_calloc(1, size);
     if (!h)
         return pa_error(err, PA_ENOMEM, "out of host memory staging an expression program");
@@ -822,20 +800,14 @@ int call_begin(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, 
         memcpy(h + out_at, outs, (size_t)n_outs * sizeof *outs);
     int rc = stage_bytes(ctx, h, size, &c->block, err);
     pa_free(h);
-    if (rc == PA_OK && (rc = dv_alloc(ctx->dev, sizeof(int64_t), (void **)&c->claim, err)) == PA_OK)
-        rc = dv_fill_u32_async(ctx->stream, c->claim, 0, 2, err);
     char *b = (char *)c->block;
     c->P = prog_v{(const kn_program *)b, (const pa_column *)(b + in_at), (const pa_column *)(b + out_at), rows,
-                  c->claim, dv_stream_fault_words(ctx->stream)};
+                  (int *)(b + claim_at), dv_stream_fault_words(ctx->stream)};
     return rc;
 }
 
 /* Hand the call's memory back after its kernels; rc is the call's status. */
-int call_end(const kn_ctx *ctx, call *c, int rc, pa_err *err)
-{
-    rc = free_after(ctx, c->block, rc, err);
-    return free_after(ctx, c->claim, rc, err);
-}
+int call_end(const kn_ctx *ctx, call *c, int rc, pa_err *err) { return free_after(ctx, c->block, rc, err); }
 
 /* Launch K<NR> for the smallest register file that holds the program. */
 #define KN__BY_REGS(n_regs, EXPR_OF_NR)                         \

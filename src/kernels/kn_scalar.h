@@ -18,6 +18,22 @@ typedef struct kn__str {
     int64_t len;
 } kn__str;
 
+/* Physical kinds of expression values (registers of the evaluators). */
+typedef enum kn__kind { KN__BOOL, KN__I32, KN__I64, KN__I128, KN__F64, KN__STR } kn__kind;
+
+static inline PA_HD kn__kind kn__kind_of(pa_type t)
+{
+    switch (t.id) {
+    case PA_TYPE_BOOLEAN: return KN__BOOL;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: return KN__I32;
+    case PA_TYPE_DOUBLE: return KN__F64;
+    case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__I128 : KN__I64;
+    case PA_TYPE_VARCHAR: return KN__STR;
+    default: return KN__I64;
+    }
+}
+
 /* ------------------------------------------------------------------ UTF-8 */
 
 /* Bytes of the code point that starts with byte c (no validation). */
