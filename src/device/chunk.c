@@ -196,17 +196,27 @@ int dv_chunk_set_ready(dv_chunk *c, dv_stream *s, pa_err *err)
 {
     if (!ordered(c))
         return PA_OK;
-    int rc;
-    if (!c->ready_ && (rc = dv_event_create(c->dev, &c->ready_, err)) != PA_OK)
-        return rc;
-    return dv_event_record(c->ready_, s, err);
+    if ((c->ready_ || dv_event_create(c->dev, &c->ready_, NULL) == PA_OK) &&
+        dv_event_record(c->ready_, s, NULL) == PA_OK)
+        return PA_OK;
+    /* No memory to record the event: the work that writes c is finished
+     * once s drains, so a consumer that sees no (or an older) event waits
+     * for nothing that is still queued. */
+    pa_counter_add(PA_CTR_HOST_SYNCS, 1);
+    return dv_stream_sync(s, err);
 }
 
 int dv_chunk_wait_ready(dv_chunk *c, dv_stream *s, pa_err *err)
 {
     if (!ordered(c) || !c->ready_)
         return PA_OK;
-    return dv_stream_wait_event(s, c->ready_, err);
+    if (dv_stream_wait_event(s, c->ready_, NULL) == PA_OK)
+        return PA_OK;
+    /* The wait could not be enqueued (no memory): wait here instead, so
+     * that whatever s does next with c (a kernel, or the release that
+     * frees it) still comes after the work that wrote it. */
+    pa_counter_add(PA_CTR_HOST_SYNCS, 1);
+    return dv_event_sync(c->ready_, err);
 }
 
 size_t dv_chunk_bytes(const dv_chunk *c)

@@ -164,7 +164,7 @@ static int emit_groups(ex_op *op, ex_worker *w, const kn_agg_table *t, int64_t f
             drop_full_validity(w->dev, col);
     }
     if (rc != PA_OK) {
-        dv_chunk_destroy(ch);
+        dv_chunk_release(ch, w->stream);   /* after the kernels already enqueued on it */
         return rc;
     }
     *out = ch;

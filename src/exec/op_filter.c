@@ -106,7 +106,7 @@ static int compact(ex_op *op, ex_worker *w, filter_local *l, dv_chunk *in, dv_ch
     *out = c;
     return PA_OK;
 fail:
-    dv_chunk_destroy(c);
+    dv_chunk_release(c, w->stream);   /* after the kernels already enqueued on it */
     return rc;
 }
 

@@ -51,7 +51,7 @@ static int slice(ex_op *op, ex_worker *w, dv_chunk *in, int64_t lo, int64_t hi, 
     *out = c;
     return PA_OK;
 fail:
-    dv_chunk_destroy(c);
+    dv_chunk_release(c, w->stream);   /* after the kernels already enqueued on it */
     return rc;
 }
 

@@ -186,7 +186,7 @@ static int project_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, d
     *out = c;
     return PA_OK;
 fail:
-    dv_chunk_destroy(c);
+    dv_chunk_release(c, w->stream);   /* after the kernels already enqueued on it */
     return rc;
 }
 

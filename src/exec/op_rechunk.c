@@ -195,7 +195,7 @@ static int emit(ex_op *op, ex_worker *w, rc_local *l, dv_chunk **out, bool *wait
     for (int col = 0; col < op->n_cols && rc == PA_OK; col++)
         rc = concat_column(op, w, l, c, col, err);
     if (rc != PA_OK) {
-        dv_chunk_destroy(c);
+        dv_chunk_release(c, w->stream);   /* after the kernels already enqueued on it */
         return rc;
     }
     drop_pending(l);

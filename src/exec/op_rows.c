@@ -67,7 +67,7 @@ static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
                 rc = upload(op, w, o, &src->columns[j], &o->columns[j], err);
         }
         if (rc != PA_OK) {
-            dv_chunk_destroy(o);
+            dv_chunk_release(o, w->stream);   /* after the kernels already enqueued on it */
             return rc;
         }
         o->length = src->length;

@@ -185,7 +185,7 @@ int ex__sort_gather(ex_op *op, ex_worker *w, const kn_sort_layout *l, const ex__
     *out = c;
     return PA_OK;
 fail:
-    dv_chunk_destroy(c);
+    dv_chunk_release(c, w->stream);   /* after the kernels already enqueued on it */
     return rc;
 }
 

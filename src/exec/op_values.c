@@ -64,7 +64,7 @@ static int values_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_
     for (int c = 0; c < op->n_cols && rc == PA_OK; c++)
         rc = fill(op, w, o, s->exprs[c], &o->columns[c], err);
     if (rc != PA_OK) {
-        dv_chunk_destroy(o);
+        dv_chunk_release(o, w->stream);   /* after the kernels already enqueued on it */
         return rc;
     }
     o->length = 1;
