@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -70,9 +71,27 @@ static void remember_statement(shell_input *in, text_buf *b)
     pa_free(flat);
 }
 
+/* A line that leaves the shell where no statement is pending, as psql's:
+ * \q, or exit or quit alone (any case, an optional ';'): 1. Another
+ * backslash command: -1 (we have none). Anything else: 0. */
+static int quit_word(const char *p)
+{
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\n' || p[n - 1] == '\r'))
+        n--;
+    if (p[0] == '\\')
+        return n == 2 && p[1] == 'q' ? 1 : -1;
+    if (n && p[n - 1] == ';')
+        n--;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    return (n == 4 && (!strncasecmp(p, "exit", 4) || !strncasecmp(p, "quit", 4))) ? 1 : 0;
+}
+
 /* Read f line by line: dot commands where no statement is pending, else
  * lines gather until they end a statement. Interactive: errors are shown
- * and reading goes on; a statement left unfinished at Ctrl-D is dropped.
+ * and reading goes on; a statement left unfinished at Ctrl-D is not run
+ * (and the user is told so).
  * Otherwise: stop at the first error; an unfinished last statement runs. */
 static int run_lines(shell *sh, FILE *f, bool interactive)
 {
@@ -93,6 +112,8 @@ static int run_lines(shell *sh, FILE *f, bool interactive)
         if (k == 0) {
             if (interactive) {
                 fputc('\n', stdout);
+                if (b.len > 0)
+                    fputs("The unfinished statement was not run (end a statement with ';').\n", stderr);
                 b.len = 0;
             }
             break;
@@ -103,6 +124,17 @@ static int run_lines(shell *sh, FILE *f, bool interactive)
                 p++;
             if (!*p)
                 continue;
+            int quit = quit_word(p);
+            if (quit > 0)
+                break;
+            if (quit < 0) {
+                fprintf(stderr, "Error: unknown command %s (\\q leaves; .help lists the dot commands)\n", p);
+                status = SHELL_ERROR;
+                if (!interactive)
+                    break;
+                status = SHELL_OK;
+                continue;
+            }
             if (*p == '.') {
                 shell_input_remember(in, p);
                 status = shell_dot(sh, p);

@@ -124,7 +124,7 @@ static const char help_text[] =
     "  .separator C             field separator of csv mode (default |)\n"
     "  .timer on|off            print run and planning time after each statement\n"
     "  .device                  the device, execution mode and threads in use\n"
-    "  .quit, .exit             leave (Ctrl-D too)\n"
+    "  .quit, .exit             leave (\\q, exit, quit and Ctrl-D too)\n"
     "Ctrl-C cancels the running statement, or clears the line at the prompt.\n";
 
 static int dot_error(shell *sh, const char *fmt, const char *arg)

@@ -51,6 +51,16 @@ same_text ".mode" "$T/out" $'json\n'
 printf '.mode csv\n.mode\n.separator ,\n.timer on\n.timer off\n.quit\n.mode json\n' >"$T/dots"
 run "dot commands, .quit stops" 0 "$P" <"$T/dots"
 same_text "dot commands" "$T/out" $'csv\n'
+for q in '\q' 'exit' 'quit;' '  QUIT ' 'Exit ;'; do
+  printf '.mode csv\n%s\n.mode json\n.mode\n' "$q" >"$T/quit"
+  run "psql's '$q' leaves" 0 "$P" <"$T/quit"
+  same_text "nothing after '$q'" "$T/out" ""
+done
+run "exit inside a pending statement is SQL" 0 "$P" --csv <<<$'.mode csv\nselect 3\nexit\n;'
+same_text "exit as an alias" "$T/out" $'exit\n3\n'
+run "another backslash command stops a piped script" 1 "$P" <<<$'\\d\n.mode\n'
+same_text "nothing after \\d" "$T/out" ""
+grep -q '^Error: unknown command \\d' "$T/err" || fail "backslash command message: $(cat "$T/err")"
 run ".device" 0 "$P" --device cpu --mode chunked --threads 2 -c .device
 grep -q '^device:  cpu' "$T/out" && grep -q '^mode:    chunked' "$T/out" && grep -q '^threads: 2' "$T/out" ||
   fail ".device output: $(cat "$T/out")"
