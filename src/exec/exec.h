@@ -66,7 +66,7 @@ int ex_op_find_column(const ex_op *op, const char *name);
  * error already on err, so a whole tree can be built and checked once.
  * Expressions live in the plan's memory (freed with it).
  */
-typedef enum ex_arith { EX_ADD, EX_SUB, EX_MUL, EX_DIV } ex_arith;
+typedef enum ex_arith { EX_ADD, EX_SUB, EX_MUL, EX_DIV, EX_MOD } ex_arith;
 typedef enum ex_cmp { EX_EQ, EX_NE, EX_LT, EX_LE, EX_GT, EX_GE } ex_cmp;
 typedef enum ex_field { EX_YEAR, EX_MONTH, EX_DAY } ex_field;
 typedef enum ex_unit { EX_DAYS, EX_MONTHS, EX_YEARS } ex_unit;

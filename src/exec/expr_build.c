@@ -161,12 +161,12 @@ ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *
 {
     if (!a || !b)
         return NULL;
-    if ((unsigned)op > EX_DIV) {
+    if ((unsigned)op > EX_MOD) {
         pa_error(err, PA_EINVAL, "bad arithmetic operator %d", (int)op);
         return NULL;
     }
     pa_type ta = a->type, tb = b->type;
-    if (ta.id == PA_TYPE_DATE || tb.id == PA_TYPE_DATE)
+    if ((ta.id == PA_TYPE_DATE || tb.id == PA_TYPE_DATE) && op != EX_MOD)
         return date_arith(p, op, a, b, err);
     if (!is_num(ta) || !is_num(tb)) {
         type_error(err, "arithmetic", ta, tb);
@@ -200,7 +200,7 @@ ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *
         } else {
             int s = x.scale > y.scale ? x.scale : y.scale;
             int ip = x.precision - x.scale > y.precision - y.scale ? x.precision - x.scale : y.precision - y.scale;
-            int prec = ip + s + 1;
+            int prec = ip + s + (op != EX_MOD);   /* |a % b| <= |a|: no carry digit */
             if (prec > 38)
                 prec = 38, check = 1;
             res = oa = ob = DEC(prec, s);

@@ -241,7 +241,8 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         break;
     case EX__CONST: return gen_reg(c, e, vreg);
     case EX__ARITH:
-        i.op = e->sub == EX_ADD ? KN_OP_ADD : e->sub == EX_SUB ? KN_OP_SUB : e->sub == EX_MUL ? KN_OP_MUL : KN_OP_DIV;
+        i.op = e->sub == EX_ADD ? KN_OP_ADD : e->sub == EX_SUB ? KN_OP_SUB : e->sub == EX_MUL ? KN_OP_MUL
+             : e->sub == EX_MOD ? KN_OP_MOD : KN_OP_DIV;
         i.imm = (int32_t)e->imm;
         if (i.op == KN_OP_MUL && e->args[1]->type.id == PA_TYPE_DECIMAL)
             i.sub = e->args[1]->type.scale;

@@ -319,6 +319,7 @@ static int run_insn(kn__eval *e, const kn_insn *in)
     case KN_OP_SUB:
     case KN_OP_MUL: return kn__op_arith(e, in);
     case KN_OP_DIV: return kn__op_div(e, in);
+    case KN_OP_MOD: return kn__op_mod(e, in);
     case KN_OP_NEG: return kn__op_neg(e, in);
     case KN_OP_CMP: return kn__op_cmp(e, in);
     case KN_OP_AND:

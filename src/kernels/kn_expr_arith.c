@@ -1,5 +1,5 @@
 /*
- * kn_expr_arith.c - ADD, SUB, MUL, DIV and NEG over a batch.
+ * kn_expr_arith.c - ADD, SUB, MUL, DIV, MOD and NEG over a batch.
  *
  * Integer kinds detect overflow of their width; DECIMAL instructions carry
  * imm = 1 when the result precision was capped (the compiler proved nothing),
@@ -9,6 +9,7 @@
  */
 #include "kernels/kn_expr_int.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static const char *op_word(int op)
@@ -202,6 +203,95 @@ int kn__op_div(kn__eval *e, const kn_insn *in)
     double *D = d->data = d->slot;
     KN__BIN(double, f, { D[i] = x / y; });
     kn__valid_and2(e, d, kn__opreg(e, in->a, in->flags & KN_F_A_CONST), kn__opreg(e, in->b, in->flags & KN_F_B_CONST));
+    return PA_OK;
+}
+
+/* Row of the first valid zero divisor of MOD (none: -1). */
+static int zero_divisor_row(const kn__eval *e, const kn_insn *in, int w)
+{
+    for (int i = 0; i < e->n; i++) {
+        if (!operand_valid(e, in, 0, i) || !operand_valid(e, in, 1, i))
+            continue;
+        const void *pb = operand(e, in, 1, i, w);
+        if (in->atype.id == PA_TYPE_DOUBLE) {
+            double y;
+            memcpy(&y, pb, 8);
+            if (y == 0)
+                return i;
+            continue;
+        }
+        /* Constants hold I32 values as int64. */
+        kn__kind k = kn__kind_of(in->atype);
+        if (k == KN__I32 && (in->flags & KN_F_B_CONST))
+            k = KN__I64;
+        if (load_int(k, pb) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* a % b with the sign of a, as C and PostgreSQL: x % -1 is 0 even for the
+ * type's minimum, x % 0 an error (PostgreSQL's; DuckDB gives NULL). The
+ * loops run on every row (NULL rows hold anything), with a zero divisor
+ * replaced by 1 and flagged; a flagged batch is checked row by row. */
+int kn__op_mod(kn__eval *e, const kn_insn *in)
+{
+    kn__reg *d = &e->regs[in->dst];
+    const int n = e->n;
+    uint64_t zero = 0;
+    kn__kind k = kn__kind_of(in->atype);
+    d->data = d->slot;
+    switch (k) {
+    case KN__I32: {
+        int32_t *D = d->data;
+        KN__BIN(int32_t, i, {
+            zero |= y == 0;
+            D[i] = y == 0 || y == -1 ? 0 : x % y;
+        });
+        break;
+    }
+    case KN__I64: {
+        int64_t *D = d->data;
+        KN__BIN(int64_t, i, {
+            zero |= y == 0;
+            D[i] = y == 0 || y == -1 ? 0 : x % y;
+        });
+        break;
+    }
+    case KN__I128: {
+        __int128 *D = d->data;
+        KN__BIN(__int128, w, {
+            zero |= y == 0;
+            D[i] = y == 0 || y == -1 ? 0 : x % y;
+        });
+        break;
+    }
+    case KN__F64: {
+        double *D = d->data;
+        KN__BIN(double, f, {
+            zero |= y == 0;
+            D[i] = fmod(x, y);
+        });
+        break;
+    }
+    default:
+        return pa_error(e->err, PA_EINVAL, "modulo of %s", pa_type_name(in->atype.id));
+    }
+    kn__valid_and2(e, d, kn__opreg(e, in->a, in->flags & KN_F_A_CONST), kn__opreg(e, in->b, in->flags & KN_F_B_CONST));
+    if (zero) {
+        int w = k == KN__F64 ? 8 : kn__kind_width(k);
+        int i = zero_divisor_row(e, in, w);
+        if (i >= 0) {
+            char sa[64], ta[48];
+            const void *pa = operand(e, in, 0, i, w);
+            int32_t a32;
+            if (k == KN__I32 && (in->flags & KN_F_A_CONST))
+                a32 = (int32_t)e->consts[in->a].v.i, pa = &a32;
+            kn__format(in->atype, pa, sa, sizeof sa);
+            return pa_error(e->err, PA_EINVAL, "division by zero in %s modulo: %s %% 0",
+                            pa_type_format(in->type, ta, sizeof ta), sa);
+        }
+    }
     return PA_OK;
 }
 

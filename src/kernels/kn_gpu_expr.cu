@@ -311,6 +311,36 @@ __device__ __noinline__ void arith_fault(const prog_v &P, const kn_insn *in, con
     raise_fault(P, PA_EOVERFLOW);
 }
 
+/* a % b with the sign of a (fmod for DOUBLE; x % -1 is 0); false when b
+ * is 0. */
+__device__ inline bool mod(kn__kind k, const gval &x, const gval &y, gval *d)
+{
+    switch (k) {
+    case KN__F64:
+        d->f = fmod(x.f, y.f);
+        return y.f != 0;
+    case KN__I128:
+        d->w = y.w == 0 || y.w == -1 ? 0 : x.w % y.w;
+        return y.w != 0;
+    default:   /* I32 values are held as int64 */
+        d->i = y.i == 0 || y.i == -1 ? 0 : x.i % y.i;
+        return y.i != 0;
+    }
+}
+
+__device__ __noinline__ void mod_fault(const prog_v &P, const kn_insn *in, const gval &x)
+{
+    if (!claim_fault(P))
+        return;
+    msg m = begin_fault(P);
+    m.put("division by zero in ");
+    m.type(in->type);
+    m.put(" modulo: ");
+    m.value(in->atype, x);
+    m.put(" % 0");
+    raise_fault(P, PA_EINVAL);
+}
+
 /* Casts. False on a fault (raised here). */
 __device__ __noinline__ bool cast_fault(const prog_v &P, const kn_insn *in, const gval &v, int status)
 {
@@ -497,6 +527,13 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
         case KN_OP_DIV:
             d->f = a.f / b.f;
             *dv = va && vb;
+            break;
+        case KN_OP_MOD:
+            *dv = va && vb;
+            if (!mod(ka, a, b, d) && *dv) {
+                mod_fault(P, in, a);
+                return false;
+            }
             break;
         case KN_OP_NEG:
             *dv = va;

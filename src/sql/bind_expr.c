@@ -371,7 +371,7 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
             return NULL;
         static const struct { const char *op; sq_ekind k; int sub; } ops[] = {
             {"+", SQ_E_ARITH, EX_ADD}, {"-", SQ_E_ARITH, EX_SUB}, {"*", SQ_E_ARITH, EX_MUL},
-            {"/", SQ_E_ARITH, EX_DIV}, {"=", SQ_E_CMP, EX_EQ},    {"<>", SQ_E_CMP, EX_NE},
+            {"/", SQ_E_ARITH, EX_DIV}, {"%", SQ_E_ARITH, EX_MOD}, {"=", SQ_E_CMP, EX_EQ},    {"<>", SQ_E_CMP, EX_NE},
             {"!=", SQ_E_CMP, EX_NE},   {"<", SQ_E_CMP, EX_LT},    {"<=", SQ_E_CMP, EX_LE},
             {">", SQ_E_CMP, EX_GT},    {">=", SQ_E_CMP, EX_GE},
         };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NULL-handling functions and operators, bound as CASE expressions over the
+# The modulo operator; NULL-handling functions and operators, bound as CASE expressions over the
 # engine's comparisons: NULLIF, IS [NOT] DISTINCT FROM, GREATEST / LEAST
 # (NULL arguments ignored, as in PostgreSQL), ABS (overflow of the smallest
 # integer is an error). Expected rows from DuckDB (tests/oracle/oracle.mjs,
@@ -93,11 +93,52 @@ check "in WHERE (scan filters)" \
 "count_star()
 774"
 
+# --- modulo: the sign of the dividend (C, PostgreSQL and DuckDB agree);
+# integers stay integers, DECIMALs take the larger scale, DOUBLE is fmod.
+check "modulo of integers, DECIMALs and DOUBLEs, negative operands, NULLs" \
+  "select n_nationkey, n_nationkey % 7 as a, (n_nationkey - 12) % 5 as b, 17 % (n_nationkey + 1) as c, (n_nationkey * 1.25) % 2.5 as d, (n_nationkey * 1.5e0) % -4 as e, case when n_nationkey < 3 then null else n_nationkey end % 4 as f, n_nationkey::bigint * 1000000000007 % 999 as g, (n_nationkey - 12)::decimal(20,3) % 3.5 as h from nation order by 1" \
+"n_nationkey|a|b|c|d|e|f|g|h
+0|0|-2|0|0.00|0.00||0|-1.50
+1|1|-1|1|1.25|1.50||8|-0.50
+2|2|0|2|0.00|3.00||16|-3.00
+3|3|-4|1|1.25|0.50|3|24|-2.00
+4|4|-3|2|0.00|2.00|0|32|-1.00
+5|5|-2|5|1.25|3.50|1|40|0.00
+6|6|-1|3|0.00|1.00|2|48|-2.50
+7|0|0|1|1.25|2.50|3|56|-1.50
+8|1|-4|8|0.00|0.00|0|64|-0.50
+9|2|-3|7|1.25|1.50|1|72|-3.00
+10|3|-2|6|0.00|3.00|2|80|-2.00
+11|4|-1|5|1.25|0.50|3|88|-1.00
+12|5|0|4|0.00|2.00|0|96|0.00
+13|6|1|3|1.25|3.50|1|104|1.00
+14|0|2|2|0.00|1.00|2|112|2.00
+15|1|3|1|1.25|2.50|3|120|3.00
+16|2|4|0|0.00|0.00|0|128|0.50
+17|3|0|17|1.25|1.50|1|136|1.50
+18|4|1|17|0.00|3.00|2|144|2.50
+19|5|2|17|1.25|0.50|3|152|0.00
+20|6|3|17|0.00|2.00|0|160|1.00
+21|0|4|17|1.25|3.50|1|168|2.00
+22|1|0|17|0.00|1.00|2|176|3.00
+23|2|1|17|1.25|2.50|3|184|0.50
+24|3|2|17|0.00|0.00|0|192|1.50"
+# PostgreSQL gives 0 for the smallest BIGINT % -1; DuckDB an overflow error.
+check "modulo by -1 of the smallest BIGINT is 0 (no overflow)" \
+  "select (cast(-9223372036854775807 as bigint) - 1) % 7 as a, (cast(-9223372036854775807 as bigint) - 1) % -1 as b" \
+"a|b
+-1|0"
+
 # --- errors (PostgreSQL: "integer out of range", "bigint out of range")
 refused "abs of the smallest INTEGER overflows" \
   "select abs(x) from (select cast(-2147483647 as integer) - 1 as x) t" "overflow"
 refused "abs of the smallest BIGINT overflows" \
   "select abs(x) from (select cast(-9223372036854775807 as bigint) - 1 as x) t" "overflow"
+# PostgreSQL: "division by zero" (DuckDB gives NULL), also for DOUBLE
+refused "modulo by zero (INTEGER)" "select n_nationkey % (n_regionkey - 2) from nation" "division by zero in INTEGER modulo: 8 % 0"
+refused "modulo by zero (DOUBLE)" "select sum(n_nationkey * 1.5e0 % (n_regionkey - 2)) from nation" "division by zero in DOUBLE modulo: 12.0 % 0"
+refused "modulo by a zero constant" "select 7 % 0" "division by zero"
+refused "modulo of a DATE" "select o_orderdate % 2 from orders" "arithmetic"
 refused "abs of a string" "select abs(r_name) from region" "abs needs a number"
 refused "greatest of a boolean and a number" "select greatest(true, 1)" "GREATEST: cannot compare BOOLEAN with INTEGER"
 refused "least of 11 arguments" "select least(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)" "not supported"

@@ -188,6 +188,87 @@ static int eval_err(ex_expr *e, const pa_column *in, int n_in, int64_t rows)
     return rc;
 }
 
+/* Reference a % b: truncated, the sign of a; b = -1 gives 0. */
+static __int128 ref_mod(__int128 a, __int128 b) { return b == -1 ? 0 : a % b; }
+
+static void test_modulo(void **state)
+{
+    pa_type I = et_t(PA_TYPE_INTEGER), B = et_t(PA_TYPE_BIGINT), D152 = et_dec(15, 2), D304 = et_dec(30, 4),
+            F = et_t(PA_TYPE_DOUBLE);
+    pa_column in[5] = {et_random(I, N, 10), et_random(I, N, 10), et_random(B, N, 10), et_random(D152, N, 10),
+                       et_random(D304, N, 10)};
+    /* Divisors without 0 (row 7 keeps -1, the smallest values' trap). */
+    for (int64_t i = 0; i < N; i++) {
+        int32_t *v = in[1].data;
+        if (v[i] == 0)
+            v[i] = (int32_t)et_range(1, 1000);
+        if (i == 7)
+            v[i] = -1, ((int32_t *)in[0].data)[i] = INT32_MIN;
+        int64_t *d = in[3].data;
+        if (d[i] == 0)
+            d[i] = 3;
+    }
+    /* INTEGER % INTEGER, BIGINT % INTEGER: integers. */
+    ex_expr *e = ex_expr_arith(P, EX_MOD, col(0, I), col(1, I), &E);
+    expect_type(e, I);
+    pa_column r = et_eval1(&X, e, in, 5, N);
+    for (int64_t i = 0; i < N; i++) {
+        bool v = et_valid(&in[0], i) && et_valid(&in[1], i);
+        assert_int_equal(et_valid(&r, i), v);
+        if (v)
+            assert_int_equal(et_i32(&r, i), (int32_t)ref_mod(et_i32(&in[0], i), et_i32(&in[1], i)));
+    }
+    et_col_free(&r);
+    e = ex_expr_arith(P, EX_MOD, col(2, B), col(1, I), &E);
+    expect_type(e, B);
+    r = et_eval1(&X, e, in, 5, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&r, i))
+            assert_true(et_i64(&r, i) == (int64_t)ref_mod(et_i64(&in[2], i), et_i32(&in[1], i)));
+    et_col_free(&r);
+    /* DECIMAL(30,4) % DECIMAL(15,2) -> (30,4): b rescaled by 100. */
+    e = ex_expr_arith(P, EX_MOD, col(4, D304), col(3, D152), &E);
+    expect_type(e, et_dec(30, 4));
+    r = et_eval1(&X, e, in, 5, N);
+    for (int64_t i = 0; i < N; i++) {
+        bool v = et_valid(&in[4], i) && et_valid(&in[3], i);
+        assert_int_equal(et_valid(&r, i), v);
+        if (v && et_exact(&r, i) != ref_mod(et_exact(&in[4], i), et_exact(&in[3], i) * 100))
+            fail_msg("row %lld: DECIMAL modulo", (long long)i);
+    }
+    et_col_free(&r);
+    /* A constant divisor; DOUBLE is fmod. */
+    e = ex_expr_arith(P, EX_MOD, col(0, I), ex_expr_int(P, -7, &E), &E);
+    r = et_eval1(&X, e, in, 5, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&in[0], i))
+            assert_int_equal(et_i32(&r, i), et_i32(&in[0], i) % -7);
+    et_col_free(&r);
+    e = ex_expr_arith(P, EX_MOD, ex_expr_cast(P, col(2, B), F, &E), ex_expr_cast(P, col(3, D152), F, &E), &E);
+    expect_type(e, F);
+    r = et_eval1(&X, e, in, 5, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&r, i)) {
+            double want = fmod((double)et_i64(&in[2], i), (double)et_i64(&in[3], i) / 100.0);
+            assert_true(et_f(&r, i) == want);
+        }
+    et_col_free(&r);
+    for (int i = 0; i < 5; i++)
+        et_col_free(&in[i]);
+    /* A zero divisor is an error (PostgreSQL's), unless its row is NULL. */
+    pa_column z[2] = {et_col(I, 3, true), et_col(I, 3, true)};
+    int32_t zv[3] = {5, 9, 4}, zd[3] = {2, 0, 3};
+    memcpy(z[0].data, zv, sizeof zv);
+    memcpy(z[1].data, zd, sizeof zd);
+    e = ex_expr_arith(P, EX_MOD, col(0, I), col(1, I), &E);
+    assert_int_equal(eval_err(e, z, 2, 3), PA_EINVAL);
+    assert_non_null(strstr(E.msg, "division by zero in INTEGER modulo: 9 % 0"));
+    z[0].validity[0] &= (uint8_t)~2u;   /* row 1 NULL */
+    assert_int_equal(eval_err(e, z, 2, 3), PA_OK);
+    et_col_free(&z[0]);
+    et_col_free(&z[1]);
+}
+
 static void test_overflow(void **state)
 {
     pa_type I = et_t(PA_TYPE_INTEGER), B = et_t(PA_TYPE_BIGINT);
@@ -972,6 +1053,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_arith_integers, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_arith_decimal, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(test_modulo, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_overflow, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_compare, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_logic, each_setup, each_teardown),
