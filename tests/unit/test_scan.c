@@ -364,9 +364,20 @@ static void test_many_files(void **state)
  * little after close returns. A leak never settles, so it still fails. */
 static void settle(const pa_mem_stats *m0, pa_mem_stats *m1)
 {
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 500; i++) {
         pa_host_mem_stats(m1);
         if (m1->current == m0->current)
+            return;
+        usleep(10000);
+    }
+}
+
+/* The same for the device's memory. */
+static void settle_device(const pa_mempool_stats *d0, pa_mempool_stats *d1)
+{
+    for (int i = 0; i < 500; i++) {
+        dv_memory_stats(dev, d1, NULL);
+        if (d1->current == d0->current)
             return;
         usleep(10000);
     }
@@ -415,7 +426,7 @@ static void test_backpressure_early_close(void **state)
     pq_meta_cache_clear();
     pa_threadpool_wait_idle(dv_cpu_threads(dev));   /* workers free their task nodes after the task */
     settle(&m0, &m1);
-    dv_memory_stats(dev, &dv1, NULL);
+    settle_device(&dv0, &dv1);
     assert_int_equal(m1.current, m0.current);
     assert_int_equal(dv1.current, dv0.current);
 }
@@ -681,17 +692,25 @@ static void test_read_first(void **state)
         o.read_first = first;
         o.read_ahead = 1;
         o.unit_workers = 1;
+        /* The earlier scans' buffers are gone (pool threads free some
+         * after their tasks); what is still held counts apart. */
+        pa_threadpool_wait_idle(dv_cpu_threads(dev));
+        pa_mempool_stats pinned;
+        dv_memory_stats(dev, NULL, &pinned);
+        const int64_t base = (int64_t)pinned.current;
         dv_memory_reset_peak(dev);
         drained d;
         drain_opts(&o, &d);
         assert_int_equal(d.rc, PA_OK);
         assert_int_equal(d.rows, 60175);
-        pa_mempool_stats pinned;
         dv_memory_stats(dev, NULL, &pinned);
+        const int64_t peak = (int64_t)pinned.peak - base;
         if (first)
-            assert_true(pinned.peak >= d.st.bytes_read);
+            assert_true(peak >= (int64_t)d.st.bytes_read);
         else if (dv_host_visible(dev))   /* elsewhere the decoded staging is pinned too */
-            assert_true(pinned.peak < d.st.bytes_read / 3);   /* 6 row groups, one at a time */
+            if (peak >= (int64_t)d.st.bytes_read / 3)   /* 6 row groups, one at a time */
+                fail_msg("pinned peak %lld bytes (%lld held before), %llu bytes read", (long long)peak,
+                         (long long)base, (unsigned long long)d.st.bytes_read);
         pa_err_close(&d.err);
     }
 }
