@@ -230,10 +230,21 @@ static int zero_divisor_row(const kn__eval *e, const kn_insn *in, int w)
     return -1;
 }
 
+/* D = x % y per row for an integer kind T (y == 0 gives 0 and sets zero). */
+#define MOD_INT(T, GET)                                                                               \
+    do {                                                                                              \
+        T *D = d->data;                                                                               \
+        KN__BIN(T, GET, {                                                                             \
+            zero |= y == 0;                                                                           \
+            D[i] = y == 0 || y == -1 ? 0 : x % y;                                                     \
+        });                                                                                           \
+    } while (0)
+
 /* a % b with the sign of a, as C and PostgreSQL: x % -1 is 0 even for the
  * type's minimum, x % 0 an error (PostgreSQL's; DuckDB gives NULL). The
- * loops run on every row (NULL rows hold anything), with a zero divisor
- * replaced by 1 and flagged; a flagged batch is checked row by row. */
+ * loops run on every row (NULL rows hold anything); a zero divisor gives
+ * 0 there and raises a flag, and a flagged batch is checked row by row for
+ * a zero divisor in a valid row. */
 int kn__op_mod(kn__eval *e, const kn_insn *in)
 {
     kn__reg *d = &e->regs[in->dst];
@@ -242,30 +253,9 @@ int kn__op_mod(kn__eval *e, const kn_insn *in)
     kn__kind k = kn__kind_of(in->atype);
     d->data = d->slot;
     switch (k) {
-    case KN__I32: {
-        int32_t *D = d->data;
-        KN__BIN(int32_t, i, {
-            zero |= y == 0;
-            D[i] = y == 0 || y == -1 ? 0 : x % y;
-        });
-        break;
-    }
-    case KN__I64: {
-        int64_t *D = d->data;
-        KN__BIN(int64_t, i, {
-            zero |= y == 0;
-            D[i] = y == 0 || y == -1 ? 0 : x % y;
-        });
-        break;
-    }
-    case KN__I128: {
-        __int128 *D = d->data;
-        KN__BIN(__int128, w, {
-            zero |= y == 0;
-            D[i] = y == 0 || y == -1 ? 0 : x % y;
-        });
-        break;
-    }
+    case KN__I32: MOD_INT(int32_t, i); break;
+    case KN__I64: MOD_INT(int64_t, i); break;
+    case KN__I128: MOD_INT(__int128, w); break;
     case KN__F64: {
         double *D = d->data;
         KN__BIN(double, f, {
