@@ -100,8 +100,11 @@ suite() {
     local t="$1" name
     name=$(basename "$t")
     [ -x "$t" ] || { note "SKIP $name (not built)"; return; }
-    local o="$out/$name.out" rc=0
-    PISTA_TEST_DEVICE=cuda timeout 120 "$t" > "$o" 2>&1 || rc=$?
+    local o="$out/$name.out" rc=0 limit
+    limit=$(left)
+    [ "$limit" -gt 120 ] && limit=120
+    [ "$limit" -gt 10 ] || { note "SKIP $name (out of time)"; return; }
+    PISTA_TEST_DEVICE=cuda timeout "$limit" "$t" > "$o" 2>&1 || rc=$?
     local passed failed
     passed=$(grep -c '^\[       OK \]' "$o")
     failed=$(grep -c '^\[  FAILED  \] [a-z]' "$o")
