@@ -482,7 +482,9 @@ int kn_agg_update(const kn_ctx *ctx, kn_agg_table *t, const pa_column *keys, con
                   void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err);
 /* Fold every group of src into dst (same layout), combining states.
  * key0_map (optional) rewrites src's key 0 (an INTEGER group id of another
- * table) through key0_map[] first: COUNT(DISTINCT) pair tables use it.
+ * table) through key0_map[] first: COUNT(DISTINCT) pair tables use it; it
+ * must map src's ids one to one (the cpu loops would fold two source groups
+ * that then share a key into one, the GPU kernels report a data fault).
  * gid_map (optional, src groups entries) receives dst's id of each group. */
 int kn_agg_merge(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, const uint32_t *key0_map,
                  uint32_t *gid_map, pa_err *err);

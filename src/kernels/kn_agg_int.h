@@ -16,7 +16,8 @@
  * - Hash: 64-bit, over the key words and then the bytes of long strings. The
  *   index position is the low bits, the tag stored beside the group id the
  *   high 32 bits, so most mismatches cost no key comparison. Load <= 1/2.
- * - Dense path: when every key type allows it, the first chunk fixes per key
+ * - Dense path (the cpu loops; the GPU kernels of kn_gpu_agg.cu use the
+ *   hash index alone): when every key type allows it, the first chunk fixes per key
  *   a base and a power-of-two span around its value range (VARCHAR: length
  *   <= 1, value = 1 + first byte, or 0 when empty); code 0 is NULL. The
  *   mixed-radix code of a row indexes dense_map (gid + 1). A later chunk that
@@ -43,11 +44,19 @@
 
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kn__agg_str {
     int64_t off;
     int32_t len;
     int32_t set;
 } kn__agg_str;
+
+/* Groups per tile of the GPU partition's stable bucket sort (its scratch
+ * holds 2^KN_AGG_PART_BITS counts per tile). */
+#define KN__AGG_PART_TILE 2048
 
 /* State representation of a slot. */
 typedef enum kn__agg_repr {
@@ -198,5 +207,9 @@ static inline void kn__agg_publish(const kn_agg_table *t)
 /* PA_EINVAL from a kernel that refuses its arguments and leaves table t
  * unchanged; it still publishes t's sizes, as a kernel that ran must. */
 #define KN__AGG_REFUSE(t, err, ...) (kn__agg_publish(t), pa_error((err), PA_EINVAL, __VA_ARGS__))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* PISTA_KN_AGG_INT_H */

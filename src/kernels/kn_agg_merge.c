@@ -195,7 +195,10 @@ size_t kn_agg_partition_scratch(const kn_agg_layout *L, int64_t groups)
     size_t w = (size_t)L->stride > 16 ? (size_t)L->stride : 16;
     if ((size_t)L->n_str * 8 > w)
         w = (size_t)L->n_str * 8;
-    return (size_t)(groups > 0 ? groups : 1) * (w + 4) + 16;
+    size_t g = (size_t)(groups > 0 ? groups : 1);
+    /* positions and a copy of the widest array; then the GPU kernels' bucket
+     * counts per tile of KN__AGG_PART_TILE groups (kn_gpu_agg.cu) */
+    return g * (w + 4) + 16 + ((g + KN__AGG_PART_TILE - 1) / KN__AGG_PART_TILE + 1) * (1 << KN_AGG_PART_BITS) * 8;
 }
 
 /* a[pos[g]] = a[g] for the n elements of w bytes of a, through tmp. */

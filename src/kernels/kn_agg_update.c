@@ -13,8 +13,13 @@ static size_t up16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 size_t kn_agg_update_scratch(const kn_agg_layout *L, int64_t n)
 {
-    size_t r = (size_t)(n > 0 ? n : 1);
-    return up16(r * (size_t)L->stride) + up16(r * (size_t)L->n_str * 8) + up16(r * 8) + up16(r * 4) * 2 + 16;
+    size_t r = (size_t)(n > 0 ? n : 1), local = 1;
+    while (local < 2 * r)
+        local <<= 1;
+    /* rows, string offsets, hashes, codes, group ids; then the GPU kernels'
+     * batch-local table of new keys (kn_gpu_agg.cu) */
+    return up16(r * (size_t)L->stride) + up16(r * (size_t)L->n_str * 8) + up16(r * 8) + up16(r * 4) * 2 +
+           up16(local * 4) + 16;
 }
 
 static int64_t str_bytes(const pa_column *c, int64_t n)

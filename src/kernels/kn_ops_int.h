@@ -12,13 +12,13 @@
  *   disagrees with the list does not compile.
  * - Tables: DV_KIND_CPU -> kn__cpu_ops, the loops themselves, run on the
  *   calling thread before the call returns (a NULL ctx or ctx->dev picks it
- *   too: host evaluation, e.g. constant folding). DV_KIND_SIM -> kn__sim_ops
- *   (kn_sim*.c): each entry copies its arguments by value into an argument
- *   block, poisons the pinned outputs the kernel writes, and enqueues a
- *   kernel (dv_launch_kernel) that calls the kn__cpu_ loop on the device's
- *   executor. DV_KIND_CUDA has no table yet. A kernel missing from a table
- *   is PA_EUNSUPPORTED naming the kernel and the device, never a host
- *   fallback.
+ *   too: host evaluation, e.g. constant folding). DV_KIND_SIM -> kn__sim_ops:
+ *   the SIMT emulation of the CUDA sources (kn__gpu_<name>_simt, kn_gpu_*.cu)
+ *   enqueued on the device's executor, and for a kernel of the host list
+ *   (none at present) an entry of kn_sim*.c that enqueues the kn__cpu_ loop.
+ *   DV_KIND_CUDA -> kn__cuda_ops (kn__gpu_<name>_cuda, built by nvcc). A
+ *   kernel missing from a table is PA_EUNSUPPORTED naming the kernel and the
+ *   device, never a host fallback.
  * - A kernel launch is counted once (PA_CTR_KERNELS_LAUNCHED): by the
  *   wrapper on the cpu device (with a device), by dv_launch_kernel on sim;
  *   the loops themselves count nothing.
@@ -142,12 +142,7 @@ extern "C" {
       (ctx, l, sources, n_sources, column, recs, n, bytes, err))                                                \
     X(sort_gather, (const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source *sources,                  \
                     int n_sources, int column, const uint8_t *recs, int64_t n, pa_column *out, pa_err *err),    \
-      (ctx, l, sources, n_sources, column, recs, n, out, err))
-
-/* The kernels that have none yet: the loops run on the cpu device and as
- * enqueued host functions (kn__sim_<name>) on sim; on cuda they are
- * PA_EUNSUPPORTED. */
-#define KN_OPS_HOST_LIST(X)                                                                                     \
+      (ctx, l, sources, n_sources, column, recs, n, out, err))                                                   \
     /* aggregation */                                                                                           \
     X(agg_table_init, (const kn_ctx *ctx, kn_agg_table *t, const kn_agg_layout *L, void *mem,                   \
                        int64_t cap_groups, int64_t cap_arena, int64_t *sizes, pa_err *err),                     \
@@ -181,6 +176,11 @@ extern "C" {
     X(agg_emit, (const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first,                  \
                  int64_t count, pa_column *out, pa_err *err),                                                   \
       (ctx, t, f, first, count, out, err))
+
+/* Kernels without a GPU implementation: the loops run on the cpu device and
+ * as enqueued host functions (kn__sim_<name>) on sim; on cuda they are
+ * PA_EUNSUPPORTED. None at present. */
+#define KN_OPS_HOST_LIST(X)
 
 /* X(name, (params), (args)) for every relational kernel. */
 #define KN_OPS_LIST(X) KN_OPS_GPU_LIST(X) KN_OPS_HOST_LIST(X)
