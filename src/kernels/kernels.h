@@ -492,9 +492,9 @@ int kn_agg_merge(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, 
  * group's hash are its bucket. kn_agg_partition reorders t's groups (keys,
  * hashes, states; the arena stays) bucket by bucket, keeping their order
  * within a bucket, and writes where each bucket starts
- * (start[2^KN_AGG_PART_BITS + 1]: bucket b is groups [start[b],
+ * (start[2^KN_AGG_PART_BITS + 1], pinned: bucket b is groups [start[b],
  * start[b + 1])) and, when arena is not NULL, the arena bytes each bucket
- * holds (string keys, VARCHAR MIN/MAX states). Afterwards t's index and
+ * holds (pinned; string keys, VARCHAR MIN/MAX states). Afterwards t's index and
  * dense map no longer match its groups: t may only be merged from
  * (kn_agg_merge_range) or emitted. Equal keys have equal hashes, so merging
  * a range of buckets from several partitioned tables makes that range's

@@ -472,7 +472,9 @@ static void merge_partitioned(tab *part, int parts, const kn_agg_fin *fins, int 
 {
     enum { NB = 1 << KN_AGG_PART_BITS };
     kn_ctx ctx = {g_dev, g_s};
-    int64_t start[4][NB + 1], arena[4][NB];
+    int64_t (*start)[NB + 1], (*arena)[NB];   /* pinned, as the kernels write them */
+    OK(dv_host_alloc(g_dev, sizeof *start * 4, (void **)&start, &err));
+    OK(dv_host_alloc(g_dev, sizeof *arena * 4, (void **)&arena, &err));
     for (int p = 0; p < parts; p++) {
         const kn_agg_layout *L = &part[p].t.L;
         int64_t n = kn_agg_groups(&part[p].t);
@@ -544,6 +546,9 @@ static void merge_partitioned(tab *part, int parts, const kn_agg_fin *fins, int 
         pa_err_clear(&err);
         tab_free(&r);
     }
+    OK(dv_stream_sync(g_s, &err));
+    dv_host_free(g_dev, start);
+    dv_host_free(g_dev, arena);
 }
 
 /* Group n rows of cols by keys with aggs through `parts` partial tables fed

@@ -155,18 +155,43 @@ static void test_sim_kernel_error(void **state)
     dv_event_destroy(ev);
     dv_stream_destroy(s);
 
-    /* A bad argument is found by the kernel too: the call itself enqueued. */
+    /* An argument that only device data shows to be bad is found by the
+     * kernel: the call enqueued, the sync reports it. Here a range past the
+     * groups of an empty table, whose group count lives in device memory. */
     uint32_t *part;
     assert_int_equal(dv_alloc(g_sim, 8, (void **)&part, NULL), PA_OK);
     assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
     ctx.stream = s;
     pa_err_clear(&e);
-    kn_agg_table t = {0};
-    pa_column key_out = {0};
+    kn_agg_layout L;
+    kn_agg_slot cnt = {KN_AGG_COUNT_STAR, T_INT};
+    assert_int_equal(kn_agg_layout_init(&L, &T_INT, 1, &cnt, 1, &e), PA_OK);
+    void *mem;
+    int64_t *sizes;
+    assert_int_equal(dv_alloc(g_sim, kn_agg_table_bytes(&L, 4, 0), &mem, NULL), PA_OK);
+    assert_int_equal(dv_host_alloc(g_sim, 16, (void **)&sizes, NULL), PA_OK);
+    kn_agg_table t;
+    assert_int_equal(kn_agg_table_init(&ctx, &t, &L, mem, 4, 0, sizes, &e), PA_OK);
+    pa_column key_out = {.type = T_INT, .length = 1};
+    assert_int_equal(dv_alloc(g_sim, 8, &key_out.data, NULL), PA_OK);
+    assert_int_equal(dv_alloc(g_sim, 8, (void **)&key_out.validity, NULL), PA_OK);
     assert_int_equal(kn_agg_emit_key(&ctx, &t, 0, 0, 1, &key_out, &e), PA_OK);
     assert_int_equal(dv_stream_sync(s, &e), PA_EINVAL);
-    assert_non_null(strstr(e.msg, "aggregation emit: key 0"));
-    /* One with a CUDA source checks what the host knows before it launches. */
+    assert_non_null(strstr(e.msg, "aggregation emit: groups out of range"));
+    dv_stream_destroy(s);
+    /* What the host knows is checked before anything launches: a key the
+     * table does not have. */
+    assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
+    ctx.stream = s;
+    pa_err_clear(&e);
+    assert_int_equal(kn_agg_emit_key(&ctx, &t, 1, 0, 1, &key_out, &e), PA_EINVAL);
+    assert_non_null(strstr(e.msg, "aggregation emit: key 1"));
+    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);
+    dv_free(g_sim, key_out.data);
+    dv_free(g_sim, key_out.validity);
+    dv_free(g_sim, mem);
+    dv_host_free(g_sim, sizes);
+    /* The same for a kernel of another family. */
     dv_stream_destroy(s);
     assert_int_equal(dv_stream_create(g_sim, &s, NULL), PA_OK);
     ctx.stream = s;
@@ -222,7 +247,8 @@ static void test_missing_kernel(void **state)
     pa_err_close(&e);
 }
 
-/* A kernel without a CUDA source yet is an error naming it on cuda, never a
+/* On cuda too a kernel missing from the table (every kernel has a CUDA
+ * source now; the test takes the table away) is an error naming it, never a
  * host fallback (where a GPU can be opened). */
 static void test_cuda_has_none(void **state)
 {
@@ -233,10 +259,14 @@ static void test_cuda_has_none(void **state)
     kn_ctx ctx = {d, NULL};
     pa_err e;
     pa_err_init(&e);
+    const kn_ops *old = kn__ops_swap(DV_KIND_CUDA, NULL);
+    int64_t launched = pa_counter_get(PA_CTR_KERNELS_LAUNCHED);
     assert_int_equal(kn_agg_table_move(&ctx, NULL, NULL, &e), PA_EUNSUPPORTED);
+    assert_int_equal(pa_counter_get(PA_CTR_KERNELS_LAUNCHED), launched);
     char want[96];
     snprintf(want, sizeof want, "kernel kn_agg_table_move is not implemented on device %s", dv_name(d));
     assert_string_equal(e.msg, want);
+    assert_ptr_equal(kn__ops_swap(DV_KIND_CUDA, old), NULL);
     pa_err_close(&e);
     dv_close(d);
 }
