@@ -174,7 +174,11 @@ ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *
     }
     pa_type res, oa, ob;
     int64_t check = 0;
-    if (op == EX_DIV || ta.id == PA_TYPE_DOUBLE || tb.id == PA_TYPE_DOUBLE) {
+    /* Division of integers is PostgreSQL's, truncated (7 / 2 = 3); with a
+     * DECIMAL or DOUBLE operand it is DOUBLE (PostgreSQL's numeric division
+     * is exact: see the README). */
+    if ((op == EX_DIV && (ta.id == PA_TYPE_DECIMAL || tb.id == PA_TYPE_DECIMAL)) || ta.id == PA_TYPE_DOUBLE ||
+        tb.id == PA_TYPE_DOUBLE) {
         res = oa = ob = T(PA_TYPE_DOUBLE);
     } else if (ta.id != PA_TYPE_DECIMAL && tb.id != PA_TYPE_DECIMAL) {
         res = oa = ob = (ta.id == PA_TYPE_BIGINT || tb.id == PA_TYPE_BIGINT) ? T(PA_TYPE_BIGINT) : T(PA_TYPE_INTEGER);

@@ -679,7 +679,7 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(LOAD)       /* dst = input column imm */                                \
     X(CONST)      /* dst = constant a, broadcast (prologue only) */           \
     X(ADD) X(SUB) X(MUL) /* dst = a op b; overflow is PA_EOVERFLOW */         \
-    X(DIV)        /* DOUBLE a / b (IEEE: x/0 = inf) */                        \
+    X(DIV)        /* a / b: DOUBLE, or INTEGER/BIGINT truncated; 0 divisor errs */ \
     X(MOD)        /* a % b, sign of a (fmod for DOUBLE); b = 0 is an error */ \
     X(NEG)        /* dst = -a */                                              \
     X(CMP)        /* dst = a sub b, sub a kn_cmp; any kind incl. VARCHAR */   \

@@ -194,19 +194,82 @@ int kn__op_arith(kn__eval *e, const kn_insn *in)
     return PA_OK;
 }
 
+/* D = x / y per row for an integer kind T, truncated toward zero as C and
+ * PostgreSQL: y == 0 gives 0 and raises zero, the type's minimum / -1 gives
+ * 0 and raises ovf. */
+#define DIV_INT(T, GET, MIN)                                                                          \
+    do {                                                                                              \
+        T *D = d->data;                                                                               \
+        KN__BIN(T, GET, {                                                                             \
+            zero |= y == 0;                                                                           \
+            ovf |= x == MIN && y == -1;                                                               \
+            D[i] = y == 0 ? 0 : y == -1 ? (T)(0 - (uint64_t)x) : x / y;                               \
+        });                                                                                           \
+    } while (0)
+
+/* a / b: DOUBLE (the compiler casts DECIMAL operands to DOUBLE), or INTEGER
+ * and BIGINT truncated as PostgreSQL's. A zero divisor in a valid row is
+ * PostgreSQL's "division by zero" error (IEEE's inf and DuckDB's NULL are
+ * not given); the smallest integer / -1 overflows. */
 int kn__op_div(kn__eval *e, const kn_insn *in)
 {
     kn__reg *d = &e->regs[in->dst];
     const int n = e->n;
-    if (in->atype.id != PA_TYPE_DOUBLE)
-        return pa_error(e->err, PA_EINVAL, "division of %s: the compiler casts to DOUBLE", pa_type_name(in->atype.id));
-    double *D = d->data = d->slot;
-    KN__BIN(double, f, { D[i] = x / y; });
+    uint64_t zero = 0, ovf = 0;
+    kn__kind k = kn__kind_of(in->atype);
+    d->data = d->slot;
+    switch (k) {
+    case KN__I32: DIV_INT(int32_t, i, INT32_MIN); break;
+    case KN__I64: DIV_INT(int64_t, i, INT64_MIN); break;
+    case KN__F64: {
+        double *D = d->data;
+        KN__BIN(double, f, {
+            zero |= y == 0;
+            D[i] = x / y;
+        });
+        break;
+    }
+    default:
+        return pa_error(e->err, PA_EINVAL, "division of %s: the compiler casts to DOUBLE or an integer type",
+                        pa_type_name(in->atype.id));
+    }
     kn__valid_and2(e, d, kn__opreg(e, in->a, in->flags & KN_F_A_CONST), kn__opreg(e, in->b, in->flags & KN_F_B_CONST));
+    if (!zero && !ovf)
+        return PA_OK;
+    int w = k == KN__F64 ? 8 : kn__kind_width(k);
+    for (int i = 0; i < n; i++) {
+        if (!operand_valid(e, in, 0, i) || !operand_valid(e, in, 1, i))
+            continue;
+        const void *pa = operand(e, in, 0, i, w), *pb = operand(e, in, 1, i, w);
+        char sa[64], ta[48];
+        bool is_zero;
+        int32_t a32;
+        if (k == KN__F64) {
+            double y;
+            memcpy(&y, pb, 8);
+            is_zero = y == 0;
+        } else {
+            /* Constants hold I32 values as int64. */
+            __int128 x = load_int(k == KN__I32 && (in->flags & KN_F_A_CONST) ? KN__I64 : k, pa);
+            __int128 y = load_int(k == KN__I32 && (in->flags & KN_F_B_CONST) ? KN__I64 : k, pb);
+            if (k == KN__I32)
+                a32 = (int32_t)x, pa = &a32;
+            is_zero = y == 0;
+            if (y == -1 && x == (k == KN__I32 ? INT32_MIN : INT64_MIN)) {
+                kn__format(in->atype, pa, sa, sizeof sa);
+                return pa_error(e->err, PA_EOVERFLOW, "overflow in %s division: %s / -1",
+                                pa_type_format(in->type, ta, sizeof ta), sa);
+            }
+        }
+        if (is_zero) {
+            kn__format(in->atype, pa, sa, sizeof sa);
+            return pa_error(e->err, PA_EINVAL, "division by zero in %s division: %s / 0",
+                            pa_type_format(in->type, ta, sizeof ta), sa);
+        }
+    }
     return PA_OK;
 }
 
-/* Row of the first valid zero divisor of MOD (none: -1). */
 static int zero_divisor_row(const kn__eval *e, const kn_insn *in, int w)
 {
     for (int i = 0; i < e->n; i++) {
@@ -229,6 +292,9 @@ static int zero_divisor_row(const kn__eval *e, const kn_insn *in, int w)
     }
     return -1;
 }
+
+/* Row of the first valid zero divisor of MOD (none: -1). */
+static int zero_divisor_row(const kn__eval *e, const kn_insn *in, int w);
 
 /* D = x % y per row for an integer kind T (y == 0 gives 0 and sets zero). */
 #define MOD_INT(T, GET)                                                                               \

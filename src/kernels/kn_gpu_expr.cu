@@ -328,6 +328,37 @@ __device__ inline bool mod(kn__kind k, const gval &x, const gval &y, gval *d)
     }
 }
 
+/* a / b: DOUBLE, or an integer truncated toward zero (I32 values are held
+ * as int64); false when b is 0 or the integer quotient overflows. */
+__device__ inline bool div(kn__kind k, const gval &x, const gval &y, gval *d)
+{
+    if (k == KN__F64) {
+        d->f = x.f / y.f;
+        return y.f != 0;
+    }
+    const int64_t lo = k == KN__I32 ? INT32_MIN : INT64_MIN;
+    if (y.i == 0 || (y.i == -1 && x.i == lo)) {
+        d->i = 0;
+        return false;
+    }
+    d->i = x.i / y.i;
+    return true;
+}
+
+__device__ __noinline__ void div_fault(const prog_v &P, const kn_insn *in, kn__kind k, const gval &x, const gval &y)
+{
+    if (!claim_fault(P))
+        return;
+    msg m = begin_fault(P);
+    bool zero = k == KN__F64 ? y.f == 0 : y.i == 0;
+    m.put(zero ? "division by zero in " : "overflow in ");
+    m.type(in->type);
+    m.put(" division: ");
+    m.value(in->atype, x);
+    m.put(zero ? " / 0" : " / -1");
+    raise_fault(P, zero ? PA_EINVAL : PA_EOVERFLOW);
+}
+
 __device__ __noinline__ void mod_fault(const prog_v &P, const kn_insn *in, const gval &x)
 {
     if (!claim_fault(P))
@@ -525,8 +556,11 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             }
             break;
         case KN_OP_DIV:
-            d->f = a.f / b.f;
             *dv = va && vb;
+            if (!div(ka, a, b, d) && *dv) {
+                div_fault(P, in, ka, a, b);
+                return false;
+            }
             break;
         case KN_OP_MOD:
             *dv = va && vb;

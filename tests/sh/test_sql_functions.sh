@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The modulo operator; NULL-handling functions and operators, bound as CASE expressions over the
+# The division and modulo operators; NULL-handling functions and operators, bound as CASE expressions over the
 # engine's comparisons: NULLIF, IS [NOT] DISTINCT FROM, GREATEST / LEAST
 # (NULL arguments ignored, as in PostgreSQL), ABS (overflow of the smallest
 # integer is an error). Expected rows from DuckDB (tests/oracle/oracle.mjs,
@@ -129,6 +129,43 @@ check "modulo by -1 of the smallest BIGINT is 0 (no overflow)" \
 "a|b
 -1|0"
 
+# --- division: PostgreSQL's. Integers divide as integers, truncated toward
+# zero (7 / 2 = 3, -12 / 5 = -2); with a DECIMAL or DOUBLE operand the
+# quotient is DOUBLE. Expected rows: DuckDB's integer division operator //
+# for the integer columns (DuckDB's / on integers gives DOUBLE), its / for d, e.
+check "division of integers truncates (PostgreSQL); DECIMAL and DOUBLE divide as DOUBLE" \
+  "select n_nationkey, n_nationkey / 7 as a, (n_nationkey - 12) / 5 as b, 17 / (n_nationkey + 1) as c, (n_nationkey * 1.25) / 2.5 as d, (n_nationkey * 1.5e0) / -4 as e, case when n_nationkey < 3 then null else n_nationkey end / 4 as f, n_nationkey::bigint * 1000000000007 / -999 as g, (n_nationkey - 12) / -1 as h from nation order by 1" \
+"n_nationkey|a|b|c|d|e|f|g|h
+0|0|-2|17|0.00|0.00||0|12
+1|0|-2|8|0.50|-0.38||-1001001001|11
+2|0|-2|5|1.00|-0.75||-2002002002|10
+3|0|-1|4|1.50|-1.13|0|-3003003003|9
+4|0|-1|3|2.00|-1.50|1|-4004004004|8
+5|0|-1|2|2.50|-1.88|1|-5005005005|7
+6|0|-1|2|3.00|-2.25|1|-6006006006|6
+7|1|-1|2|3.50|-2.63|1|-7007007007|5
+8|1|0|1|4.00|-3.00|2|-8008008008|4
+9|1|0|1|4.50|-3.38|2|-9009009009|3
+10|1|0|1|5.00|-3.75|2|-10010010010|2
+11|1|0|1|5.50|-4.13|2|-11011011011|1
+12|1|0|1|6.00|-4.50|3|-12012012012|0
+13|1|0|1|6.50|-4.88|3|-13013013013|-1
+14|2|0|1|7.00|-5.25|3|-14014014014|-2
+15|2|0|1|7.50|-5.63|3|-15015015015|-3
+16|2|0|1|8.00|-6.00|4|-16016016016|-4
+17|2|1|0|8.50|-6.38|4|-17017017017|-5
+18|2|1|0|9.00|-6.75|4|-18018018018|-6
+19|2|1|0|9.50|-7.13|4|-19019019019|-7
+20|2|1|0|10.00|-7.50|5|-20020020020|-8
+21|3|1|0|10.50|-7.88|5|-21021021021|-9
+22|3|2|0|11.00|-8.25|5|-22022022022|-10
+23|3|2|0|11.50|-8.63|5|-23023023023|-11
+24|3|2|0|12.00|-9.00|6|-24024024024|-12"
+check "division: constants fold the same way; a NULL operand gives NULL" \
+  "select 7 / 2 as a, -7 / 2 as b, 7 / -2 as c, 9223372036854775807 / 2 as d, 7.0 / 2 as e, 1 / null as f, null / 0 as g" \
+"a|b|c|d|e|f|g
+3|-3|-3|4611686018427387903|3.50||"
+
 # --- errors (PostgreSQL: "integer out of range", "bigint out of range")
 refused "abs of the smallest INTEGER overflows" \
   "select abs(x) from (select cast(-2147483647 as integer) - 1 as x) t" "overflow"
@@ -138,6 +175,12 @@ refused "abs of the smallest BIGINT overflows" \
 refused "modulo by zero (INTEGER)" "select n_nationkey % (n_regionkey - 2) from nation" "division by zero in INTEGER modulo: 8 % 0"
 refused "modulo by zero (DOUBLE)" "select sum(n_nationkey * 1.5e0 % (n_regionkey - 2)) from nation" "division by zero in DOUBLE modulo: 12.0 % 0"
 refused "modulo by a zero constant" "select 7 % 0" "division by zero"
+refused "division by zero (INTEGER)" "select n_nationkey / (n_regionkey - 2) from nation" "division by zero in INTEGER division: 8 / 0"
+refused "division by zero (DOUBLE)" "select sum(n_nationkey * 1.5e0 / (n_regionkey - 2)) from nation" "division by zero in DOUBLE division: 12.0 / 0"
+refused "division by zero (DECIMAL, as DOUBLE)" "select 1.5 / 0" "division by zero"
+refused "division by a zero constant" "select 7 / 0" "division by zero in INTEGER division: 7 / 0"
+refused "the smallest INTEGER / -1 overflows (PostgreSQL: integer out of range)" "select cast(-2147483647 as integer) - 1 / -1 + (cast(-2147483647 as integer) - 1) / -1" "overflow in INTEGER division: -2147483648 / -1"
+refused "the smallest BIGINT / -1 overflows" "select (cast(-9223372036854775807 as bigint) - 1) / -1" "overflow in BIGINT division: -9223372036854775808 / -1"
 refused "modulo of a DATE" "select o_orderdate % 2 from orders" "arithmetic"
 refused "abs of a string" "select abs(r_name) from region" "abs needs a number"
 refused "greatest of a boolean and a number" "select greatest(true, 1)" "GREATEST: cannot compare BOOLEAN with INTEGER"

@@ -163,7 +163,11 @@ static void test_arith_decimal(void **state)
         assert_true(et_i64(&r, i) == (int64_t)((__int128)vals[i] * (100 - vals[i]) * (100 + vals[i])));
     et_col_free(&r);
     et_col_free(&small[0]);
-    /* Division is DOUBLE. */
+    /* Division with a DECIMAL operand is DOUBLE (divisors without 0: a
+     * zero divisor is an error, test_division). */
+    for (int64_t i = 0; i < N; i++)
+        if (((int32_t *)in[3].data)[i] == 0)
+            ((int32_t *)in[3].data)[i] = 7;
     e = ex_expr_arith(P, EX_DIV, col(0, D152), col(3, I), &E);
     expect_type(e, et_t(PA_TYPE_DOUBLE));
     r = et_eval1(&X, e, in, 4, N);
@@ -265,6 +269,84 @@ static void test_modulo(void **state)
     assert_non_null(strstr(E.msg, "division by zero in INTEGER modulo: 9 % 0"));
     z[0].validity[0] &= (uint8_t)~2u;   /* row 1 NULL */
     assert_int_equal(eval_err(e, z, 2, 3), PA_OK);
+    et_col_free(&z[0]);
+    et_col_free(&z[1]);
+}
+
+/* a / b of integers as C and PostgreSQL: truncated toward zero, in the
+ * operands' common integer type; a zero divisor in a valid row is an error
+ * (DOUBLE too), the smallest value / -1 an overflow. */
+static void test_division(void **state)
+{
+    pa_type I = et_t(PA_TYPE_INTEGER), B = et_t(PA_TYPE_BIGINT), F = et_t(PA_TYPE_DOUBLE);
+    pa_column in[3] = {et_random(I, N, 10), et_random(I, N, 10), et_random(B, N, 10)};
+    for (int64_t i = 0; i < N; i++) {
+        int32_t *v = in[1].data;
+        if (v[i] == 0)
+            v[i] = (int32_t)et_range(-50, -1);
+        if (i % 3 == 0)
+            v[i] = (int32_t)et_range(-9, 9) | 1;   /* small divisors: quotients of every size */
+    }
+    ex_expr *e = ex_expr_arith(P, EX_DIV, col(0, I), col(1, I), &E);
+    expect_type(e, I);
+    pa_column r = et_eval1(&X, e, in, 3, N);
+    for (int64_t i = 0; i < N; i++) {
+        bool v = et_valid(&in[0], i) && et_valid(&in[1], i);
+        assert_int_equal(et_valid(&r, i), v);
+        if (v)
+            assert_int_equal(et_i32(&r, i), et_i32(&in[0], i) / et_i32(&in[1], i));
+    }
+    et_col_free(&r);
+    e = ex_expr_arith(P, EX_DIV, col(2, B), col(1, I), &E);
+    expect_type(e, B);
+    r = et_eval1(&X, e, in, 3, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&r, i))
+            assert_true(et_i64(&r, i) == et_i64(&in[2], i) / et_i32(&in[1], i));
+    et_col_free(&r);
+    /* Constant operands on either side. */
+    e = ex_expr_arith(P, EX_DIV, col(0, I), ex_expr_int(P, -7, &E), &E);
+    r = et_eval1(&X, e, in, 3, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&in[0], i))
+            assert_int_equal(et_i32(&r, i), et_i32(&in[0], i) / -7);
+    et_col_free(&r);
+    e = ex_expr_arith(P, EX_DIV, ex_expr_int(P, 1000003, &E), col(1, I), &E);
+    r = et_eval1(&X, e, in, 3, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&in[1], i))
+            assert_int_equal(et_i32(&r, i), 1000003 / et_i32(&in[1], i));
+    et_col_free(&r);
+    /* DOUBLE stays IEEE division. */
+    e = ex_expr_arith(P, EX_DIV, ex_expr_cast(P, col(2, B), F, &E), col(1, I), &E);
+    expect_type(e, F);
+    r = et_eval1(&X, e, in, 3, N);
+    for (int64_t i = 0; i < N; i++)
+        if (et_valid(&r, i))
+            assert_true(et_f(&r, i) == (double)et_i64(&in[2], i) / (double)et_i32(&in[1], i));
+    et_col_free(&r);
+    for (int i = 0; i < 3; i++)
+        et_col_free(&in[i]);
+    /* Zero divisors: an error naming the row's dividend, unless the row is NULL. */
+    pa_column z[2] = {et_col(I, 3, true), et_col(I, 3, true)};
+    int32_t zv[3] = {5, 9, 4}, zd[3] = {2, 0, 3};
+    memcpy(z[0].data, zv, sizeof zv);
+    memcpy(z[1].data, zd, sizeof zd);
+    e = ex_expr_arith(P, EX_DIV, col(0, I), col(1, I), &E);
+    assert_int_equal(eval_err(e, z, 2, 3), PA_EINVAL);
+    assert_non_null(strstr(E.msg, "division by zero in INTEGER division: 9 / 0"));
+    e = ex_expr_arith(P, EX_DIV, ex_expr_cast(P, col(0, I), F, &E), col(1, I), &E);
+    assert_int_equal(eval_err(e, z, 2, 3), PA_EINVAL);
+    assert_non_null(strstr(E.msg, "division by zero in DOUBLE division"));
+    z[0].validity[0] &= (uint8_t)~2u;   /* row 1 NULL */
+    e = ex_expr_arith(P, EX_DIV, col(0, I), col(1, I), &E);
+    assert_int_equal(eval_err(e, z, 2, 3), PA_OK);
+    /* The smallest INTEGER / -1 does not fit. */
+    zv[2] = INT32_MIN, zd[2] = -1;
+    memcpy(z[0].data, zv, sizeof zv);
+    memcpy(z[1].data, zd, sizeof zd);
+    assert_int_equal(eval_err(e, z, 2, 3), PA_EOVERFLOW);
+    assert_non_null(strstr(E.msg, "overflow in INTEGER division: -2147483648 / -1"));
     et_col_free(&z[0]);
     et_col_free(&z[1]);
 }
@@ -1054,6 +1136,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_arith_integers, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_arith_decimal, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_modulo, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(test_division, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_overflow, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_compare, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_logic, each_setup, each_teardown),
