@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tpch_sf1_check.sh - the 22 TPC-H queries at SF 1 through `pista` (the SQL
-# shell: --data DIR --csv -f qNN.sql), each result compared value by value
+# shell: --data DIR --answers -f qNN.sql), each result compared value by value
 # with DuckDB's answers (shared/tpch/answers/sf1: same format, so equal text
 # means equal values, decimals exact). Generates the SF 1 Parquet files with
 # `pista gen tpch --sf 1` first if DATA has no lineitem.parquet.
@@ -64,7 +64,7 @@ for q in "${queries[@]}"; do
     t0=$(date +%s.%N)
     rc=0
     # shellcheck disable=SC2086
-    timeout "$TIMEOUT" "$PISTA" --data "$DATA" --csv $PISTA_ARGS -f "$QUERIES/q$n.sql" \
+    timeout "$TIMEOUT" "$PISTA" --data "$DATA" --answers $PISTA_ARGS -f "$QUERIES/q$n.sql" \
         > "$tmp/q$n.csv" 2> "$tmp/q$n.err" || rc=$?
     secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
     total_s=$(awk -v a="$total_s" -v b="$secs" 'BEGIN { print a + b }')

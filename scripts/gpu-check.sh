@@ -136,13 +136,13 @@ for sf in $sfs; do
         local_cpu="$out/sf$sf.q$q.cpu" local_gpu="$out/sf$sf.q$q.cuda"
         ql=$(left)
         [ "$ql" -gt 120 ] && ql=120
-        timeout "$ql" "$pista" --device cpu --data "$data" --csv -f "$qdir/q$q.sql" > "$local_cpu" 2> "$local_cpu.err"
+        timeout "$ql" "$pista" --device cpu --data "$data" --answers -f "$qdir/q$q.sql" > "$local_cpu" 2> "$local_cpu.err"
         rc=0
         ql=$(left)
         [ "$ql" -gt 120 ] && ql=120
         [ "$ql" -gt 5 ] || ql=5
         t0=$(date +%s.%N)
-        timeout "$ql" "$pista" --device cuda --data "$data" --csv -f "$qdir/q$q.sql" > "$local_gpu" 2> "$local_gpu.err" || rc=$?
+        timeout "$ql" "$pista" --device cuda --data "$data" --answers -f "$qdir/q$q.sql" > "$local_gpu" 2> "$local_gpu.err" || rc=$?
         echo "sf $sf q$q cuda: exit $rc after $(awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $t0 }")s" >> "$log"
         if [ $rc -eq 0 ] && cmp -s "$local_cpu" "$local_gpu"; then
             pass=$((pass + 1))

@@ -50,13 +50,15 @@ int cli_bench_tpch(int argc, char **argv);    /* cmd_bench_tpch.c: `bench tpch` 
 int cli_bench_kernels(int argc, char **argv); /* cmd_bench_kernels.c: `bench kernels` */
 
 /* Result printing (print.c). TABLE: aligned columns with full values, NULL
- * shown as NULL, a row count line; CSV: exactly the answers format
- * (ex_result_write_csv) with sep between fields; JSON: one object per row.
- * Returns 0, or -1 when writing failed or memory ran out. */
-typedef enum cli_print_mode { CLI_PRINT_TABLE, CLI_PRINT_CSV, CLI_PRINT_JSON } cli_print_mode;
+ * shown as NULL, a row count line; CSV: RFC 4180 with a header line, every
+ * value in full, NULL an empty field and the empty string "" (sep between
+ * fields, 0: ','); ANSWERS: exactly the TPC-H answers format
+ * (ex_result_write_csv; sep 0: '|'); JSON: one object per row. Returns 0,
+ * or -1 when writing failed or memory ran out. */
+typedef enum cli_print_mode { CLI_PRINT_TABLE, CLI_PRINT_CSV, CLI_PRINT_JSON, CLI_PRINT_ANSWERS } cli_print_mode;
 int cli_print_result(const ex_result *r, cli_print_mode mode, char sep, FILE *f);
 const char *cli_print_mode_name(cli_print_mode mode);
-/* "table", "csv", "json" -> *out; -1 for anything else. */
+/* "table", "csv", "json", "answers" -> *out; -1 for anything else. */
 int cli_print_mode_parse(const char *text, cli_print_mode *out);
 
 /* Print "pista: <message>" for err to stderr; returns 1. */

@@ -19,8 +19,9 @@ static void usage(FILE *f)
           "  -c SQL              run the statements in SQL (or one dot command) and exit\n"
           "  -f FILE             run the statements and dot commands in FILE and exit\n"
           "  --data DIR          register DIR/<name>.parquet and DIR/<name>/ as tables\n"
-          "  --csv               print results in the answers format ('|' separated)\n"
-          "  --separator C       field separator for --csv\n"
+          "  --csv               print results as CSV (RFC 4180, a header line, every digit)\n"
+          "  --answers           print results in the TPC-H answers format ('|' separated)\n"
+          "  --separator C       field separator for --csv (default ,) and --answers (|)\n"
           "  --json              print one JSON object per result row\n"
           "  --table             print aligned tables (the default)\n"
           "  --timer             print the run time after each statement\n"
@@ -205,8 +206,11 @@ static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             usage(stdout);
             return -1;
-        } else if (!strcmp(o, "--csv") || !strcmp(o, "--json") || !strcmp(o, "--table")) {
-            sh->mode = o[2] == 'c' ? CLI_PRINT_CSV : o[2] == 'j' ? CLI_PRINT_JSON : CLI_PRINT_TABLE;
+        } else if (!strcmp(o, "--csv") || !strcmp(o, "--json") || !strcmp(o, "--table") || !strcmp(o, "--answers")) {
+            sh->mode = o[2] == 'c'   ? CLI_PRINT_CSV
+                       : o[2] == 'j' ? CLI_PRINT_JSON
+                       : o[2] == 'a' ? CLI_PRINT_ANSWERS
+                                     : CLI_PRINT_TABLE;
             i++;
             continue;
         } else if (!strcmp(o, "--timer")) {
@@ -260,7 +264,7 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
 
 int cli_cmd_shell(int argc, char **argv)
 {
-    shell sh = {.mode = CLI_PRINT_TABLE, .sep = '|', .exmode = EX_MODE_OVERLAPPED, .sigfd = -1, .out = stdout};
+    shell sh = {.mode = CLI_PRINT_TABLE, .sep = 0, .exmode = EX_MODE_OVERLAPPED, .sigfd = -1, .out = stdout};
     shell_args a = {0};
     cli_global_defaults(&a.g);
     a.scripts = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.scripts);

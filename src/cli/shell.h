@@ -23,7 +23,7 @@ typedef struct shell {
     sql_session *s;
     dv_device *dev;
     cli_print_mode mode;
-    char sep;                 /* between CSV fields */
+    char sep;                 /* between CSV or answers fields; 0: the mode's (',' or '|') */
     bool timer;               /* .timer on: "Run Time: ..." after each statement */
     bool interactive;         /* a terminal: prompts, errors do not stop the shell */
     bool progress;            /* stderr is a terminal: draw the progress line */

@@ -120,8 +120,8 @@ static const char help_text[] =
     "  .help                    this text\n"
     "  .tables                  list tables and views\n"
     "  .schema [NAME]           columns of every table (or of NAME) as CREATE statements\n"
-    "  .mode table|csv|json     result format (csv is the TPC-H answers format)\n"
-    "  .separator C             field separator of csv mode (default |)\n"
+    "  .mode table|csv|json|answers  result format (answers: the TPC-H answers format)\n"
+    "  .separator C             field separator of csv (default ,) and answers (|) modes\n"
     "  .timer on|off            print run and planning time after each statement\n"
     "  .device                  the device, execution mode and threads in use\n"
     "  .quit, .exit             leave (\\q, exit, quit and Ctrl-D too)\n"
@@ -230,7 +230,7 @@ int shell_dot(shell *sh, const char *line)
         sh->timer = !strcmp(w[1], "on");
     } else if (!strcmp(cmd, ".mode") && n == 2) {
         if (cli_print_mode_parse(w[1], &sh->mode) != 0)
-            status = dot_error(sh, "unknown mode '%s' (table, csv or json)", w[1]);
+            status = dot_error(sh, "unknown mode '%s' (table, csv, json or answers)", w[1]);
     } else if (!strcmp(cmd, ".mode") && n == 1) {
         fprintf(sh->out, "%s\n", cli_print_mode_name(sh->mode));
     } else if (!strcmp(cmd, ".separator") && n == 2) {

@@ -10,7 +10,7 @@
 // (S, i) only, so `--only S:i` reproduces one query whatever --count was. Each
 // query runs in DuckDB in-process (views named like the tables over
 // read_parquet of DIR/<table>.parquet) and in Pista as
-// `PATH --data DIR --csv -c SQL` (30 s timeout). Both results are compared in
+// `PATH --data DIR --answers -c SQL` (30 s timeout). Both results are compared in
 // the answers format (shared/tpch/answers/README.md): same header, same rows;
 // as sorted multisets unless the query orders by every output column (then
 // row by row); when it orders by some output columns only, those columns must
@@ -465,7 +465,11 @@ class Gen {
         const a = this.num(scope, depth + 1);
         let b = this.anyCol(scope, (c) => isNum(c) && (c.lo > 0 || c.hi < 0));
         if (!b || r.chance(0.3)) b = smallConst(r, null);
-        return { sql: `${paren(a)} / ${paren(b)}`, t: { k: 'dbl', s: 0, ...divRange(a.t, b.t), nul: a.t.nul || b.t.nul }, hc: a.hc || b.hc };
+        // Integers divide as integers in Pista (PostgreSQL) and as DOUBLE in
+        // DuckDB: a DOUBLE dividend makes both divide alike (integer division
+        // is compared with DuckDB's // in test_sql_functions.sh).
+        const num = family(a.t.k) === 'integer' && family(b.t.k) === 'integer' ? `CAST(${a.sql} AS DOUBLE)` : paren(a);
+        return { sql: `${num} / ${paren(b)}`, t: { k: 'dbl', s: 0, ...divRange(a.t, b.t), nul: a.t.nul || b.t.nul }, hc: a.hc || b.hc };
       }
       case 'cast': {
         const a = this.num(scope, depth + 1);
@@ -751,7 +755,8 @@ class Gen {
         if (!isNum(a.t) || a.t.k === 'dbl') return a;
         if (r.chance(0.5)) {
           const s = this.num(scope, 1);
-          return { sql: `SUM(${s.sql}) / COUNT(*)`, t: { k: 'dbl', lo: s.t.lo, hi: s.t.hi, nul: true }, needsRows: true };
+          const sum = family(s.t.k) === 'integer' ? `CAST(SUM(${s.sql}) AS DOUBLE)` : `SUM(${s.sql})`;   // see 'div'
+          return { sql: `${sum} / COUNT(*)`, t: { k: 'dbl', lo: s.t.lo, hi: s.t.hi, nul: true }, needsRows: true };
         }
         const c = smallConst(r, null);
         const e = arith(a, r.one(['+', '-', '*']), c, r);
@@ -1112,7 +1117,7 @@ async function runDuck(duck, sql) {
 
 // ------------------------------------------------------------------ Pista side
 function runPista(pista, dir, sql) {
-  const p = spawnSync(pista, ['--data', dir, '--csv', '-c', sql], { encoding: 'utf8', timeout: 30000, maxBuffer: 1 << 28 });
+  const p = spawnSync(pista, ['--data', dir, '--answers', '-c', sql], { encoding: 'utf8', timeout: 30000, maxBuffer: 1 << 28 });
   if (p.error && p.error.code === 'ETIMEDOUT') return { error: 'timeout after 30 s', stderr: p.stderr };
   if (p.error) return { error: `cannot run ${pista}: ${p.error.message}` };
   if (p.signal) return { error: `killed by ${p.signal}`, stderr: p.stderr };

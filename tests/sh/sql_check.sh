@@ -7,12 +7,12 @@ fail=0
 D="$PISTA_TEST_DATA/parquet/sf0.01"
 check() { # name sql expected
   local out
-  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
+  out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)
   if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  sql: $2"; echo "  expected: $3" | sed 's/^/  /'; echo "  got: $out" | sed 's/^/  /'; fail=1; fi
 }
 refused() { # name sql message: fails (non-zero exit) with the message
   local out rc
-  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
+  out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)
   rc=$?
   if [ $rc -ne 0 ] && echo "$out" | grep -qF -- "$3"; then echo "ok   $1"; else echo "FAIL $1 (exit $rc, want '$3')"; echo "  sql: $2"; echo "$out" | sed 's/^/  /'; fail=1; fi
 }

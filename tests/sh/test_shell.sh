@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_shell.sh - the SQL shell as users drive it: -c and -f scripts with
-# several statements, the answers format (--csv) against DuckDB's TPC-H
+# several statements, the answers format (--answers) against DuckDB's TPC-H
 # answers, table alignment, JSON lines, dot commands piped through stdin
 # (no prompt noise), errors with a caret under the position and exit status
 # 1, and Ctrl-C cancelling a running statement. Expected texts are written
@@ -95,7 +95,7 @@ fi
 
 # The answers format, exactly, for TPC-H queries run from files.
 for q in 01 06; do
-  run "--csv q$q" 0 "$P" --data "$D" --csv -f "$DATA/tpch/queries/q$q.sql"
+  run "--answers q$q" 0 "$P" --data "$D" --answers -f "$DATA/tpch/queries/q$q.sql"
   cmp -s "$T/out" "$DATA/tpch/answers/sf0.01/q$q.csv" || { fail "q$q differs from DuckDB's answer"; diff "$T/out" "$DATA/tpch/answers/sf0.01/q$q.csv" | head; }
 done
 

@@ -37,7 +37,7 @@ check() {
         return
     fi
     local rc=0
-    PISTA_DEVICE=sim "$PISTA" --data "$DATA" --csv "$@" -f "$Q/q$n.sql" > "$got" 2> "$err" || rc=$?
+    PISTA_DEVICE=sim "$PISTA" --data "$DATA" --answers "$@" -f "$Q/q$n.sql" > "$got" 2> "$err" || rc=$?
     if [ "$rc" -ne 0 ]; then
         echo "FAIL q$n ($label): exit status $rc: $(head -c 400 "$err")"
         fails=$((fails + 1))

@@ -9,10 +9,10 @@ check() { # name expected actual
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 for t in nation region; do cp "$PISTA_TEST_DATA/parquet/$t.parquet" "$T/"; done
 
-out=$("$PISTA" --data "$T" --csv -c "create table asia as select n_nationkey, n_name, sum(n_nationkey) over_key from nation, region where n_regionkey = r_regionkey and r_name = 'ASIA' group by n_nationkey, n_name" 2>&1)
+out=$("$PISTA" --data "$T" --answers -c "create table asia as select n_nationkey, n_name, sum(n_nationkey) over_key from nation, region where n_regionkey = r_regionkey and r_name = 'ASIA' group by n_nationkey, n_name" 2>&1)
 check "ctas message" "CREATE TABLE asia: 5 rows" "$out"
 check "ctas file exists" "yes" "$([ -f "$T/asia.parquet" ] && echo yes)"
-out=$("$PISTA" --data "$T" --csv -c "select n_name, over_key from asia order by n_name" 2>&1)
+out=$("$PISTA" --data "$T" --answers -c "select n_name, over_key from asia order by n_name" 2>&1)
 check "ctas reads back" "n_name|over_key
 CHINA|18
 INDIA|8
@@ -26,14 +26,14 @@ out=$("$PISTA" --data "$T" -c "create table asia as select 1" 2>&1); rc=$?
 check "ctas twice fails" "1" "$rc"
 echo "$out" | grep -q 'already exists' && echo "ok   ctas error names it" || { echo "FAIL ctas error: $out"; fail=1; }
 
-out=$(printf "create view v as select n_name from nation where n_nationkey < 3;\nselect count(*) as n from v;\ndrop view v;\nselect count(*) from v;\n" | "$PISTA" --data "$T" --csv 2>&1)
+out=$(printf "create view v as select n_name from nation where n_nationkey < 3;\nselect count(*) as n from v;\ndrop view v;\nselect count(*) from v;\n" | "$PISTA" --data "$T" --answers 2>&1)
 echo "$out" | grep -qx '3' && echo "ok   view" || { echo "FAIL view: $out"; fail=1; }
 echo "$out" | grep -q 'table "v" does not exist' && echo "ok   drop view" || { echo "FAIL drop view: $out"; fail=1; }
 
-out=$("$PISTA" --csv -c "select count(*) as n from read_parquet('$T/nation.parquet') where n_regionkey = 1" 2>&1)
+out=$("$PISTA" --answers -c "select count(*) as n from read_parquet('$T/nation.parquet') where n_regionkey = 1" 2>&1)
 check "read_parquet" "n
 5" "$out"
-out=$("$PISTA" --csv -c "select count(*) from read_parquet('$T/nope*.parquet')" 2>&1); rc=$?
+out=$("$PISTA" --answers -c "select count(*) from read_parquet('$T/nope*.parquet')" 2>&1); rc=$?
 check "read_parquet missing exits 1" "1" "$rc"
 echo "$out" | grep -q "no file matches" && echo "ok   read_parquet error" || { echo "FAIL read_parquet error: $out"; fail=1; }
 out=$("$PISTA" --data "$T" -c "select n_name, row_number() over (order by n_name) from nation" 2>&1); rc=$?

@@ -29,19 +29,19 @@ expect_error "CASE branches of unrelated types" \
 # PostgreSQL's error. nation has 5 rows per region, region 5 rows.
 run_error() { # name sql message-pattern
   local out rc
-  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1); rc=$?
+  out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1); rc=$?
   if [ "$rc" = 1 ] && echo "$out" | grep -q -- "$3"; then echo "ok   $1"; else echo "FAIL $1: exit $rc"; echo "$out" | sed 's/^/  /'; fail=1; fi
 }
 many="more than one row returned by a subquery used as an expression"
 run_error "uncorrelated scalar subquery with 5 rows" "select n_name, (select r_name from region) from nation" "$many"
 run_error "correlated scalar subquery with 5 rows per key" \
   "select n_name, (select n2.n_name from nation n2 where n2.n_regionkey = n.n_regionkey) from nation n" "$many"
-out=$("$PISTA" --data "$D" --csv -c "select n_name, (select r_name from region r where r.r_regionkey = n.n_regionkey) as r from nation n where n_nationkey < 3 order by 1" 2>&1)
+out=$("$PISTA" --data "$D" --answers -c "select n_name, (select r_name from region r where r.r_regionkey = n.n_regionkey) as r from nation n where n_nationkey < 3 order by 1" 2>&1)
 if [ "$out" == "n_name|r
 ALGERIA|AFRICA
 ARGENTINA|AMERICA
 BRAZIL|AMERICA" ]; then echo "ok   correlated scalar subquery with one row per key"; else echo "FAIL one row per key"; echo "$out" | sed 's/^/  /'; fail=1; fi
-out=$("$PISTA" --data "$D" --csv -c "select (select r_name from region where r_regionkey = 9) is null as none" 2>&1)
+out=$("$PISTA" --data "$D" --answers -c "select (select r_name from region where r_regionkey = 9) is null as none" 2>&1)
 if [ "$out" == "none
 true" ]; then echo "ok   scalar subquery with no row is NULL"; else echo "FAIL no row"; echo "$out" | sed 's/^/  /'; fail=1; fi
 exit $fail

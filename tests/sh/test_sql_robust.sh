@@ -11,7 +11,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 # run NAME FILE: runs the statements in FILE; sets $out and $rc
 run() {
-  out=$(timeout 120 "$PISTA" --data "$D" --csv -f "$2" 2>&1); rc=$?
+  out=$(timeout 120 "$PISTA" --data "$D" --answers -f "$2" 2>&1); rc=$?
 }
 expect_ok() { # name sql expected-output
   printf '%s;\n' "$2" > "$TMP/q.sql"
@@ -148,7 +148,7 @@ printf 'drop table t1;\ncreate table t1 as select 2 as a;\n' > "$TMP/q.sql"
 out=$(timeout 60 "$PISTA" --data "$W" -f "$TMP/q.sql" 2>&1); rc=$?
 if [ "$rc" = 1 ] && echo "$out" | grep -q "t1.parquet already exists (not replaced)"; then echo "ok   CREATE TABLE never replaces a file"; else
   echo "FAIL CREATE TABLE over an existing file: exit $rc"; echo "$out" | sed 's/^/  /'; fail=1; fi
-out=$("$PISTA" --data "$W" --csv -c "select a from t1" 2>&1)
+out=$("$PISTA" --data "$W" --answers -c "select a from t1" 2>&1)
 [ "$out" == "a
 1" ] && echo "ok   the existing file is intact" || { echo "FAIL t1 changed: $out"; fail=1; }
 # Two processes creating the same table: one wins, the other says so; no temporary file is left.

@@ -8,11 +8,11 @@ set -u
 fail=0
 D="$PISTA_TEST_DATA/parquet/sf0.01"
 check() { # name sql expected
-  local out; out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
+  local out; out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)
   if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  expected: $3" | tr '\n' ' '; echo; echo "  got:      $out" | tr '\n' ' '; echo; fail=1; fi
 }
 err() { # name sql pattern
-  local out rc; out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1); rc=$?
+  local out rc; out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1); rc=$?
   if [ "$rc" = 1 ] && echo "$out" | grep -q -- "$3"; then echo "ok   $1"; else echo "FAIL $1: exit $rc: $out"; fail=1; fi
 }
 check "INTERSECT keeps common distinct rows" \

@@ -18,7 +18,7 @@ hasnt() { # name pattern text
   if echo "$3" | grep -q -- "$2"; then echo "FAIL $1 ('$2' found)"; echo "$3" | sed 's/^/  /'; fail=1; else echo "ok   $1"; fi
 }
 D="$PISTA_TEST_DATA/parquet/sf0.01"
-q() { "$PISTA" --data "$D" --csv -c "$1" 2>&1; }
+q() { "$PISTA" --data "$D" --answers -c "$1" 2>&1; }
 
 twice="with r as (select n_regionkey as k, count(*) as c, sum(n_nationkey) as s from nation group by n_regionkey)
 select a.k, a.c, b.s, (select max(s) from r) as top from r a join r b on a.k = b.k order by a.k"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_tpch_sql.sh - the 22 TPC-H queries, unmodified (tests/data/tpch/queries),
 # through the SQL front end on the SF 0.01 Parquet files: each result in the
-# answers format (--csv) must equal DuckDB's answer (tests/data/tpch/answers,
+# answers format (--answers) must equal DuckDB's answer (tests/data/tpch/answers,
 # copied from shared/tpch/answers/sf0.01) byte for byte. Prints PASS/FAIL per
 # query and fails if any query failed. A few queries are also run in blocking
 # mode and with one thread, which must give the same bytes.
@@ -22,7 +22,7 @@ run() {
     shift 2
     local out="$tmp/q$n.$label.csv" err="$tmp/q$n.$label.err"
     local rc=0
-    "$PISTA" --data "$DATA" --csv "$@" -f "$Q/q$n.sql" > "$out" 2> "$err" || rc=$?
+    "$PISTA" --data "$DATA" --answers "$@" -f "$Q/q$n.sql" > "$out" 2> "$err" || rc=$?
     if [ "$rc" -ne 0 ]; then
         echo "FAIL q$n ($label): exit status $rc: $(head -c 400 "$err")"
         fails=$((fails + 1))

@@ -1,7 +1,7 @@
 /*
  * test_cli_print.c - the shell's result printers (src/cli/print.c, built
  * into the `pista` program, so compiled into this test directly): the
- * aligned table and JSON lines over a hand-built result with every type,
+ * aligned table, CSV and JSON lines over a hand-built result with every type,
  * NULLs, escapes and two chunks, checked against hand-written text; and
  * the three modes over a real scan of nation.parquet, checked against
  * dbgen's nation table.
@@ -150,6 +150,26 @@ static void test_json_every_type(void **state)
     ex_result_destroy(r);
 }
 
+/* CSV (RFC 4180): a header, every digit of a DECIMAL, a DOUBLE's shortest
+ * round-trip digits, NULL as an empty field, quotes only where needed
+ * (here a value with quotes: doubled inside quotes; the tab stays raw). */
+static void test_csv_every_type(void **state)
+{
+    ex_result *r = hand_built();
+    char *t = print_to_string(r, CLI_PRINT_CSV, 0);
+    const char *want = "id,name,price,big,ratio,day,ok\n"
+                       "1,ALGERIA,123.45,12345.6789,0.1,1995-03-15,true\n"
+                       ",\"say \"\"hi\"\"\tnow\",-0.05,-0.0001,1e+20,1970-01-01,false\n"
+                       "42,\xc3\xbc" "ber,,0.0000,nan,,\n";
+    assert_string_equal(t, want);
+    free(t);
+    /* Another separator quotes what holds it. */
+    t = print_to_string(r, CLI_PRINT_CSV, 'A');
+    assert_non_null(strstr(t, "1A\"ALGERIA\"A123.45A"));
+    free(t);
+    ex_result_destroy(r);
+}
+
 /* Doubles print with the fewest digits that read back exactly. */
 static void test_double_shortest(void **state)
 {
@@ -160,6 +180,21 @@ static void test_double_shortest(void **state)
                           "5e-324", "1e-310", "2.2250738585072014e-308"};
     for (int i = 0; i < 8; i++) {
         format_double(cases[i], buf, sizeof buf);
+        assert_string_equal(buf, want[i]);
+    }
+}
+
+/* CSV doubles as DuckDB's CSV writer and Python's repr print them. */
+static void test_double_repr(void **state)
+{
+    char buf[64];
+    double cases[] = {100.0, 1e15, 1e16, 1e-5, 0.0001, -0.0, 123.456, 1.5e-10, 5e-324, 2.5, 0.1 + 0.2, 1.0 / 3,
+                      123456789012345678.0, 12345678.9, -7e22, 0.0};
+    const char *want[] = {"100.0", "1000000000000000.0", "1e+16", "1e-05", "0.0001", "-0.0", "123.456",
+                          "1.5e-10", "5e-324", "2.5", "0.30000000000000004", "0.3333333333333333",
+                          "1.2345678901234568e+17", "12345678.9", "-7e+22", "0.0"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        format_double_repr(cases[i], buf, sizeof buf);
         assert_string_equal(buf, want[i]);
     }
 }
@@ -181,8 +216,11 @@ static void test_empty_result(void **state)
     t = print_to_string(r, CLI_PRINT_JSON, '|');
     assert_string_equal(t, "");
     free(t);
-    t = print_to_string(r, CLI_PRINT_CSV, ',');
+    t = print_to_string(r, CLI_PRINT_CSV, 0);
     assert_string_equal(t, "id,name,price,big,ratio,day,ok\n");
+    free(t);
+    t = print_to_string(r, CLI_PRINT_ANSWERS, 0);
+    assert_string_equal(t, "id|name|price|big|ratio|day|ok\n");
     free(t);
     ex_result_destroy(r);
 }
@@ -220,8 +258,12 @@ static void test_nation_scan(void **state)
     assert_int_equal(lines, 25 + 5);
     free(t);
 
-    t = print_to_string(r, CLI_PRINT_CSV, '|');
-    const char *csv = "n_nationkey|n_name|n_regionkey\n0|ALGERIA|0\n1|ARGENTINA|1\n2|BRAZIL|1\n";
+    t = print_to_string(r, CLI_PRINT_ANSWERS, 0);
+    const char *ans = "n_nationkey|n_name|n_regionkey\n0|ALGERIA|0\n1|ARGENTINA|1\n2|BRAZIL|1\n";
+    assert_memory_equal(t, ans, strlen(ans));
+    free(t);
+    t = print_to_string(r, CLI_PRINT_CSV, 0);
+    const char *csv = "n_nationkey,n_name,n_regionkey\n0,ALGERIA,0\n1,ARGENTINA,1\n2,BRAZIL,1\n";
     assert_memory_equal(t, csv, strlen(csv));
     free(t);
 
@@ -241,6 +283,9 @@ static void test_mode_names(void **state)
     assert_int_equal(m, CLI_PRINT_JSON);
     assert_int_equal(cli_print_mode_parse("csv", &m), 0);
     assert_int_equal(m, CLI_PRINT_CSV);
+    assert_int_equal(cli_print_mode_parse("answers", &m), 0);
+    assert_int_equal(m, CLI_PRINT_ANSWERS);
+    assert_string_equal(cli_print_mode_name(CLI_PRINT_ANSWERS), "answers");
     assert_int_equal(cli_print_mode_parse("box", &m), -1);
     assert_string_equal(cli_print_mode_name(CLI_PRINT_TABLE), "table");
 }
@@ -248,7 +293,7 @@ static void test_mode_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_every_type), cmocka_unit_test(test_json_every_type),
+        cmocka_unit_test(test_table_every_type), cmocka_unit_test(test_json_every_type), cmocka_unit_test(test_csv_every_type), cmocka_unit_test(test_double_repr),
         cmocka_unit_test(test_double_shortest),  cmocka_unit_test(test_empty_result),
         cmocka_unit_test(test_nation_scan),      cmocka_unit_test(test_mode_names),
     };
