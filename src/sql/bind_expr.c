@@ -82,9 +82,18 @@ static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, 
             return PA_OK;
         }
     }
+    sq_suggest sg;
+    sq_suggest_init(&sg, name);
+    for (sq_scope *s = sc; s; s = s->outer)
+        for (int i = 0; i < s->n; i++)
+            if (!qual || (s->b[i].qual && !strcmp(s->b[i].qual, qual)))
+                sq_suggest_offer(&sg, s->b[i].name);
     if (qual)
-        return sq_fail(c, loc, PA_ENOTFOUND, "column \"%s.%s\" does not exist", qual, name);
-    return sq_fail(c, loc, PA_ENOTFOUND, "column \"%s\" does not exist", name);
+        return sg.best ? sq_fail(c, loc, PA_ENOTFOUND, "column \"%s.%s\" does not exist; did you mean \"%s.%s\"?",
+                                 qual, name, qual, sg.best)
+                       : sq_fail(c, loc, PA_ENOTFOUND, "column \"%s.%s\" does not exist", qual, name);
+    return sg.best ? sq_fail(c, loc, PA_ENOTFOUND, "column \"%s\" does not exist; did you mean \"%s\"?", name, sg.best)
+                   : sq_fail(c, loc, PA_ENOTFOUND, "column \"%s\" does not exist", name);
 }
 
 static sq_expr *bind_colref(sq_ctx *c, PgQuery__ColumnRef *r, sq_scope *sc)
@@ -600,7 +609,16 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         sq_expr *w[3] = {sq_make(c, SQ_E_CMP, EX_LT, v, 2, loc), sq_make(c, SQ_E_NEG, 0, &x, 1, loc), x};
         return sq_make(c, SQ_E_CASE, 0, w, 3, loc);
     }
-    sq_fail(c, loc, PA_EUNSUPPORTED, "function %s is not supported", lname);
+    static const char *const known[] = {"sum",       "count",  "avg",  "min",    "max",      "extract", "date_part",
+                                        "substring", "substr", "abs",  "coalesce", "nullif", "greatest", "least"};
+    sq_suggest sg;
+    sq_suggest_init(&sg, lname);
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        sq_suggest_offer(&sg, known[i]);
+    if (sg.best)
+        sq_fail(c, loc, PA_EUNSUPPORTED, "function %s is not supported; did you mean %s?", lname, sg.best);
+    else
+        sq_fail(c, loc, PA_EUNSUPPORTED, "function %s is not supported", lname);
     return NULL;
 }
 

@@ -155,8 +155,16 @@ static int bind_rangevar(sq_ctx *c, PgQuery__RangeVar *rv, sq_scope *sc, sq_from
         }
     }
     sq_table *t = sq_catalog_find(c->s, name);
-    if (!t)
-        return sq_fail(c, loc, PA_ENOTFOUND, "table \"%s\" does not exist", name);
+    if (!t) {
+        sq_suggest sg;
+        sq_suggest_init(&sg, name);
+        for (int i = 0; i < c->s->n_tables; i++)
+            sq_suggest_offer(&sg, c->s->tables[i]->name);
+        for (sq_cte *q = c->ctes; q; q = q->next)
+            sq_suggest_offer(&sg, q->name);
+        return sg.best ? sq_fail(c, loc, PA_ENOTFOUND, "table \"%s\" does not exist; did you mean \"%s\"?", name, sg.best)
+                       : sq_fail(c, loc, PA_ENOTFOUND, "table \"%s\" does not exist", name);
+    }
     if (t->is_view) {
         sq_node *n;
         const char **names;

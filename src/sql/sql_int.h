@@ -312,6 +312,15 @@ int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char
                    sq_subq *corr_for);
 int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int col);
 const char *sq_node_name(pgn *n);
+
+/* suggest.c: the closest of the names offered to an unknown one (NULL when
+ * none is close enough), for "did you mean" in error messages. */
+typedef struct sq_suggest {
+    const char *name, *best;
+    int best_d;
+} sq_suggest;
+void sq_suggest_init(sq_suggest *s, const char *name);
+void sq_suggest_offer(sq_suggest *s, const char *cand);
 bool sq_is_aggregate_name(const char *fn);
 
 /* WITH queries (cte.c): decide whether q is materialized (read >= 2

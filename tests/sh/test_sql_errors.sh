@@ -25,6 +25,21 @@ expect_error "CASE branches of unrelated types" \
   "select case when n_nationkey > 1 then n_nationkey else n_name end from nation" \
   "CASE with results of INTEGER and VARCHAR" 7
 
+# Unknown names: the closest known one as a hint (PostgreSQL's "Perhaps you
+# meant"), none when nothing is close.
+expect_error "unknown column: did you mean" "select n_nam from nation" \
+  'column "n_nam" does not exist; did you mean "n_name"?' 7
+expect_error "unknown qualified column: did you mean" "select n.n_regionky from nation n" \
+  'column "n.n_regionky" does not exist; did you mean "n.n_regionkey"?' 7
+expect_error "unknown table: did you mean (letters swapped)" "select * from natoin" \
+  'table "natoin" does not exist; did you mean "nation"?' 14
+expect_error "unknown table: a WITH name is offered too" "with regions as (select * from region) select * from regoins" \
+  'table "regoins" does not exist; did you mean "regions"?' 53
+expect_error "unknown function: did you mean" "select summ(n_nationkey) from nation" \
+  "function summ is not supported; did you mean sum?" 7
+expect_error "unknown column, nothing close: no hint" "select xyz from nation" \
+  'column "xyz" does not exist$' 7
+
 # A scalar subquery must give at most one row (per outer row): DuckDB's and
 # PostgreSQL's error. nation has 5 rows per region, region 5 rows.
 run_error() { # name sql message-pattern
