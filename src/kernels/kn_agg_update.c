@@ -17,9 +17,10 @@ size_t kn_agg_update_scratch(const kn_agg_layout *L, int64_t n)
     while (local < 2 * r)
         local <<= 1;
     /* rows, string offsets, hashes, codes, group ids; then the GPU kernels'
-     * batch-local table of new keys (kn_gpu_agg.cu) */
+     * batch-local table of new keys and the buffers and per-tile digit
+     * counts of their radix sort by group id (kn_gpu_agg.cu) */
     return up16(r * (size_t)L->stride) + up16(r * (size_t)L->n_str * 8) + up16(r * 8) + up16(r * 4) * 2 +
-           up16(local * 4) + 16;
+           up16(local * 4) + up16(r * 16) + ((r + KN__AGG_PART_TILE - 1) / KN__AGG_PART_TILE + 1) * 256 * 8 + 16;
 }
 
 static int64_t str_bytes(const pa_column *c, int64_t n)

@@ -18,9 +18,11 @@
  *   128-bit sums (two 64-bit atomicAdds with the carry) are atomics, exact
  *   in any order. The states whose result depends on the order of rows
  *   (DOUBLE sums - the cpu adds in row order -, DOUBLE, BOOLEAN and 128-bit
- *   MIN/MAX, overflow-checked 128-bit sums, VARCHAR MIN/MAX with their
- *   arena bytes) are folded by one thread in row order, which gives the
- *   cpu's bits exactly and is slow; see the README's list of what is left.
+ *   MIN/MAX, overflow-checked 128-bit sums, VARCHAR MIN/MAX) see each
+ *   group's rows in row order, as on the cpu, so their bits are the cpu's:
+ *   a batch with keys is sorted by group id (a stable radix sort) and one
+ *   thread folds each group's run; the global aggregate (no keys) and small
+ *   batches are folded by one thread.
  *   A merge combines each source group into a different destination group
  *   (a table's keys are distinct), so it combines every state in parallel
  *   without atomics; two source groups with one key (a key0_map that is not
@@ -53,6 +55,9 @@ constexpr int PT = KN__AGG_PART_TILE;       /* groups per tile of the partition'
 constexpr int NB = 1 << KN_AGG_PART_BITS;   /* buckets */
 static_assert(NB == (int)THREADS, "the partition kernels take one thread per bucket");
 constexpr int64_t LOW40 = ((int64_t)1 << 40) - 1;
+/* Batches with keys of at least this many rows fold their order-dependent
+ * states per group (fold_sorted_k), smaller ones in one thread. */
+constexpr int64_t ORDERED_SORT_ROWS = 256;
 
 /* Everything one call's kernels read, staged into device memory. */
 struct call_t {
@@ -690,7 +695,75 @@ __device__ inline int str_cmp(const uint8_t *a, int32_t la, const uint8_t *b, in
     return (la > lb) - (la < lb);
 }
 
-/* The order-dependent slots, one thread, rows in order (update_slot). */
+/* Row i of slot s (an order-dependent one) into group g, as update_slot
+ * does. shared_arena: other threads append to the arena meanwhile (an
+ * atomic reservation instead of the cpu's bump). */
+__device__ inline void fold_row(const call_t *C, int s, int64_t i, uint32_t g, bool shared_arena)
+{
+    const kn_agg_table &t = C->t;
+    const kn_agg_slot &sl = t.L.slots[s];
+    const pa_column &c = C->args[s];
+    if (!bit(c.validity, i))
+        return;
+    void *st = t.state[s];
+    bool mx = sl.op == KN_AGG_MAX;
+    switch (repr(sl)) {
+    case KN__AGG_R_I128: {
+        __int128 *p = (__int128 *)st + g, v = ld128((const __int128 *)c.data + i);
+        if (sl.op == KN_AGG_SUM)
+            sum128(p, v);
+        else if (mx ? v > *p : v < *p)
+            *p = v;
+        break;
+    }
+    case KN__AGG_R_F64: {
+        double *p = (double *)st + g, v = ((const double *)c.data)[i];
+        if (sl.op == KN_AGG_SUM)
+            *p += v;
+        else if (mx ? v > *p : v < *p)
+            *p = v;
+        break;
+    }
+    case KN__AGG_R_U8: {
+        uint8_t *p = (uint8_t *)st + g, v = ((const uint8_t *)c.data)[i];
+        if (mx ? v > *p : v < *p)
+            *p = v;
+        break;
+    }
+    case KN__AGG_R_STR: {
+        kn__agg_str *p = (kn__agg_str *)st + g;
+        int32_t o = c.offsets[i], len = c.offsets[i + 1] - o;
+        const uint8_t *d = (const uint8_t *)c.data + o;
+        bool take = !p->set;
+        if (!take) {
+            int cmp = str_cmp(d, len, t.arena + p->off, p->len);
+            take = mx ? cmp > 0 : cmp < 0;
+        }
+        if (take) {
+            int64_t at;
+            if (shared_arena) {
+                at = (int64_t)atomicAdd((unsigned long long *)&t.hdr->arena_used, (unsigned long long)len);
+            } else {
+                at = t.hdr->arena_used;
+                t.hdr->arena_used = at + len;
+            }
+            for (int32_t b = 0; b < len; b++)
+                t.arena[at + b] = d[b];
+            p->off = at;
+            p->len = len;
+            p->set = 1;
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+__device__ inline bool ordered_slot(const kn_agg_slot &sl) { return sl.op != KN_AGG_EXTERN && !atomic_slot(sl); }
+
+/* The order-dependent slots, one thread, rows in order: the global
+ * aggregate (no keys: the cpu adds a batch's DOUBLE values up first, then
+ * into the state) and small batches. */
 __global__ void fold_ordered_k(const call_t *C)
 {
     if (C->refuse)
@@ -701,75 +774,120 @@ __global__ void fold_ordered_k(const call_t *C)
     const int64_t n = C->n;
     for (int s = 0; s < L.n_slots; s++) {
         const kn_agg_slot &sl = L.slots[s];
-        if (sl.op == KN_AGG_EXTERN || atomic_slot(sl))
+        if (!ordered_slot(sl))
             continue;
-        const pa_column &c = C->args[s];
-        void *st = t.state[s];
-        bool mx = sl.op == KN_AGG_MAX;
-        kn__agg_repr r = repr(sl);
-        if (sl.op == KN_AGG_SUM && r == KN__AGG_R_F64) {
-            double *sum = (double *)st;
+        if (single && sl.op == KN_AGG_SUM && repr(sl) == KN__AGG_R_F64) {
+            const pa_column &c = C->args[s];
             const double *v = (const double *)c.data;
-            if (single) {
-                double a = 0;
-                for (int64_t i = 0; i < n; i++)
-                    if (bit(c.validity, i))
-                        a += v[i];
-                sum[0] += a;
-            } else {
-                for (int64_t i = 0; i < n; i++)
-                    if (bit(c.validity, i))
-                        sum[C->gids[i]] += v[i];
-            }
+            double a = 0;
+            for (int64_t i = 0; i < n; i++)
+                if (bit(c.validity, i))
+                    a += v[i];
+            *(double *)t.state[s] += a;
             continue;
         }
-        for (int64_t i = 0; i < n; i++) {
-            if (!bit(c.validity, i))
+        for (int64_t i = 0; i < n; i++)
+            fold_row(C, s, i, single ? 0 : C->gids[i], false);
+    }
+}
+
+/* ----------------------------------------------- rows sorted by group id
+ * For larger batches with keys the order-dependent slots are folded per
+ * group in parallel: the rows are sorted by group id with a stable LSD
+ * radix sort (8-bit digits, as many passes as the table's capacity needs),
+ * so each group's rows keep their order, and one thread per group folds
+ * its run of rows. Each group's state sees the cpu's sequence of
+ * operations, so the results are its bits. */
+
+struct rsort_t {
+    const call_t *C;
+    uint32_t *key[2], *row[2];       /* ping-pong buffers, n each */
+    int64_t *tiles;                  /* per tile of PT rows, NB counts */
+    int64_t n;
+};
+
+__global__ void rs_init_k(rsort_t r)
+{
+    if (r.C->refuse)
+        return;
+    KN_GPU_FOR(i, r.n)
+    {
+        r.key[0][i] = r.C->gids[i];
+        r.row[0][i] = (uint32_t)i;
+    }
+}
+
+/* Per tile: rows per digit of key >> sh. */
+__global__ void rs_count_k(rsort_t r, int from, int sh)
+{
+    __shared__ int64_t cnt[NB];
+    int64_t base = (int64_t)blockIdx.x * PT;
+    if (r.C->refuse || base >= r.n)
+        return;
+    cnt[threadIdx.x] = 0;
+    __syncthreads();
+    int64_t end = base + PT < r.n ? base + PT : r.n;
+    for (int64_t i = base + threadIdx.x; i < end; i += THREADS)
+        atomicAdd((unsigned long long *)&cnt[(r.key[from][i] >> sh) & (NB - 1)], 1ULL);
+    __syncthreads();
+    r.tiles[blockIdx.x * NB + threadIdx.x] = cnt[threadIdx.x];
+}
+
+/* One block, thread b = digit b: where each tile's rows of digit b go. */
+__global__ void rs_offsets_k(rsort_t r)
+{
+    if (r.C->refuse)
+        return;
+    int64_t tiles = (r.n + PT - 1) / PT, run = 0, total;
+    unsigned b = threadIdx.x;
+    for (int64_t x = 0; x < tiles; x++) {
+        int64_t c = r.tiles[x * NB + b];
+        r.tiles[x * NB + b] = run;
+        run += c;
+    }
+    int64_t at = block_exclusive_scan(run, &total);
+    for (int64_t x = 0; x < tiles; x++)
+        r.tiles[x * NB + b] += at;
+}
+
+/* Per tile: thread b moves the tile's rows of digit b, in order. */
+__global__ void rs_scatter_k(rsort_t r, int from, int sh)
+{
+    __shared__ uint8_t dg[PT];
+    int64_t base = (int64_t)blockIdx.x * PT;
+    if (r.C->refuse || base >= r.n)
+        return;
+    int64_t m = base + PT < r.n ? PT : r.n - base;
+    for (int64_t j = threadIdx.x; j < m; j += THREADS)
+        dg[j] = (uint8_t)((r.key[from][base + j] >> sh) & (NB - 1));
+    __syncthreads();
+    int64_t off = r.tiles[blockIdx.x * NB + threadIdx.x];
+    for (int64_t j = 0; j < m; j++)
+        if (dg[j] == threadIdx.x) {
+            r.key[1 - from][off] = r.key[from][base + j];
+            r.row[1 - from][off] = r.row[from][base + j];
+            off++;
+        }
+}
+
+/* One thread per run of equal group ids: its rows, in order. */
+__global__ void fold_sorted_k(rsort_t r, int in)
+{
+    const call_t *C = r.C;
+    if (C->refuse)
+        return;
+    const kn_agg_layout &L = C->t.L;
+    const uint32_t *key = r.key[in], *row = r.row[in];
+    KN_GPU_FOR(p, r.n)
+    {
+        if (p > 0 && key[p - 1] == key[p])
+            continue;
+        uint32_t g = key[p];
+        for (int s = 0; s < L.n_slots; s++) {
+            if (!ordered_slot(L.slots[s]))
                 continue;
-            uint32_t g = single ? 0 : C->gids[i];
-            switch (r) {
-            case KN__AGG_R_I128: {
-                __int128 *p = (__int128 *)st + g, v = ld128((const __int128 *)c.data + i);
-                if (sl.op == KN_AGG_SUM)
-                    sum128(p, v);
-                else if (mx ? v > *p : v < *p)
-                    *p = v;
-                break;
-            }
-            case KN__AGG_R_F64: {
-                double *p = (double *)st + g, v = ((const double *)c.data)[i];
-                if (mx ? v > *p : v < *p)
-                    *p = v;
-                break;
-            }
-            case KN__AGG_R_U8: {
-                uint8_t *p = (uint8_t *)st + g, v = ((const uint8_t *)c.data)[i];
-                if (mx ? v > *p : v < *p)
-                    *p = v;
-                break;
-            }
-            case KN__AGG_R_STR: {
-                kn__agg_str *p = (kn__agg_str *)st + g;
-                int32_t o = c.offsets[i], len = c.offsets[i + 1] - o;
-                const uint8_t *d = (const uint8_t *)c.data + o;
-                bool take = !p->set;
-                if (!take) {
-                    int cmp = str_cmp(d, len, t.arena + p->off, p->len);
-                    take = mx ? cmp > 0 : cmp < 0;
-                }
-                if (take) {
-                    int64_t at = t.hdr->arena_used;
-                    for (int32_t b = 0; b < len; b++)
-                        t.arena[at + b] = d[b];
-                    t.hdr->arena_used = at + len;
-                    p->off = at;
-                    p->len = len;
-                    p->set = 1;
-                }
-                break;
-            }
-            default: break;
-            }
+            for (int64_t q = p; q < r.n && key[q] == g; q++)
+                fold_row(C, s, row[q], g, true);
         }
     }
 }
@@ -1498,6 +1616,10 @@ int SIMT_NAME(kn__gpu_agg_update)(const kn_ctx *ctx, kn_agg_table *t, const pa_c
     p += up16((size_t)n * 4);
     c.lt = (uint32_t *)(void *)p;
     c.lmask = pow2_at_least(2 * (uint64_t)n) - 1;
+    p += up16((c.lmask + 1) * 4);
+    uint32_t *rs_mem = (uint32_t *)(void *)p;   /* the radix sort's buffers (fold_sorted_k) */
+    p += up16((size_t)n * 16);
+    int64_t *rs_tiles = (int64_t *)(void *)p;
     c.n = n;
     call_t *C = NULL;
     int rc = stage_call(ctx, c, &C, err);
@@ -1518,8 +1640,32 @@ int SIMT_NAME(kn__gpu_agg_update)(const kn_ctx *ctx, kn_agg_table *t, const pa_c
         ordered |= L->slots[s].op != KN_AGG_EXTERN && !atomic_slot(L->slots[s]);
     if (rc == PA_OK)
         rc = SIMT_LAUNCH(fold_atomic_k, blocks_for(n), THREADS, 0, ctx->stream, err, (const call_t *)C);
-    if (rc == PA_OK && ordered)
-        rc = SIMT_LAUNCH(fold_ordered_k, 1, 1, 0, ctx->stream, err, (const call_t *)C);
+    if (rc == PA_OK && ordered) {
+        if (L->n_keys == 0 || n < ORDERED_SORT_ROWS) {
+            rc = SIMT_LAUNCH(fold_ordered_k, 1, 1, 0, ctx->stream, err, (const call_t *)C);
+        } else {
+            rsort_t r;
+            r.C = C;
+            r.n = n;
+            r.key[0] = rs_mem, r.row[0] = rs_mem + n, r.key[1] = rs_mem + 2 * n, r.row[1] = rs_mem + 3 * n;
+            r.tiles = rs_tiles;
+            unsigned tiles = (unsigned)((n + PT - 1) / PT);
+            int passes = 1;
+            while (passes < 4 && ((uint64_t)t->cap_groups - 1) >> (8 * passes))
+                passes++;
+            rc = SIMT_LAUNCH(rs_init_k, blocks_for(n), THREADS, 0, ctx->stream, err, r);
+            for (int pass = 0; pass < passes && rc == PA_OK; pass++) {
+                int from = pass & 1;
+                rc = SIMT_LAUNCH(rs_count_k, tiles, THREADS, 0, ctx->stream, err, r, from, 8 * pass);
+                if (rc == PA_OK)
+                    rc = SIMT_LAUNCH(rs_offsets_k, 1, THREADS, 0, ctx->stream, err, r);
+                if (rc == PA_OK)
+                    rc = SIMT_LAUNCH(rs_scatter_k, tiles, THREADS, 0, ctx->stream, err, r, from, 8 * pass);
+            }
+            if (rc == PA_OK)
+                rc = SIMT_LAUNCH(fold_sorted_k, blocks_for(n), THREADS, 0, ctx->stream, err, r, passes & 1);
+        }
+    }
     if (rc == PA_OK)
         rc = publish(ctx, &C->t, err);
     return free_after(ctx, C, rc, err);

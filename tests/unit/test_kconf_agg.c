@@ -917,6 +917,96 @@ static void test_avg_rounding(void **state)
     }
 }
 
+/* DOUBLE SUM, MIN and MAX depend on the order rows are folded in (rounding;
+ * -0 against 0): every device must give the cpu's bits, which fold each
+ * group's rows in row order. Values of every magnitude and sign, zeros of
+ * both signs, batches large and small; each state compared bit for bit
+ * with the host's fold in row order. */
+static void test_double_order(void **state)
+{
+    kn_ctx ctx = {g_dev, g_s};
+    enum { G = 37 };
+    int64_t n = 9000;
+    pa_column k = make_col(T_INT, n, 1, 0, false), v = make_col(T_DBL, n, 1, 5, false);
+    double sum[G] = {0}, mn[G], mx[G];
+    for (int g = 0; g < G; g++)
+        mn[g] = 1.0 / 0.0, mx[g] = -1.0 / 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        int g = (int)(below(4) == 0 ? below(3) : below(G));   /* a few big groups */
+        ((int32_t *)k.data)[i] = g;
+        double x = (double)(int64_t)(rnd() >> 12) * (below(2) ? 1e-9 : 1.0) * (below(5) ? 1.0 : 1e9);
+        if (below(2))
+            x = -x;
+        if (below(20) == 0)
+            x = below(2) ? 0.0 : -0.0;
+        ((double *)v.data)[i] = x;
+        if (!pa_column_valid(&v, i))
+            continue;
+        sum[g] += x;
+        if (x < mn[g])
+            mn[g] = x;
+        if (x > mx[g])
+            mx[g] = x;
+    }
+    kn_agg_slot slots[] = {{KN_AGG_SUM, T_DBL}, {KN_AGG_COUNT, T_DBL}, {KN_AGG_MIN, T_DBL}, {KN_AGG_MAX, T_DBL}};
+    kn_agg_layout L;
+    OK(kn_agg_layout_init(&L, &T_INT, 1, slots, 4, &err));
+    tab t;
+    tab_make(&t, &L, n, 0);
+    pa_column dk = col_up(&k), dv = col_up(&v);
+    size_t sb = kn_agg_update_scratch(&L, n);
+    void *scratch;
+    OK(dv_alloc(g_dev, sb, &scratch, &err));
+    /* batches of 8 to 4096 rows (the GPU kernels fold small ones in one
+     * thread, larger ones per group after a sort) */
+    for (int64_t at = 0; at < n;) {
+        int64_t m = 8 * (1 + below(below(2) ? 16 : 512));
+        if (at + m > n)
+            m = n - at;
+        pa_column kc = col_slice(&dk, at, m), vc = col_slice(&dv, at, m);
+        pa_column args[4] = {vc, vc, vc, vc};
+        OK(kn_agg_update(&ctx, &t.t, &kc, args, m, scratch, sb, NULL, &err));
+        at += m;
+    }
+    pa_column ok = {.type = T_INT, .length = G}, o[3];
+    OK(dv_alloc(g_dev, G * 4, &ok.data, &err));
+    OK(dv_alloc(g_dev, G / 8 + 1, (void **)&ok.validity, &err));
+    OK(kn_agg_emit_key(&ctx, &t.t, 0, 0, G, &ok, &err));
+    kn_agg_fin f[3] = {{KN_AGG_FIN_SUM, 0, 1, T_DBL}, {KN_AGG_FIN_MINMAX, 2, 1, T_DBL}, {KN_AGG_FIN_MINMAX, 3, 1, T_DBL}};
+    double got[3][G];
+    int32_t keys[G];
+    for (int j = 0; j < 3; j++) {
+        o[j] = (pa_column){.type = T_DBL, .length = G};
+        OK(dv_alloc(g_dev, G * 8, &o[j].data, &err));
+        OK(dv_alloc(g_dev, G / 8 + 1, (void **)&o[j].validity, &err));
+        OK(kn_agg_emit(&ctx, &t.t, &f[j], 0, G, &o[j], &err));
+        OK(dv_copy_async(g_s, got[j], o[j].data, sizeof got[j], DV_COPY_D2H, &err));
+    }
+    OK(dv_copy_async(g_s, keys, ok.data, sizeof keys, DV_COPY_D2H, &err));
+    OK(dv_stream_sync(g_s, &err));
+    assert_int_equal(kn_agg_groups(&t.t), G);
+    for (int i = 0; i < G; i++) {
+        int g = keys[i];
+        const double *want[3] = {&sum[g], &mn[g], &mx[g]};
+        for (int j = 0; j < 3; j++)
+            if (memcmp(want[j], &got[j][i], 8) != 0)
+                fail_msg("group %d, %s: %.17g, want %.17g", g, j == 0 ? "SUM" : j == 1 ? "MIN" : "MAX", got[j][i],
+                         *want[j]);
+    }
+    for (int j = 0; j < 3; j++) {
+        dv_free(g_dev, o[j].data);
+        dv_free(g_dev, o[j].validity);
+    }
+    dv_free(g_dev, ok.data);
+    dv_free(g_dev, ok.validity);
+    dv_free(g_dev, scratch);
+    col_up_free(&dk);
+    col_up_free(&dv);
+    tab_free(&t);
+    col_free(&k);
+    col_free(&v);
+}
+
 /* COUNT(DISTINCT x) per group through (group id, x) pair tables: two
  * workers, merged with ids rewritten, counted into an EXTERN slot. */
 static void test_count_distinct(void **state)
@@ -1034,7 +1124,7 @@ int main(void)
         cmocka_unit_test(test_every_type),    cmocka_unit_test(test_many_and_one_group),
         cmocka_unit_test(test_dense_path),    cmocka_unit_test(test_empty),
         cmocka_unit_test(test_wide_sums),     cmocka_unit_test(test_avg_rounding),
-        cmocka_unit_test(test_count_distinct),
+        cmocka_unit_test(test_double_order),  cmocka_unit_test(test_count_distinct),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
