@@ -69,7 +69,25 @@ typedef enum kn__agg_repr {
     KN__AGG_R_STR,
 } kn__agg_repr;
 
-kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s);
+static inline PA_HD kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
+{
+    switch (s->op) {
+    case KN_AGG_COUNT_STAR:
+    case KN_AGG_COUNT:
+    case KN_AGG_EXTERN: return KN__AGG_R_I64;
+    case KN_AGG_SUM: return s->type.id == PA_TYPE_DOUBLE ? KN__AGG_R_F64 : KN__AGG_R_I128;
+    default: break;
+    }
+    switch (s->type.id) {
+    case PA_TYPE_BOOLEAN: return KN__AGG_R_U8;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: return KN__AGG_R_I32;
+    case PA_TYPE_DOUBLE: return KN__AGG_R_F64;
+    case PA_TYPE_VARCHAR: return KN__AGG_R_STR;
+    case PA_TYPE_DECIMAL: return s->type.precision > PA_DECIMAL64_MAX_PRECISION ? KN__AGG_R_I128 : KN__AGG_R_I64V;
+    default: return KN__AGG_R_I64V;
+    }
+}
 
 /* A 128-bit SUM whose additions overflowed holds this value from then on
  * (it is outside DECIMAL(38)'s range, so emitting it is an overflow
@@ -85,14 +103,15 @@ static inline void kn__agg_sum128(__int128 *s, __int128 v)
         *s = r;
 }
 
-/* Hashing: word mix and the murmur3 64-bit finaliser. */
-static inline uint64_t kn__agg_mix(uint64_t h, uint64_t w)
+/* Hashing: word mix and the murmur3 64-bit finaliser (the GPU kernels of
+ * kn_gpu_agg.cu hash with the same functions). */
+static inline PA_HD uint64_t kn__agg_mix(uint64_t h, uint64_t w)
 {
     h ^= w * 0x87c37b91114253d5ULL;
     h = (h << 31) | (h >> 33);
     return h * 0x4cf5ad432745937fULL + 0x52dce729;
 }
-static inline uint64_t kn__agg_fmix(uint64_t h)
+static inline PA_HD uint64_t kn__agg_fmix(uint64_t h)
 {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
@@ -101,7 +120,7 @@ static inline uint64_t kn__agg_fmix(uint64_t h)
     h ^= h >> 33;
     return h;
 }
-static inline uint64_t kn__agg_hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
+static inline PA_HD uint64_t kn__agg_hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
 {
     while (n >= 8) {
         uint64_t w;
@@ -119,7 +138,7 @@ static inline uint64_t kn__agg_hash_bytes(uint64_t h, const uint8_t *p, int64_t 
 }
 
 /* Hash of a normalised key whose long strings are at base + soff[j]. */
-static inline uint64_t kn__agg_hash_key(const kn_agg_layout *L, const uint8_t *key, const uint8_t *const *bases,
+static inline PA_HD uint64_t kn__agg_hash_key(const kn_agg_layout *L, const uint8_t *key, const uint8_t *const *bases,
                                         const int64_t *soff)
 {
     uint64_t h = 0x2545f4914f6cdd1dULL;

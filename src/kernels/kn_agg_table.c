@@ -22,26 +22,6 @@ static int key_width(pa_type t)
     }
 }
 
-kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
-{
-    switch (s->op) {
-    case KN_AGG_COUNT_STAR:
-    case KN_AGG_COUNT:
-    case KN_AGG_EXTERN: return KN__AGG_R_I64;
-    case KN_AGG_SUM: return s->type.id == PA_TYPE_DOUBLE ? KN__AGG_R_F64 : KN__AGG_R_I128;
-    default: break;
-    }
-    switch (s->type.id) {
-    case PA_TYPE_BOOLEAN: return KN__AGG_R_U8;
-    case PA_TYPE_INTEGER:
-    case PA_TYPE_DATE: return KN__AGG_R_I32;
-    case PA_TYPE_DOUBLE: return KN__AGG_R_F64;
-    case PA_TYPE_VARCHAR: return KN__AGG_R_STR;
-    case PA_TYPE_DECIMAL: return s->type.precision > PA_DECIMAL64_MAX_PRECISION ? KN__AGG_R_I128 : KN__AGG_R_I64V;
-    default: return KN__AGG_R_I64V;
-    }
-}
-
 static int repr_width(kn__agg_repr r)
 {
     switch (r) {

@@ -84,61 +84,7 @@ struct call_t {
 
 /* ------------------------------------------------------------- hashing */
 
-__device__ inline uint64_t mix(uint64_t h, uint64_t w)
-{
-    h ^= w * 0x87c37b91114253d5ULL;
-    h = (h << 31) | (h >> 33);
-    return h * 0x4cf5ad432745937fULL + 0x52dce729;
-}
-__device__ inline uint64_t fmix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-/* Little-endian word of the n (<= 8) bytes at p (any alignment). */
-__device__ inline uint64_t load_word(const uint8_t *p, int64_t n)
-{
-    uint64_t w = 0;
-    for (int64_t i = 0; i < n; i++)
-        w |= (uint64_t)p[i] << (8 * i);
-    return w;
-}
-__device__ inline uint64_t hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
-{
-    while (n >= 8) {
-        h = mix(h, load_word(p, 8));
-        p += 8;
-        n -= 8;
-    }
-    if (n > 0)
-        h = mix(h, load_word(p, n));
-    return h;
-}
 __device__ inline uint32_t ld_u32(const uint8_t *p) { return *(const uint32_t *)(const void *)p; }
-
-/* kn__agg_hash_key: key at an 8-aligned address, long strings at
- * bases[j] + soff[j]. */
-__device__ inline uint64_t hash_key(const kn_agg_layout &L, const uint8_t *key, const uint8_t *const *bases,
-                                    const int64_t *soff)
-{
-    uint64_t h = 0x2545f4914f6cdd1dULL;
-    const uint64_t *w = (const uint64_t *)(const void *)key;
-    for (int i = 0; i < L.stride / 8; i++)
-        h = mix(h, w[i]);
-    for (int k = 0; L.n_str && k < L.n_keys; k++) {
-        int j = L.key_str[k];
-        if (j < 0)
-            continue;
-        uint32_t len = ld_u32(key + L.key_off[k]);
-        if (len > 4)
-            h = hash_bytes(h, bases[j] + soff[j] + 4, len - 4);
-    }
-    return fmix(h);
-}
 
 __device__ inline bool bytes_eq(const uint8_t *a, const uint8_t *b, int64_t n)
 {
@@ -205,27 +151,6 @@ __global__ void zero_k(uint32_t *p, int64_t n)
     p[i] = 0;
 }
 
-/* kn__agg_slot_repr. */
-__host__ __device__ inline kn__agg_repr repr(const kn_agg_slot &s)
-{
-    switch (s.op) {
-    case KN_AGG_COUNT_STAR:
-    case KN_AGG_COUNT:
-    case KN_AGG_EXTERN: return KN__AGG_R_I64;
-    case KN_AGG_SUM: return s.type.id == PA_TYPE_DOUBLE ? KN__AGG_R_F64 : KN__AGG_R_I128;
-    default: break;
-    }
-    switch (s.type.id) {
-    case PA_TYPE_BOOLEAN: return KN__AGG_R_U8;
-    case PA_TYPE_INTEGER:
-    case PA_TYPE_DATE: return KN__AGG_R_I32;
-    case PA_TYPE_DOUBLE: return KN__AGG_R_F64;
-    case PA_TYPE_VARCHAR: return KN__AGG_R_STR;
-    case PA_TYPE_DECIMAL: return s.type.precision > PA_DECIMAL64_MAX_PRECISION ? KN__AGG_R_I128 : KN__AGG_R_I64V;
-    default: return KN__AGG_R_I64V;
-    }
-}
-
 /* ----------------------------------------------------- table init, move */
 
 /* States of groups [0, cap) at their starting values (kn__agg_init_states). */
@@ -244,7 +169,7 @@ __global__ void init_states_k(const kn_agg_table *t)
                     st[g * w + b] = 0;
                 continue;
             }
-            switch (repr(sl)) {
+            switch (kn__agg_slot_repr(&sl)) {
             case KN__AGG_R_I32: ((int32_t *)st)[g] = mx ? INT32_MIN : INT32_MAX; break;
             case KN__AGG_R_I64V: ((int64_t *)st)[g] = mx ? INT64_MIN : INT64_MAX; break;
             case KN__AGG_R_F64: ((double *)st)[g] = mx ? -__longlong_as_double(0x7ff0000000000000LL)
@@ -399,7 +324,7 @@ __device__ inline int64_t input_bytes(const kn_agg_table &t, const pa_column *ke
         if (t.L.key_types[k].id == PA_TYPE_VARCHAR)
             b += str_bytes(keys[k], n);
     for (int s = 0; s < t.L.n_slots; s++)
-        if (repr(t.L.slots[s]) == KN__AGG_R_STR)
+        if (kn__agg_slot_repr(&t.L.slots[s]) == KN__AGG_R_STR)
             b += str_bytes(args[s], n);
     return b;
 }
@@ -441,7 +366,7 @@ __global__ void normalise_k(const call_t *C)
         int64_t *so = C->soff + i * ns;
         for (int k = 0; k < L.n_keys; k++)
             put_field(L, k, C->keys[k], i, row, so);
-        C->hashes[i] = hash_key(L, row, C->bases, so);
+        C->hashes[i] = kn__agg_hash_key(&L, row, C->bases, so);
     }
 }
 
@@ -466,7 +391,7 @@ __global__ void merge_prep_k(call_t *C)
             ((uint64_t *)(void *)row)[w] = ((const uint64_t *)(const void *)src)[w];
         int32_t *k0 = (int32_t *)(void *)(row + L.key_off[0]);
         *k0 = (int32_t)C->key0_map[*k0];
-        C->hashes[i] = hash_key(L, row, C->bases, C->soff + i * L.n_str);
+        C->hashes[i] = kn__agg_hash_key(&L, row, C->bases, C->soff + i * L.n_str);
     }
 }
 
@@ -618,7 +543,7 @@ __host__ __device__ inline bool atomic_slot(const kn_agg_slot &sl)
                (sl.type.id == PA_TYPE_DECIMAL && sl.type.precision <= PA_DECIMAL64_MAX_PRECISION);
     case KN_AGG_MIN:
     case KN_AGG_MAX: {
-        kn__agg_repr r = repr(sl);
+        kn__agg_repr r = kn__agg_slot_repr(&sl);
         return r == KN__AGG_R_I32 || r == KN__AGG_R_I64V;
     }
     default: return false;
@@ -651,7 +576,7 @@ __global__ void fold_atomic_k(const call_t *C)
                                                                           : ((const int64_t *)c.data)[i]);
                 break;
             default:
-                if (repr(sl) == KN__AGG_R_I32) {
+                if (kn__agg_slot_repr(&sl) == KN__AGG_R_I32) {
                     int v = ((const int32_t *)c.data)[i];
                     if (sl.op == KN_AGG_MIN)
                         atomicMin((int *)st + g, v);
@@ -707,7 +632,7 @@ __device__ inline void fold_row(const call_t *C, int s, int64_t i, uint32_t g, b
         return;
     void *st = t.state[s];
     bool mx = sl.op == KN_AGG_MAX;
-    switch (repr(sl)) {
+    switch (kn__agg_slot_repr(&sl)) {
     case KN__AGG_R_I128: {
         __int128 *p = (__int128 *)st + g, v = ld128((const __int128 *)c.data + i);
         if (sl.op == KN_AGG_SUM)
@@ -776,7 +701,7 @@ __global__ void fold_ordered_k(const call_t *C)
         const kn_agg_slot &sl = L.slots[s];
         if (!ordered_slot(sl))
             continue;
-        if (single && sl.op == KN_AGG_SUM && repr(sl) == KN__AGG_R_F64) {
+        if (single && sl.op == KN_AGG_SUM && kn__agg_slot_repr(&sl) == KN__AGG_R_F64) {
             const pa_column &c = C->args[s];
             const double *v = (const double *)c.data;
             double a = 0;
@@ -903,7 +828,7 @@ __device__ inline int64_t group_arena(const kn_agg_table &t, int64_t g)
         if (L.key_str[k] >= 0)
             b += ld_u32(t.keys + g * L.stride + L.key_off[k]);
     for (int s = 0; s < L.n_slots; s++)
-        if (repr(L.slots[s]) == KN__AGG_R_STR) {
+        if (kn__agg_slot_repr(&L.slots[s]) == KN__AGG_R_STR) {
             const kn__agg_str *x = (const kn__agg_str *)t.state[s] + g;
             b += x->set ? x->len : 0;
         }
@@ -960,7 +885,7 @@ __global__ void combine_k(const call_t *C)
             bool mn = sl.op == KN_AGG_MIN, mx = sl.op == KN_AGG_MAX;
             void *a = d.state[sl_i];
             const void *b = s.state[sl_i];
-            switch (repr(sl)) {
+            switch (kn__agg_slot_repr(&sl)) {
             case KN__AGG_R_I64: ((int64_t *)a)[to] += ((const int64_t *)b)[g]; break;
 #define COMBINE1(T)                                                                                     \
     do {                                                                                              \
@@ -1440,24 +1365,19 @@ __global__ void emit_k(const call_t *C, emit_args a, fault_t big, fault_t dec, f
 
 inline size_t up16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-/* Stage a call block; C holds what the host filled in. */
-inline int stage_call(const kn_ctx *ctx, const call_t &c, call_t **dev, pa_err *err)
+/* Publish t's sizes (a call that changes nothing, as every call must). */
+inline int publish_only(const kn_ctx *ctx, const kn_agg_table *t, pa_err *err)
 {
-    return stage(ctx, c, dev, err);
+    dv_poison_output(ctx->dev, t->sizes, 2 * sizeof *t->sizes);
+    kn_agg_table *dt = NULL;
+    int rc = stage(ctx, *t, &dt, err);
+    return rc == PA_OK ? free_after(ctx, dt, publish(ctx, dt, err), err) : rc;
 }
 
 /* Publish t's sizes and refuse with a message (the host found out). */
 inline int refuse_host(const kn_ctx *ctx, const kn_agg_table *t, pa_err *err, const char *msg)
 {
-    call_t *C = NULL;
-    call_t c;
-    memset(&c, 0, sizeof c);
-    c.t = *t;
-    int rc = stage_call(ctx, c, &C, err);
-    if (rc == PA_OK) {
-        rc = publish(ctx, &C->t, err);
-        rc = free_after(ctx, C, rc, err);
-    }
+    int rc = publish_only(ctx, t, err);
     return rc != PA_OK ? rc : pa_error(err, PA_EINVAL, "%s", msg);
 }
 
@@ -1499,7 +1419,7 @@ int SIMT_NAME(kn__gpu_agg_table_move)(const kn_ctx *ctx, kn_agg_table *dst, cons
     c.t = *dst;
     c.s = *src;
     call_t *C = NULL;
-    int rc = stage_call(ctx, c, &C, err);
+    int rc = stage(ctx, c, &C, err);
     if (rc != PA_OK)
         return rc;
     fault_t f = fault_of(ctx, PA_EINVAL, "aggregation table move: destination too small or of another layout");
@@ -1551,7 +1471,7 @@ int SIMT_NAME(kn__gpu_agg_input_bytes)(const kn_ctx *ctx, const kn_agg_table *t,
         c.args[s] = args[s];
     dv_poison_output(ctx->dev, out, sizeof *out);
     call_t *C = NULL;
-    int rc = stage_call(ctx, c, &C, err);
+    int rc = stage(ctx, c, &C, err);
     if (rc != PA_OK)
         return rc;
     rc = SIMT_LAUNCH(input_bytes_k, 1, 1, 0, ctx->stream, err, (const call_t *)C, n, out);
@@ -1583,17 +1503,8 @@ int SIMT_NAME(kn__gpu_agg_update)(const kn_ctx *ctx, kn_agg_table *t, const pa_c
                                   int64_t n, void *scratch, size_t scratch_bytes, uint32_t *gids, pa_err *err)
 {
     const kn_agg_layout *L = &t->L;
-    if (n <= 0) {
-        dv_poison_output(ctx->dev, t->sizes, 2 * sizeof *t->sizes);
-        call_t *C = NULL;
-        call_t c;
-        memset(&c, 0, sizeof c);
-        c.t = *t;
-        int rc = stage_call(ctx, c, &C, err);
-        if (rc == PA_OK)
-            rc = free_after(ctx, C, publish(ctx, &C->t, err), err);
-        return rc;
-    }
+    if (n <= 0)
+        return publish_only(ctx, t, err);
     if (scratch_bytes < kn_agg_update_scratch(L, n))
         return refuse_host(ctx, t, err, "aggregation update: table or scratch too small");
     dv_poison_output(ctx->dev, t->sizes, 2 * sizeof *t->sizes);
@@ -1622,7 +1533,7 @@ int SIMT_NAME(kn__gpu_agg_update)(const kn_ctx *ctx, kn_agg_table *t, const pa_c
     int64_t *rs_tiles = (int64_t *)(void *)p;
     c.n = n;
     call_t *C = NULL;
-    int rc = stage_call(ctx, c, &C, err);
+    int rc = stage(ctx, c, &C, err);
     if (rc != PA_OK)
         return rc;
     fault_t f = fault_of(ctx, PA_EINVAL, "aggregation update: table or scratch too small");
@@ -1716,7 +1627,7 @@ static int merge(const kn_ctx *ctx, kn_agg_table *dst, const kn_agg_table *src, 
     c.lt = (uint32_t *)(void *)p;
     c.lmask = lw - 1;
     call_t *C = NULL;
-    if ((rc = stage_call(ctx, c, &C, err)) != PA_OK) {
+    if ((rc = stage(ctx, c, &C, err)) != PA_OK) {
         dv_free(ctx->dev, tmp);
         return rc;
     }
@@ -1764,7 +1675,7 @@ int SIMT_NAME(kn__gpu_agg_partition)(const kn_ctx *ctx, kn_agg_table *t, void *s
     memset(&c, 0, sizeof c);
     c.t = *t;
     call_t *C = NULL;
-    int rc = stage_call(ctx, c, &C, err);
+    int rc = stage(ctx, c, &C, err);
     if (rc != PA_OK)
         return rc;
     uint8_t *s16 = (uint8_t *)(((uintptr_t)scratch + 15) & ~(uintptr_t)15);
@@ -1814,7 +1725,7 @@ int SIMT_NAME(kn__gpu_agg_count_distinct)(const kn_ctx *ctx, kn_agg_table *t, in
     c.t = *t;
     c.s = *pairs;
     call_t *C = NULL;
-    int rc = stage_call(ctx, c, &C, err);
+    int rc = stage(ctx, c, &C, err);
     if (rc != PA_OK)
         return rc;
     fault_t f = fault_of(ctx, PA_EINVAL, "count distinct: a group id out of range");
@@ -1830,7 +1741,7 @@ static int emit_begin(const kn_ctx *ctx, const kn_agg_table *t, int64_t first, i
     call_t c;
     memset(&c, 0, sizeof c);
     c.t = *t;
-    int rc = stage_call(ctx, c, C, err);
+    int rc = stage(ctx, c, C, err);
     if (rc != PA_OK)
         return rc;
     fault_t f = fault_of(ctx, PA_EINVAL, "aggregation emit: groups out of range");
