@@ -10,7 +10,8 @@
  *
  * Allocation takes the head of the first non-empty bin >= ceil(log2(size))
  * (any block there fits), else scans the bin floor(log2(size)), else grows.
- * One mutex guards everything: the critical sections are a few pointer moves.
+ * One mutex guards everything: the critical sections are a few pointer moves,
+ * and it is never held across a call to the upstream allocator (see grow).
  */
 #include "core/core.h"
 
@@ -217,34 +218,49 @@ static block *take_fit(pa_mempool *p, size_t size)
     return NULL;
 }
 
+/* Reserve a region for a request of size bytes, called with p->mu held and
+ * returned with it held again, but the upstream call runs with it released:
+ * a device allocation is a synchronisation point on a GPU (cudaMalloc and
+ * cudaHostAlloc may wait for work already queued on the device's streams),
+ * and a stream's queued work includes host functions that free into this
+ * pool (dv_free_async), which take p->mu. Holding it across the upstream
+ * call deadlocks the two (and the `sim` device waits the same way, so tests
+ * catch it). Other threads may allocate and free meanwhile; the new region
+ * goes into the bins under the lock, where the caller takes from it at once. */
 static int grow(pa_mempool *p, size_t size, pa_err *err)
 {
     size_t want = size > p->grow ? size : (size_t)p->grow;
     if (p->limit && want > p->limit)
         want = size > p->limit ? size : (size_t)p->limit;
     want = (want + p->align - 1) & ~(p->align - 1);
-    if (p->n_regions == p->cap_regions) {
-        size_t cap = p->cap_regions ? p->cap_regions * 2 : 8;
-        region *r = pa_realloc(p->regions, cap * sizeof *r);
-        if (!r)
-            return pa_error(err, PA_ENOMEM, "%s pool: out of host memory for bookkeeping", p->name);
-        p->regions = r;
-        p->cap_regions = cap;
-    }
     block *b = pa_calloc(1, sizeof *b);
     if (!b)
         return pa_error(err, PA_ENOMEM, "%s pool: out of host memory for bookkeeping", p->name);
     void *base = NULL;
+    pthread_mutex_unlock(&p->mu);
     int rc = p->up.alloc(p->up.user, want, &base, err);
+    if (rc == PA_OK && ((uintptr_t)base & (p->align - 1)) != 0) {
+        p->up.free(p->up.user, base, want);
+        rc = pa_error(err, PA_EINTERNAL, "%s pool: upstream returned memory aligned below %zu", p->name,
+                      p->align);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (rc == PA_OK && p->n_regions == p->cap_regions) {
+        size_t cap = p->cap_regions ? p->cap_regions * 2 : 8;
+        region *r = pa_realloc(p->regions, cap * sizeof *r);
+        if (!r) {
+            pthread_mutex_unlock(&p->mu);
+            p->up.free(p->up.user, base, want);
+            pthread_mutex_lock(&p->mu);
+            rc = pa_error(err, PA_ENOMEM, "%s pool: out of host memory for bookkeeping", p->name);
+        } else {
+            p->regions = r;
+            p->cap_regions = cap;
+        }
+    }
     if (rc != PA_OK) {
         pa_free(b);
         return rc;
-    }
-    if (((uintptr_t)base & (p->align - 1)) != 0) {
-        p->up.free(p->up.user, base, want);
-        pa_free(b);
-        return pa_error(err, PA_EINTERNAL, "%s pool: upstream returned memory aligned below %zu",
-                        p->name, p->align);
     }
     p->regions[p->n_regions++] = (region){base, want};
     p->st.reserved += want;
@@ -276,27 +292,31 @@ int pa_mempool_alloc(pa_mempool *p, size_t size, void **out, pa_err *err)
         rc = oom(p, size, err, "injected fault");
         goto done;
     }
-    if (p->limit && p->st.current + size > p->limit) {
-        rc = oom(p, size, err, "over the limit");
-        goto done;
-    }
-    if (p->live_n + 1 > p->live_cap / 2 && live_grow(p) != PA_OK) {
-        rc = oom(p, size, err, "no host memory for bookkeeping");
-        goto done;
-    }
-    block *b = take_fit(p, size);
-    if (!b) {
+    block *b = NULL;
+    /* Other threads may take the new region while grow() has the lock
+     * released: check again after each growth (a few tries, then give up). */
+    for (int tries = 0; !b; tries++) {
+        if (p->limit && p->st.current + size > p->limit) {
+            rc = oom(p, size, err, "over the limit");
+            goto done;
+        }
+        if (p->live_n + 1 > p->live_cap / 2 && live_grow(p) != PA_OK) {
+            rc = oom(p, size, err, "no host memory for bookkeeping");
+            goto done;
+        }
+        if ((b = take_fit(p, size)) != NULL)
+            break;
         pa_err tmp;
         pa_err_init(&tmp);
-        if (grow(p, size, &tmp) != PA_OK) {
+        if (tries == 4 || grow(p, size, &tmp) != PA_OK) {
             char why[600];
-            snprintf(why, sizeof why, "reserving more failed (%s)", tmp.msg);
+            snprintf(why, sizeof why, "reserving more failed (%s)",
+                     tries == 4 ? "other threads took each new region" : tmp.msg);
             pa_err_close(&tmp);
             rc = oom(p, size, err, why);
             goto done;
         }
         pa_err_close(&tmp);
-        b = take_fit(p, size);
     }
     bin_remove(p, b);
     if (b->size - size >= p->align) {

@@ -62,6 +62,8 @@ typedef struct cpu_stream {
     pa_task_node drain_node;   /* the pending drain task's queue node (never allocated) */
     dv_device *dev;
     struct cpu_stream *next_waiter;
+    struct cpu_stream *dev_prev, *dev_next;   /* the device's open streams */
+    int quiesce_waiters;   /* threads in dv__cpu_quiesce waiting on this stream */
     pa_err err;         /* sticky: the first kernel error (read under mu) */
 } cpu_stream;
 
@@ -293,6 +295,8 @@ static void drain(void *arg)
         if (!s->head)
             s->tail = NULL;
         free_op(o);
+        if (s->quiesce_waiters)
+            pthread_cond_broadcast(&s->drained);
     }
     s->scheduled = 0;
     pthread_cond_broadcast(&s->drained);
@@ -403,6 +407,12 @@ static int cpu_stream_create(dv_device *d, void **impl, pa_err *err)
     pa_err_init(&s->err);
     s->tp = d->threads;
     s->dev = d;
+    pthread_mutex_lock(&d->streams_lock);
+    s->dev_next = d->streams;
+    if (s->dev_next)
+        s->dev_next->dev_prev = s;
+    d->streams = s;
+    pthread_mutex_unlock(&d->streams_lock);
     *impl = s;
     return PA_OK;
 }
@@ -410,6 +420,14 @@ static int cpu_stream_create(dv_device *d, void **impl, pa_err *err)
 static void cpu_stream_destroy(dv_device *d, void *impl)
 {
     cpu_stream *s = impl;
+    pthread_mutex_lock(&d->streams_lock);
+    if (s->dev_prev)
+        s->dev_prev->dev_next = s->dev_next;
+    else
+        d->streams = s->dev_next;
+    if (s->dev_next)
+        s->dev_next->dev_prev = s->dev_prev;
+    pthread_mutex_unlock(&d->streams_lock);
     pa_err_close(&s->err);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->drained);
@@ -425,6 +443,21 @@ static int cpu_stream_sync(dv_stream *st, pa_err *err)
     int rc = s->err.code != PA_OK ? pa_err_propagate(err, &s->err) : PA_OK;
     pthread_mutex_unlock(&s->mu);
     return rc;
+}
+
+void dv__cpu_quiesce(dv_device *d)
+{
+    pthread_mutex_lock(&d->streams_lock);
+    for (cpu_stream *s = d->streams; s; s = s->dev_next) {
+        pthread_mutex_lock(&s->mu);
+        uint64_t target = s->enqueued;
+        s->quiesce_waiters++;
+        while (s->completed < target)
+            pthread_cond_wait(&s->drained, &s->mu);
+        s->quiesce_waiters--;
+        pthread_mutex_unlock(&s->mu);
+    }
+    pthread_mutex_unlock(&d->streams_lock);
 }
 
 static int cpu_stream_query(dv_stream *st, bool *idle, pa_err *err)
@@ -632,6 +665,14 @@ const dv_ops dv__cpu_ops = {
     CPU_STREAM_OPS,
 };
 
+/* Pinned memory of the sim device: host memory, allocated after the queued
+ * work has run, as cudaHostAlloc may wait for it. */
+static int sim_pinned_alloc(void *user, size_t size, void **out, pa_err *err)
+{
+    dv__cpu_quiesce(user);
+    return cpu_mem_alloc(user, size, out, err);
+}
+
 const dv_ops dv__sim_ops = {
     .name = "sim",
     .kind = DV_KIND_SIM,
@@ -640,7 +681,7 @@ const dv_ops dv__sim_ops = {
     .close = dv__sim_close,
     .mem_alloc = dv__sim_mem_alloc,
     .mem_free = dv__sim_mem_free,
-    .pinned_alloc = cpu_mem_alloc,
+    .pinned_alloc = sim_pinned_alloc,
     .pinned_free = cpu_mem_free,
     CPU_STREAM_OPS,
 };

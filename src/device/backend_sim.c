@@ -13,7 +13,8 @@
  * process-wide, so a host access that happens while some device operation
  * runs is not caught; one made while the device is idle faults at once
  * (SIGSEGV), which is what tests rely on. Pinned memory is ordinary host
- * memory, as on a GPU.
+ * memory, as on a GPU. Allocating either waits for the streams' queued work,
+ * as CUDA's allocations may (dv__cpu_quiesce).
  */
 #include "device/device_int.h"
 
@@ -164,10 +165,15 @@ static int map_region(size_t size, int prot, void **out, pa_err *err)
     return PA_OK;
 }
 
+/* Device memory: like cudaMalloc, a new region waits for the work already
+ * queued on the device's streams (dv__cpu_quiesce), so host code that holds
+ * a lock across a device allocation which that work needs (a free's host
+ * function, say) deadlocks here as it would on a GPU. */
 int dv__sim_mem_alloc(void *user, size_t size, void **out, pa_err *err)
 {
     dv_device *d = user;
     sim_dev *m = d->impl;
+    dv__cpu_quiesce(d);
     pthread_mutex_lock(&m->mu);
     int rc = PA_OK;
     if (m->n == m->cap) {

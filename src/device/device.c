@@ -117,6 +117,7 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
     snprintf(d->desc, sizeof d->desc, "%s (%s, %s)", d->name, d->model,
              pa_format_size(d->memory_total, mem, sizeof mem));
     pthread_mutex_init(&d->fault_lock, NULL);
+    pthread_mutex_init(&d->streams_lock, NULL);
     rc = make_pools(d, opt, err);
     if (rc != PA_OK) {
         dv_close(d);
@@ -174,6 +175,7 @@ void dv_close(dv_device *d)
         pa_free(f);
     }
     pthread_mutex_destroy(&d->fault_lock);
+    pthread_mutex_destroy(&d->streams_lock);
     /* Pools first: their upstream may need the backend's context. */
     pa_mempool_destroy(d->pool);
     pa_mempool_destroy(d->pinned);
@@ -312,7 +314,8 @@ void dv_set_memory_limit(dv_device *d, uint64_t limit)
 #define BLOCK(slab, slot) ((slab)->blocks + (size_t)(slot) * (DV_FAULT_BYTES / 8))
 
 /* A free fault block for a new stream of d (pinned memory, outside the
- * pools: no query's memory), cleared. */
+ * pools: no query's memory), cleared. A new slab is allocated with the lock
+ * released: a pinned allocation may wait for the device's queued work. */
 static int fault_take(dv_device *d, dv__fault_slab **slab, int *slot, pa_err *err)
 {
     pthread_mutex_lock(&d->fault_lock);
@@ -326,25 +329,25 @@ static int fault_take(dv_device *d, dv__fault_slab **slab, int *slot, pa_err *er
     }
     int rc = PA_OK;
     if (!f) {
+        pthread_mutex_unlock(&d->fault_lock);
         f = pa_calloc(1, sizeof *f);
         void *blocks = NULL;
         rc = f ? d->ops->pinned_alloc(d, (size_t)DV__FAULT_SLOTS * DV_FAULT_BYTES, &blocks, err)
                : pa_error(err, PA_ENOMEM, "out of host memory creating a stream on %s", d->name);
-        if (rc == PA_OK) {
-            f->blocks = blocks;
-            f->next = d->faults;
-            d->faults = f;
-            k = 0;
-        } else {
+        if (rc != PA_OK) {
             pa_free(f);
+            return rc;
         }
+        f->blocks = blocks;
+        k = 0;
+        pthread_mutex_lock(&d->fault_lock);
+        f->next = d->faults;
+        d->faults = f;
     }
-    if (rc == PA_OK) {
-        f->used[k] = true;
-        memset(BLOCK(f, k), 0, DV_FAULT_BYTES);
-        *slab = f;
-        *slot = k;
-    }
+    f->used[k] = true;
+    memset(BLOCK(f, k), 0, DV_FAULT_BYTES);
+    *slab = f;
+    *slot = k;
     pthread_mutex_unlock(&d->fault_lock);
     return rc;
 }

@@ -80,6 +80,8 @@ struct dv_device {
     pa_threadpool *threads;  /* cpu backend only */
     struct dv__fault_slab *faults;   /* the streams' fault blocks (not on cpu); see device.c */
     pthread_mutex_t fault_lock;      /* guards faults */
+    pthread_mutex_t streams_lock;    /* cpu and sim: guards streams */
+    void *streams;                   /* cpu and sim: the open streams (backend_cpu.c) */
     void *impl;
 };
 
@@ -129,6 +131,10 @@ int dv__sim_mem_alloc(void *user, size_t size, void **out, pa_err *err);
 void dv__sim_mem_free(void *user, void *p, size_t size);
 /* The cpu backend's pieces the sim backend reuses (backend_cpu.c). */
 int dv__cpu_threads_open(dv_device *d, const dv_options *opt, pa_err *err);
+/* Waits until every operation queued on any stream of d so far has run: the
+ * implicit synchronisation of a device allocation on a GPU, which the sim
+ * device's allocations do too. Never call it from a stream's own work. */
+void dv__cpu_quiesce(dv_device *d);
 void dv__cpu_threads_close(dv_device *d);
 #ifdef PISTA_HAVE_CUDA
 extern const dv_ops dv__cuda_ops;

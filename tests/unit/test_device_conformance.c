@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device/device.h"
@@ -307,6 +308,82 @@ static void test_memory_limit(void **state)
     dv_close(d);
 }
 
+/* ------------------------------------------ growth beside queued frees */
+
+static void sleep_200ms(void *arg)
+{
+    (void)arg;
+    usleep(200 * 1000);
+}
+
+typedef struct grow_job {
+    dv_device *d;
+    size_t size;
+    void *ptr;
+    int rc;
+    int done;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} grow_job;
+
+static void *grow_thread(void *arg)
+{
+    grow_job *j = arg;
+    int rc = dv_alloc(j->d, j->size, &j->ptr, NULL);
+    pthread_mutex_lock(&j->mu);
+    j->rc = rc;
+    j->done = 1;
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+/* A device allocation that must reserve a new region while a stream still
+ * holds a queued free (a host function that returns the block to the same
+ * pool). On a GPU the reservation (cudaMalloc, cudaHostAlloc) may wait for
+ * that queued work, and sim's does; a pool that kept its lock across the
+ * reservation deadlocked with the free (TPC-H at SF 10 hung now and then on
+ * an H100). The allocation runs on a thread with a 30 s watchdog, so a
+ * regression fails here instead of hanging the suite. */
+static void test_grow_beside_queued_free(void **state)
+{
+    dv_device *d = open_dev(0, 0);
+    pa_mempool_stats st;
+    void *a = NULL;
+    assert_int_equal(dv_alloc(d, 1 << 20, &a, NULL), PA_OK);
+    dv_memory_stats(d, &st, NULL);
+    dv_stream *s;
+    assert_int_equal(dv_stream_create(d, &s, NULL), PA_OK);
+    assert_int_equal(dv_launch_host_fn(s, sleep_200ms, NULL, NULL), PA_OK);
+    assert_int_equal(dv_free_async(s, a, NULL), PA_OK);
+    grow_job j = {.d = d, .size = (size_t)st.reserved + (1 << 20)};   /* fits no region yet */
+    pthread_mutex_init(&j.mu, NULL);
+    pthread_cond_init(&j.cv, NULL);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, grow_thread, &j), 0);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    pthread_mutex_lock(&j.mu);
+    while (!j.done && pthread_cond_timedwait(&j.cv, &j.mu, &until) == 0)
+        ;
+    int done = j.done;
+    pthread_mutex_unlock(&j.mu);
+    if (!done)   /* the thread and the device stay stuck: leave them */
+        fail_msg("an allocation that grows the %s pool deadlocked with a queued free", dv_name(d));
+    pthread_join(t, NULL);
+    assert_int_equal(j.rc, PA_OK);
+    assert_int_equal(dv_stream_sync(s, NULL), PA_OK);
+    dv_memory_stats(d, &st, NULL);
+    assert_int_equal(st.current, j.size);   /* the queued free ran */
+    assert_true(st.n_regions >= 2);
+    dv_free(d, j.ptr);
+    dv_stream_destroy(s);
+    pthread_cond_destroy(&j.cv);
+    pthread_mutex_destroy(&j.mu);
+    dv_close(d);
+}
+
 static void test_fault_injection(void **state)
 {
     dv_device *d = open_dev(0, 0);
@@ -545,7 +622,7 @@ int main(void)
         cmocka_unit_test(test_batch_copy),        cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_fault_injection),   cmocka_unit_test(test_threads),
         cmocka_unit_test(test_zero_copy_and_counters), cmocka_unit_test(test_chunks),
-        cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_selection),         cmocka_unit_test(test_grow_beside_queued_free),
     };
     return cmocka_run_group_tests_name(spec(), tests, NULL, NULL);
 }
