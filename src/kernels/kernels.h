@@ -884,6 +884,24 @@ int kn_append_column(const kn_ctx *ctx, const pa_column *src, pa_column *dst, in
  * column that starts at a row not a multiple of 8 (LIMIT/OFFSET) needs it. */
 int kn_copy_bits(const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst, pa_err *err);
 
+/* ------------------------------------------------- page decompression
+ *
+ * Parquet pages decompressed where they are (kn_gpu_codec.cu on sim and
+ * cuda, one warp per page; the cpu device runs kn_decompress per page):
+ * jobs is an array of n kn_codec_job in the device's memory, whose src and
+ * dst are device memory too (dst exactly dst_size bytes, never written
+ * past). Codecs on the device: UNCOMPRESSED, SNAPPY, LZ4 (Hadoop framing,
+ * else one raw block, as kn_decompress) and LZ4_RAW; any other codec is
+ * refused at once (PA_EUNSUPPORTED; GZIP, ZSTD and BROTLI pages are
+ * decompressed by host threads before the upload). Each job's status
+ * becomes PA_OK or PA_ECORRUPT; a corrupt page is also a data fault of the
+ * stream ("SNAPPY page 3 of the batch: ..."), reported by the next sync,
+ * and on the cpu device by the call itself (every page is still tried).
+ * The host's codes decide what is corrupt: a page gives the same bytes or
+ * the same refusal on every device. */
+bool kn_decompress_pages_supported(int codec);
+int kn_decompress_pages(const kn_ctx *ctx, kn_codec_job *jobs, int64_t n, pa_err *err);
+
 /* ------------------------------------------------------------ hash join
  *
  * The table is flat, in device memory, built once over the whole build side

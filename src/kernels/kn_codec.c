@@ -421,3 +421,41 @@ int kn_decompress_batch(kn_codec_job *jobs, size_t n, pa_threadpool *tp, pa_err 
             return jobs[i].status;
     return PA_OK;
 }
+
+/* ------------------------------------------------- kn_decompress_pages */
+
+bool kn_decompress_pages_supported(int codec)
+{
+    return codec == KN_CODEC_UNCOMPRESSED || codec == KN_CODEC_SNAPPY || codec == KN_CODEC_LZ4 ||
+           codec == KN_CODEC_LZ4_RAW;
+}
+
+/* The cpu device's loop: the device codecs only, every page tried, the
+ * first failure reported with its page as the GPU kernels word it. */
+int kn__cpu_decompress_pages(const kn_ctx *ctx, kn_codec_job *jobs, int64_t n, pa_err *err)
+{
+    (void)ctx;
+    if (n < 0)
+        return pa_error(err, PA_EINVAL, "kn_decompress_pages: %lld pages", (long long)n);
+    int first = PA_OK;
+    for (int64_t i = 0; i < n; i++) {
+        kn_codec_job *j = &jobs[i];
+        pa_err e;
+        pa_err_init(&e);
+        int rc;
+        if (!kn_decompress_pages_supported(j->codec))
+            rc = pa_error(&e, PA_EUNSUPPORTED, "compression codec %d is not decompressed on the device",
+                          (int)j->codec);
+        else if (j->codec != KN_CODEC_UNCOMPRESSED && (j->src_size > INT32_MAX || j->dst_size > INT32_MAX))
+            rc = pa_error(&e, PA_EUNSUPPORTED, "%s: pages above 2 GiB are not supported", kn_codec_name(j->codec));
+        else
+            rc = kn_decompress(j->codec, j->src, j->src_size, j->dst, j->dst_size, &e);
+        j->status = rc;
+        if (rc != PA_OK && first == PA_OK) {
+            first = rc;
+            pa_error(err, rc, "page %lld of the batch: %s", (long long)i, e.msg);
+        }
+        pa_err_close(&e);
+    }
+    return first;
+}
