@@ -43,17 +43,27 @@ typedef struct kbench {
     /* sort: records of the random INTEGER key idx, and the sort's scratch */
     kn_sort_layout layout;
     uint8_t *recs, *sort_scratch;
+    /* page decompression: rows * 8 bytes of text in 1 MiB pages, per codec
+     * (SNAPPY, LZ4_RAW) the compressed pages and their jobs */
+    int64_t n_pages;
+    uint8_t *comp[2];
+    kn_codec_job *jobs[2];
+    double comp_bytes[2];
 } kbench;
 
 typedef enum kb_op {
-    KB_COPY, KB_SELECT, KB_FILTER, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_BUILD, KB_PROBE, KB_SORT, KB_N
+    KB_COPY, KB_SELECT, KB_FILTER, KB_GATHER, KB_TAKE, KB_HASH, KB_PARTITION, KB_BUILD, KB_PROBE, KB_SORT,
+    KB_SNAPPY, KB_LZ4, KB_N
 } kb_op;
 
 static const char *const op_names[KB_N] = {
     "device->device copy", "select (BOOLEAN -> selection)", "filter (BIGINT < constant)",
     "gather BIGINT by selection", "take BIGINT by random index", "hash BIGINT key", "partition ids (256 ways)",
     "hash-join build (rows/10 keys)", "hash-join probe (INNER, 10% hit)", "sort INTEGER key (encode + sort)",
+    "decompress SNAPPY 1 MiB pages", "decompress LZ4_RAW 1 MiB pages",
 };
+
+#define PAGE_BYTES (1 << 20)
 
 /* The expression program `column 0 (BIGINT) < limit`: a CONST in the
  * prologue, then LOAD and CMP; laid out as src/exec/expr_compile.c does. */
@@ -136,6 +146,13 @@ static int run_op(kbench *b, kb_op op, int64_t selected, double *bytes)
         return kn_join_probe(&b->ctx, &b->table, KN_JOIN_INNER, &vcol, b->hashes, n, b->probe_scratch,
                              b->scratch_size, b->cur, n, b->sel, (int32_t *)b->part, NULL, NULL, &b->err);
     }
+    case KB_SNAPPY:
+    case KB_LZ4: {
+        /* compressed pages read, the text written */
+        int k = op == KB_LZ4;
+        *bytes = b->comp_bytes[k] + (double)n * 8;
+        return kn_decompress_pages(&b->ctx, b->jobs[k], b->n_pages, &b->err);
+    }
     default: return pa_error(&b->err, PA_EINVAL, "unknown kernel benchmark %d", (int)op);
     }
 }
@@ -195,6 +212,55 @@ static int make_inputs(kbench *b)
         rc = dv_stream_sync(b->s, &b->err);
 out:
     dv_host_free(b->dev, h);
+    return rc;
+}
+
+/* rows * 8 bytes of text from a small vocabulary (about what SNAPPY makes
+ * of TPC-H's comments: a third to a half), compressed with codec into
+ * 1 MiB pages on the host and uploaded with their jobs (outputs: b->out). */
+static int make_pages(kbench *b, int k, int codec)
+{
+    static const char *words[] = {"carefully ", "final ", "deposits ", "sleep ", "furiously ", "regular ",
+                                  "accounts ", "|", "special ", "requests ", "ironic ", "packages "};
+    size_t raw = (size_t)b->rows * 8, pages = (raw + PAGE_BYTES - 1) / PAGE_BYTES;
+    size_t bound = kn_compress_bound(codec, PAGE_BYTES);
+    if (!bound)
+        return pa_error(&b->err, PA_EUNSUPPORTED, "this build cannot compress %s", kn_codec_name(codec));
+    uint8_t *text = NULL, *comp = NULL;
+    kn_codec_job *jobs = NULL;
+    int rc;
+    if ((rc = dv_host_alloc(b->dev, raw, (void **)&text, &b->err)) != PA_OK ||
+        (rc = dv_host_alloc(b->dev, pages * bound, (void **)&comp, &b->err)) != PA_OK ||
+        (rc = dv_host_alloc(b->dev, pages * sizeof *jobs, (void **)&jobs, &b->err)) != PA_OK)
+        goto out;
+    uint64_t seed = 11;
+    for (size_t i = 0; i < raw;)
+        for (const char *w = words[(lcg(&seed) >> 33) % 12]; *w && i < raw; w++)
+            text[i++] = (uint8_t)*w;
+    size_t at = 0;
+    for (size_t p = 0; p < pages; p++) {
+        size_t n = raw - p * PAGE_BYTES < PAGE_BYTES ? raw - p * PAGE_BYTES : PAGE_BYTES, got = 0;
+        if ((rc = kn_compress(codec, 0, text + p * PAGE_BYTES, n, comp + at, bound, &got, &b->err)) != PA_OK)
+            goto out;
+        jobs[p] = (kn_codec_job){.src = (void *)(uintptr_t)at, .src_size = got,
+                                 .dst = (uint8_t *)b->out + p * PAGE_BYTES, .dst_size = n, .codec = codec};
+        at += got;
+    }
+    if ((rc = dv_alloc(b->dev, at, (void **)&b->comp[k], &b->err)) != PA_OK ||
+        (rc = dv_alloc(b->dev, pages * sizeof *jobs, (void **)&b->jobs[k], &b->err)) != PA_OK)
+        goto out;
+    for (size_t p = 0; p < pages; p++)
+        jobs[p].src = b->comp[k] + (uintptr_t)jobs[p].src;
+    if ((rc = dv_copy_async(b->s, b->comp[k], comp, at, DV_COPY_H2D, &b->err)) != PA_OK ||
+        (rc = dv_copy_async(b->s, b->jobs[k], jobs, pages * sizeof *jobs, DV_COPY_H2D, &b->err)) != PA_OK ||
+        (rc = dv_stream_sync(b->s, &b->err)) != PA_OK)
+        goto out;
+    b->n_pages = (int64_t)pages;
+    b->comp_bytes[k] = (double)at;
+out:
+    dv_host_free(b->dev, text);
+    dv_host_free(b->dev, comp);
+    dv_host_free(b->dev, jobs);
     return rc;
 }
 
@@ -306,6 +372,17 @@ int cli_bench_kernels(int argc, char **argv)
             snprintf(why[op], sizeof why[op], "no selection (kn_select failed)");
             continue;
         }
+        if (op == KB_SNAPPY || op == KB_LZ4) {
+            int k = op == KB_LZ4;
+            rc = make_pages(&b, k, k ? KN_CODEC_LZ4_RAW : KN_CODEC_SNAPPY);
+            if (rc == PA_EUNSUPPORTED) {
+                snprintf(why[op], sizeof why[op], "%s", b.err.msg);
+                pa_err_clear(&b.err);
+                continue;
+            }
+            if (rc != PA_OK)
+                goto fail;
+        }
         rc = time_op(&b, (kb_op)op, selected, &res[op]);
         if (rc == PA_OK) {
             have[op] = 1;
@@ -361,6 +438,10 @@ fail:
         dv_free(b.dev, b.eval_scratch);
         dv_free(b.dev, b.recs);
         dv_free(b.dev, b.sort_scratch);
+        for (int k = 0; k < 2; k++) {
+            dv_free(b.dev, b.comp[k]);
+            dv_free(b.dev, b.jobs[k]);
+        }
     }
     pa_free(b.prog);
     dv_stream_destroy(b.s);

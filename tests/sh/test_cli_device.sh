@@ -58,7 +58,7 @@ expect_text "oom" "out of memory"
 for d in cpu sim; do
   check "bench kernels on $d" 0 "$P" bench kernels --device "$d" --rows 4096 --repeat 1 --json
   if command -v python3 >/dev/null; then
-    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert len(d["results"])==10 and all(r["gb_per_s"]>0 for r in d["results"])' "$out" \
+    python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert len(d["results"])==12 and all(r["gb_per_s"]>0 for r in d["results"])' "$out" \
       || { echo "FAIL: bench kernels on $d: not every kernel ran"; echo "$out"; fails=$((fails+1)); }
   fi
 done
