@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
-    fputs("usage: pista [options] [-c SQL | -f FILE]...\n"
+    fputs("usage: pista [options] [PATH]... [-c SQL | -f FILE]...\n"
+          "  PATH                a Parquet file, a folder of parts or a glob, opened as a\n"
+          "                      table named after it (data/sales.parquet: sales); a folder\n"
+          "                      of different tables is registered as --data would\n"
           "  -c SQL              run the statements in SQL (or one dot command) and exit\n"
           "  -f FILE             run the statements and dot commands in FILE and exit\n"
           "  --data DIR          register DIR/<name>.parquet and DIR/<name>/ as tables\n"
@@ -188,6 +192,8 @@ typedef struct shell_args {
     const char *data;
     script *scripts;
     int n_scripts;
+    const char **paths;   /* PATH arguments: tables */
+    int n_paths;
 } shell_args;
 
 static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
@@ -201,6 +207,11 @@ static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
         if (r > 0)
             continue;
         const char *o = argv[i];
+        if (o[0] != '-') {   /* a Parquet file, folder or glob */
+            a->paths[a->n_paths++] = o;
+            i++;
+            continue;
+        }
         bool has_value = i + 1 < argc;
         const char *v = has_value ? argv[i + 1] : NULL;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -247,6 +258,71 @@ static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
     return 0;
 }
 
+/* The table name for a PATH argument: its last component without glob
+ * characters (the folder's name for a glob of its files), without .parquet,
+ * folded to lower case as SQL folds unquoted names, characters other than
+ * letters, digits and _ made _, and a leading digit prefixed with t. */
+static void table_name_of(const char *path, char *out, size_t cap)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (;;) {
+        size_t n = strlen(buf);
+        while (n > 1 && buf[n - 1] == '/')
+            buf[--n] = 0;
+        char *slash = strrchr(buf, '/');
+        char *base = slash ? slash + 1 : buf;
+        if (!strpbrk(base, "*?[") || !slash)
+            break;
+        *slash = 0;   /* a glob: name it after its folder */
+    }
+    char *slash = strrchr(buf, '/');
+    const char *base = slash ? slash + 1 : buf;
+    size_t n = strlen(base);
+    if (n > 8 && !strcasecmp(base + n - 8, ".parquet"))
+        n -= 8;
+    size_t k = 0;
+    if (n == 0 || (base[0] >= '0' && base[0] <= '9'))
+        out[k++] = 't';
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        char c = base[i];
+        out[k++] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a')
+                   : (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ? c
+                                                                                   : '_';
+    }
+    out[k] = 0;
+}
+
+static bool shell_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A PATH argument: one table (a file, a folder of parts, a glob); a folder
+ * that is no one table (its files differ, or it holds tables of its own)
+ * is registered as --data registers a folder. */
+static int register_path(shell *sh, const char *path, pa_err *err)
+{
+    char name[256];
+    table_name_of(path, name, sizeof name);
+    pa_err first;
+    pa_err_init(&first);
+    int rc = sql_register_table(sh->s, name, path, &first);
+    if (rc == PA_OK) {
+        if (sh->interactive)
+            printf("table %s: %s\n", name, path);
+    } else if (shell_is_dir(path) && sql_register_dir(sh->s, path, NULL) == PA_OK) {
+        rc = PA_OK;
+        if (sh->interactive)
+            printf("tables of %s registered (.tables lists them)\n", path);
+    } else {
+        pa_error(err, rc, "%s", first.msg);
+    }
+    pa_err_close(&first);
+    return rc;
+}
+
 /* Device, session, tables. Returns 0 or the exit status of a failure. */
 static int open_session(shell *sh, shell_args *a, pa_err *err)
 {
@@ -259,6 +335,9 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
         return cli_fail(err);
     if (a->data && sql_register_dir(sh->s, a->data, err) != PA_OK)
         return cli_fail(err);
+    for (int i = 0; i < a->n_paths; i++)
+        if (register_path(sh, a->paths[i], err) != PA_OK)
+            return cli_fail(err);
     return 0;
 }
 
@@ -268,13 +347,16 @@ int cli_cmd_shell(int argc, char **argv)
     shell_args a = {0};
     cli_global_defaults(&a.g);
     a.scripts = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.scripts);
-    if (!a.scripts) {
+    a.paths = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.paths);
+    if (!a.scripts || !a.paths) {
+        pa_free(a.paths);
         fputs("pista: out of memory\n", stderr);
         return 1;
     }
     int status = parse_args(&sh, &a, argc, argv);
     if (status != 0) {
         pa_free(a.scripts);
+        pa_free(a.paths);
         return status < 0 ? 0 : status;
     }
     sh.interactive = a.n_scripts == 0 && isatty(STDIN_FILENO);
@@ -312,5 +394,6 @@ int cli_cmd_shell(int argc, char **argv)
     shell_signals_close(&sh);
     pa_err_close(&err);
     pa_free(a.scripts);
+    pa_free(a.paths);
     return status;
 }

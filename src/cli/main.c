@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 static const cli_command commands[] = {
     {"bench", cli_cmd_bench, "measure hardware ceilings (bench device)"},
@@ -21,7 +23,7 @@ static const cli_command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: pista [options] [-c SQL | -f FILE]   (the SQL shell)\n       pista <command> [options]\n\ncommands:\n");
+    fprintf(f, "usage: pista [options] [PATH...] [-c SQL | -f FILE]   (the SQL shell; PATH: Parquet tables)\n       pista <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nglobal options: --device auto|cpu|sim|cuda[:N]  --memory-limit SIZE  --threads N\n"
@@ -112,6 +114,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 2, argv + 2);
+    /* A Parquet file, folder or glob: the shell with it as a table. */
+    size_t n = strlen(argv[1]);
+    struct stat st;
+    if (strchr(argv[1], '/') || strpbrk(argv[1], "*?[") || (n > 8 && !strcasecmp(argv[1] + n - 8, ".parquet")) ||
+        stat(argv[1], &st) == 0)
+        return cli_cmd_shell(argc - 1, argv + 1);
     fprintf(stderr, "pista: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -225,6 +225,27 @@ run "misspelt keyword, piped" 1 "$P" --data "$D" <<<$'selec 1;\nselect 2 as b;\n
 run "timer" 0 "$P" --data "$D" --timer -c "select count(*) as n from region"
 tail -n 1 "$T/out" | grep -Eq '^Run Time: [0-9]+\.[0-9]{3} s \(plan [0-9]+\.[0-9]{3} s\)$' || fail "timer line: $(tail -n 1 "$T/out")"
 
+# Parquet paths as arguments: the shell opens each as a table named after it.
+run "pista FILE.parquet" 0 "$P" "$D/nation.parquet" --csv -c "select count(*) as n from nation" &&
+  same_text "pista FILE.parquet" "$T/out" $'n\n25\n'
+mkdir -p "$T/nat" "$T/odd"
+ln -s "$DATA/parquet/nation.parquet" "$T/nat/a.parquet"
+ln -s "$DATA/parquet/nation.parquet" "$T/nat/b.parquet"
+run "pista FOLDER of parts" 0 "$P" "$T/nat" --csv -c "select count(*) as n, count(distinct n_name) as d from nat" &&
+  same_text "pista FOLDER of parts" "$T/out" $'n,d\n50,25\n'
+run "pista FOLDER of tables" 0 "$P" "$D" --csv -c "select count(*) as n from region" &&
+  same_text "pista FOLDER of tables" "$T/out" $'n\n5\n'
+run "pista GLOB" 0 "$P" "$D/n*.parquet" --csv -c "select count(*) as n from data" &&
+  same_text "pista GLOB" "$T/out" $'n\n25\n'
+ln -s "$DATA/parquet/region.parquet" "$T/odd/My-Sales 2020.parquet"
+ln -s "$DATA/parquet/region.parquet" "$T/odd/2020.parquet"
+run "pista names folded" 0 "$P" "$T/odd/My-Sales 2020.parquet" "$T/odd/2020.parquet" --csv \
+  -c "select (select count(*) from my_sales_2020) + (select count(*) from t2020) as n" &&
+  same_text "pista names folded" "$T/out" $'n\n10\n'
+run "pista missing.parquet" 1 "$P" "$T/missing.parquet" -c "select 1" &&
+  { grep -q "missing.parquet" "$T/err" || fail "pista missing.parquet: the error does not name the file: $(cat "$T/err")"; }
+run "pista unknown command" 2 "$P" nosuchcommand
+
 # Ctrl-C: SIGINT cancels the running statement; the script ends with
 # "canceled" and exit 1 well before the query could finish. The join on
 # l_linestatus (2 values) makes 1.8 * 10^9 pairs: 20 s on one thread of a
