@@ -11,9 +11,7 @@
  */
 #include "exec/sched_int.h"
 
-#include <dirent.h>
 #include <pthread.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,79 +39,21 @@ typedef struct scan_state {
 
 typedef struct flist {
     char **v;
-    size_t n, cap;
+    uint32_t n;
 } flist;
-
-static int flist_add(flist *l, const char *a, const char *b, pa_err *err)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        char **v = pa_realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
-        l->v = v;
-        l->cap = cap;
-    }
-    size_t la = strlen(a), lb = b ? strlen(b) : 0;
-    char *s = pa_malloc(la + lb + 2);
-    if (!s)
-        return pa_error(err, PA_ENOMEM, "out of memory listing scan files");
-    if (b)
-        snprintf(s, la + lb + 2, "%s%s%s", a, la && a[la - 1] == '/' ? "" : "/", b);
-    else
-        memcpy(s, a, la + 1);
-    l->v[l->n++] = s;
-    return PA_OK;
-}
 
 static void flist_free(flist *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        pa_free(l->v[i]);
-    pa_free(l->v);
+    pq_paths_free(l->v, l->n);
+    l->v = NULL;
+    l->n = 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* The files a scan of `paths` will read, as pq_scan_open resolves them
- * (a directory's *.parquet sorted, a glob's matches). */
+ * (pq_paths_expand: a directory's *.parquet sorted, a glob's matches). */
 static int list_files(const char *const *paths, int n, flist *out, pa_err *err)
 {
-    int rc = PA_OK;
-    for (int i = 0; i < n && rc == PA_OK; i++) {
-        const char *p = paths[i];
-        struct stat st;
-        if (!p)
-            return pa_error(err, PA_EINVAL, "scan path %d is NULL", i);
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            DIR *d = opendir(p);
-            if (!d)
-                return pa_error(err, PA_EIO, "%s: cannot open directory", p);
-            size_t first = out->n;
-            struct dirent *e;
-            while (rc == PA_OK && (e = readdir(d))) {
-                size_t len = strlen(e->d_name);
-                if (len >= 9 && !strcmp(e->d_name + len - 8, ".parquet") && e->d_name[0] != '.')
-                    rc = flist_add(out, p, e->d_name, err);
-            }
-            closedir(d);
-            if (rc == PA_OK && out->n == first)
-                rc = pa_error(err, PA_ENOTFOUND, "%s: directory holds no *.parquet files", p);
-            qsort(out->v + first, out->n - first, sizeof *out->v, cmp_str);
-        } else if (stat(p, &st) == 0) {
-            rc = flist_add(out, p, NULL, err);
-        } else {
-            glob_t g;
-            int gr = glob(p, 0, NULL, &g);
-            if (gr != 0)
-                rc = pa_error(err, PA_ENOTFOUND, "%s: no such file", p);
-            for (size_t k = 0; gr == 0 && k < g.gl_pathc && rc == PA_OK; k++)
-                rc = flist_add(out, g.gl_pathv[k], NULL, err);
-            if (gr == 0)
-                globfree(&g);
-        }
-    }
-    return rc;
+    return pq_paths_expand(paths, (size_t)n, &out->v, &out->n, err);
 }
 
 /* Output column `name` of file meta m: its engine type. */
@@ -358,7 +298,7 @@ int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const
         }
     /* Estimate: every row of every file (predicates not counted). */
     int64_t rows = m->num_rows;
-    for (size_t f = 1; f < files.n; f++) {
+    for (uint32_t f = 1; f < files.n; f++) {
         const pq_file_meta *mf;
         if (pq_meta_get(files.v[f], &mf, NULL) != PA_OK) {
             rows = -1;

@@ -187,16 +187,49 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
     if (strcasecmp(name, "read_parquet") != 0)
         return sq_fail(c, call->location, PA_EUNSUPPORTED, "table function %s is not supported (read_parquet is)",
                        name);
-    if (call->n_args != 1 || call->args[0]->node_case != PG_QUERY__NODE__NODE_A_CONST ||
-        call->args[0]->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
-        return sq_fail(c, call->location, PA_EINVAL, "read_parquet takes one string: a file, directory or glob");
-    if (!call->args[0]->a_const->sval->sval[0])
-        return sq_fail(c, call->args[0]->a_const->location, PA_EINVAL,
-                       "read_parquet needs a path: a file, directory or glob (got '')");
+    /* One string, or ARRAY['a.parquet', 'b/', 'c/x*.parquet']: parts of one table. */
+    enum { MAX_PATHS = 256 };
+    const char *paths[MAX_PATHS];
+    int locs[MAX_PATHS], n = 0;
+    PgQuery__Node *arg = call->n_args == 1 ? call->args[0] : NULL;
+    PgQuery__Node **items = arg ? &call->args[0] : NULL;
+    size_t n_items = arg ? 1 : 0;
+    if (arg && arg->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR) {
+        items = arg->a_array_expr->elements;
+        n_items = arg->a_array_expr->n_elements;
+        if (n_items == 0)
+            return sq_fail(c, arg->a_array_expr->location, PA_EINVAL, "read_parquet needs at least one path");
+        if (n_items > MAX_PATHS)
+            return sq_fail(c, arg->a_array_expr->location, PA_EINVAL, "read_parquet takes at most %d paths",
+                           MAX_PATHS);
+    }
+    for (size_t i = 0; i < n_items; i++) {
+        PgQuery__Node *it = items[i];
+        if (it->node_case != PG_QUERY__NODE__NODE_A_CONST || it->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+            return sq_fail(c, call->location, PA_EINVAL,
+                           "read_parquet takes a string or an ARRAY of strings: files, directories or globs");
+        if (!it->a_const->sval->sval[0])
+            return sq_fail(c, it->a_const->location, PA_EINVAL,
+                           "read_parquet needs a path: a file, directory or glob (got '')");
+        locs[n] = it->a_const->location;
+        paths[n++] = it->a_const->sval->sval;
+    }
+    if (n == 0)
+        return sq_fail(c, call->location, PA_EINVAL,
+                       "read_parquet takes a string or an ARRAY of strings: files, directories or globs");
     sq_table *t;
-    int rc = sq_catalog_adhoc(c->s, call->args[0]->a_const->sval->sval, &t, c->err);
+    int rc = sq_catalog_adhoc(c->s, paths, n, &t, c->err);
     if (rc) {
-        c->err_loc = call->args[0]->a_const->location;
+        /* point at the path the error names, else the first */
+        c->err_loc = locs[0];
+        const char *first = NULL;
+        for (int i = 0; i < n; i++) {
+            const char *at = strstr(c->err->msg, paths[i]);
+            if (at && (!first || at < first)) {
+                first = at;
+                c->err_loc = locs[i];
+            }
+        }
         return rc;
     }
     const char *qual = rf->alias ? lower(c, rf->alias->aliasname) : "read_parquet";

@@ -103,13 +103,19 @@ static void load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc 
 
 int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *err)
 {
+    return sq_table_load_paths(name, &path, 1, path, out, err);
+}
+
+int sq_table_load_paths(const char *name, const char *const *paths, int n, const char *source, sq_table **out,
+                        pa_err *err)
+{
     sq_table *t = pa_calloc(1, sizeof *t);
-    if (!t || !(t->name = pa_strdup(name)) || !(t->source = pa_strdup(path))) {
+    if (!t || !(t->name = pa_strdup(name)) || !(t->source = pa_strdup(source))) {
         sq_table_free(t);
         return pa_error(err, PA_ENOMEM, "table %s", name);
     }
     uint32_t n_paths = 0;
-    int rc = pq_paths_expand(&path, 1, &t->paths, &n_paths, err);
+    int rc = pq_paths_expand(paths, (size_t)n, &t->paths, &n_paths, err);
     t->n_paths = (int)n_paths;
     for (int f = 0; rc == PA_OK && f < t->n_paths; f++) {
         const pq_file_meta *m = NULL;
@@ -209,15 +215,32 @@ int sq_catalog_put(sql_session *s, sq_table *t, pa_err *err)
     return PA_OK;
 }
 
-int sq_catalog_adhoc(sql_session *s, const char *path, sq_table **out, pa_err *err)
+int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, sq_table **out, pa_err *err)
 {
+    /* The cache key: the paths, one per line. */
+    size_t len = 1;
+    for (int i = 0; i < n; i++)
+        len += strlen(paths[i]) + 1;
+    char *key = pa_malloc(len);
+    if (!key)
+        return pa_error(err, PA_ENOMEM, "catalog");
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(paths[i]);
+        memcpy(key + at, paths[i], l);
+        at += l;
+        key[at++] = i + 1 < n ? '\n' : 0;
+    }
+    key[at] = 0;
     for (int i = 0; i < s->n_adhoc; i++)
-        if (strcmp(s->adhoc[i]->source, path) == 0) {
+        if (strcmp(s->adhoc[i]->source, key) == 0) {
             *out = s->adhoc[i];
+            pa_free(key);
             return PA_OK;
         }
     sq_table *t;
-    int rc = sq_table_load("read_parquet", path, &t, err);
+    int rc = sq_table_load_paths("read_parquet", paths, n, key, &t, err);
+    pa_free(key);
     if (rc != PA_OK)
         return rc;
     sq_table **v = pa_realloc(s->adhoc, (size_t)(s->n_adhoc + 1) * sizeof *v);

@@ -97,11 +97,16 @@ struct sql_session {
 
 /* Load a table's schema and statistics from its files (catalog.c). */
 int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *err);
+/* The same over several paths (files, folders, globs), in order; source is
+ * what the table remembers as its origin. */
+int sq_table_load_paths(const char *name, const char *const *paths, int n, const char *source, sq_table **out,
+                        pa_err *err);
 void sq_table_free(sq_table *t);
 sq_table *sq_catalog_find(sql_session *s, const char *name);
 int sq_catalog_put(sql_session *s, sq_table *t, pa_err *err);
-/* The table of read_parquet('path'), loaded once per session. */
-int sq_catalog_adhoc(sql_session *s, const char *path, sq_table **out, pa_err *err);
+/* The table of read_parquet('path') or read_parquet(ARRAY['p1', 'p2']),
+ * loaded once per session. */
+int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, sq_table **out, pa_err *err);
 
 /* ------------------------------------------------------------ expressions */
 typedef enum sq_ekind {

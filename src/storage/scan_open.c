@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,109 @@ static int add_dir(path_list *l, const char *dir, pa_err *err)
     return rc;
 }
 
+/* A `**` glob: components matched one directory level at a time, `**`
+ * standing for zero or more directories (not hidden ones, at most 64
+ * levels deep, so a symbolic link loop ends). Regular files that match
+ * are added; the caller sorts and removes duplicates. */
+static int glob_deep(path_list *l, char *prefix, size_t plen, size_t pcap, char **comp, int nc, int depth,
+                     pa_err *err)
+{
+    struct stat st;
+    const char *dir = plen ? prefix : ".";
+    if (nc == 0)
+        return plen && stat(prefix, &st) == 0 && S_ISREG(st.st_mode) ? list_add(l, prefix, err) : PA_OK;
+    const char *c = comp[0];
+    bool deep = !strcmp(c, "**");
+    int rc = PA_OK;
+    if (deep && (rc = glob_deep(l, prefix, plen, pcap, comp + 1, nc - 1, depth, err)) != PA_OK)
+        return rc;
+    if (deep && depth >= 64)
+        return PA_OK;
+    if (!deep && !strpbrk(c, "*?[")) {   /* a plain name: no listing */
+        size_t n = strlen(c);
+        if (plen + n + 2 > pcap)
+            return PA_OK;
+        size_t at = plen;
+        if (plen && prefix[plen - 1] != '/')
+            prefix[at++] = '/';
+        memcpy(prefix + at, c, n + 1);
+        rc = stat(prefix, &st) == 0 ? glob_deep(l, prefix, at + n, pcap, comp + 1, nc - 1, depth, err) : PA_OK;
+        prefix[plen] = 0;
+        return rc;
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return PA_OK;   /* not a directory, or unreadable: nothing matches below it */
+    struct dirent *e;
+    while (rc == PA_OK && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (!deep && fnmatch(c, e->d_name, FNM_PERIOD) != 0)
+            continue;
+        size_t n = strlen(e->d_name);
+        if (plen + n + 2 > pcap)
+            continue;
+        size_t at = plen;
+        if (plen && prefix[plen - 1] != '/')
+            prefix[at++] = '/';
+        memcpy(prefix + at, e->d_name, n + 1);
+        if (deep) {   /* one more level of directories, still under ** */
+            if (stat(prefix, &st) == 0 && S_ISDIR(st.st_mode))
+                rc = glob_deep(l, prefix, at + n, pcap, comp, nc, depth + 1, err);
+        } else {
+            rc = glob_deep(l, prefix, at + n, pcap, comp + 1, nc - 1, depth, err);
+        }
+        prefix[plen] = 0;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int expand_deep(path_list *l, const char *pattern, pa_err *err)
+{
+    size_t len = strlen(pattern);
+    char *copy = pa_malloc(len + 1), *prefix = pa_malloc(4096 + 2);
+    char **comp = pa_malloc((len / 2 + 2) * sizeof *comp);
+    if (!copy || !prefix || !comp) {
+        pa_free(copy), pa_free(prefix), pa_free(comp);
+        return pa_error(err, PA_ENOMEM, "out of memory expanding %s", pattern);
+    }
+    memcpy(copy, pattern, len + 1);
+    int nc = 0;
+    for (char *t = strtok(copy, "/"); t; t = strtok(NULL, "/"))
+        comp[nc++] = t;
+    size_t plen = 0;
+    if (pattern[0] == '/')
+        prefix[plen++] = '/';
+    prefix[plen] = 0;
+    uint32_t first = l->n;
+    int rc = glob_deep(l, prefix, plen, 4096, comp, nc, 0, err);
+    if (rc == PA_OK) {   /* sorted, duplicates (two ** components) removed */
+        qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
+        uint32_t k = first;
+        for (uint32_t i = first; i < l->n; i++) {
+            if (k > first && !strcmp(l->v[k - 1], l->v[i]))
+                pa_free(l->v[i]);
+            else
+                l->v[k++] = l->v[i];
+        }
+        l->n = k;
+        if (l->n == first)
+            rc = pa_error(err, PA_ENOTFOUND, "%s: no file matches", pattern);
+    }
+    pa_free(copy), pa_free(prefix), pa_free(comp);
+    return rc;
+}
+
+/* Whether a pattern has a `**` component. */
+static bool has_deep(const char *p)
+{
+    for (const char *q = strstr(p, "**"); q; q = strstr(q + 1, "**"))
+        if ((q == p || q[-1] == '/') && (q[2] == 0 || q[2] == '/'))
+            return true;
+    return false;
+}
+
 void pq_paths_free(char **files, uint32_t n)
 {
     for (uint32_t i = 0; files && i < n; i++)
@@ -121,6 +225,8 @@ int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uin
             rc = S_ISDIR(st.st_mode)   ? add_dir(&l, p, err)
                  : S_ISREG(st.st_mode) ? list_add(&l, p, err)
                                        : pa_error(err, PA_EINVAL, "%s: not a regular file (%s)", p, pq_file_kind(st.st_mode));
+        } else if (has_deep(p)) {
+            rc = expand_deep(&l, p, err);
         } else if (strpbrk(p, "*?[")) {
             glob_t g;
             int gr = glob(p, 0, NULL, &g);

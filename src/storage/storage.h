@@ -782,7 +782,9 @@ typedef struct pq_scan pq_scan;
  * an engine type, naming it and the file), PA_ESYNTAX (a constant), the
  * footer errors of section 3. The caller closes the scan with pq_scan_close. */
 /* The files a scan of `paths` reads, in scan order: a file as given, a
- * directory's *.parquet (sorted, not recursive), a glob's matches (sorted).
+ * directory's *.parquet (sorted, not recursive), a glob's matches (sorted;
+ * a `**` component matches zero or more directories: the components data,
+ * ** and *.parquet give every Parquet file under data).
  * *files is pa_malloc'd, freed with pq_paths_free. PA_ENOTFOUND naming a
  * path that matches nothing (a missing file, an empty directory or glob). */
 int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uint32_t *n_files, pa_err *err);

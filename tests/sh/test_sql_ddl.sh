@@ -36,6 +36,32 @@ check "read_parquet" "n
 out=$("$PISTA" --answers -c "select count(*) from read_parquet('$T/nope*.parquet')" 2>&1); rc=$?
 check "read_parquet missing exits 1" "1" "$rc"
 echo "$out" | grep -q "no file matches" && echo "ok   read_parquet error" || { echo "FAIL read_parquet error: $out"; fail=1; }
+# ** globs (zero or more folders) and ARRAY lists of paths; counts by hand:
+# nation has 25 rows, n_regionkey = 1 in 5 of them.
+mkdir -p "$T/deep/a/b/c" "$T/deep/x" "$T/deep/.hidden"
+for f in deep/n0 deep/a/n1 deep/a/b/c/n2 deep/x/n3 deep/.hidden/n4; do cp "$T/nation.parquet" "$T/$f.parquet"; done
+cp "$T/region.parquet" "$T/deep/a/b/r.parquet"
+out=$("$PISTA" --answers -c "select count(*) as n from read_parquet('$T/deep/**/n*.parquet')" 2>&1)
+check "** glob: every level, hidden folders skipped" "n
+100" "$out"
+out=$("$PISTA" --answers -c "select count(*) as n from read_parquet('$T/deep/a/**/c/*.parquet')" 2>&1)
+check "** glob in the middle" "n
+25" "$out"
+out=$(cd "$T/deep" && "$PISTA" --answers -c "select count(*) as n from read_parquet('**/n*.parquet')" 2>&1)
+check "** glob, relative" "n
+100" "$out"
+out=$("$PISTA" --answers -c "select count(*) as n from read_parquet('$T/deep/**/*.csv')" 2>&1); rc=$?
+check "** glob without a match exits 1" "1" "$rc"
+echo "$out" | grep -q "no file matches" && echo "ok   ** glob error" || { echo "FAIL ** glob error: $out"; fail=1; }
+out=$("$PISTA" --answers -c "select count(*) as n, sum(case when n_regionkey = 1 then 1 else 0 end) as r1 from read_parquet(ARRAY['$T/nation.parquet', '$T/deep/x', '$T/deep/a/**/n*.parquet'])" 2>&1)
+check "read_parquet(ARRAY[...])" "n|r1
+100|20" "$out"
+out=$("$PISTA" --answers -c "select count(*) from read_parquet(ARRAY['$T/nation.parquet', '$T/nope.parquet'])" 2>&1); rc=$?
+check "read_parquet(ARRAY) missing exits 1" "1" "$rc"
+echo "$out" | grep -q "nope.parquet" && echo "ok   read_parquet(ARRAY) error names the path" || { echo "FAIL ARRAY error: $out"; fail=1; }
+out=$("$PISTA" --answers -c "select count(*) from read_parquet(ARRAY['$T/nation.parquet', '$T/region.parquet'])" 2>&1); rc=$?
+check "read_parquet(ARRAY) of different columns exits 1" "1" "$rc"
+echo "$out" | grep -q "columns, but" && echo "ok   different columns named" || { echo "FAIL different columns: $out"; fail=1; }
 out=$("$PISTA" --data "$T" -c "select n_name, row_number() over (order by n_name) from nation" 2>&1); rc=$?
 check "unsupported exits 1" "1" "$rc"
 echo "$out" | grep -q "window functions (row_number(...) OVER ...) are not supported" && echo "ok   unsupported named" || { echo "FAIL unsupported: $out"; fail=1; }
