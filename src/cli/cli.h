@@ -55,10 +55,18 @@ int cli_bench_kernels(int argc, char **argv); /* cmd_bench_kernels.c: `bench ker
  * fields, 0: ','); ANSWERS: exactly the TPC-H answers format
  * (ex_result_write_csv; sep 0: '|'); JSON: one object per row. Returns 0,
  * or -1 when writing failed or memory ran out. */
-typedef enum cli_print_mode { CLI_PRINT_TABLE, CLI_PRINT_CSV, CLI_PRINT_JSON, CLI_PRINT_ANSWERS } cli_print_mode;
-int cli_print_result(const ex_result *r, cli_print_mode mode, char sep, FILE *f);
+typedef enum cli_print_mode {
+    CLI_PRINT_TABLE, CLI_PRINT_CSV, CLI_PRINT_JSON, CLI_PRINT_ANSWERS, CLI_PRINT_MARKDOWN
+} cli_print_mode;
+typedef struct cli_print_opts {
+    cli_print_mode mode;
+    char sep;            /* CSV and answers: between fields; 0 the mode's */
+    int max_width;       /* table: fit this many terminal columns; 0 no limit */
+    int64_t max_rows;    /* table and markdown: at most this many rows (first and last halves); 0 all */
+} cli_print_opts;
+int cli_print_result(const ex_result *r, const cli_print_opts *o, FILE *f);
 const char *cli_print_mode_name(cli_print_mode mode);
-/* "table", "csv", "json", "answers" -> *out; -1 for anything else. */
+/* "table", "csv", "json", "answers", "markdown" -> *out; -1 for anything else. */
 int cli_print_mode_parse(const char *text, cli_print_mode *out);
 
 /* Print "pista: <message>" for err to stderr; returns 1. */

@@ -28,6 +28,7 @@ static void usage(FILE *f)
           "  --separator C       field separator for --csv (default ,) and --answers (|)\n"
           "  --json              print one JSON object per result row\n"
           "  --table             print aligned tables (the default)\n"
+          "  --markdown          print tables in Markdown's pipe syntax\n"
           "  --timer             print the run time after each statement\n"
           "  --mode M            execution mode: overlapped (default), chunked, blocking\n"
           "  --device X, --threads N, --memory-limit SIZE   as for every command\n"
@@ -217,10 +218,12 @@ static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             usage(stdout);
             return -1;
-        } else if (!strcmp(o, "--csv") || !strcmp(o, "--json") || !strcmp(o, "--table") || !strcmp(o, "--answers")) {
+        } else if (!strcmp(o, "--csv") || !strcmp(o, "--json") || !strcmp(o, "--table") || !strcmp(o, "--answers") ||
+                   !strcmp(o, "--markdown")) {
             sh->mode = o[2] == 'c'   ? CLI_PRINT_CSV
                        : o[2] == 'j' ? CLI_PRINT_JSON
                        : o[2] == 'a' ? CLI_PRINT_ANSWERS
+                       : o[2] == 'm' ? CLI_PRINT_MARKDOWN
                                      : CLI_PRINT_TABLE;
             i++;
             continue;
@@ -343,7 +346,8 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
 
 int cli_cmd_shell(int argc, char **argv)
 {
-    shell sh = {.mode = CLI_PRINT_TABLE, .sep = 0, .exmode = EX_MODE_OVERLAPPED, .sigfd = -1, .out = stdout};
+    shell sh = {.mode = CLI_PRINT_TABLE, .sep = 0, .exmode = EX_MODE_OVERLAPPED, .sigfd = -1, .out = stdout,
+                .max_rows = -1, .max_width = -1};
     shell_args a = {0};
     cli_global_defaults(&a.g);
     a.scripts = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.scripts);
@@ -386,6 +390,10 @@ int cli_cmd_shell(int argc, char **argv)
             status = SHELL_OK;
         if (fflush(stdout) != 0)
             status = SHELL_ERROR;
+    }
+    if (sh.out != stdout && fclose(sh.out) != 0) {
+        fputs("pista: writing the .output file failed\n", stderr);
+        status = SHELL_ERROR;
     }
     if (sh.s)
         sql_session_destroy(sh.s);

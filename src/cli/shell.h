@@ -30,7 +30,9 @@ typedef struct shell {
     int threads;
     ex_mode exmode;
     int sigfd;                /* signalfd for SIGINT, -1 if none */
-    FILE *out;                /* results (stdout) */
+    FILE *out;                /* results (stdout, or the file of .output) */
+    int64_t max_rows;         /* .maxrows: rows shown in table mode; -1: 40 on a terminal, else all */
+    int max_width;            /* .maxwidth: columns of a table; -1: the terminal's, else no limit */
 } shell;
 
 /* What running some text or a dot command came to. */

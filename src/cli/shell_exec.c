@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /* "Error: <message>", then the line of text holding byte offset `at` and a
  * caret under that byte (at < 0: no position). Tabs before the position
@@ -34,10 +36,27 @@ static void show_error(shell *sh, const char *text, int at, const pa_err *err)
     fputs("^\n", stderr);
 }
 
+/* The terminal's width in columns: the ioctl, else $COLUMNS, else 80. */
+static int terminal_width(FILE *f)
+{
+    struct winsize ws;
+    if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    int v = c ? atoi(c) : 0;
+    return v > 0 ? v : 80;
+}
+
 static int print_result(shell *sh, const sql_result *r)
 {
-    if (r->kind == SQL_RESULT_ROWS && r->rows)
-        return cli_print_result(r->rows, sh->mode, sh->sep, sh->out);
+    if (r->kind == SQL_RESULT_ROWS && r->rows) {
+        /* Limits by default only where a person reads the table: a terminal. */
+        bool tty = isatty(fileno(sh->out));
+        cli_print_opts o = {.mode = sh->mode, .sep = sh->sep,
+                            .max_width = sh->max_width >= 0 ? sh->max_width : tty ? terminal_width(sh->out) : 0,
+                            .max_rows = sh->max_rows >= 0 ? sh->max_rows : tty ? 40 : 0};
+        return cli_print_result(r->rows, &o, sh->out);
+    }
     if (r->text) {
         size_t n = strlen(r->text);
         if (fputs(r->text, sh->out) == EOF || (n && r->text[n - 1] != '\n' && fputc('\n', sh->out) == EOF))
@@ -120,7 +139,12 @@ static const char help_text[] =
     "  .help                    this text\n"
     "  .tables                  list tables and views\n"
     "  .schema [NAME]           columns of every table (or of NAME) as CREATE statements\n"
-    "  .mode table|csv|json|answers  result format (answers: the TPC-H answers format)\n"
+    "  .mode table|csv|json|answers|markdown  result format (answers: the TPC-H answers format)\n"
+    "  .maxrows N               table rows shown (first and last halves); 0 all (default:\n"
+    "                           40 on a terminal, all elsewhere)\n"
+    "  .maxwidth N              table width in columns (values cut, middle columns left out);\n"
+    "                           0 no limit (default: the terminal's, none elsewhere)\n"
+    "  .output [FILE]           results into FILE (created or emptied); no FILE: back to stdout\n"
     "  .separator C             field separator of csv (default ,) and answers (|) modes\n"
     "  .timer on|off            print run and planning time after each statement\n"
     "  .device                  the device, execution mode and threads in use\n"
@@ -230,7 +254,25 @@ int shell_dot(shell *sh, const char *line)
         sh->timer = !strcmp(w[1], "on");
     } else if (!strcmp(cmd, ".mode") && n == 2) {
         if (cli_print_mode_parse(w[1], &sh->mode) != 0)
-            status = dot_error(sh, "unknown mode '%s' (table, csv, json or answers)", w[1]);
+            status = dot_error(sh, "unknown mode '%s' (table, csv, json, answers or markdown)", w[1]);
+    } else if ((!strcmp(cmd, ".maxrows") || !strcmp(cmd, ".maxwidth")) && n == 2) {
+        char *end;
+        long long v = strtoll(w[1], &end, 10);
+        if (*end || end == w[1] || v < 0 || v > (cmd[4] == 'r' ? INT64_MAX : 100000))
+            status = dot_error(sh, "'%s' is not a count (0 for no limit)", w[1]);
+        else if (cmd[4] == 'r')
+            sh->max_rows = v;
+        else
+            sh->max_width = v == 0 ? 0 : v < 20 ? 20 : (int)v;
+    } else if (!strcmp(cmd, ".output") && n <= 2) {
+        FILE *f = stdout;
+        if (n == 2 && !(f = fopen(w[1], "w")))
+            status = dot_error(sh, "cannot open '%s' for writing", w[1]);
+        if (status == SHELL_OK) {
+            if (sh->out != stdout && fclose(sh->out) != 0)
+                status = dot_error(sh, "%s", "writing the previous .output file failed");
+            sh->out = f;
+        }
     } else if (!strcmp(cmd, ".mode") && n == 1) {
         fprintf(sh->out, "%s\n", cli_print_mode_name(sh->mode));
     } else if (!strcmp(cmd, ".separator") && n == 2) {
@@ -248,7 +290,8 @@ int shell_dot(shell *sh, const char *line)
         else
             fprintf(sh->out, "device default\n");
     } else if (!strcmp(cmd, ".timer") || !strcmp(cmd, ".tables") || !strcmp(cmd, ".schema") ||
-               !strcmp(cmd, ".separator") || !strcmp(cmd, ".device")) {
+               !strcmp(cmd, ".separator") || !strcmp(cmd, ".device") || !strcmp(cmd, ".maxrows") ||
+               !strcmp(cmd, ".maxwidth") || !strcmp(cmd, ".output")) {
         status = dot_error(sh, "wrong arguments for %s (.help shows the usage)", cmd);
     } else {
         status = dot_error(sh, "unknown command '%s' (.help lists the commands)", cmd);

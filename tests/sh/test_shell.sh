@@ -225,6 +225,51 @@ run "misspelt keyword, piped" 1 "$P" --data "$D" <<<$'selec 1;\nselect 2 as b;\n
 run "timer" 0 "$P" --data "$D" --timer -c "select count(*) as n from region"
 tail -n 1 "$T/out" | grep -Eq '^Run Time: [0-9]+\.[0-9]{3} s \(plan [0-9]+\.[0-9]{3} s\)$' || fail "timer line: $(tail -n 1 "$T/out")"
 
+# Table mode limits (.maxrows, .maxwidth), wide characters, markdown, .output.
+printf '.maxrows 6\nselect n_nationkey, n_name from nation order by 1;\n' | "$P" --data "$D" >"$T/out" 2>"$T/err"
+same_text ".maxrows 6" "$T/out" '+-------------+----------------+
+| n_nationkey | n_name         |
++-------------+----------------+
+|           0 | ALGERIA        |
+|           1 | ARGENTINA      |
+|           2 | BRAZIL         |
+| …           | …              |
+|          22 | RUSSIA         |
+|          23 | UNITED KINGDOM |
+|          24 | UNITED STATES  |
++-------------+----------------+
+(25 rows, 6 shown)
+' && ok ".maxrows 6"
+printf '.maxwidth 60\nselect * from customer order by c_custkey limit 3;\n' | "$P" --data "$D" >"$T/out" 2>"$T/err"
+wide=$(python3 -c 'import sys,unicodedata
+print(max(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' "$T/out")
+[ "$wide" -le 60 ] && grep -qx '(3 rows; 8 columns, 3 shown)' "$T/out" && head -2 "$T/out" | tail -1 | grep -q '^| c_custkey | .* | … | c_comment ' &&
+  grep -q '| Customer#00… |' "$T/out" && ok ".maxwidth 60 cuts values and leaves out middle columns" ||
+  { fail ".maxwidth 60 (widest line $wide)"; cat "$T/out"; }
+run "wide characters" 0 "$P" -c "select '漢字テスト' as cjk, 'a😀b' as emoji, 'é' as comb, 1 as n" &&
+  same_text "wide characters" "$T/out" '+------------+-------+------+---+
+| cjk        | emoji | comb | n |
++------------+-------+------+---+
+| 漢字テスト | a😀b  | é    | 1 |
++------------+-------+------+---+
+(1 row)
+'
+printf ".mode markdown\nselect n_nationkey as k, n_name as n, 'a|b' as \"p|q\" from nation order by 1 limit 2;\n" |
+  "$P" --data "$D" >"$T/out" 2>"$T/err"
+same_text "markdown" "$T/out" '| k | n         | p\|q |
+|--:|-----------|------|
+| 0 | ALGERIA   | a\|b |
+| 1 | ARGENTINA | a\|b |
+' && ok "markdown"
+printf ".output $T/o.csv\n.mode csv\nselect 1 as x;\n.output\nselect 2 as y;\n" | "$P" >"$T/out" 2>"$T/err"
+same_text ".output FILE" "$T/o.csv" $'x\n1\n' && same_text ".output back to stdout" "$T/out" $'y\n2\n' && ok ".output"
+printf ".output $T/no/such/dir/x\n" | "$P" >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "cannot open '$T/no/such/dir/x'" "$T/err" && ok ".output to a missing folder fails, named" ||
+  fail ".output missing folder: exit $rc, $(cat "$T/err")"
+printf '.maxrows lots\n' | "$P" >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "'lots' is not a count" "$T/err" && ok ".maxrows refuses a non-number" ||
+  fail ".maxrows lots: exit $rc, $(cat "$T/err")"
+
 # Parquet paths as arguments: the shell opens each as a table named after it.
 run "pista FILE.parquet" 0 "$P" "$D/nation.parquet" --csv -c "select count(*) as n from nation" &&
   same_text "pista FILE.parquet" "$T/out" $'n\n25\n'

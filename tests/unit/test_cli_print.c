@@ -32,7 +32,8 @@ static char *print_to_string(const ex_result *r, cli_print_mode mode, char sep)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
-    assert_int_equal(cli_print_result(r, mode, sep, f), 0);
+    cli_print_opts o = {.mode = mode, .sep = sep};
+    assert_int_equal(cli_print_result(r, &o, f), 0);
     fclose(f);
     return text;
 }
