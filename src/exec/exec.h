@@ -117,6 +117,18 @@ ex_expr *ex_expr_like(ex_plan *p, ex_expr *a, const char *pattern, bool negate, 
 /* SUBSTRING(s FROM from FOR len) in characters, 1-based (len NULL: to the
  * end); DuckDB's rules for negative or zero positions and lengths. */
 ex_expr *ex_expr_substring(ex_plan *p, ex_expr *s, ex_expr *from, ex_expr *len, pa_err *err);
+/* PostgreSQL's numeric functions. SQRT .. POWER take DOUBLE (other numbers
+ * are cast) and give DOUBLE; LOG is log(base a, b). FLOOR, CEIL, TRUNC and
+ * ROUND keep a DOUBLE a DOUBLE and an INTEGER or BIGINT as it is; a
+ * DECIMAL(p,s) gives DECIMAL(p,0) (ROUND with digits d < s: DECIMAL(p,d), d < 0:
+ * DECIMAL(p+1,0)). ROUND of a DOUBLE without digits rounds half to even,
+ * with digits (-308..308) half away from zero. SIGN gives INTEGER, DOUBLE
+ * for a DOUBLE. b: LOG and POWER only; digits: ROUND only (has_digits). */
+typedef enum ex_math {
+    EX_SQRT, EX_CBRT, EX_EXP, EX_LN, EX_LOG10, EX_LOG, EX_POWER, EX_FLOOR, EX_CEIL, EX_TRUNC, EX_ROUND, EX_SIGN
+} ex_math;
+ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits, bool has_digits, pa_err *err);
+
 /* EXTRACT(field FROM date) -> BIGINT. */
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err);
 /* date + n units (n < 0 subtracts) -> DATE; months and years keep the day,

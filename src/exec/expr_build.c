@@ -437,6 +437,70 @@ ex_expr *ex_expr_substring(ex_plan *p, ex_expr *s, ex_expr *from, ex_expr *len, 
     return finish_strict(p, e, err);
 }
 
+/* ------------------------------------------------------------------ math */
+
+_Static_assert((int)EX_SQRT == KN_MATH_SQRT && (int)EX_POWER == KN_MATH_POWER && (int)EX_SIGN == KN_MATH_SIGN,
+               "ex_math and kn_math agree");
+
+static bool is_number(pa_type t)
+{
+    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || t.id == PA_TYPE_DOUBLE;
+}
+
+static ex_expr *math_node(ex_plan *p, ex_math fn, pa_type t, ex_expr *a, ex_expr *b, int32_t imm, int32_t imm2,
+                          pa_err *err)
+{
+    ex_expr *e = b ? node2(p, EX__MATH, t, a, b, err) : node1(p, EX__MATH, t, a, err);
+    if (!e)
+        return NULL;
+    e->sub = fn;
+    e->imm = (int64_t)(uint32_t)imm | (int64_t)((uint64_t)(uint32_t)imm2 << 32);
+    return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits, bool has_digits, pa_err *err)
+{
+    static const char *const names[] = {"sqrt", "cbrt", "exp", "ln", "log10", "log", "power",
+                                        "floor", "ceil", "trunc", "round", "sign"};
+    if (!a || ((fn == EX_LOG || fn == EX_POWER) && !b))
+        return NULL;
+    if ((unsigned)fn > EX_SIGN) {
+        pa_error(err, PA_EINVAL, "math function %d", (int)fn);
+        return NULL;
+    }
+    if (!is_number(a->type) || (b && !is_number(b->type))) {
+        pa_error(err, PA_EINVAL, "%s needs a number, not %s", names[fn],
+                 pa_type_name(!is_number(a->type) ? a->type.id : b->type.id));
+        return NULL;
+    }
+    pa_type dbl = T(PA_TYPE_DOUBLE);
+    if (fn <= EX_POWER) {
+        a = ex__cast(p, a, dbl, err);
+        if (b)
+            b = ex__cast(p, b, dbl, err);
+        return a && (!b || fn <= EX_LN || b) ? math_node(p, fn, dbl, a, b, 0, 0, err) : NULL;
+    }
+    if (fn == EX_SIGN)
+        return math_node(p, fn, a->type.id == PA_TYPE_DOUBLE ? dbl : T(PA_TYPE_INTEGER), a, NULL, 0, 0, err);
+    if (a->type.id == PA_TYPE_DOUBLE)
+        return math_node(p, fn, dbl, a, NULL, fn == EX_ROUND && has_digits ? digits : 0,
+                         fn == EX_ROUND && has_digits, err);
+    int d = fn == EX_ROUND && has_digits ? digits : 0;
+    if (a->type.id != PA_TYPE_DECIMAL) {   /* INTEGER, BIGINT: whole already */
+        if (d >= 0)
+            return a;
+        pa_type t = {.id = PA_TYPE_DECIMAL, .precision = a->type.id == PA_TYPE_INTEGER ? 10 : 19, .scale = 0};
+        if (!(a = ex__cast(p, a, t, err)))
+            return NULL;
+    }
+    int prec = a->type.precision, scale = a->type.scale;
+    if (d >= scale)
+        return a;
+    pa_type t = {.id = PA_TYPE_DECIMAL, .precision = (uint8_t)(d < 0 && prec < 38 ? prec + 1 : prec),
+                 .scale = (uint8_t)(d > 0 ? d : 0)};
+    return math_node(p, fn, t, a, NULL, scale - d, d < 0 ? -d : 0, err);
+}
+
 /* ----------------------------------------------------------------- dates */
 
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)

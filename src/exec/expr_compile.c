@@ -280,6 +280,17 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         i.sub = (uint8_t)e->sub;
         i.imm = (int32_t)e->imm;
         break;
+    case EX__MATH: {
+        int b = -1;
+        if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK || (e->n_args > 1 && (rc = gen_reg(c, e->args[1], &b)) != PA_OK))
+            return rc;
+        i.op = KN_OP_MATH;
+        i.a = (int16_t)a, i.b = (int16_t)b;
+        i.sub = (uint8_t)e->sub;
+        i.imm = (int32_t)(uint32_t)(e->imm & 0xffffffff);
+        i.imm2 = (int32_t)(uint32_t)((uint64_t)e->imm >> 32);
+        break;
+    }
     case EX__CASE:
         if ((rc = gen_case(c, e, vreg)) != PA_OK)
             return rc;

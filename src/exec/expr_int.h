@@ -38,7 +38,7 @@
 
 #define EX__NODE_LIST(X)                                                      \
     X(COL) X(CONST) X(ARITH) X(NEG) X(CMP) X(AND) X(OR) X(NOT) X(IS_NULL)       \
-    X(CASE) X(IN) X(LIKE) X(SUBSTR) X(EXTRACT) X(ADD_MONTHS) X(CAST)
+    X(CASE) X(IN) X(LIKE) X(SUBSTR) X(EXTRACT) X(ADD_MONTHS) X(CAST) X(MATH)
 
 typedef enum ex__node {
 #define EX__N(name) EX__##name,
@@ -53,7 +53,8 @@ struct ex_expr {
     int n_args;
     ex_expr **args;          /* CASE: when0, then0, ..., else; IN: a, list... */
     int index;               /* COL: input column */
-    int64_t imm;             /* ADD_MONTHS: months; ARITH: 1 = overflow check */
+    int64_t imm;             /* ADD_MONTHS: months; ARITH: 1 = overflow check;
+                              * MATH: the instruction's imm (low 32 bits) and imm2 */
     /* CONST (LIKE keeps its pattern here too). */
     bool is_null;
     union {

@@ -692,7 +692,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(SUBSTR)     /* dst = SUBSTRING(a FROM b FOR c); imm 0: no FOR */        \
     X(EXTRACT)    /* dst = BIGINT field sub (kn_date_field) of DATE a */      \
     X(ADD_MONTHS) /* dst = DATE a + imm months, day clamped to month end */   \
-    X(CAST)       /* dst (type) = CAST(a (atype)) */
+    X(CAST)       /* dst (type) = CAST(a (atype)) */                         \
+    X(MATH)       /* dst = function sub (kn_math) of a (and b); see kn_math */
 
 typedef enum kn_opcode {
 #define KN__OPC(name) KN_OP_##name,
@@ -704,6 +705,20 @@ const char *kn_opcode_name(int op);
 
 typedef enum kn_cmp { KN_CMP_EQ, KN_CMP_NE, KN_CMP_LT, KN_CMP_LE, KN_CMP_GT, KN_CMP_GE } kn_cmp;
 typedef enum kn_date_field { KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY } kn_date_field;
+
+/* MATH functions. SQRT .. POWER: DOUBLE a (and b) to DOUBLE, with
+ * PostgreSQL's errors (a negative square root, the logarithm of zero or of
+ * a negative number, zero to a negative power, a negative number to a
+ * non-integer power, a result out of range). LOG is log base a of b.
+ * FLOOR, CEIL, TRUNC, ROUND of a DOUBLE: DOUBLE (ROUND: rint, half to even,
+ * as PostgreSQL; with imm2 = 1, half away from zero at imm digits). Of a
+ * DECIMAL: a / 10^imm rounded by the function (ROUND half away from zero),
+ * times 10^imm2, as the dst DECIMAL (an overflow error when it does not
+ * fit). SIGN: -1, 0 or 1 as dst (INTEGER, or DOUBLE for a DOUBLE). */
+typedef enum kn_math {
+    KN_MATH_SQRT, KN_MATH_CBRT, KN_MATH_EXP, KN_MATH_LN, KN_MATH_LOG10, KN_MATH_LOG, KN_MATH_POWER,
+    KN_MATH_FLOOR, KN_MATH_CEIL, KN_MATH_TRUNC, KN_MATH_ROUND, KN_MATH_SIGN
+} kn_math;
 
 enum { KN_F_A_CONST = 1, KN_F_B_CONST = 2, KN_F_C_CONST = 4 };
 

@@ -321,6 +321,7 @@ static int run_insn(kn__eval *e, const kn_insn *in)
     case KN_OP_DIV: return kn__op_div(e, in);
     case KN_OP_MOD: return kn__op_mod(e, in);
     case KN_OP_NEG: return kn__op_neg(e, in);
+    case KN_OP_MATH: return kn__op_math(e, in);
     case KN_OP_CMP: return kn__op_cmp(e, in);
     case KN_OP_AND:
     case KN_OP_OR: return kn__op_andor(e, in);

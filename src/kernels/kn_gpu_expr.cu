@@ -359,6 +359,48 @@ __device__ __noinline__ void div_fault(const prog_v &P, const kn_insn *in, kn__k
     raise_fault(P, zero ? PA_EINVAL : PA_EOVERFLOW);
 }
 
+/* MATH of one row (kn_expr_math.c's loop); false, with the fault raised,
+ * when it fails. */
+__device__ __noinline__ bool math_row(const prog_v &P, const kn_insn *in, const gval &a, const gval &b, gval *d)
+{
+    const kn__kind ka = kn__kind_of(in->atype), kd = kn__kind_of(in->type);
+    if (kd == KN__F64) {
+        double r = 0;
+        int why = kn__s_math_f64(in->sub, a.f, b.f, in->imm, in->imm2 != 0, &r);
+        if (why != KN__MATH_OK) {
+            if (claim_fault(P)) {
+                msg m = begin_fault(P);
+                m.put(kn__s_math_text(why));
+                raise_fault(P, why == KN__MATH_OVERFLOW || why == KN__MATH_UNDERFLOW ? PA_EOVERFLOW : PA_EINVAL);
+            }
+            return false;
+        }
+        d->f = r;
+        return true;
+    }
+    __int128 v = ka == KN__I128 ? a.w : (__int128)a.i;
+    if (in->sub == KN_MATH_SIGN) {
+        d->w = 0;
+        d->i = v > 0 ? 1 : v < 0 ? -1 : 0;
+        return true;
+    }
+    __int128 r = 0;
+    if (!kn__s_math_dec(in->sub, v, in->imm, in->imm2, in->type.precision, &r)) {
+        if (claim_fault(P)) {
+            msg m = begin_fault(P);
+            m.put("numeric field overflow: the result does not fit ");
+            m.type(in->type);
+            raise_fault(P, PA_EOVERFLOW);
+        }
+        return false;
+    }
+    if (kd == KN__I128)
+        d->w = r;
+    else
+        d->w = 0, d->i = (int64_t)r;
+    return true;
+}
+
 __device__ __noinline__ void mod_fault(const prog_v &P, const kn_insn *in, const gval &x)
 {
     if (!claim_fault(P))
@@ -568,6 +610,11 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
                 mod_fault(P, in, a);
                 return false;
             }
+            break;
+        case KN_OP_MATH:
+            *dv = va && vb;
+            if (*dv && !math_row(P, in, a, b, d))
+                return false;
             break;
         case KN_OP_NEG:
             *dv = va;

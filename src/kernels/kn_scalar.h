@@ -12,6 +12,8 @@
 
 #include "core/core.h"
 
+#include <math.h>
+
 /* A string view: len bytes at p, not NUL-terminated. */
 typedef struct kn__str {
     const char *p;
@@ -732,6 +734,145 @@ static inline PA_HD __int128 kn__s_rescale(__int128 v, int shift, __int128 f, bo
     if (rem * 2 >= f)
         q += v < 0 ? -1 : 1;
     return q;
+}
+
+/* ------------------------------------------------------------- MATH */
+
+/* What went wrong in a MATH function: an index into kn__s_math_text. */
+enum {
+    KN__MATH_OK, KN__MATH_NEG_SQRT, KN__MATH_LOG_ZERO, KN__MATH_LOG_NEG, KN__MATH_POW_ZERO, KN__MATH_POW_COMPLEX,
+    KN__MATH_OVERFLOW, KN__MATH_UNDERFLOW, KN__MATH_LOG_BASE_ONE
+};
+
+static inline PA_HD const char *kn__s_math_text(int why)
+{
+    switch (why) {
+    case KN__MATH_NEG_SQRT: return "cannot take square root of a negative number";
+    case KN__MATH_LOG_ZERO: return "cannot take logarithm of zero";
+    case KN__MATH_LOG_NEG: return "cannot take logarithm of a negative number";
+    case KN__MATH_POW_ZERO: return "zero raised to a negative power is undefined";
+    case KN__MATH_POW_COMPLEX: return "a negative number raised to a non-integer power yields a complex result";
+    case KN__MATH_OVERFLOW: return "value out of range: overflow";
+    case KN__MATH_UNDERFLOW: return "value out of range: underflow";
+    case KN__MATH_LOG_BASE_ONE: return "division by zero (logarithm to base 1)";
+    default: return "math function failed";
+    }
+}
+
+/* The checks of PostgreSQL's float8 functions on a result: overflow when
+ * it is infinite and no input was, underflow when it is zero and the
+ * function's input was not. */
+static inline PA_HD int kn__s_math_range(double r, bool inputs_inf, bool zero_ok)
+{
+    if (isinf(r) && !inputs_inf)
+        return KN__MATH_OVERFLOW;
+    if (r == 0.0 && !zero_ok)
+        return KN__MATH_UNDERFLOW;
+    return KN__MATH_OK;
+}
+
+static inline PA_HD int kn__s_log_check(double x)
+{
+    return x == 0.0 ? KN__MATH_LOG_ZERO : x < 0.0 ? KN__MATH_LOG_NEG : KN__MATH_OK;
+}
+
+/* fn (kn_math) of DOUBLE a (and b); digits/has_digits for ROUND. */
+static inline PA_HD int kn__s_math_f64(int fn, double a, double b, int digits, bool has_digits, double *out)
+{
+    int why = KN__MATH_OK;
+    double r = 0;
+    switch (fn) {
+    case KN_MATH_SQRT:
+        if (a < 0)
+            return KN__MATH_NEG_SQRT;
+        r = sqrt(a);
+        break;
+    case KN_MATH_CBRT: r = cbrt(a); break;
+    case KN_MATH_EXP:
+        r = exp(a);
+        why = isnan(a) ? KN__MATH_OK : kn__s_math_range(r, isinf(a), isinf(a));
+        break;
+    case KN_MATH_LN:
+    case KN_MATH_LOG10:
+        if ((why = kn__s_log_check(a)) != KN__MATH_OK)
+            return why;
+        r = fn == KN_MATH_LN ? log(a) : log10(a);
+        break;
+    case KN_MATH_LOG:   /* log base a of b */
+        if ((why = kn__s_log_check(a)) != KN__MATH_OK || (why = kn__s_log_check(b)) != KN__MATH_OK)
+            return why;
+        if (a == 1.0)
+            return KN__MATH_LOG_BASE_ONE;
+        r = a == 2.0 ? log2(b) : a == 10.0 ? log10(b) : log(b) / log(a);
+        break;
+    case KN_MATH_POWER:
+        if (a == 0.0 && b < 0.0)
+            return KN__MATH_POW_ZERO;
+        if (a < 0.0 && isfinite(b) && floor(b) != b)
+            return KN__MATH_POW_COMPLEX;
+        r = pow(a, b);
+        if (!isnan(a) && !isnan(b))
+            why = kn__s_math_range(r, isinf(a) || isinf(b), a == 0.0 || isinf(b));
+        break;
+    case KN_MATH_FLOOR: r = floor(a); break;
+    case KN_MATH_CEIL: r = ceil(a); break;
+    case KN_MATH_TRUNC: r = trunc(a); break;
+    case KN_MATH_ROUND:
+        if (!has_digits) {
+            r = rint(a);
+        } else if (digits > 308 || digits < -308 || !isfinite(a)) {
+            r = digits > 0 || !isfinite(a) ? a : 0.0 * a;
+        } else {
+            double f = pow(10.0, (double)(digits < 0 ? -digits : digits));
+            double s = digits < 0 ? a / f : a * f;
+            if (!isfinite(s))
+                r = a;   /* more digits than the double holds: unchanged */
+            else
+                r = digits < 0 ? round(s) * f : round(s) / f;
+        }
+        break;
+    case KN_MATH_SIGN: r = a > 0 ? 1.0 : a < 0 ? -1.0 : a; break;
+    default: return KN__MATH_OVERFLOW;
+    }
+    *out = r;
+    return why;
+}
+
+/* FLOOR, CEIL, TRUNC or ROUND (half away from zero) of the scaled integer
+ * v at 10^drop, then times 10^mul; false when the result needs more than
+ * prec digits. drop above 38 leaves nothing (every |v| < 10^38). */
+static inline PA_HD bool kn__s_math_dec(int fn, __int128 v, int drop, int mul, int prec, __int128 *out)
+{
+    __int128 q;
+    if (drop > 38) {
+        q = fn == KN_MATH_FLOOR && v < 0 ? -1 : fn == KN_MATH_CEIL && v > 0 ? 1 : 0;
+    } else {
+        __int128 f = kn__s_pow10_i128(drop), rem;
+        q = v / f;
+        rem = v % f;
+        if (rem != 0) {
+            switch (fn) {
+            case KN_MATH_FLOOR: q -= v < 0; break;
+            case KN_MATH_CEIL: q += v > 0; break;
+            case KN_MATH_ROUND: {
+                __int128 r2 = rem < 0 ? -rem : rem;
+                if (r2 >= f - r2)
+                    q += v < 0 ? -1 : 1;
+                break;
+            }
+            default: break;
+            }
+        }
+    }
+    if (mul > 0 && q != 0) {
+        if (mul > 38 || kn__s_mul_i128(q, kn__s_pow10_i128(mul), &q))
+            return false;
+    }
+    __int128 lim = kn__s_pow10_i128(prec);
+    if (q >= lim || q <= -lim)
+        return false;
+    *out = q;
+    return true;
 }
 
 #endif /* PISTA_KN_SCALAR_H */

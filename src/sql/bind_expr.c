@@ -589,6 +589,51 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
                 return NULL;
         return sq_make(c, SQ_E_SUBSTR, 0, v, (int)f->n_args, loc);
     }
+    static const struct {
+        const char *name;
+        ex_math fn;
+        size_t min_args, max_args;
+    } math_fns[] = {
+        {"sqrt", EX_SQRT, 1, 1},   {"cbrt", EX_CBRT, 1, 1},   {"exp", EX_EXP, 1, 1},       {"ln", EX_LN, 1, 1},
+        {"log10", EX_LOG10, 1, 1}, {"log", EX_LOG, 1, 2},     {"power", EX_POWER, 2, 2},   {"pow", EX_POWER, 2, 2},
+        {"floor", EX_FLOOR, 1, 1}, {"ceil", EX_CEIL, 1, 1},   {"ceiling", EX_CEIL, 1, 1},  {"trunc", EX_TRUNC, 1, 1},
+        {"round", EX_ROUND, 1, 2}, {"sign", EX_SIGN, 1, 1},
+    };
+    for (size_t k = 0; k < sizeof math_fns / sizeof math_fns[0]; k++) {
+        if (strcmp(lname, math_fns[k].name) != 0)
+            continue;
+        if (f->n_args < math_fns[k].min_args || f->n_args > math_fns[k].max_args) {
+            sq_fail(c, loc, PA_EINVAL, "%s takes %s argument%s", lname,
+                    math_fns[k].min_args == math_fns[k].max_args ? (math_fns[k].min_args == 1 ? "one" : "two")
+                                                                 : "one or two",
+                    math_fns[k].max_args == 1 ? "" : "s");
+            return NULL;
+        }
+        ex_math fn = math_fns[k].fn;
+        if (fn == EX_ROUND && f->n_args == 2) {
+            /* The digits: an integer constant (as a column of digits per row is rare). */
+            PgQuery__Node *dn = f->args[1];
+            if (dn->node_case != PG_QUERY__NODE__NODE_A_CONST || dn->a_const->isnull ||
+                dn->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL) {
+                sq_fail(c, loc, PA_EUNSUPPORTED, "round's digits must be an integer constant");
+                return NULL;
+            }
+            int32_t digits = dn->a_const->ival->ival;
+            if (digits < -308 || digits > 308) {
+                sq_fail(c, dn->a_const->location, PA_EINVAL, "round's digits %d are out of range (-308 to 308)",
+                        (int)digits);
+                return NULL;
+            }
+            sq_expr *x = sq_bind_expr(c, f->args[0], sc, ag);
+            return x ? sq_math(c, fn, x, NULL, digits, true, loc) : NULL;
+        }
+        if (fn == EX_LOG && f->n_args == 1)
+            fn = EX_LOG10;   /* PostgreSQL's log(x) is base 10 */
+        sq_expr *x = sq_bind_expr(c, f->args[0], sc, ag), *y = NULL;
+        if (!x || (f->n_args == 2 && !(y = sq_bind_expr(c, f->args[1], sc, ag))))
+            return NULL;
+        return sq_math(c, fn, x, y, 0, false, loc);
+    }
     if (!strcmp(lname, "abs")) {
         /* CASE WHEN x < 0 THEN -x ELSE x END: x's type; -x of the smallest
          * integer overflows (an error, as in PostgreSQL). */
@@ -610,7 +655,9 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         return sq_make(c, SQ_E_CASE, 0, w, 3, loc);
     }
     static const char *const known[] = {"sum",       "count",  "avg",  "min",    "max",      "extract", "date_part",
-                                        "substring", "substr", "abs",  "coalesce", "nullif", "greatest", "least"};
+                                        "substring", "substr", "abs",  "coalesce", "nullif", "greatest", "least",
+                                        "sqrt",      "cbrt",   "exp",  "ln",     "log",      "log10",   "power",
+                                        "floor",     "ceil",   "trunc", "round", "sign"};
     sq_suggest sg;
     sq_suggest_init(&sg, lname);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)

@@ -201,6 +201,7 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_EXTRACT: return ex_expr_extract(p, (ex_field)e->sub, ax[0], err);
     case SQ_E_DATE_ADD: return ex_expr_date_add(p, ax[0], e->n, (ex_unit)e->sub, err);
     case SQ_E_CAST: return ex_expr_cast(p, ax[0], e->type, err);
+    case SQ_E_MATH: return ex_expr_math(p, (ex_math)e->sub, ax[0], n > 1 ? ax[1] : NULL, (int)e->n, e->flag, err);
     case SQ_E_AGG: return ex_expr_col_typed(p, 0, e->type, err);
     }
     pa_error(err, PA_EINTERNAL, "expression kind %d", (int)e->kind);
@@ -255,6 +256,21 @@ sq_expr *sq_date_add(sq_ctx *c, sq_expr *a, int64_t n, ex_unit u, int loc)
         return NULL;
     e->args[0] = a;
     e->n = n;
+    return typed(c, e, twin(c, e, e->args));
+}
+
+sq_expr *sq_math(sq_ctx *c, ex_math fn, sq_expr *a, sq_expr *b, int digits, bool has_digits, int loc)
+{
+    if (!a || ((fn == EX_LOG || fn == EX_POWER) && !b))
+        return NULL;
+    sq_expr *e = node(c, SQ_E_MATH, fn, b ? 2 : 1, loc);
+    if (!e)
+        return NULL;
+    e->args[0] = a;
+    if (b)
+        e->args[1] = b;
+    e->n = digits;
+    e->flag = has_digits;
     return typed(c, e, twin(c, e, e->args));
 }
 
@@ -316,6 +332,7 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b)
             return false;
         break;
     case SQ_E_DATE_ADD:
+    case SQ_E_MATH:
         if (a->n != b->n)
             return false;
         break;

@@ -112,6 +112,7 @@ int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, sq_table *
 typedef enum sq_ekind {
     SQ_E_COL, SQ_E_CONST, SQ_E_ARITH, SQ_E_NEG, SQ_E_CMP, SQ_E_AND, SQ_E_OR, SQ_E_NOT, SQ_E_ISNULL,
     SQ_E_CASE, SQ_E_IN, SQ_E_LIKE, SQ_E_SUBSTR, SQ_E_EXTRACT, SQ_E_DATE_ADD, SQ_E_CAST,
+    SQ_E_MATH,                /* sub ex_math; n digits and flag has-digits (ROUND) */
     SQ_E_AGG,                 /* during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
 } sq_ekind;
@@ -275,6 +276,7 @@ sq_expr *sq_make(sq_ctx *c, sq_ekind k, int sub, sq_expr **args, int n, int loc)
 sq_expr *sq_const(sq_ctx *c, ex_expr *tx, int loc);
 sq_expr *sq_like(sq_ctx *c, sq_expr *a, const char *pattern, bool negate, int loc);
 sq_expr *sq_date_add(sq_ctx *c, sq_expr *a, int64_t n, ex_unit u, int loc);
+sq_expr *sq_math(sq_ctx *c, ex_math fn, sq_expr *a, sq_expr *b, int digits, bool has_digits, int loc);
 sq_expr *sq_cast(sq_ctx *c, sq_expr *a, pa_type t, int loc);
 /* A copy of e with children replaced (same kind), retyped. */
 sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args);

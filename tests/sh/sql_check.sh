@@ -10,6 +10,11 @@ check() { # name sql expected
   out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)
   if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  sql: $2"; echo "  expected: $3" | sed 's/^/  /'; echo "  got: $out" | sed 's/^/  /'; fail=1; fi
 }
+check_csv() { # name sql expected: as check, in --csv (every digit of a DOUBLE)
+  local out
+  out=$("$PISTA" --data "$D" --csv -c "$2" 2>&1)
+  if [ "$out" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1"; echo "  sql: $2"; echo "  expected: $3" | sed 's/^/  /'; echo "  got: $out" | sed 's/^/  /'; fail=1; fi
+}
 refused() { # name sql message: fails (non-zero exit) with the message
   local out rc
   out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)

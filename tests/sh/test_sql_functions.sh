@@ -186,5 +186,81 @@ refused "abs of a string" "select abs(r_name) from region" "abs needs a number"
 refused "greatest of a boolean and a number" "select greatest(true, 1)" "GREATEST: cannot compare BOOLEAN with INTEGER"
 refused "least of 11 arguments" "select least(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)" "not supported"
 
+# Math functions. DOUBLE results with every digit (--csv) as DuckDB gives
+# them (the same C library functions); the DECIMAL ones keep exact digits:
+# floor/ceil/trunc/round of DECIMAL(15,2) give DECIMAL(15,0), round(x, 1)
+# DECIMAL(15,1), half away from zero.
+check_csv "math functions of DOUBLE values (DuckDB's digits)" \
+  "select n_nationkey, sqrt(n_nationkey) a, cbrt(n_nationkey) b, exp(n_nationkey / 10.0) c, ln(n_nationkey + 1) d, log10(n_nationkey + 1) e, power(n_nationkey, 1.5) g, floor(n_nationkey / 7.0) h, ceil(n_nationkey / 7.0) i, trunc(-n_nationkey / 7.0) j, round(n_nationkey / 7.0, 2) l, sign(n_nationkey - 12) m, round(n_nationkey * 37.5, -2) q from nation order by 1" \
+"n_nationkey,a,b,c,d,e,g,h,i,j,l,m,q
+0,0.0,0.0,1.0,0.0,0.0,0.0,0.0,0.0,0.0,0.0,-1,0
+1,1.0,1.0,1.1051709180756477,0.6931471805599453,0.3010299956639812,1.0,0.0,1.0,-0.0,0.14,-1,0
+2,1.4142135623730951,1.2599210498948734,1.2214027581601699,1.0986122886681098,0.47712125471966244,2.8284271247461903,0.0,1.0,-0.0,0.29,-1,100
+3,1.7320508075688772,1.4422495703074083,1.3498588075760032,1.3862943611198906,0.6020599913279624,5.196152422706632,0.0,1.0,-0.0,0.43,-1,100
+4,2.0,1.5874010519681996,1.4918246976412703,1.6094379124341003,0.6989700043360189,8.0,0.0,1.0,-0.0,0.57,-1,200
+5,2.23606797749979,1.7099759466766968,1.6487212707001282,1.791759469228055,0.7781512503836436,11.180339887498949,0.0,1.0,-0.0,0.71,-1,200
+6,2.449489742783178,1.8171205928321394,1.8221188003905089,1.9459101490553132,0.8450980400142568,14.696938456699069,0.0,1.0,-0.0,0.86,-1,200
+7,2.6457513110645907,1.9129311827723894,2.0137527074704766,2.0794415416798357,0.9030899869919435,18.520259177452136,1.0,1.0,-1.0,1.0,-1,300
+8,2.8284271247461903,2.0,2.225540928492468,2.1972245773362196,0.9542425094393249,22.627416997969522,1.0,2.0,-1.0,1.14,-1,300
+9,3.0,2.080083823051904,2.45960311115695,2.302585092994046,1.0,27.0,1.0,2.0,-1.0,1.29,-1,300
+10,3.1622776601683795,2.1544346900318834,2.718281828459045,2.3978952727983707,1.041392685158225,31.622776601683793,1.0,2.0,-1.0,1.43,-1,400
+11,3.3166247903554,2.2239800905693157,3.0041660239464334,2.4849066497880004,1.0791812460476249,36.4828726939094,1.0,2.0,-1.0,1.57,-1,400
+12,3.4641016151377544,2.2894284851066633,3.3201169227365472,2.5649493574615367,1.1139433523068367,41.569219381653056,1.0,2.0,-1.0,1.71,0,500
+13,3.605551275463989,2.3513346877207577,3.6692966676192444,2.6390573296152584,1.146128035678238,46.87216658103186,1.0,2.0,-1.0,1.86,1,500
+14,3.7416573867739413,2.4101422641752306,4.0551999668446745,2.70805020110221,1.1760912590556813,52.38320341483518,2.0,2.0,-2.0,2.0,1,500
+15,3.872983346207417,2.46621207433047,4.4816890703380645,2.772588722239781,1.2041199826559248,58.09475019311125,2.0,3.0,-2.0,2.14,1,600
+16,4.0,2.519842099789747,4.953032424395115,2.833213344056216,1.2304489213782739,64.0,2.0,3.0,-2.0,2.29,1,600
+17,4.123105625617661,2.5712815906582356,5.4739473917272,2.8903717578961645,1.255272505103306,70.09279563550022,2.0,3.0,-2.0,2.43,1,600
+18,4.242640687119285,2.620741394208897,6.0496474644129465,2.9444389791664403,1.2787536009528289,76.36753236814714,2.0,3.0,-2.0,2.57,1,700
+19,4.358898943540674,2.6684016487219453,6.6858944422792685,2.995732273553991,1.3010299956639813,82.8190799272728,2.0,3.0,-2.0,2.71,1,700
+20,4.47213595499958,2.7144176165949063,7.38905609893065,3.044522437723423,1.3222192947339193,89.44271909999159,2.0,3.0,-2.0,2.86,1,800
+21,4.58257569495584,2.7589241763811208,8.166169912567652,3.091042453358316,1.3424226808222062,96.23408959407264,3.0,3.0,-3.0,3.0,1,800
+22,4.69041575982343,2.8020393306553877,9.025013499434122,3.1354942159291497,1.3617278360175928,103.18914671611545,3.0,4.0,-3.0,3.14,1,800
+23,4.795831523312719,2.843866979851566,9.974182454814718,3.1780538303479458,1.380211241711606,110.30412503619254,3.0,4.0,-3.0,3.29,1,900
+24,4.898979485566356,2.8844991406148166,11.023176380641601,3.2188758248682006,1.3979400086720377,117.57550765359255,3.0,4.0,-3.0,3.43,1,900"
+check_csv "floor, ceil, trunc, round, sign of DECIMAL (exact, DuckDB's digits)" \
+  "select c_custkey, c_acctbal, floor(c_acctbal) a, ceil(c_acctbal) b, trunc(c_acctbal) c, round(c_acctbal) d, round(c_acctbal, 1) e, round(c_acctbal, -2) f, sign(c_acctbal) g, round(c_acctbal, 5) h from customer where c_custkey <= 12 order by 1" \
+"c_custkey,c_acctbal,a,b,c,d,e,f,g,h
+1,711.56,711,712,711,712,711.6,700,1,711.56
+2,121.65,121,122,121,122,121.7,100,1,121.65
+3,7498.12,7498,7499,7498,7498,7498.1,7500,1,7498.12
+4,2866.83,2866,2867,2866,2867,2866.8,2900,1,2866.83
+5,794.47,794,795,794,794,794.5,800,1,794.47
+6,7638.57,7638,7639,7638,7639,7638.6,7600,1,7638.57
+7,9561.95,9561,9562,9561,9562,9562.0,9600,1,9561.95
+8,6819.74,6819,6820,6819,6820,6819.7,6800,1,6819.74
+9,8324.07,8324,8325,8324,8324,8324.1,8300,1,8324.07
+10,2753.54,2753,2754,2753,2754,2753.5,2800,1,2753.54
+11,-272.60,-273,-272,-272,-273,-272.6,-300,-1,-272.60
+12,3396.49,3396,3397,3396,3396,3396.5,3400,1,3396.49"
+# PostgreSQL, not DuckDB: round(double precision) is rint, half to even.
+check_csv "round of a DOUBLE rounds half to even (PostgreSQL); with digits half away from zero" \
+  "select round(x) as r, round(x, 0) as r0, round(x * 0.1, 1) as r1 from (select cast(n_nationkey as double precision) - 2.5 as x from nation where n_nationkey < 6) t order by x" \
+"r,r0,r1
+-2.0,-3.0,-0.3
+-2.0,-2.0,-0.2
+-0.0,-1.0,-0.1
+0.0,1.0,0.1
+2.0,2.0,0.2
+2.0,3.0,0.3"
+check_csv "log(base, x), log(x) is base 10, pow, ceiling, integers stay whole" \
+  "select log(2, 8) as a, log(10, 1000) as b, log(1000) as c, pow(2, -2) as d, ceiling(-1.5) as e, floor(7) as f, round(7, 1) as g, round(1234, -2) as h, sign(-7) as i" \
+"a,b,c,d,e,f,g,h,i
+3.0,3.0,3.0,0.25,-1,7,7,1200,-1"
+# PostgreSQL's errors, for a row of the data as for constants.
+refused "sqrt of a negative number" "select sqrt(n_nationkey - 3) from nation" "cannot take square root of a negative number"
+refused "ln of zero" "select ln(n_nationkey) from nation" "cannot take logarithm of zero"
+refused "log10 of a negative number" "select log10(-1)" "cannot take logarithm of a negative number"
+refused "log to base 1" "select log(1, n_nationkey + 2) from nation" "division by zero"
+refused "zero to a negative power" "select power(n_nationkey, -1) from nation" "zero raised to a negative power is undefined"
+refused "a negative number to a fractional power" "select power(-8, 1.0 / 3)" "a negative number raised to a non-integer power yields a complex result"
+refused "exp overflows" "select exp(n_nationkey * 100) from nation" "value out of range: overflow"
+refused "exp underflows" "select exp(-1000.0)" "value out of range: underflow"
+refused "round past DECIMAL(38)" "select round(cast(99999999999999999999999999999999999999 as decimal(38,0)), -1)" "numeric field overflow"
+refused "round's digits must be a constant" "select round(1.5, n_nationkey) from nation" "round's digits must be an integer constant"
+refused "round's digits out of range" "select round(1.5, 400)" "out of range"
+refused "floor of a string" "select floor(n_name) from nation" "floor needs a number, not VARCHAR"
+refused "sqrt with two arguments" "select sqrt(1, 2)" "sqrt takes one argument"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
