@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(build-essential g++ cmake pkg-config git   # g++: the SIMT emulation compiles *.cu as C++
-      libcmocka-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev liburing-dev
+      libcmocka-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev libbrotli-dev liburing-dev
       libpg-query-dev libprotobuf-c-dev libedit-dev gnuplot-nox
       clang libclang-rt-14-dev)
 

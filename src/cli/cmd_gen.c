@@ -34,7 +34,7 @@ static void usage_text(FILE *f)
             "  --tables L    comma-separated tables (default all)\n"
             "Parquet options (defaults: the writer's, chosen for fast scans):\n"
             "  --codec C           lz4_raw (default; lz4 is the same), snappy, zstd, gzip,\n"
-            "                      uncompressed\n"
+            "                      brotli, uncompressed\n"
             "  --row-group-rows N  rows per row group (default 1048576)\n"
             "  --page-size SIZE    target data page size before compression (default 1M)\n"
             "  --page-version V    data page header version, 1 (default) or 2\n"
@@ -102,7 +102,8 @@ static int parse_codec(const char *v, int32_t *out)
         int32_t codec;
     } codecs[] = {{"lz4_raw", PQ_CODEC_LZ4_RAW}, {"lz4", PQ_CODEC_LZ4_RAW},
                   {"snappy", PQ_CODEC_SNAPPY},   {"zstd", PQ_CODEC_ZSTD},
-                  {"gzip", PQ_CODEC_GZIP},       {"uncompressed", PQ_CODEC_UNCOMPRESSED},
+                  {"gzip", PQ_CODEC_GZIP},       {"brotli", PQ_CODEC_BROTLI},
+                  {"uncompressed", PQ_CODEC_UNCOMPRESSED},
                   {"none", PQ_CODEC_UNCOMPRESSED}};
     for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
         if (!strcasecmp(v, codecs[i].name)) {
@@ -111,7 +112,7 @@ static int parse_codec(const char *v, int32_t *out)
             *out = codecs[i].codec;
             return 0;
         }
-    return cli_usage("--codec: unknown codec '%s' (lz4_raw, snappy, zstd, gzip, uncompressed)", v);
+    return cli_usage("--codec: unknown codec '%s' (lz4_raw, snappy, zstd, gzip, brotli, uncompressed)", v);
 }
 
 /* ------------------------------------------------------------------ bench */

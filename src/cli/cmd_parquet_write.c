@@ -53,6 +53,8 @@ static const wcase cases[] = {
     {"some_null_plain_small", PQ_CODEC_UNCOMPRESSED, 1, 1, 5600, 700, 100, 1 << 20, false, false, false},
     {"required_snappy_v2_small", PQ_CODEC_SNAPPY, 2, 0, 3000, 1000, 300, 1 << 20, false, false, false},
     {"one_value_pages_zstd_v2", PQ_CODEC_ZSTD, 2, 1, 300, 128, 1, 1 << 20, false, false, true},
+    {"some_null_brotli_v2", PQ_CODEC_BROTLI, 2, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false},
+    {"required_brotli_v1_small", PQ_CODEC_BROTLI, 1, 0, 3000, 1000, 300, 1 << 20, false, false, false},
     {"fallback_zstd_v1", PQ_CODEC_ZSTD, 1, 1, 8000, 8000, 4096, 2048, true, false, false},
     {"defaults", 0, 1, 1, 5000, 1 << 20, 1 << 20, 1 << 20, false, true, false},
     {"empty", PQ_CODEC_SNAPPY, 1, 1, 0, 2000, 1 << 20, 1 << 20, false, false, false},

@@ -87,8 +87,9 @@ const char *kn_codec_name(int codec);
  * Hadoop framing (big-endian u32 uncompressed size, then big-endian u32
  * compressed size + LZ4 block, repeated), with a fallback to one raw LZ4
  * block when the framing does not fit the data. GZIP is RFC 1952 framing
- * (zlib framing is accepted too on decompression). LZO and BROTLI, and any
- * codec whose library this build lacks, give PA_EUNSUPPORTED.
+ * (zlib framing is accepted too on decompression). BROTLI is one RFC 7932
+ * stream. LZO, and any codec whose library this build lacks, give
+ * PA_EUNSUPPORTED.
  */
 
 /* True when this build can (de)compress codec. */

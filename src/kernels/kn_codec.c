@@ -1,6 +1,6 @@
 /*
- * kn_codec.c - page (de)compression: UNCOMPRESSED, SNAPPY, GZIP, LZ4 (Hadoop
- * framing, raw-block fallback), ZSTD and LZ4_RAW on the CPU libraries, plus
+ * kn_codec.c - page (de)compression: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4
+ * (Hadoop framing, raw-block fallback), ZSTD and LZ4_RAW on the CPU libraries, plus
  * the batch entry point. Every decompressor is told the exact output size
  * and fails with PA_ECORRUPT, never writing past it, when the data disagrees.
  */
@@ -21,6 +21,10 @@
 #ifdef PISTA_HAVE_ZLIB
 #include <zlib.h>
 #endif
+#ifdef PISTA_HAVE_BROTLI
+#include <brotli/decode.h>
+#include <brotli/encode.h>
+#endif
 
 bool kn_codec_supported(int codec)
 {
@@ -31,6 +35,9 @@ bool kn_codec_supported(int codec)
 #endif
 #ifdef PISTA_HAVE_ZLIB
     case KN_CODEC_GZIP: return true;
+#endif
+#ifdef PISTA_HAVE_BROTLI
+    case KN_CODEC_BROTLI: return true;
 #endif
 #ifdef PISTA_HAVE_LIBLZ4
     case KN_CODEC_LZ4:
@@ -134,6 +141,36 @@ static int gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, pa_err
     inflateEnd(&zs);
     if (rc == PA_OK && out != cap)
         rc = KN__CORRUPT(err, "GZIP", "inflated to %zu bytes, expected %zu", out, cap);
+    return rc;
+}
+#endif
+
+#ifdef PISTA_HAVE_BROTLI
+/* One BROTLI stream (RFC 7932) into exactly cap bytes. The streaming
+ * decoder is given cap bytes of room, so it cannot write past dst; a stream
+ * that wants more room, ends early or is followed by other bytes is corrupt. */
+static int brotli_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, pa_err *err)
+{
+    BrotliDecoderState *st = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+    if (!st)
+        return pa_error(err, PA_ENOMEM, "BROTLI: cannot create a decoder");
+    size_t avail_in = n, avail_out = cap;
+    const uint8_t *next_in = src;
+    uint8_t *next_out = dst;
+    BrotliDecoderResult r = BrotliDecoderDecompressStream(st, &avail_in, &next_in, &avail_out, &next_out, NULL);
+    int rc = PA_OK;
+    if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT)
+        rc = KN__CORRUPT(err, "BROTLI", "data decompresses past the expected %zu bytes", cap);
+    else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT)
+        rc = KN__CORRUPT(err, "BROTLI", "stream truncated after %zu of %zu bytes", cap - avail_out, cap);
+    else if (r != BROTLI_DECODER_RESULT_SUCCESS)
+        rc = KN__CORRUPT(err, "BROTLI", "%s",
+                         BrotliDecoderErrorString(BrotliDecoderGetErrorCode(st)));
+    else if (avail_out != 0)
+        rc = KN__CORRUPT(err, "BROTLI", "data holds %zu bytes, expected %zu", cap - avail_out, cap);
+    else if (avail_in != 0)
+        rc = KN__CORRUPT(err, "BROTLI", "%zu bytes after the end of the stream", avail_in);
+    BrotliDecoderDestroyInstance(st);
     return rc;
 }
 #endif
@@ -245,6 +282,10 @@ int kn_decompress(int codec, const void *src_, size_t n, void *dst_, size_t cap,
     case KN_CODEC_GZIP:
         return gunzip(src, n, dst, cap, err);
 #endif
+#ifdef PISTA_HAVE_BROTLI
+    case KN_CODEC_BROTLI:
+        return brotli_decode(src, n, dst, cap, err);
+#endif
 #ifdef PISTA_HAVE_LIBZSTD
     case KN_CODEC_ZSTD: {
         size_t r = ZSTD_decompress(dst, cap, src, n);
@@ -291,6 +332,9 @@ size_t kn_compress_bound(int codec, size_t n)
 #ifdef PISTA_HAVE_ZLIB
     /* compressBound is for zlib framing (6 bytes); gzip adds 12 more. */
     case KN_CODEC_GZIP: return n > UINT32_MAX ? 0 : (size_t)compressBound((uLong)n) + 32;
+#endif
+#ifdef PISTA_HAVE_BROTLI
+    case KN_CODEC_BROTLI: return BrotliEncoderMaxCompressedSize(n);   /* 0 when n is too large */
 #endif
 #ifdef PISTA_HAVE_LIBZSTD
     case KN_CODEC_ZSTD: return ZSTD_compressBound(n);
@@ -357,6 +401,22 @@ int kn_compress(int codec, int level, const void *src_, size_t n, void *dst_, si
 #ifdef PISTA_HAVE_ZLIB
     case KN_CODEC_GZIP:
         return gzip(level, src, n, dst, cap, out_size, err);
+#endif
+#ifdef PISTA_HAVE_BROTLI
+    case KN_CODEC_BROTLI: {
+        /* Quality 5 unless asked: the library's default, 11, is meant for
+         * static web content and compresses tens of times slower. Window 22,
+         * the library's default. */
+        int q = level ? level : 5;
+        if (q < BROTLI_MIN_QUALITY || q > BROTLI_MAX_QUALITY)
+            return pa_error(err, PA_EINVAL, "BROTLI: bad compression level %d (%d..%d)", level,
+                            BROTLI_MIN_QUALITY, BROTLI_MAX_QUALITY);
+        size_t len = cap;
+        if (!BrotliEncoderCompress(q, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, n, src, &len, dst))
+            return pa_error(err, PA_EINVAL, "BROTLI: output capacity %zu too small", cap);
+        *out_size = len;
+        return PA_OK;
+    }
 #endif
 #ifdef PISTA_HAVE_LIBZSTD
     case KN_CODEC_ZSTD: {

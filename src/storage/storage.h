@@ -867,7 +867,7 @@ typedef struct pq_write_column {
 } pq_write_column;
 
 typedef struct pq_writer_options {
-    /* enum pq_codec: UNCOMPRESSED, SNAPPY, GZIP, ZSTD or LZ4_RAW. Default
+    /* enum pq_codec: UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD or LZ4_RAW. Default
      * LZ4_RAW: the fastest to decode on a CPU (and supported by GPU codec
      * libraries), at a ratio close to SNAPPY's; scans are decode bound on
      * fast storage. UNCOMPRESSED when this build lacks liblz4. */

@@ -153,7 +153,7 @@ static int check_options(const char *path, const pq_writer_options *o, pa_err *e
 {
     int32_t cd = o->codec;
     if (cd != PQ_CODEC_UNCOMPRESSED && cd != PQ_CODEC_SNAPPY && cd != PQ_CODEC_GZIP &&
-        cd != PQ_CODEC_ZSTD && cd != PQ_CODEC_LZ4_RAW)
+        cd != PQ_CODEC_ZSTD && cd != PQ_CODEC_LZ4_RAW && cd != PQ_CODEC_BROTLI)
         return pa_error(err, PA_EUNSUPPORTED, "parquet writer %s: codec %s (%d) cannot be written",
                         path, kn_codec_name(cd), cd);
     if (!kn_codec_supported(cd))

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test_parquet_codecs.sh - codecs, encodings and damaged metadata (issue 18,
+# item 2), against DuckDB (tests/oracle/oracle.mjs): BROTLI files DuckDB
+# writes and ones our writer writes, read by both. Needs node and
+# @duckdb/node-api (tests/oracle/setup.sh); without them the test FAILS.
+set -u
+PISTA="${PISTA:?PISTA must point to the pista binary}"
+SRC="${PISTA_SOURCE_DIR:?}"
+ORACLE="$SRC/tests/oracle/oracle.mjs"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v node >/dev/null 2>&1; then
+    echo "FAIL: node is not installed: the DuckDB oracle cannot run (install Node.js >= 18 and npm)" >&2
+    exit 1
+fi
+if ! bash "$SRC/tests/oracle/setup.sh" >&2; then
+    echo "FAIL: the DuckDB oracle is unavailable (tests/oracle/setup.sh failed)" >&2
+    exit 1
+fi
+
+fails=0
+checks=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+duck() { node "$ORACLE" -c "$1" > /dev/null || fail "DuckDB could not run: $1"; }
+
+# same NAME FILE: `pista parquet cat` of FILE equals DuckDB's select *.
+same() {
+    local name="$1" f="$2"
+    checks=$((checks + 1))
+    if ! node "$ORACLE" -c "select * from '$f'" > "$tmp/duck"; then fail "$name: the oracle failed"; return; fi
+    if ! "$PISTA" parquet cat --format csv "$f" > "$tmp/ours" 2> "$tmp/err"; then
+        fail "$name: pista failed: $(cat "$tmp/err")"
+        return
+    fi
+    if [ "$(wc -l < "$tmp/duck")" -lt 2 ]; then fail "$name: the oracle printed no rows"; return; fi
+    if ! diff "$tmp/duck" "$tmp/ours" > "$tmp/diff"; then
+        fail "$name differs from DuckDB (< duckdb, > pista):"
+        head -10 "$tmp/diff" >&2
+    else
+        echo "ok: $name ($(($(wc -l < "$tmp/ours") - 1)) rows)"
+    fi
+}
+
+# refused NAME FILE TEXT...: pista fails on FILE, and its message names the
+# file and holds every TEXT.
+refused() {
+    local name="$1" f="$2"
+    shift 2
+    checks=$((checks + 1))
+    if "$PISTA" parquet cat --format csv "$f" > /dev/null 2> "$tmp/err"; then
+        fail "$name: pista read the file"
+        return
+    fi
+    local t
+    for t in "$f" "$@"; do
+        if ! grep -qF -- "$t" "$tmp/err"; then
+            fail "$name: the error does not say '$t': $(cat "$tmp/err")"
+            return
+        fi
+    done
+    echo "ok: $name ($(head -c 300 "$tmp/err"))"
+}
+
+# ------------------------------------------------------------ BROTLI
+# DuckDB's BROTLI pages: v1 and v2, dictionary and plain, NULLs, several row groups.
+ROWS="select i::INTEGER as i, (i * 1000003)::BIGINT as l,
+          case when i % 7 = 0 then null else 'str' || (i % 97) end as s,
+          case when i % 5 = 0 then null else md5(i::varchar) end as h,
+          i / 3.0 as d
+      from range(30000) t(i)"
+for v in v1 v2; do
+    f="$tmp/brotli_$v.parquet"
+    duck "COPY ($ROWS) TO '$f' (FORMAT PARQUET, COMPRESSION BROTLI, PARQUET_VERSION $v, ROW_GROUP_SIZE 10000)"
+    same "DuckDB BROTLI $v" "$f"
+done
+# Our writer's BROTLI files (some NULLs with v2 pages, REQUIRED columns with
+# small v1 pages), read back by us and compared with DuckDB reading them.
+mkdir -p "$tmp/w"
+if ! "$PISTA" parquet write-test "$tmp/w" > "$tmp/write.log" 2>&1; then
+    fail "pista parquet write-test: $(cat "$tmp/write.log")"
+else
+    for c in some_null_brotli_v2 required_brotli_v1_small; do
+        same "pista BROTLI $c" "$tmp/w/$c.parquet"
+    done
+fi
+
+echo "$checks checks, $fails failed"
+[ "$fails" -eq 0 ]
