@@ -161,7 +161,9 @@ static int check_chunk(const pq_file_meta *m, uint32_t g, uint32_t c, int64_t da
     if (!same)
         return pa_error(err, PA_ECORRUPT, "%s: column chunk %u of row group %u has path '%s...', schema says '%s'",
                         name, c, g, cm->n_path_in_schema ? cm->path_in_schema[0] : "", col);
-    if (cm->num_values < 0 || cm->total_compressed_size < 0 || cm->total_uncompressed_size < 0)
+    /* total_uncompressed_size is not checked: some writers get it wrong, and
+     * readers take the sizes from the page headers (scan_decode.c). */
+    if (cm->num_values < 0 || cm->total_compressed_size < 0)
         return pa_error(err, PA_ECORRUPT, "%s: column %s of row group %u has negative sizes or counts",
                         name, col, g);
     if (leaf->max_rep_level == 0 && cm->num_values != rg->num_rows)

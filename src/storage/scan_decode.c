@@ -311,7 +311,10 @@ static int page_error(dec *x, const dpage *p, pa_err *err, int code, const char 
                     x->cols[p->col].name, p->index, (unsigned long long)p->offset, msg);
 }
 
-/* Sizes, rows and where each page's uncompressed bytes go. */
+/* Sizes, rows and where each page's uncompressed bytes go. The sizes come
+ * from the page headers alone: the column chunk's total_uncompressed_size is
+ * wrong in files some writers make (parquetjs), and DuckDB, arrow-rs and
+ * Polars read those files, so it is never checked against them. */
 static int prepare_pages(dec *x, pa_err *err)
 {
     uint64_t scratch = 0;
@@ -320,9 +323,8 @@ static int prepare_pages(dec *x, pa_err *err)
         const dcol *c = &x->cols[p->col];
         const pq_page_header *h = &p->h;
         int codec = c->cm->codec;
-        if (h->uncompressed_page_size < 0 || h->uncompressed_page_size > c->cm->total_uncompressed_size)
-            return page_error(x, p, err, PA_ECORRUPT, "uncompressed size %d outside the column chunk's %lld bytes",
-                              h->uncompressed_page_size, (long long)c->cm->total_uncompressed_size);
+        if (h->uncompressed_page_size < 0)
+            return page_error(x, p, err, PA_ECORRUPT, "negative uncompressed size %d", h->uncompressed_page_size);
         p->compressed = codec != PQ_CODEC_UNCOMPRESSED;
         if (p->dict) {
             if (i != (size_t)c->dict_page || !h->has_dictionary_page)
@@ -765,6 +767,7 @@ static int decode_by_column(dec *x, pa_err *err)
     size_t n = 0;
     for (int r = 0; r < s->n_rcols; r++)
         if (x->cols[r].used) {
+            /* Only an order: a wrong size (see prepare_pages) costs balance, not results. */
             pairs[2 * n] = x->cols[r].cm->total_uncompressed_size;
             pairs[2 * n + 1] = r;
             n++;

@@ -3,10 +3,12 @@
 # item 2), against DuckDB (tests/oracle/oracle.mjs): BROTLI files DuckDB
 # writes and ones our writer writes, read by both. Needs node and
 # @duckdb/node-api (tests/oracle/setup.sh); without them the test FAILS.
+# Damaged files are made by the pq_patch tool (tests/tools/pq_patch.c).
 set -u
 PISTA="${PISTA:?PISTA must point to the pista binary}"
 SRC="${PISTA_SOURCE_DIR:?}"
 ORACLE="$SRC/tests/oracle/oracle.mjs"
+PATCH="${PISTA_BUILD_DIR:?}/tests/pq_patch"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -84,6 +86,23 @@ else
         same "pista BROTLI $c" "$tmp/w/$c.parquet"
     done
 fi
+
+# ------------------------------------------------------------ wrong total_uncompressed_size
+# parquetjs writes wrong column-chunk sizes; readers trust the page headers.
+# Every column of a file with dictionary and plain pages, v1 and v2, gets a
+# size too small (0, 1), absurdly large, and negative; DuckDB reads them all.
+for v in v1 v2; do
+    f="$tmp/brotli_$v.parquet"
+    for size in 0 1 9000000000000000 -7; do
+        g="$tmp/size_${v}_$size.parquet"
+        cp "$f" "$g.0"
+        for col in 0 1 2 3 4; do
+            "$PATCH" "$g.$col" "$g.$((col + 1))" uncompressed $col $size || fail "pq_patch uncompressed $col $size"
+        done
+        mv "$g.5" "$g"
+        same "total_uncompressed_size $size ($v)" "$g"
+    done
+done
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]
