@@ -57,9 +57,14 @@ static int dbp_refill(kn__dbp *d, pa_err *err)
             d->mb = 0;
             d->blk_left = remaining < d->block_size ? remaining : d->block_size;
         }
-        int w = d->widths[d->mb++];
-        if (w > d->bits)
-            return KN__CORRUPT(err, d->what, "miniblock bit width %d exceeds %d", w, d->bits);
+        /* Writers that take the deltas of INT32 values in 64 bits (DuckDB
+         * with PARQUET_VERSION v2, as the spec describes) need 33 bits for
+         * full-range deltas: from -(2^32-1) to 2^32-1 the relative deltas
+         * reach 2^33-2. The sums are taken modulo 2^bits, so those decode
+         * exactly; wider is corrupt. */
+        int w = d->widths[d->mb++], max_w = d->bits == 32 ? 33 : 64;
+        if (w > max_w)
+            return KN__CORRUPT(err, d->what, "miniblock bit width %d exceeds %d", w, max_w);
         d->mb_w = w;
         d->mb_left = d->blk_left < d->mb_size ? d->blk_left : d->mb_size;
         uint64_t full = d->mb_size * (uint64_t)w / 8;

@@ -202,12 +202,71 @@ static void test_bad_headers(void **state)
     kn_out o = {.values = out, .capacity = 16};
     const uint8_t few[] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 0, 0, 0, 0};
     assert_int_equal(kn_decode_values(KN_ENC_DELTA_BINARY_PACKED, &col, NULL, few, sizeof few, 3, &o, 0, NULL, &err), PA_ECORRUPT);
-    const uint8_t wide[] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 33, 0, 0, 0};
+    /* INT32 miniblocks may be 33 bits wide (test_int32_width33), not 34. */
+    uint8_t wide[10 + 5] = {0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 34, 0, 0, 0};
+    pa_err_close(&err);   /* the first error is kept: start afresh */
+    pa_err_init(&err);
     assert_int_equal(kn_decode_values(KN_ENC_DELTA_BINARY_PACKED, &col, NULL, wide, sizeof wide, 2, &o, 0, NULL, &err), PA_ECORRUPT);
+    assert_non_null(strstr(err.msg, "bit width 34 exceeds 33"));
     const uint8_t block[] = {0x08, 0x01, 0x02, 0x00};
     assert_int_equal(kn_decode_values(KN_ENC_DELTA_BINARY_PACKED, &col, NULL, block, sizeof block, 1, &o, 0, NULL, &err), PA_ECORRUPT);
     const uint8_t mbs[] = {0x80, 0x01, 0x03, 0x02, 0x00};
     assert_int_equal(kn_decode_values(KN_ENC_DELTA_BINARY_PACKED, &col, NULL, mbs, sizeof mbs, 1, &o, 0, NULL, &err), PA_ECORRUPT);
+    pa_err_close(&err);
+}
+
+/* Append v's low w bits to buf at bit *pos, least significant bit first
+ * (Encodings.md bit packing), independently of the library's packer. */
+static void put_bits(uint8_t *buf, size_t *pos, uint64_t v, int w)
+{
+    for (int b = 0; b < w; b++, (*pos)++)
+        if (v >> b & 1)
+            buf[*pos >> 3] |= (uint8_t)(1u << (*pos & 7));
+}
+
+static size_t put_uleb(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+/* Full-range INT32 deltas taken in 64 bits, as DuckDB writes them with
+ * PARQUET_VERSION v2: INT32_MIN, INT32_MAX, INT32_MIN, INT32_MAX, 0, -1 have
+ * deltas 2^32-1, -(2^32-1), 2^32-1, -(2^31-1), -1; the min delta is
+ * -(2^32-1), so the relative deltas are 2^33-2, 0, 2^33-2, 2^31, 2^32-2 in a
+ * 33-bit miniblock. Built by hand; must decode exactly. */
+static void test_int32_width33(void **state)
+{
+    (void)state;
+    pa_err err;
+    pa_err_init(&err);
+    const int32_t want[6] = {INT32_MIN, INT32_MAX, INT32_MIN, INT32_MAX, 0, -1};
+    uint8_t s[256];
+    memset(s, 0, sizeof s);
+    size_t o = 0;
+    s[o++] = 0x80, s[o++] = 0x01, s[o++] = 0x04, s[o++] = 6;   /* block 128, 4 miniblocks, 6 values */
+    o += put_uleb(s + o, 0xFFFFFFFFu);                         /* zigzag(INT32_MIN) = 2^32 - 1 */
+    o += put_uleb(s + o, ((uint64_t)0xFFFFFFFFu << 1) - 1);   /* zigzag(-(2^32-1)) = 2^33 - 3 */
+    s[o++] = 33, s[o++] = 0, s[o++] = 0, s[o++] = 0;
+    const uint64_t rel[5] = {((uint64_t)1 << 33) - 2, 0, ((uint64_t)1 << 33) - 2, (uint64_t)1 << 31,
+                             ((uint64_t)1 << 32) - 2};
+    size_t bit = 0;
+    for (int k = 0; k < 5; k++)
+        put_bits(s + o, &bit, rel[k], 33);
+    o += 32 * 33 / 8;   /* the padded miniblock */
+    assert_true(o <= sizeof s);
+    kn_column col = kcol(KN_PT_INT32, PA_TYPE_INTEGER, 0, 0);
+    int32_t out[6];
+    kn_out ko = {.values = out, .capacity = 6};
+    size_t used;
+    KN_OK(kn_decode_values(KN_ENC_DELTA_BINARY_PACKED, &col, NULL, s, o, 6, &ko, 0, &used, &err));
+    assert_int_equal(used, o);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(out[i], want[i]);
     pa_err_close(&err);
 }
 
@@ -220,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_spec_dba),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_bad_headers),
+        cmocka_unit_test(test_int32_width33),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
