@@ -43,21 +43,24 @@ typedef struct wcase {
     bool fallback;             /* strings: repeating, then all distinct */
     bool defaults;             /* pq_writer_options_init only */
     bool no_dict;              /* one-value pages: a dictionary never pays off */
+    bool crc;                  /* page CRCs */
 } wcase;
 
 static const wcase cases[] = {
-    {"required_snappy_v1", PQ_CODEC_SNAPPY, 1, 0, 5000, 2000, 1 << 20, 1 << 20, false, false, false},
-    {"some_null_zstd_v1", PQ_CODEC_ZSTD, 1, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false},
-    {"all_null_gzip_v2", PQ_CODEC_GZIP, 2, 2, 3000, 2000, 1 << 20, 1 << 20, false, false, false},
-    {"some_null_lz4raw_v2", PQ_CODEC_LZ4_RAW, 2, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false},
-    {"some_null_plain_small", PQ_CODEC_UNCOMPRESSED, 1, 1, 5600, 700, 100, 1 << 20, false, false, false},
-    {"required_snappy_v2_small", PQ_CODEC_SNAPPY, 2, 0, 3000, 1000, 300, 1 << 20, false, false, false},
-    {"one_value_pages_zstd_v2", PQ_CODEC_ZSTD, 2, 1, 300, 128, 1, 1 << 20, false, false, true},
-    {"some_null_brotli_v2", PQ_CODEC_BROTLI, 2, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false},
-    {"required_brotli_v1_small", PQ_CODEC_BROTLI, 1, 0, 3000, 1000, 300, 1 << 20, false, false, false},
-    {"fallback_zstd_v1", PQ_CODEC_ZSTD, 1, 1, 8000, 8000, 4096, 2048, true, false, false},
-    {"defaults", 0, 1, 1, 5000, 1 << 20, 1 << 20, 1 << 20, false, true, false},
-    {"empty", PQ_CODEC_SNAPPY, 1, 1, 0, 2000, 1 << 20, 1 << 20, false, false, false},
+    {"required_snappy_v1", PQ_CODEC_SNAPPY, 1, 0, 5000, 2000, 1 << 20, 1 << 20, false, false, false, false},
+    {"some_null_zstd_v1", PQ_CODEC_ZSTD, 1, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false, false},
+    {"all_null_gzip_v2", PQ_CODEC_GZIP, 2, 2, 3000, 2000, 1 << 20, 1 << 20, false, false, false, false},
+    {"some_null_lz4raw_v2", PQ_CODEC_LZ4_RAW, 2, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false, false},
+    {"some_null_plain_small", PQ_CODEC_UNCOMPRESSED, 1, 1, 5600, 700, 100, 1 << 20, false, false, false, false},
+    {"required_snappy_v2_small", PQ_CODEC_SNAPPY, 2, 0, 3000, 1000, 300, 1 << 20, false, false, false, false},
+    {"one_value_pages_zstd_v2", PQ_CODEC_ZSTD, 2, 1, 300, 128, 1, 1 << 20, false, false, true, false},
+    {"some_null_brotli_v2", PQ_CODEC_BROTLI, 2, 1, 5000, 2000, 1 << 20, 1 << 20, false, false, false, false},
+    {"required_brotli_v1_small", PQ_CODEC_BROTLI, 1, 0, 3000, 1000, 300, 1 << 20, false, false, false, false},
+    {"crc_snappy_v2_small", PQ_CODEC_SNAPPY, 2, 1, 3000, 1000, 300, 1 << 20, false, false, false, true},
+    {"crc_plain_v1", PQ_CODEC_UNCOMPRESSED, 1, 1, 3000, 3000, 1 << 20, 1 << 20, false, false, false, true},
+    {"fallback_zstd_v1", PQ_CODEC_ZSTD, 1, 1, 8000, 8000, 4096, 2048, true, false, false, false},
+    {"defaults", 0, 1, 1, 5000, 1 << 20, 1 << 20, 1 << 20, false, true, false, false},
+    {"empty", PQ_CODEC_SNAPPY, 1, 1, 0, 2000, 1 << 20, 1 << 20, false, false, false, false},
 };
 
 /* ------------------------------------------------------------ generator */
@@ -352,6 +355,7 @@ static int write_case(const wcase *c, const char *dir)
     pq_writer_options_init(&o);
     if (!c->defaults) {
         o.codec = c->codec;
+        o.page_crc = c->crc;
         o.data_page_version = c->page_version;
         o.row_group_rows = c->rg_rows;
         o.page_bytes = c->page_bytes;

@@ -95,6 +95,10 @@ const char *kn_codec_name(int codec);
 /* True when this build can (de)compress codec. */
 bool kn_codec_supported(int codec);
 
+/* CRC-32 of p[0, n) as zlib's crc32 computes it (polynomial 0x04C11DB7,
+ * reflected, the gzip one): the checksum of PageHeader.crc. */
+uint32_t kn_crc32(const void *p, size_t n);
+
 /* Decompress src into exactly dst_size bytes (the uncompressed size from the
  * page header). PA_ECORRUPT if the data is bad or decompresses to any other
  * size; dst is never written past dst_size (its content is unspecified on

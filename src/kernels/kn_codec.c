@@ -50,6 +50,35 @@ bool kn_codec_supported(int codec)
     }
 }
 
+#ifdef PISTA_HAVE_ZLIB
+uint32_t kn_crc32(const void *p_, size_t n)
+{
+    const uint8_t *p = p_;
+    uLong c = crc32(0L, Z_NULL, 0);
+    while (n > 0) {   /* zlib's length is a uInt */
+        uInt k = n > UINT_MAX ? UINT_MAX : (uInt)n;
+        c = crc32(c, p, k);
+        p += k;
+        n -= k;
+    }
+    return (uint32_t)c;
+}
+#else
+/* Without zlib: the same CRC a bit at a time (slow; zlib is in every
+ * build that matters). */
+uint32_t kn_crc32(const void *p_, size_t n)
+{
+    const uint8_t *p = p_;
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+#endif
+
 static int unsupported(int codec, pa_err *err)
 {
     return pa_error(err, PA_EUNSUPPORTED, "compression codec %s (%d) is not supported by this build",

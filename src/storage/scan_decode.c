@@ -379,11 +379,33 @@ static int prepare_pages(dec *x, pa_err *err)
 
 /* ------------------------------------------------------------- page tasks */
 
+/* PageHeader.crc, when present: the CRC-32 of the page's bytes as stored
+ * after its header (parquet.thrift: compressed data, and for v2 data pages
+ * the uncompressed levels in front of it). Checked before anything reads
+ * the page; a mismatch is a page task's failure (file, column and page). */
+static bool crc_ok(dec *x, size_t i)
+{
+    dpage *p = &x->pages[i];
+    if (!p->h.has_crc)
+        return true;
+    uint32_t got = kn_crc32(p->body, (size_t)p->body_len), want = (uint32_t)p->h.crc;
+    if (got == want)
+        return true;
+    pa_err e;
+    pa_err_init(&e);
+    pa_error(&e, PA_ECORRUPT, "page CRC mismatch: the header says 0x%08x, the %llu stored bytes have 0x%08x",
+             want, (unsigned long long)p->body_len, got);
+    task_fail(x, i, &e);
+    pa_err_close(&e);
+    return false;
+}
+
+/* Check page i's CRC, then decompress it into its place in the scratch arena. */
 static void decompress_task(void *ctx, size_t i)
 {
     dec *x = ctx;
     dpage *p = &x->pages[i];
-    if (!p->compressed)
+    if (!crc_ok(x, i) || !p->compressed)
         return;
     pa_err e;
     pa_err_init(&e);

@@ -887,6 +887,8 @@ typedef struct pq_writer_options {
     uint64_t dictionary_bytes; /* PLAIN size cap of a dictionary; default 1 MiB */
     bool statistics;           /* chunk statistics; default on */
     bool page_index;           /* ColumnIndex + OffsetIndex; default on */
+    bool page_crc;             /* PageHeader.crc on every page; default off
+                                * (readers check it only when asked, most never) */
     uint32_t stats_truncate;   /* longest string min/max kept; default 64 */
     const char *created_by;    /* default "pista version <version>"; copied */
     const pq_key_value *key_value;  /* file key-value metadata; copied */

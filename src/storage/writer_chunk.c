@@ -197,6 +197,10 @@ static int emit(wr_chunk *x, pq_page_header *h, const uint8_t *body, size_t body
     w->hdr.len = 0;
     h->uncompressed_page_size = (int32_t)raw_len;
     h->compressed_page_size = (int32_t)body_len;
+    if (w->opt.page_crc) {   /* over the bytes as written: v2 levels included */
+        h->crc = (int32_t)kn_crc32(body, body_len);
+        h->has_crc = true;
+    }
     int rc = pq_page_header_encode(h, &w->hdr, err);
     if (rc != PA_OK)
         return rc;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_parquet_codecs.sh - codecs, encodings and damaged metadata (issue 18,
 # item 2), against DuckDB (tests/oracle/oracle.mjs): BROTLI files DuckDB
-# writes and ones our writer writes, read by both. Needs node and
+# writes and ones our writer writes, read by both; full-range DELTA_BINARY_PACKED;
+# wrong column-chunk sizes; page CRCs. Needs node and
 # @duckdb/node-api (tests/oracle/setup.sh); without them the test FAILS.
 # Damaged files are made by the pq_patch tool (tests/tools/pq_patch.c).
 set -u
@@ -121,6 +122,46 @@ for v in v1 v2; do
         same "total_uncompressed_size $size ($v)" "$g"
     done
 done
+
+# ------------------------------------------------------------ page CRCs
+# Our writer's CRCs (write-test cases crc_*) checked by node's zlib.crc32 over
+# each page's stored bytes; the files read back (checking them) as DuckDB
+# reads them; one inverted byte in a dictionary page, in the levels of a v2
+# data page and in a v1 data page is a CRC error naming file, column and page.
+for c in crc_snappy_v2_small crc_plain_v1; do
+    f="$tmp/w/$c.parquet"
+    checks=$((checks + 1))
+    if ! "$PATCH" "$f" - pages > "$tmp/pages"; then
+        fail "$c: pq_patch pages failed"
+        continue
+    fi
+    if ! node -e '
+        const fs = require("fs"), zlib = require("zlib");
+        const file = fs.readFileSync(process.argv[1]);
+        let n = 0;
+        for (const line of fs.readFileSync(process.argv[2], "utf8").trim().split("\n")) {
+            const [rg, col, page, off, len, crc] = line.split(" ");
+            const want = zlib.crc32(file.subarray(+off, +off + +len));
+            if (crc !== String(want)) { console.error(`rg ${rg} col ${col} page ${page}: crc ${crc}, zlib ${want}`); process.exit(1); }
+            n++;
+        }
+        console.log(`ok: ${n} page CRCs match zlib`);
+    ' "$f" "$tmp/pages"; then
+        fail "$c: the writer's CRCs differ from zlib's"
+    fi
+    same "pista CRC file $c" "$f"
+done
+if [ -s "$tmp/w/crc_snappy_v2_small.parquet" ]; then
+    W="$tmp/w/crc_snappy_v2_small.parquet"
+    # column 8 (s) starts with its dictionary page; column 2 (i) is OPTIONAL,
+    # so its v2 data pages start with definition levels.
+    "$PATCH" "$W" "$tmp/crc_dict.parquet" flip 8 0 5 && \
+        refused "CRC: dictionary page" "$tmp/crc_dict.parquet" "page CRC mismatch" "column s page 0"
+    "$PATCH" "$W" "$tmp/crc_levels.parquet" flip 2 1 0 && \
+        refused "CRC: v2 definition levels" "$tmp/crc_levels.parquet" "page CRC mismatch" "column i page 1"
+    "$PATCH" "$tmp/w/crc_plain_v1.parquet" "$tmp/crc_v1.parquet" flip 4 0 100 && \
+        refused "CRC: v1 data page" "$tmp/crc_v1.parquet" "page CRC mismatch" "column d page 0"
+fi
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]

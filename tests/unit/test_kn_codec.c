@@ -3,7 +3,7 @@
  * sizes 0, 1, odd and 1 MiB (compressible and random data), exact-size
  * enforcement, Hadoop-framed LZ4 built by hand, the raw-LZ4 fallback of
  * codec 5, truncations, BROTLI streams with bytes after their end, and the
- * batch entry point on a thread pool.
+ * batch entry point on a thread pool; the page CRC.
  */
 #include "kn_testutil.h"
 
@@ -163,6 +163,17 @@ static void test_brotli(void **state)
     pa_err_close(&err);
 }
 
+/* kn_crc32: the CRC-32 check value of "123456789" (0xCBF43926, as every
+ * CRC-32/ISO-HDLC implementation gives it), the empty input and "a" (as
+ * Python's zlib.crc32 gives it). */
+static void test_crc32(void **state)
+{
+    (void)state;
+    assert_int_equal(kn_crc32("123456789", 9), 0xCBF43926u);
+    assert_int_equal(kn_crc32("", 0), 0);
+    assert_int_equal(kn_crc32("a", 1), 0xE8B7BE43u);
+}
+
 static void test_batch(void **state)
 {
     (void)state;
@@ -210,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_lz4_hadoop),
         cmocka_unit_test(test_brotli),
+        cmocka_unit_test(test_crc32),
         cmocka_unit_test(test_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
