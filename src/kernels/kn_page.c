@@ -87,6 +87,16 @@ static int split_page(const kn_page *pg, const kn_column *col, parts *pt, pa_err
     int maxd = col->max_def_level;
     pt->def_width = kn__bits64((uint64_t)maxd);
     if (pg->version == 2) {
+        /* v2 headers say what the levels are: a page that disagrees with
+         * the schema (a REQUIRED column turned OPTIONAL in the footer, or
+         * back) would otherwise decode as shifted values. */
+        if (maxd == 0 && (pg->def_levels_size > 0 || pg->num_nulls > 0))
+            return KN__CORRUPT(err, "data page v2", "%u bytes of definition levels and %d NULLs, but the "
+                               "schema says the column is REQUIRED: definition levels do not match the schema",
+                               pg->def_levels_size, pg->num_nulls);
+        if (maxd > 0 && pg->def_levels_size == 0 && pg->num_values > 0)
+            return KN__CORRUPT(err, "data page v2", "no definition levels, but the schema says the column "
+                               "is OPTIONAL: definition levels do not match the schema");
         if (maxd > 0) {
             if (!pg->levels && pg->def_levels_size)
                 return pa_error(err, PA_EINVAL, "data page v2 without its levels");
@@ -210,6 +220,12 @@ static int decode_levels(const parts *pt, const kn_column *col, uint64_t n, uint
         }
         i += c;
     }
+    /* Levels left over (beyond the padding of a bit-packed group) mean the
+     * stream is not this page's levels, e.g. the schema made a REQUIRED
+     * column OPTIONAL and values were read as levels. */
+    if ((!r.packed && r.left > 0) || r.p != r.end)
+        return KN__CORRUPT(err, r.what, "the levels hold more than the page's %llu values: "
+                           "definition levels do not match the schema", (unsigned long long)n);
     *non_null = valid;
     return PA_OK;
 }
@@ -320,6 +336,12 @@ int kn_page_decode(const kn_page *pg, const kn_column *col, const kn_dict *dict,
     if (pg->encoding == KN_ENC_BYTE_STREAM_SPLIT && used != pt.values_size)
         return KN__CORRUPT(err, enc, "%zu bytes for %llu values of %d bytes", pt.values_size,
                            (unsigned long long)m, ci.phys_width);
+    /* PLAIN values fill the page exactly: bytes left over are levels the
+     * schema does not expect (an OPTIONAL column made REQUIRED in the
+     * footer) or values it does not count. */
+    if (pg->encoding == KN_ENC_PLAIN && used != pt.values_size)
+        return KN__CORRUPT(err, enc, "%zu bytes after the page's %llu values: the page does not match "
+                           "the schema (definition levels?)", pt.values_size - used, (unsigned long long)m);
     spread(&ci, out, row_offset, n, m);
     return PA_OK;
 }

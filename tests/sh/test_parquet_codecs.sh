@@ -2,7 +2,8 @@
 # test_parquet_codecs.sh - codecs, encodings and damaged metadata (issue 18,
 # item 2), against DuckDB (tests/oracle/oracle.mjs): BROTLI files DuckDB
 # writes and ones our writer writes, read by both; full-range DELTA_BINARY_PACKED;
-# wrong column-chunk sizes; page CRCs. Needs node and
+# wrong column-chunk sizes; page CRCs; definition levels that do not match
+# the schema. Needs node and
 # @duckdb/node-api (tests/oracle/setup.sh); without them the test FAILS.
 # Damaged files are made by the pq_patch tool (tests/tools/pq_patch.c).
 set -u
@@ -161,6 +162,33 @@ if [ -s "$tmp/w/crc_snappy_v2_small.parquet" ]; then
         refused "CRC: v2 definition levels" "$tmp/crc_levels.parquet" "page CRC mismatch" "column i page 1"
     "$PATCH" "$tmp/w/crc_plain_v1.parquet" "$tmp/crc_v1.parquet" flip 4 0 100 && \
         refused "CRC: v1 data page" "$tmp/crc_v1.parquet" "page CRC mismatch" "column d page 0"
+fi
+
+# ------------------------------------------------------------ levels that do not match the schema
+# A footer whose repetition type was flipped: OPTIONAL -> REQUIRED in DuckDB's
+# v1 PLAIN columns (their levels would be read as values), REQUIRED ->
+# OPTIONAL in our writer's v1 and v2 pages, OPTIONAL -> REQUIRED in our v2
+# pages with levels. Each is an error naming the file and the column.
+f="$tmp/levels.parquet"
+duck "COPY (select i::INTEGER as i, (i * 7)::BIGINT as l, i / 3.0 as d from range(30000) t(i))
+      TO '$f' (FORMAT PARQUET, PARQUET_VERSION v1)"
+for c in 0:i 1:l 2:d; do
+    "$PATCH" "$f" "$tmp/req.parquet" repetition "${c%%:*}" required && \
+        refused "OPTIONAL made REQUIRED, DuckDB v1 column ${c#*:}" "$tmp/req.parquet" \
+            "column ${c#*:} page 0" "does not match the schema"
+done
+if [ -s "$tmp/w/required_snappy_v2_small.parquet" ]; then
+    for c in 0:id 4:d 8:s; do
+        "$PATCH" "$tmp/w/required_snappy_v2_small.parquet" "$tmp/opt.parquet" repetition "${c%%:*}" optional && \
+            refused "REQUIRED made OPTIONAL, v2 column ${c#*:}" "$tmp/opt.parquet" \
+                "column ${c#*:} page" "definition levels do not match the schema"
+        "$PATCH" "$tmp/w/required_brotli_v1_small.parquet" "$tmp/opt.parquet" repetition "${c%%:*}" optional && \
+            refused "REQUIRED made OPTIONAL, v1 column ${c#*:}" "$tmp/opt.parquet" \
+                "column ${c#*:} page" "definition levels"
+    done
+    "$PATCH" "$tmp/w/some_null_brotli_v2.parquet" "$tmp/req.parquet" repetition 2 required && \
+        refused "OPTIONAL made REQUIRED, v2 column i" "$tmp/req.parquet" "column i page" \
+            "schema says the column is REQUIRED"
 fi
 
 echo "$checks checks, $fails failed"

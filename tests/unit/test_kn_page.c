@@ -332,11 +332,58 @@ static void test_hand_v1_page(void **state)
     pa_err_close(&err);
 }
 
+/* Pages whose levels disagree with the schema (issue 18: a REQUIRED column
+ * turned OPTIONAL in the footer, or back) are corrupt, never shifted values.
+ * Each case is checked against its message; err is reset in between (the
+ * first error is kept). */
+static void expect_mismatch(const kn_page *pg, int max_def, const char *text)
+{
+    pa_err err;
+    pa_err_init(&err);
+    kn_column col = kcol(KN_PT_INT32, PA_TYPE_INTEGER, 0, max_def);
+    int32_t vals[8];
+    uint8_t valid[1];
+    kn_out out = {.values = vals, .validity = max_def ? valid : NULL, .capacity = 8};
+    assert_int_equal(kn_page_decode(pg, &col, NULL, &out, 0, &err), PA_ECORRUPT);
+    if (!strstr(err.msg, text))
+        fail_msg("expected '%s' in: %s", text, err.msg);
+    pa_err_close(&err);
+}
+
+static void test_levels_mismatch(void **state)
+{
+    (void)state;
+    /* v1, 4 rows: an RLE run of 6 levels of 1, then 6 values. */
+    uint8_t run6[] = {2, 0, 0, 0, 0x0C, 0x01, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0};
+    kn_page v1 = {.version = 1, .encoding = KN_ENC_PLAIN, .def_level_encoding = KN_ENC_RLE,
+                  .num_values = 4, .data = run6, .size = sizeof run6};
+    expect_mismatch(&v1, 1, "levels hold more than the page's 4 values");
+    /* v1, 4 rows: a run of 4, then a second run the page has no rows for. */
+    uint8_t two_runs[] = {4, 0, 0, 0, 0x08, 0x01, 0x04, 0x00, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0};
+    v1.data = two_runs, v1.size = sizeof two_runs;
+    expect_mismatch(&v1, 1, "definition levels do not match the schema");
+    /* An OPTIONAL page read as REQUIRED: the levels' 6 bytes are left over. */
+    uint8_t opt[] = {2, 0, 0, 0, 0x08, 0x01, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0};
+    v1.data = opt, v1.size = sizeof opt;
+    expect_mismatch(&v1, 0, "6 bytes after the page's 4 values");
+    /* v2 pages say what their levels are. */
+    uint8_t lv[] = {0x08, 0x01}, vals[16] = {1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0};
+    kn_page v2 = {.version = 2, .encoding = KN_ENC_PLAIN, .num_values = 4, .levels = lv,
+                  .def_levels_size = sizeof lv, .data = vals, .size = sizeof vals};
+    expect_mismatch(&v2, 0, "schema says the column is REQUIRED");
+    v2.def_levels_size = 0;
+    v2.levels = NULL;
+    expect_mismatch(&v2, 1, "schema says the column is OPTIONAL");
+    v2.num_nulls = 1;
+    expect_mismatch(&v2, 0, "1 NULLs");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_v1_page),
         cmocka_unit_test(test_bit_packed_levels),
+        cmocka_unit_test(test_levels_mismatch),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_pages_into_one_chunk),
         cmocka_unit_test(test_page_jobs),
