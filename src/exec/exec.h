@@ -68,7 +68,11 @@ int ex_op_find_column(const ex_op *op, const char *name);
  */
 typedef enum ex_arith { EX_ADD, EX_SUB, EX_MUL, EX_DIV, EX_MOD } ex_arith;
 typedef enum ex_cmp { EX_EQ, EX_NE, EX_LT, EX_LE, EX_GT, EX_GE } ex_cmp;
-typedef enum ex_field { EX_YEAR, EX_MONTH, EX_DAY } ex_field;
+/* The fields of a DATE, as kn_date_field (kernels.h) lists them. */
+typedef enum ex_field {
+    EX_YEAR, EX_MONTH, EX_DAY, EX_QUARTER, EX_DOW, EX_ISODOW, EX_DOY, EX_WEEK, EX_ISOYEAR, EX_EPOCH, EX_DECADE,
+    EX_CENTURY, EX_MILLENNIUM
+} ex_field;
 typedef enum ex_unit { EX_DAYS, EX_MONTHS, EX_YEARS } ex_unit;
 
 /* Column `index` of input's output, with its type. */
@@ -131,6 +135,13 @@ ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits
 
 /* EXTRACT(field FROM date) -> BIGINT. */
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err);
+/* DATE_TRUNC(field, date) -> DATE (PostgreSQL gives a timestamp; Pista has
+ * no timestamps yet): YEAR, QUARTER, MONTH, WEEK (Monday), DAY, DECADE,
+ * CENTURY, MILLENNIUM. */
+ex_expr *ex_expr_date_trunc(ex_plan *p, ex_field field, ex_expr *date, pa_err *err);
+/* MAKE_DATE(year, month, day) -> DATE; integers; a field out of range is
+ * the statement's error ("date field value out of range: 2023-02-30"). */
+ex_expr *ex_expr_make_date(ex_plan *p, ex_expr *y, ex_expr *m, ex_expr *d, pa_err *err);
 /* date + n units (n < 0 subtracts) -> DATE; months and years keep the day,
  * clamped to the end of the month (1996-02-29 + 1 year = 1997-02-28). */
 ex_expr *ex_expr_date_add(ex_plan *p, ex_expr *date, int64_t n, ex_unit unit, pa_err *err);

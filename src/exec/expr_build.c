@@ -507,13 +507,53 @@ ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)
 {
     if (!date)
         return NULL;
-    if (date->type.id != PA_TYPE_DATE || (unsigned)field > EX_DAY) {
+    if (date->type.id != PA_TYPE_DATE || (unsigned)field > EX_MILLENNIUM) {
         pa_error(err, PA_EINVAL, "EXTRACT from a %s (DATE expected)", pa_type_name(date->type.id));
         return NULL;
     }
     ex_expr *e = node1(p, EX__EXTRACT, T(PA_TYPE_BIGINT), date, err);
     if (e)
         e->sub = field;
+    return finish_strict(p, e, err);
+}
+
+_Static_assert((int)EX_MILLENNIUM == KN_FIELD_MILLENNIUM && (int)EX_WEEK == KN_FIELD_WEEK, "ex_field and kn_date_field agree");
+
+ex_expr *ex_expr_date_trunc(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)
+{
+    if (!date)
+        return NULL;
+    bool ok = field == EX_YEAR || field == EX_QUARTER || field == EX_MONTH || field == EX_WEEK || field == EX_DAY ||
+              field == EX_DECADE || field == EX_CENTURY || field == EX_MILLENNIUM;
+    if (date->type.id != PA_TYPE_DATE || !ok) {
+        pa_error(err, PA_EINVAL, ok ? "date_trunc of a %s (DATE expected)" : "date_trunc to an unsupported field (%s)",
+                 ok ? pa_type_name(date->type.id) : "dow, doy, epoch and the like are no units");
+        return NULL;
+    }
+    ex_expr *e = node1(p, EX__DATE_TRUNC, T(PA_TYPE_DATE), date, err);
+    if (e)
+        e->sub = field;
+    return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_make_date(ex_plan *p, ex_expr *y, ex_expr *m, ex_expr *d, pa_err *err)
+{
+    if (!y || !m || !d)
+        return NULL;
+    ex_expr *a[3] = {y, m, d};
+    for (int i = 0; i < 3; i++) {
+        if (a[i]->type.id != PA_TYPE_INTEGER && a[i]->type.id != PA_TYPE_BIGINT) {
+            pa_error(err, PA_EINVAL, "make_date needs integers, not %s", pa_type_name(a[i]->type.id));
+            return NULL;
+        }
+        if (!(a[i] = ex__cast(p, a[i], T(PA_TYPE_BIGINT), err)))
+            return NULL;
+    }
+    ex_expr *e = ex__node_new(p, EX__MAKE_DATE, T(PA_TYPE_DATE), 3, err);
+    if (!e)
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        e->args[i] = a[i];
     return finish_strict(p, e, err);
 }
 

@@ -268,6 +268,7 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
     case EX__NOT:
     case EX__IS_NULL:
     case EX__EXTRACT:
+    case EX__DATE_TRUNC:
     case EX__ADD_MONTHS:
     case EX__CAST:
         if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK)
@@ -275,11 +276,21 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         if (e->kind == EX__CAST && cast_is_noop(at, e->type))
             return *vreg = a, memo_add(c, e, a);
         i.op = e->kind == EX__NEG ? KN_OP_NEG : e->kind == EX__NOT ? KN_OP_NOT : e->kind == EX__IS_NULL ? KN_OP_IS_NULL
-             : e->kind == EX__EXTRACT ? KN_OP_EXTRACT : e->kind == EX__ADD_MONTHS ? KN_OP_ADD_MONTHS : KN_OP_CAST;
+             : e->kind == EX__EXTRACT ? KN_OP_EXTRACT : e->kind == EX__DATE_TRUNC ? KN_OP_DATE_TRUNC
+             : e->kind == EX__ADD_MONTHS ? KN_OP_ADD_MONTHS : KN_OP_CAST;
         i.a = (int16_t)a;
         i.sub = (uint8_t)e->sub;
         i.imm = (int32_t)e->imm;
         break;
+    case EX__MAKE_DATE: {
+        int b, c2;
+        if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK || (rc = gen_reg(c, e->args[1], &b)) != PA_OK ||
+            (rc = gen_reg(c, e->args[2], &c2)) != PA_OK)
+            return rc;
+        i.op = KN_OP_MAKE_DATE;
+        i.a = (int16_t)a, i.b = (int16_t)b, i.c = (int16_t)c2;
+        break;
+    }
     case EX__MATH: {
         int b = -1;
         if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK || (e->n_args > 1 && (rc = gen_reg(c, e->args[1], &b)) != PA_OK))

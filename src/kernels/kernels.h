@@ -698,7 +698,9 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(EXTRACT)    /* dst = BIGINT field sub (kn_date_field) of DATE a */      \
     X(ADD_MONTHS) /* dst = DATE a + imm months, day clamped to month end */   \
     X(CAST)       /* dst (type) = CAST(a (atype)) */                         \
-    X(MATH)       /* dst = function sub (kn_math) of a (and b); see kn_math */
+    X(MATH)       /* dst = function sub (kn_math) of a (and b); see kn_math */ \
+    X(DATE_TRUNC) /* dst = DATE a truncated to field sub (kn_date_field) */   \
+    X(MAKE_DATE)  /* dst = DATE of BIGINT year a, month b, day c (checked) */
 
 typedef enum kn_opcode {
 #define KN__OPC(name) KN_OP_##name,
@@ -709,7 +711,14 @@ typedef enum kn_opcode {
 const char *kn_opcode_name(int op);
 
 typedef enum kn_cmp { KN_CMP_EQ, KN_CMP_NE, KN_CMP_LT, KN_CMP_LE, KN_CMP_GT, KN_CMP_GE } kn_cmp;
-typedef enum kn_date_field { KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY } kn_date_field;
+/* Fields of a DATE (PostgreSQL's): DOW 0 = Sunday, ISODOW 7 = Sunday, WEEK
+ * and ISOYEAR ISO 8601's, EPOCH seconds since 1970-01-01. DATE_TRUNC takes
+ * YEAR, MONTH, DAY, QUARTER, WEEK (to Monday), DECADE, CENTURY, MILLENNIUM. */
+typedef enum kn_date_field {
+    KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY, KN_FIELD_QUARTER, KN_FIELD_DOW, KN_FIELD_ISODOW, KN_FIELD_DOY,
+    KN_FIELD_WEEK, KN_FIELD_ISOYEAR, KN_FIELD_EPOCH, KN_FIELD_DECADE, KN_FIELD_CENTURY, KN_FIELD_MILLENNIUM,
+    KN_FIELD__COUNT
+} kn_date_field;
 
 /* MATH functions. SQRT .. POWER: DOUBLE a (and b) to DOUBLE, with
  * PostgreSQL's errors (a negative square root, the logarithm of zero or of

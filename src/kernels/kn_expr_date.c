@@ -1,8 +1,10 @@
 /*
- * kn_expr_date.c - EXTRACT(YEAR|MONTH|DAY) and DATE + months.
+ * kn_expr_date.c - EXTRACT of every DATE field, DATE_TRUNC, MAKE_DATE and
+ * DATE + months.
  *
  * Dates are int32 days since 1970-01-01 in the proleptic Gregorian calendar.
- * The per-value conversions are kn__s_civil and kn__s_add_months
+ * The per-value conversions are kn__s_civil, kn__s_date_field,
+ * kn__s_date_trunc, kn__s_make_date and kn__s_add_months
  * (kn_scalar.h, shared with the CUDA kernels): branch-light era/day-of-era
  * formulas, inlined into loops the compiler can vectorise. Adding months
  * keeps the day of month, clamped to the last day of the target month (SQL:
@@ -16,28 +18,17 @@ int kn__op_extract(kn__eval *e, const kn_insn *in)
     const kn__reg *a = &e->regs[in->a];
     const int32_t *A = a->data;
     int64_t *D = d->data = d->slot;
-    int64_t y, m, dd;
-    switch ((kn_date_field)in->sub) {
-    case KN_FIELD_YEAR:
+    if (in->sub >= KN_FIELD__COUNT)
+        return pa_error(e->err, PA_EINVAL, "EXTRACT of unknown field %d", in->sub);
+    if (in->sub == KN_FIELD_YEAR) {   /* the common one, without the switch */
         for (int i = 0; i < e->n; i++) {
+            int64_t y, m, dd;
             kn__s_civil(A[i], &y, &m, &dd);
             D[i] = y;
         }
-        break;
-    case KN_FIELD_MONTH:
-        for (int i = 0; i < e->n; i++) {
-            kn__s_civil(A[i], &y, &m, &dd);
-            D[i] = m;
-        }
-        break;
-    case KN_FIELD_DAY:
-        for (int i = 0; i < e->n; i++) {
-            kn__s_civil(A[i], &y, &m, &dd);
-            D[i] = dd;
-        }
-        break;
-    default:
-        return pa_error(e->err, PA_EINVAL, "EXTRACT of unknown field %d", in->sub);
+    } else {
+        for (int i = 0; i < e->n; i++)
+            D[i] = kn__s_date_field(in->sub, A[i]);
     }
     kn__valid_and2(e, d, a, NULL);
     return PA_OK;
@@ -56,5 +47,36 @@ int kn__op_add_months(kn__eval *e, const kn_insn *in)
     kn__valid_and2(e, d, a, NULL);
     if (bad)
         return pa_error(e->err, PA_EOVERFLOW, "date out of range adding %lld months", (long long)months);
+    return PA_OK;
+}
+
+int kn__op_date_trunc(kn__eval *e, const kn_insn *in)
+{
+    kn__reg *d = &e->regs[in->dst];
+    const kn__reg *a = &e->regs[in->a];
+    const int32_t *A = a->data;
+    int32_t *D = d->data = d->slot;
+    for (int i = 0; i < e->n; i++)
+        D[i] = (int32_t)kn__s_date_trunc(in->sub, A[i]);   /* never before the day itself, nor past int32 */
+    kn__valid_and2(e, d, a, NULL);
+    return PA_OK;
+}
+
+int kn__op_make_date(kn__eval *e, const kn_insn *in)
+{
+    kn__reg *d = &e->regs[in->dst];
+    const kn__reg *a = &e->regs[in->a], *b = &e->regs[in->b], *c = &e->regs[in->c];
+    const int64_t *Y = a->data, *M = b->data, *DD = c->data;
+    int32_t *D = d->data = d->slot;
+    kn__valid_and3(e, d, a, b, c);
+    for (int i = 0; i < e->n; i++) {
+        if (!kn__valid(d, i)) {
+            D[i] = 0;
+            continue;
+        }
+        if (!kn__s_make_date(Y[i], M[i], DD[i], &D[i]))
+            return pa_error(e->err, PA_EINVAL, "date field value out of range: %lld-%02lld-%02lld", (long long)Y[i],
+                            (long long)M[i], (long long)DD[i]);
+    }
     return PA_OK;
 }

@@ -103,6 +103,8 @@ int kn__format(pa_type t, const void *v, char *buf, size_t cap);
 int kn__op_arith(kn__eval *e, const kn_insn *in);
 int kn__op_neg(kn__eval *e, const kn_insn *in);
 int kn__op_math(kn__eval *e, const kn_insn *in);   /* kn_expr_math.c */
+int kn__op_date_trunc(kn__eval *e, const kn_insn *in);   /* kn_expr_date.c */
+int kn__op_make_date(kn__eval *e, const kn_insn *in);
 int kn__op_mod(kn__eval *e, const kn_insn *in);
 int kn__op_div(kn__eval *e, const kn_insn *in);
 int kn__op_cmp(kn__eval *e, const kn_insn *in);

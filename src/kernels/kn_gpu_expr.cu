@@ -691,11 +691,35 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             d->s = kn__s_substr(a.s, b.i, in->imm ? c.i : 0, in->imm != 0);
             *dv = va && vb && (!in->imm || vc);
             break;
-        case KN_OP_EXTRACT: {
-            int64_t y, m, dd;
-            kn__s_civil((int32_t)a.i, &y, &m, &dd);
-            d->i = in->sub == KN_FIELD_YEAR ? y : in->sub == KN_FIELD_MONTH ? m : dd;
+        case KN_OP_EXTRACT:
+            d->i = kn__s_date_field(in->sub, (int32_t)a.i);
             *dv = va;
+            break;
+        case KN_OP_DATE_TRUNC:
+            d->i = (int32_t)kn__s_date_trunc(in->sub, (int32_t)a.i);
+            *dv = va;
+            break;
+        case KN_OP_MAKE_DATE: {
+            int32_t r = 0;
+            *dv = va && vb && vc;
+            if (*dv && !kn__s_make_date(a.i, b.i, c.i, &r)) {
+                if (claim_fault(P)) {
+                    msg m = begin_fault(P);
+                    char t[24];
+                    m.put("date field value out of range: ");
+                    kn__s_format_i64(a.i, t, sizeof t);
+                    m.put(t);
+                    m.put(b.i >= 0 && b.i < 10 ? "-0" : "-");
+                    kn__s_format_i64(b.i, t, sizeof t);
+                    m.put(t);
+                    m.put(c.i >= 0 && c.i < 10 ? "-0" : "-");
+                    kn__s_format_i64(c.i, t, sizeof t);
+                    m.put(t);
+                    raise_fault(P, PA_EINVAL);
+                }
+                return false;
+            }
+            d->i = r;
             break;
         }
         case KN_OP_ADD_MONTHS: {
@@ -877,7 +901,7 @@ int device_check(const kn_program *p, int64_t rows, pa_err *err)
     int texts = 0;
     for (int k = 0; k < p->n_insns; k++) {
         const kn_insn *in = &ins[k];
-        if (in->op == KN_OP_EXTRACT && in->sub > KN_FIELD_DAY)
+        if ((in->op == KN_OP_EXTRACT || in->op == KN_OP_DATE_TRUNC) && in->sub >= KN_FIELD__COUNT)
             return pa_error(err, PA_EINVAL, "EXTRACT of unknown field %d", in->sub);
         if (in->op != KN_OP_CAST)
             continue;

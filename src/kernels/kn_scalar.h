@@ -244,12 +244,90 @@ static inline PA_HD int64_t kn__s_days_from_civil(int64_t y, int64_t m, int64_t 
     return era * 146097 + doe - 719468;
 }
 
+/* ISO day of the week, 1 = Monday .. 7 = Sunday (1970-01-01 was a Thursday). */
+static inline PA_HD int64_t kn__s_isodow(int64_t days)
+{
+    int64_t w = (days + 3) % 7;
+    return (w < 0 ? w + 7 : w) + 1;
+}
+
+/* Floor division for the decade, century and millennium of a year. */
+static inline PA_HD int64_t kn__s_floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* Century and millennium as PostgreSQL counts them: the 21st century began
+ * in 2001; year 0 is 1 BC, whose century is -1. */
+static inline PA_HD int64_t kn__s_century(int64_t y, int64_t span)
+{
+    return y > 0 ? (y + span - 1) / span : -((1 - y + span - 1) / span);
+}
+
+/* Field f (kn_date_field) of DATE days. */
+static inline PA_HD int64_t kn__s_date_field(int f, int64_t days)
+{
+    int64_t y, m, d;
+    kn__s_civil(days, &y, &m, &d);
+    switch (f) {
+    case KN_FIELD_YEAR: return y;
+    case KN_FIELD_MONTH: return m;
+    case KN_FIELD_DAY: return d;
+    case KN_FIELD_QUARTER: return (m - 1) / 3 + 1;
+    case KN_FIELD_DOW: return kn__s_isodow(days) % 7;
+    case KN_FIELD_ISODOW: return kn__s_isodow(days);
+    case KN_FIELD_DOY: return days - kn__s_days_from_civil(y, 1, 1) + 1;
+    case KN_FIELD_WEEK:
+    case KN_FIELD_ISOYEAR: {
+        /* ISO weeks start on Monday; week 1 holds the year's first Thursday. */
+        int64_t thursday = days - kn__s_isodow(days) + 4, ty, tm, td;
+        kn__s_civil(thursday, &ty, &tm, &td);
+        return f == KN_FIELD_ISOYEAR ? ty : (thursday - kn__s_days_from_civil(ty, 1, 1)) / 7 + 1;
+    }
+    case KN_FIELD_EPOCH: return days * 86400;
+    case KN_FIELD_DECADE: return kn__s_floordiv(y, 10);
+    case KN_FIELD_CENTURY: return kn__s_century(y, 100);
+    case KN_FIELD_MILLENNIUM: return kn__s_century(y, 1000);
+    default: return 0;
+    }
+}
+
+/* DATE days truncated to the start of its field f (DATE_TRUNC). */
+static inline PA_HD int64_t kn__s_date_trunc(int f, int64_t days)
+{
+    int64_t y, m, d;
+    kn__s_civil(days, &y, &m, &d);
+    switch (f) {
+    case KN_FIELD_YEAR: return kn__s_days_from_civil(y, 1, 1);
+    case KN_FIELD_QUARTER: return kn__s_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1);
+    case KN_FIELD_MONTH: return kn__s_days_from_civil(y, m, 1);
+    case KN_FIELD_WEEK: return days - kn__s_isodow(days) + 1;
+    case KN_FIELD_DECADE: return kn__s_days_from_civil(kn__s_floordiv(y, 10) * 10, 1, 1);
+    case KN_FIELD_CENTURY: {
+        int64_t c = kn__s_century(y, 100);
+        return kn__s_days_from_civil(c > 0 ? (c - 1) * 100 + 1 : c * 100 + 1, 1, 1);
+    }
+    case KN_FIELD_MILLENNIUM: {
+        int64_t c = kn__s_century(y, 1000);
+        return kn__s_days_from_civil(c > 0 ? (c - 1) * 1000 + 1 : c * 1000 + 1, 1, 1);
+    }
+    default: return days;   /* DAY */
+    }
+}
+
 /* Days in month m (1..12) of year y. Outside February the months alternate
  * 31/30 with the parity flipping at August: 30 + ((m + m / 8) & 1). */
 static inline PA_HD int64_t kn__s_month_days(int64_t y, int64_t m)
 {
     bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     return m == 2 ? 28 + leap : 30 + ((m + m / 8) & 1);
+}
+
+/* MAKE_DATE: false when the fields are no date (year below 1, as
+ * PostgreSQL wants for AD dates, or past the DATE range). */
+static inline PA_HD bool kn__s_make_date(int64_t y, int64_t m, int64_t d, int32_t *out)
+{
+    if (y < 1 || y > 5000000 || m < 1 || m > 12 || d < 1 || d > kn__s_month_days(y, m))
+        return false;
+    *out = (int32_t)kn__s_days_from_civil(y, m, d);
+    return true;
 }
 
 /* DATE days + months, the day clamped to the end of the target month (SQL:

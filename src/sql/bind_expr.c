@@ -468,18 +468,26 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
 /* --------------------------------------------------------------- functions */
 static int extract_field(sq_ctx *c, pgn *n, int loc, ex_field *f)
 {
+    static const struct {
+        const char *name;
+        ex_field f;
+    } fields[] = {
+        {"year", EX_YEAR},     {"month", EX_MONTH},     {"day", EX_DAY},         {"quarter", EX_QUARTER},
+        {"dow", EX_DOW},       {"isodow", EX_ISODOW},   {"doy", EX_DOY},         {"week", EX_WEEK},
+        {"isoyear", EX_ISOYEAR}, {"epoch", EX_EPOCH},   {"decade", EX_DECADE},   {"century", EX_CENTURY},
+        {"millennium", EX_MILLENNIUM},
+    };
     const char *w = n && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL
                         ? n->a_const->sval->sval
                         : NULL;
-    if (w && !strcasecmp(w, "year"))
-        *f = EX_YEAR;
-    else if (w && !strcasecmp(w, "month"))
-        *f = EX_MONTH;
-    else if (w && !strcasecmp(w, "day"))
-        *f = EX_DAY;
-    else
-        return sq_fail(c, loc, PA_EUNSUPPORTED, "EXTRACT(%s ...): YEAR, MONTH and DAY are supported", w ? w : "?");
-    return PA_OK;
+    for (size_t i = 0; w && i < sizeof fields / sizeof fields[0]; i++)
+        if (!strcasecmp(w, fields[i].name)) {
+            *f = fields[i].f;
+            return PA_OK;
+        }
+    return sq_fail(c, loc, PA_EUNSUPPORTED,
+                   "date field %s is not supported (year, quarter, month, week, day, dow, isodow, doy, isoyear, "
+                   "epoch, decade, century, millennium are)", w ? w : "?");
 }
 
 static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
@@ -578,6 +586,28 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         sq_expr *d = sq_bind_expr(c, f->args[1], sc, ag);
         return d ? sq_make(c, SQ_E_EXTRACT, fld, &d, 1, loc) : NULL;
     }
+    if (!strcmp(lname, "date_trunc")) {
+        ex_field fld = EX_YEAR;
+        if (f->n_args != 2) {
+            sq_fail(c, loc, PA_EINVAL, "date_trunc needs a field and a date");
+            return NULL;
+        }
+        if (extract_field(c, f->args[0], loc, &fld) != PA_OK)
+            return NULL;
+        sq_expr *d = sq_bind_expr(c, f->args[1], sc, ag);
+        return d ? sq_make(c, SQ_E_DATE_TRUNC, fld, &d, 1, loc) : NULL;
+    }
+    if (!strcmp(lname, "make_date")) {
+        if (f->n_args != 3) {
+            sq_fail(c, loc, PA_EINVAL, "make_date takes a year, a month and a day");
+            return NULL;
+        }
+        sq_expr *v[3];
+        for (int i = 0; i < 3; i++)
+            if (!(v[i] = sq_bind_expr(c, f->args[i], sc, ag)))
+                return NULL;
+        return sq_make(c, SQ_E_MAKE_DATE, 0, v, 3, loc);
+    }
     if (!strcmp(lname, "substring") || !strcmp(lname, "substr")) {
         if (f->n_args < 2 || f->n_args > 3) {
             sq_fail(c, loc, PA_EINVAL, "SUBSTRING needs a string, a start and an optional length");
@@ -657,7 +687,7 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     static const char *const known[] = {"sum",       "count",  "avg",  "min",    "max",      "extract", "date_part",
                                         "substring", "substr", "abs",  "coalesce", "nullif", "greatest", "least",
                                         "sqrt",      "cbrt",   "exp",  "ln",     "log",      "log10",   "power",
-                                        "floor",     "ceil",   "trunc", "round", "sign"};
+                                        "floor",     "ceil",   "trunc", "round", "sign", "date_trunc", "make_date"};
     sq_suggest sg;
     sq_suggest_init(&sg, lname);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)

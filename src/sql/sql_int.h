@@ -113,6 +113,8 @@ typedef enum sq_ekind {
     SQ_E_COL, SQ_E_CONST, SQ_E_ARITH, SQ_E_NEG, SQ_E_CMP, SQ_E_AND, SQ_E_OR, SQ_E_NOT, SQ_E_ISNULL,
     SQ_E_CASE, SQ_E_IN, SQ_E_LIKE, SQ_E_SUBSTR, SQ_E_EXTRACT, SQ_E_DATE_ADD, SQ_E_CAST,
     SQ_E_MATH,                /* sub ex_math; n digits and flag has-digits (ROUND) */
+    SQ_E_DATE_TRUNC,          /* sub ex_field */
+    SQ_E_MAKE_DATE,
     SQ_E_AGG,                 /* during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
 } sq_ekind;

@@ -262,5 +262,54 @@ refused "round's digits out of range" "select round(1.5, 400)" "out of range"
 refused "floor of a string" "select floor(n_name) from nation" "floor needs a number, not VARCHAR"
 refused "sqrt with two arguments" "select sqrt(1, 2)" "sqrt takes one argument"
 
+# Date fields, date_trunc and make_date on dates made per row (so the
+# device's kernels compute them, not the host's constant folding). DuckDB's
+# values (its epoch cast to BIGINT, its date_trunc timestamps cast to DATE:
+# Pista has no timestamps yet and gives DATE) except date_trunc to century
+# and millennium, which are PostgreSQL's: centuries begin with year 1, so
+# 2000-09-26 truncates to 1901-01-01 (DuckDB: 1900-01-01).
+check_csv "extract of every field, date_trunc, make_date" \
+  "select n_nationkey, d, extract(quarter from d) q, extract(dow from d) dw, extract(isodow from d) idw, extract(doy from d) dy, extract(week from d) wk, extract(isoyear from d) iy, extract(epoch from d) ep, extract(decade from d) dc, extract(century from d) ce, extract(millennium from d) mi, date_part('week', d) dp, date_trunc('week', d) tw, date_trunc('quarter', d) tq, date_trunc('month', d) tm, date_trunc('year', d) ty, date_trunc('decade', d) td, date_trunc('century', d) tc, date_trunc('millennium', d) tmi from (select n_nationkey, make_date(1996 + n_nationkey, 1 + n_nationkey * 5 % 12, 1 + n_nationkey * 7 % 31 - case when n_nationkey * 7 % 31 > 27 then 3 else 0 end) as d from nation) t order by 1" \
+"n_nationkey,d,q,dw,idw,dy,wk,iy,ep,dc,ce,mi,dp,tw,tq,tm,ty,td,tc,tmi
+0,1996-01-01,1,1,1,1,1,1996,820454400,199,20,2,1,1996-01-01,1996-01-01,1996-01-01,1996-01-01,1990-01-01,1901-01-01,1001-01-01
+1,1997-06-08,2,0,7,159,23,1997,865728000,199,20,2,23,1997-06-02,1997-04-01,1997-06-01,1997-01-01,1990-01-01,1901-01-01,1001-01-01
+2,1998-11-15,4,0,7,319,46,1998,911088000,199,20,2,46,1998-11-09,1998-10-01,1998-11-01,1998-01-01,1990-01-01,1901-01-01,1001-01-01
+3,1999-04-22,2,4,4,112,16,1999,924739200,199,20,2,16,1999-04-19,1999-04-01,1999-04-01,1999-01-01,1990-01-01,1901-01-01,1001-01-01
+4,2000-09-26,3,2,2,270,39,2000,969926400,200,20,2,39,2000-09-25,2000-07-01,2000-09-01,2000-01-01,2000-01-01,1901-01-01,1001-01-01
+5,2001-02-05,1,1,1,36,6,2001,981331200,200,21,3,6,2001-02-05,2001-01-01,2001-02-01,2001-01-01,2000-01-01,2001-01-01,2001-01-01
+6,2002-07-12,3,5,5,193,28,2002,1026432000,200,21,3,28,2002-07-08,2002-07-01,2002-07-01,2002-01-01,2000-01-01,2001-01-01,2001-01-01
+7,2003-12-19,4,5,5,353,51,2003,1071792000,200,21,3,51,2003-12-15,2003-10-01,2003-12-01,2003-01-01,2000-01-01,2001-01-01,2001-01-01
+8,2004-05-26,2,3,3,147,22,2004,1085529600,200,21,3,22,2004-05-24,2004-04-01,2004-05-01,2004-01-01,2000-01-01,2001-01-01,2001-01-01
+9,2005-10-02,4,0,7,275,39,2005,1128211200,200,21,3,39,2005-09-26,2005-10-01,2005-10-01,2005-01-01,2000-01-01,2001-01-01,2001-01-01
+10,2006-03-09,1,4,4,68,10,2006,1141862400,200,21,3,10,2006-03-06,2006-01-01,2006-03-01,2006-01-01,2000-01-01,2001-01-01,2001-01-01
+11,2007-08-16,3,4,4,228,33,2007,1187222400,200,21,3,33,2007-08-13,2007-07-01,2007-08-01,2007-01-01,2000-01-01,2001-01-01,2001-01-01
+12,2008-01-23,1,3,3,23,4,2008,1201046400,200,21,3,4,2008-01-21,2008-01-01,2008-01-01,2008-01-01,2000-01-01,2001-01-01,2001-01-01
+13,2009-06-27,2,6,6,178,26,2009,1246060800,200,21,3,26,2009-06-22,2009-04-01,2009-06-01,2009-01-01,2000-01-01,2001-01-01,2001-01-01
+14,2010-11-06,4,6,6,310,44,2010,1289001600,201,21,3,44,2010-11-01,2010-10-01,2010-11-01,2010-01-01,2010-01-01,2001-01-01,2001-01-01
+15,2011-04-13,2,3,3,103,15,2011,1302652800,201,21,3,15,2011-04-11,2011-04-01,2011-04-01,2011-01-01,2010-01-01,2001-01-01,2001-01-01
+16,2012-09-20,3,4,4,264,38,2012,1348099200,201,21,3,38,2012-09-17,2012-07-01,2012-09-01,2012-01-01,2010-01-01,2001-01-01,2001-01-01
+17,2013-02-27,1,3,3,58,9,2013,1361923200,201,21,3,9,2013-02-25,2013-01-01,2013-02-01,2013-01-01,2010-01-01,2001-01-01,2001-01-01
+18,2014-07-03,3,4,4,184,27,2014,1404345600,201,21,3,27,2014-06-30,2014-07-01,2014-07-01,2014-01-01,2010-01-01,2001-01-01,2001-01-01
+19,2015-12-10,4,4,4,344,50,2015,1449705600,201,21,3,50,2015-12-07,2015-10-01,2015-12-01,2015-01-01,2010-01-01,2001-01-01,2001-01-01
+20,2016-05-17,2,2,2,138,20,2016,1463443200,201,21,3,20,2016-05-16,2016-04-01,2016-05-01,2016-01-01,2010-01-01,2001-01-01,2001-01-01
+21,2017-10-24,4,2,2,297,43,2017,1508803200,201,21,3,43,2017-10-23,2017-10-01,2017-10-01,2017-01-01,2010-01-01,2001-01-01,2001-01-01
+22,2018-03-28,1,3,3,87,13,2018,1522195200,201,21,3,13,2018-03-26,2018-01-01,2018-03-01,2018-01-01,2010-01-01,2001-01-01,2001-01-01
+23,2019-08-07,3,3,3,219,32,2019,1565136000,201,21,3,32,2019-08-05,2019-07-01,2019-08-01,2019-01-01,2010-01-01,2001-01-01,2001-01-01
+24,2020-01-14,1,2,2,14,3,2020,1578960000,202,21,3,3,2020-01-13,2020-01-01,2020-01-01,2020-01-01,2020-01-01,2001-01-01,2001-01-01"
+check_csv "ISO weeks at year ends, leap days, PostgreSQL's centuries" \
+  "select n_nationkey, d, extract(week from d) as wk, extract(isoyear from d) as iy, extract(dow from d) as dw, extract(doy from d) as dy, extract(century from d) as ce from (select n_nationkey, case n_nationkey when 0 then make_date(2021, 1, 3) when 1 then make_date(2018, 12, 31) when 2 then make_date(2020, 12, 31) when 3 then make_date(2000, 2, 29) when 4 then make_date(2100, 12, 31) else make_date(2101, 1, 1) end as d from nation where n_nationkey < 6) t order by 1" \
+"n_nationkey,d,wk,iy,dw,dy,ce
+0,2021-01-03,53,2020,0,3,21
+1,2018-12-31,1,2019,1,365,21
+2,2020-12-31,53,2020,4,366,21
+3,2000-02-29,9,2000,2,60,20
+4,2100-12-31,52,2100,5,365,21
+5,2101-01-01,52,2100,6,1,22"
+refused "make_date of February 29 of 2023" "select make_date(2023, 2, 28 + n_nationkey) from nation" "date field value out of range: 2023-02-29"
+refused "make_date of 1900-02-29 (no leap year)" "select make_date(1900, 2, 29)" "date field value out of range: 1900-02-29"
+refused "make_date of year 0" "select make_date(0, 1, 1)" "date field value out of range"
+refused "date_trunc to dow" "select date_trunc('dow', o_orderdate) from orders" "date_trunc to an unsupported field"
+refused "extract of an unknown field" "select extract(fortnight from o_orderdate) from orders" "date field fortnight is not supported"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
