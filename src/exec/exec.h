@@ -133,6 +133,17 @@ typedef enum ex_math {
 } ex_math;
 ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits, bool has_digits, pa_err *err);
 
+/* PostgreSQL's string functions that measure a string or take a part of
+ * it (kn_strfn lists them and their rules): length, octet_length, strpos
+ * (b the substring), starts_with, left/right (b the count), btrim/ltrim/
+ * rtrim (b the characters, NULL b: a space), split_part (b the delimiter, c
+ * the field). a and the string operands are VARCHAR; counts are integers. */
+typedef enum ex_strfn {
+    EX_LENGTH, EX_OCTET_LENGTH, EX_STRPOS, EX_STARTS_WITH, EX_LEFT, EX_RIGHT, EX_BTRIM, EX_LTRIM, EX_RTRIM,
+    EX_SPLIT_PART
+} ex_strfn;
+ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err);
+
 /* EXTRACT(field FROM date) -> BIGINT. */
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err);
 /* DATE_TRUNC(field, date) -> DATE (PostgreSQL gives a timestamp; Pista has

@@ -501,6 +501,54 @@ ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits
     return math_node(p, fn, t, a, NULL, scale - d, d < 0 ? -d : 0, err);
 }
 
+/* --------------------------------------------------------------- strings */
+
+_Static_assert((int)EX_SPLIT_PART == KN_STR_SPLIT_PART && (int)EX_LEFT == KN_STR_LEFT, "ex_strfn and kn_strfn agree");
+
+ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err)
+{
+    static const char *const names[] = {"length", "octet_length", "strpos", "starts_with", "left",
+                                        "right",  "btrim",        "ltrim",  "rtrim",       "split_part"};
+    if (!a || (unsigned)fn > EX_SPLIT_PART)
+        return NULL;
+    bool trim = fn == EX_BTRIM || fn == EX_LTRIM || fn == EX_RTRIM;
+    if (trim && !b && !(b = ex_expr_varchar(p, " ", err)))
+        return NULL;
+    bool needs_b = fn != EX_LENGTH && fn != EX_OCTET_LENGTH, needs_c = fn == EX_SPLIT_PART;
+    if ((needs_b && !b) || (needs_c && !c))
+        return NULL;
+    bool b_count = fn == EX_LEFT || fn == EX_RIGHT;
+    const char *bad = a->type.id != PA_TYPE_VARCHAR ? pa_type_name(a->type.id) : NULL;
+    if (!bad && needs_b && !b_count && b->type.id != PA_TYPE_VARCHAR)
+        bad = pa_type_name(b->type.id);
+    if (!bad && needs_b && b_count && b->type.id != PA_TYPE_INTEGER && b->type.id != PA_TYPE_BIGINT)
+        bad = pa_type_name(b->type.id);
+    if (!bad && needs_c && c->type.id != PA_TYPE_INTEGER && c->type.id != PA_TYPE_BIGINT)
+        bad = pa_type_name(c->type.id);
+    if (bad) {
+        pa_error(err, PA_EINVAL, "%s: an argument of type %s (strings and integer counts expected)", names[fn], bad);
+        return NULL;
+    }
+    if (b_count && !(b = ex__cast(p, b, T(PA_TYPE_BIGINT), err)))
+        return NULL;
+    if (needs_c && !(c = ex__cast(p, c, T(PA_TYPE_BIGINT), err)))
+        return NULL;
+    pa_type t = fn == EX_LENGTH || fn == EX_OCTET_LENGTH || fn == EX_STRPOS ? T(PA_TYPE_BIGINT)
+                : fn == EX_STARTS_WITH                                      ? T(PA_TYPE_BOOLEAN)
+                                                                            : T(PA_TYPE_VARCHAR);
+    int n = needs_c ? 3 : needs_b ? 2 : 1;
+    ex_expr *e = ex__node_new(p, EX__STRFN, t, n, err);
+    if (!e)
+        return NULL;
+    e->sub = fn;
+    e->args[0] = a;
+    if (n > 1)
+        e->args[1] = b;
+    if (n > 2)
+        e->args[2] = c;
+    return finish_strict(p, e, err);
+}
+
 /* ----------------------------------------------------------------- dates */
 
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)

@@ -39,7 +39,7 @@
 #define EX__NODE_LIST(X)                                                      \
     X(COL) X(CONST) X(ARITH) X(NEG) X(CMP) X(AND) X(OR) X(NOT) X(IS_NULL)       \
     X(CASE) X(IN) X(LIKE) X(SUBSTR) X(EXTRACT) X(ADD_MONTHS) X(CAST) X(MATH)        \
-    X(DATE_TRUNC) X(MAKE_DATE)
+    X(DATE_TRUNC) X(MAKE_DATE) X(STRFN)
 
 typedef enum ex__node {
 #define EX__N(name) EX__##name,

@@ -700,7 +700,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(CAST)       /* dst (type) = CAST(a (atype)) */                         \
     X(MATH)       /* dst = function sub (kn_math) of a (and b); see kn_math */ \
     X(DATE_TRUNC) /* dst = DATE a truncated to field sub (kn_date_field) */   \
-    X(MAKE_DATE)  /* dst = DATE of BIGINT year a, month b, day c (checked) */
+    X(MAKE_DATE)  /* dst = DATE of BIGINT year a, month b, day c (checked) */ \
+    X(STRFN)      /* dst = string function sub (kn_strfn) of VARCHAR a, b, c */
 
 typedef enum kn_opcode {
 #define KN__OPC(name) KN_OP_##name,
@@ -733,6 +734,19 @@ typedef enum kn_math {
     KN_MATH_SQRT, KN_MATH_CBRT, KN_MATH_EXP, KN_MATH_LN, KN_MATH_LOG10, KN_MATH_LOG, KN_MATH_POWER,
     KN_MATH_FLOOR, KN_MATH_CEIL, KN_MATH_TRUNC, KN_MATH_ROUND, KN_MATH_SIGN
 } kn_math;
+
+/* STRFN functions (PostgreSQL's), on VARCHAR a; results that are parts of
+ * a are views into it. LENGTH (characters) and OCTET_LENGTH: BIGINT.
+ * STRPOS: BIGINT, the character position of VARCHAR b in a, 0 when absent.
+ * STARTS_WITH: BOOLEAN. LEFT/RIGHT: the first/last BIGINT b characters
+ * (b < 0: all but the last/first -b). BTRIM/LTRIM/RTRIM: a without the
+ * characters of VARCHAR b at both ends/the start/the end. SPLIT_PART: field
+ * BIGINT c of a split at VARCHAR b (c < 0 counts from the end; 0 is an
+ * error). */
+typedef enum kn_strfn {
+    KN_STR_LENGTH, KN_STR_OCTET_LENGTH, KN_STR_STRPOS, KN_STR_STARTS_WITH, KN_STR_LEFT, KN_STR_RIGHT,
+    KN_STR_BTRIM, KN_STR_LTRIM, KN_STR_RTRIM, KN_STR_SPLIT_PART
+} kn_strfn;
 
 enum { KN_F_A_CONST = 1, KN_F_B_CONST = 2, KN_F_C_CONST = 4 };
 

@@ -105,6 +105,7 @@ int kn__op_neg(kn__eval *e, const kn_insn *in);
 int kn__op_math(kn__eval *e, const kn_insn *in);   /* kn_expr_math.c */
 int kn__op_date_trunc(kn__eval *e, const kn_insn *in);   /* kn_expr_date.c */
 int kn__op_make_date(kn__eval *e, const kn_insn *in);
+int kn__op_strfn(kn__eval *e, const kn_insn *in);   /* kn_expr_str.c */
 int kn__op_mod(kn__eval *e, const kn_insn *in);
 int kn__op_div(kn__eval *e, const kn_insn *in);
 int kn__op_cmp(kn__eval *e, const kn_insn *in);

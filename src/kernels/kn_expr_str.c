@@ -64,3 +64,48 @@ int kn__op_substr(kn__eval *e, const kn_insn *in)
     kn__valid_and3(e, d, a, kn__opreg(e, in->b, bc), has_len ? kn__opreg(e, in->c, cc) : NULL);
     return PA_OK;
 }
+
+/* STRFN (kernels.h, kn_strfn): string functions over a batch; parts of a
+ * string are views into it. Operands b and c are registers. */
+int kn__op_strfn(kn__eval *e, const kn_insn *in)
+{
+    kn__reg *d = &e->regs[in->dst];
+    const kn__reg *a = &e->regs[in->a];
+    const kn__reg *b = in->b >= 0 ? &e->regs[in->b] : NULL, *c = in->c >= 0 ? &e->regs[in->c] : NULL;
+    const kn__str *A = a->data;
+    d->data = d->slot;
+    kn__valid_and3(e, d, a, b, c);
+    for (int i = 0; i < e->n; i++) {
+        kn__str x = A[i];
+        switch ((kn_strfn)in->sub) {
+        case KN_STR_LENGTH: ((int64_t *)d->data)[i] = kn__s_count_chars(x.p, x.len); break;
+        case KN_STR_OCTET_LENGTH: ((int64_t *)d->data)[i] = x.len; break;
+        case KN_STR_STRPOS: ((int64_t *)d->data)[i] = kn__s_strpos(x, ((const kn__str *)b->data)[i]); break;
+        case KN_STR_STARTS_WITH: {
+            kn__str y = ((const kn__str *)b->data)[i];
+            ((uint8_t *)d->data)[i] = y.len <= x.len && (y.len == 0 || memcmp(x.p, y.p, (size_t)y.len) == 0);
+            break;
+        }
+        case KN_STR_LEFT:
+        case KN_STR_RIGHT:
+            ((kn__str *)d->data)[i] =
+                kn__s_left_right(x, ((const int64_t *)b->data)[i], in->sub == KN_STR_RIGHT);
+            break;
+        case KN_STR_BTRIM:
+        case KN_STR_LTRIM:
+        case KN_STR_RTRIM:
+            ((kn__str *)d->data)[i] = kn__s_trim_set(x, ((const kn__str *)b->data)[i], in->sub != KN_STR_RTRIM,
+                                                     in->sub != KN_STR_LTRIM);
+            break;
+        case KN_STR_SPLIT_PART: {
+            int64_t n = ((const int64_t *)c->data)[i];
+            if (n == 0 && kn__valid(d, i))
+                return pa_error(e->err, PA_EINVAL, "split_part: field position must not be zero");
+            ((kn__str *)d->data)[i] = kn__s_split_part(x, ((const kn__str *)b->data)[i], n);
+            break;
+        }
+        default: return pa_error(e->err, PA_EINVAL, "string function %d", in->sub);
+        }
+    }
+    return PA_OK;
+}

@@ -691,6 +691,41 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             d->s = kn__s_substr(a.s, b.i, in->imm ? c.i : 0, in->imm != 0);
             *dv = va && vb && (!in->imm || vc);
             break;
+        case KN_OP_STRFN:
+            *dv = va && vb && vc;
+            d->w = 0;
+            switch (in->sub) {
+            case KN_STR_LENGTH: d->i = kn__s_count_chars(a.s.p, a.s.len); break;
+            case KN_STR_OCTET_LENGTH: d->i = a.s.len; break;
+            case KN_STR_STRPOS: d->i = kn__s_strpos(a.s, b.s); break;
+            case KN_STR_STARTS_WITH: {
+                bool yes = b.s.len <= a.s.len;
+                for (int64_t j = 0; yes && j < b.s.len; j++)
+                    yes = a.s.p[j] == b.s.p[j];
+                d->i = yes;
+                break;
+            }
+            case KN_STR_LEFT:
+            case KN_STR_RIGHT: d->s = kn__s_left_right(a.s, b.i, in->sub == KN_STR_RIGHT); break;
+            case KN_STR_BTRIM:
+            case KN_STR_LTRIM:
+            case KN_STR_RTRIM:
+                d->s = kn__s_trim_set(a.s, b.s, in->sub != KN_STR_RTRIM, in->sub != KN_STR_LTRIM);
+                break;
+            case KN_STR_SPLIT_PART:
+                if (*dv && c.i == 0) {
+                    if (claim_fault(P)) {
+                        msg m = begin_fault(P);
+                        m.put("split_part: field position must not be zero");
+                        raise_fault(P, PA_EINVAL);
+                    }
+                    return false;
+                }
+                d->s = kn__s_split_part(a.s, b.s, c.i);
+                break;
+            default: break;
+            }
+            break;
         case KN_OP_EXTRACT:
             d->i = kn__s_date_field(in->sub, (int32_t)a.i);
             *dv = va;
@@ -822,6 +857,11 @@ __global__ void strings_k(prog_v P)
     const regs R = F.view();
     const kn_output *outs = kn_program_outputs(P.p);
     const int n_out = P.p->n_outputs;
+    /* A row of pass A faulted (or an earlier kernel of the stream did): the
+     * threads that stopped there left offsets unwritten, so no byte may be
+     * placed by them; the stream's next sync reports the fault. */
+    if (*(volatile const int64_t *)P.fault != 0)
+        return;
     KN_GPU_FOR(row, P.rows)
     {
         if (!eval_row(P, row, R, F.text))

@@ -254,6 +254,7 @@ static inline PA_HD int64_t kn__str_bound(const kn_program *p, int out, const pa
             break;
         case KN_OP_CONST: v = rows * (int64_t)cs[in->a].str_len; break;
         case KN_OP_SUBSTR: v = b[in->a]; break;
+        case KN_OP_STRFN: v = b[in->a]; break;   /* parts of a: views, never longer */
         case KN_OP_SELECT: v = b[in->b] + b[in->c]; break;
         default: v = rows * (int64_t)KN_EVAL_STR_ROW_BYTES; break;
         }

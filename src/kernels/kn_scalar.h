@@ -97,6 +97,101 @@ static inline PA_HD int64_t kn__s_find(const char *h, int64_t n, const char *nee
     return -1;
 }
 
+/* ------------------------------------------------------------ STRFN */
+
+/* Whether the code point at s[0, k) is one of the characters of set. */
+static inline PA_HD bool kn__s_in_set(const char *s, int64_t k, kn__str set)
+{
+    for (int64_t i = 0; i < set.len;) {
+        int64_t l = kn__s_u8len((unsigned char)set.p[i]);
+        if (l == k) {
+            int64_t j = 0;
+            while (j < k && set.p[i + j] == s[j])
+                j++;
+            if (j == k)
+                return true;
+        }
+        i += l;
+    }
+    return false;
+}
+
+/* a without the characters of set at the start (lead) and/or end (trail). */
+static inline PA_HD kn__str kn__s_trim_set(kn__str a, kn__str set, bool lead, bool trail)
+{
+    int64_t b = 0, e = a.len;
+    while (lead && b < e) {
+        int64_t k = kn__s_u8len((unsigned char)a.p[b]);
+        if (b + k > e || !kn__s_in_set(a.p + b, k, set))
+            break;
+        b += k;
+    }
+    while (trail && e > b) {
+        int64_t s = e - 1;
+        while (s > b && ((unsigned char)a.p[s] & 0xC0) == 0x80)
+            s--;
+        if (!kn__s_in_set(a.p + s, e - s, set))
+            break;
+        e = s;
+    }
+    kn__str r = {a.p + b, e - b};
+    return r;
+}
+
+/* LEFT (right false) or RIGHT of n characters (n < 0: all but -n). */
+static inline PA_HD kn__str kn__s_left_right(kn__str a, int64_t n, bool right)
+{
+    int64_t chars = kn__s_count_chars(a.p, a.len);
+    int64_t keep = n >= 0 ? (n < chars ? n : chars) : (chars + n > 0 ? chars + n : 0);
+    int64_t at = right ? kn__s_char_to_byte(a.p, a.len, chars - keep) : 0;
+    int64_t end = right ? a.len : kn__s_char_to_byte(a.p, a.len, keep);
+    kn__str r = {a.p + at, end - at};
+    return r;
+}
+
+/* STRPOS: 1-based character position of b in a, 0 when absent (1 for an empty b). */
+static inline PA_HD int64_t kn__s_strpos(kn__str a, kn__str b)
+{
+    if (b.len == 0)
+        return 1;
+    int64_t at = kn__s_find(a.p, a.len, b.p, b.len);
+    return at < 0 ? 0 : kn__s_count_chars(a.p, at) + 1;
+}
+
+/* SPLIT_PART: field n (1-based; negative from the end) of a split at delim;
+ * empty when there is no such field. n == 0 is the caller's error. */
+static inline PA_HD kn__str kn__s_split_part(kn__str a, kn__str delim, int64_t n)
+{
+    kn__str none = {a.p, 0};
+    if (delim.len == 0)   /* PostgreSQL: the whole string is field 1 (and -1) */
+        return n == 1 || n == -1 ? a : none;
+    if (n < 0) {   /* from the end: count the fields first */
+        int64_t fields = 1;
+        for (int64_t at = 0;;) {
+            int64_t k = kn__s_find(a.p + at, a.len - at, delim.p, delim.len);
+            if (k < 0)
+                break;
+            fields++;
+            at += k + delim.len;
+        }
+        if (-n > fields)
+            return none;
+        n = fields + n + 1;
+    }
+    int64_t at = 0;
+    for (int64_t f = 1;; f++) {
+        int64_t k = kn__s_find(a.p + at, a.len - at, delim.p, delim.len);
+        int64_t end = k < 0 ? a.len : at + k;
+        if (f == n) {
+            kn__str r = {a.p + at, end - at};
+            return r;
+        }
+        if (k < 0)
+            return none;
+        at = end + delim.len;
+    }
+}
+
 /* Match segment seg[0, k) (no '%') at s + pos; returns its end or -1. */
 static inline PA_HD int64_t kn__s_seg_at(const char *s, int64_t n, int64_t pos, const char *seg, int64_t k)
 {

@@ -586,6 +586,31 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         sq_expr *d = sq_bind_expr(c, f->args[1], sc, ag);
         return d ? sq_make(c, SQ_E_EXTRACT, fld, &d, 1, loc) : NULL;
     }
+    static const struct {
+        const char *name;
+        ex_strfn fn;
+        size_t min_args, max_args;
+    } str_fns[] = {
+        {"length", EX_LENGTH, 1, 1},      {"char_length", EX_LENGTH, 1, 1},  {"character_length", EX_LENGTH, 1, 1},
+        {"octet_length", EX_OCTET_LENGTH, 1, 1}, {"strpos", EX_STRPOS, 2, 2}, {"position", EX_STRPOS, 2, 2},
+        {"starts_with", EX_STARTS_WITH, 2, 2}, {"left", EX_LEFT, 2, 2},     {"right", EX_RIGHT, 2, 2},
+        {"btrim", EX_BTRIM, 1, 2},        {"trim", EX_BTRIM, 1, 2},          {"ltrim", EX_LTRIM, 1, 2},
+        {"rtrim", EX_RTRIM, 1, 2},        {"split_part", EX_SPLIT_PART, 3, 3},
+    };
+    for (size_t k = 0; k < sizeof str_fns / sizeof str_fns[0]; k++) {
+        if (strcmp(lname, str_fns[k].name) != 0)
+            continue;
+        if (f->n_args < str_fns[k].min_args || f->n_args > str_fns[k].max_args) {
+            sq_fail(c, loc, PA_EINVAL, "%s takes %zu%s argument%s", lname, str_fns[k].min_args,
+                    str_fns[k].max_args > str_fns[k].min_args ? " or 2" : "", str_fns[k].max_args > 1 ? "s" : "");
+            return NULL;
+        }
+        sq_expr *v[3] = {0};
+        for (size_t i = 0; i < f->n_args; i++)
+            if (!(v[i] = sq_bind_expr(c, f->args[i], sc, ag)))
+                return NULL;
+        return sq_make(c, SQ_E_STRFN, str_fns[k].fn, v, (int)f->n_args, loc);
+    }
     if (!strcmp(lname, "date_trunc")) {
         ex_field fld = EX_YEAR;
         if (f->n_args != 2) {
@@ -687,7 +712,10 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     static const char *const known[] = {"sum",       "count",  "avg",  "min",    "max",      "extract", "date_part",
                                         "substring", "substr", "abs",  "coalesce", "nullif", "greatest", "least",
                                         "sqrt",      "cbrt",   "exp",  "ln",     "log",      "log10",   "power",
-                                        "floor",     "ceil",   "trunc", "round", "sign", "date_trunc", "make_date"};
+                                        "floor",     "ceil",   "trunc", "round", "sign", "date_trunc", "make_date",
+                                        "length", "char_length", "octet_length", "strpos", "position",
+                                        "starts_with", "left", "right", "btrim", "trim", "ltrim", "rtrim",
+                                        "split_part"};
     sq_suggest sg;
     sq_suggest_init(&sg, lname);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)

@@ -115,6 +115,7 @@ typedef enum sq_ekind {
     SQ_E_MATH,                /* sub ex_math; n digits and flag has-digits (ROUND) */
     SQ_E_DATE_TRUNC,          /* sub ex_field */
     SQ_E_MAKE_DATE,
+    SQ_E_STRFN,               /* sub ex_strfn */
     SQ_E_AGG,                 /* during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
 } sq_ekind;
