@@ -180,7 +180,8 @@ static int expand_deep(path_list *l, const char *pattern, pa_err *err)
     uint32_t first = l->n;
     int rc = glob_deep(l, prefix, plen, 4096, comp, nc, 0, err);
     if (rc == PA_OK) {   /* sorted, duplicates (two ** components) removed */
-        qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
+        if (l->n > first)   /* (no list at all when nothing matched) */
+            qsort(l->v + first, l->n - first, sizeof *l->v, cmp_str);
         uint32_t k = first;
         for (uint32_t i = first; i < l->n; i++) {
             if (k > first && !strcmp(l->v[k - 1], l->v[i]))
