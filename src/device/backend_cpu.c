@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum op_kind { OP_COPY, OP_BATCH, OP_HOST_FN, OP_FILL, OP_RECORD, OP_WAIT, OP_KERNEL, OP_FREE };
+enum op_kind { OP_COPY, OP_BATCH, OP_HOST_FN, OP_FILL, OP_RECORD, OP_WAIT, OP_KERNEL, OP_FREE, OP_INHERIT };
 
 typedef struct cpu_event cpu_event;
 
@@ -46,6 +46,7 @@ typedef struct op {
         struct { cpu_event *ev; uint64_t gen; } event;
         struct { dv_kernel_fn fn; void *args; } kernel;
         struct { void *ptr; } free;
+        struct { const int64_t *from; int64_t *to; } inherit;
     } u;
 } op;
 
@@ -213,8 +214,22 @@ static void run_op(cpu_stream *s, op *o)
     case OP_RECORD:
         complete_record(s, o);
         break;
-    case OP_WAIT:
-        break;   /* handled in drain */
+    case OP_WAIT: {   /* satisfied (drain parks on it until then) */
+        /* A kernel error of the event's stream becomes this stream's: the
+         * work after the wait must not run on what that stream left. Lock
+         * order: stream, then event. */
+        cpu_event *ev = o->u.event.ev;
+        pthread_mutex_lock(&s->mu);
+        pthread_mutex_lock(&ev->mu);
+        if (s->err.code == PA_OK && ev->err_code != PA_OK)
+            pa_error(&s->err, ev->err_code, "%s", ev->err_msg);
+        pthread_mutex_unlock(&ev->mu);
+        pthread_mutex_unlock(&s->mu);
+        break;
+    }
+    case OP_INHERIT:   /* fault blocks are pinned memory: no need to open */
+        dv__fault_inherit(o->u.inherit.from, o->u.inherit.to);
+        break;
     }
 }
 
@@ -507,10 +522,10 @@ static int cpu_stream_wait_event(dv_stream *st, dv_event *ev, pa_err *err)
     cpu_event *e = ev->impl;
     pthread_mutex_lock(&e->mu);
     uint64_t target = e->recorded;
-    int done = e->completed >= target;
+    int done = e->completed >= target && e->err_code == PA_OK;
     pthread_mutex_unlock(&e->mu);
     if (done)
-        return PA_OK;   /* nothing to wait for */
+        return PA_OK;   /* nothing to wait for, no error to take */
     op *o = new_op(OP_WAIT, err);
     if (!o)
         return PA_ENOMEM;
@@ -624,6 +639,16 @@ static int cpu_launch(dv_stream *st, dv_kernel_fn fn, const void *args, size_t a
     return enqueue(st, o, err);
 }
 
+static int cpu_fault_inherit(dv_stream *st, const int64_t *from, int64_t *to, pa_err *err)
+{
+    op *o = new_op(OP_INHERIT, err);
+    if (!o)
+        return PA_ENOMEM;
+    o->u.inherit.from = from;
+    o->u.inherit.to = to;
+    return enqueue(st, o, err);
+}
+
 static int cpu_free_async(dv_stream *st, void *ptr, pa_err *err)
 {
     op *o = new_op(OP_FREE, err);
@@ -650,7 +675,8 @@ static int cpu_free_async(dv_stream *st, void *ptr, pa_err *err)
     .fill_u32 = cpu_fill_u32,                       \
     .stream_query = cpu_stream_query,               \
     .launch = cpu_launch,                           \
-    .free_async = cpu_free_async
+    .free_async = cpu_free_async,                   \
+    .fault_inherit = cpu_fault_inherit
 
 const dv_ops dv__cpu_ops = {
     .name = "cpu",

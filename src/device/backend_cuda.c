@@ -16,6 +16,7 @@
 
 /* fill_cuda.cu */
 int dv__cuda_fill_u32(void *dst, uint32_t value, size_t count, cudaStream_t stream);
+int dv__cuda_fault_inherit(const int64_t *from, int64_t *to, cudaStream_t stream);
 
 #define CU_CHECK(err, call)                                                   \
     do {                                                                      \
@@ -288,6 +289,12 @@ static int cuda_fill_u32(dv_stream *s, void *dst, uint32_t value, size_t count, 
     return PA_OK;
 }
 
+static int cuda_fault_inherit(dv_stream *s, const int64_t *from, int64_t *to, pa_err *err)
+{
+    CU_CHECK(err, (cudaError_t)dv__cuda_fault_inherit(from, to, (cudaStream_t)s->impl));
+    return PA_OK;
+}
+
 static int cuda_stream_query(dv_stream *s, bool *idle, pa_err *err)
 {
     return query_result(cudaStreamQuery((cudaStream_t)s->impl), idle, err);
@@ -345,4 +352,5 @@ const dv_ops dv__cuda_ops = {
     .fill_u32 = cuda_fill_u32,
     .stream_query = cuda_stream_query,
     .free_async = cuda_free_async,
+    .fault_inherit = cuda_fault_inherit,
 };

@@ -390,6 +390,22 @@ static int fault_check(dv_device *d, const int64_t *w, int rc, const bool *done,
     return pa_error(err, (int)status, "a kernel on %s stopped: %s", d->name, msg ? msg : "(no message)");
 }
 
+void dv__fault_inherit(const int64_t *from, int64_t *to)
+{
+    if (__atomic_load_n(&to[0], __ATOMIC_ACQUIRE) != 0)
+        return;
+    int64_t status = __atomic_load_n(&from[0], __ATOMIC_ACQUIRE);
+    if (status == 0)
+        return;
+    const char *msg = (const char *)(uintptr_t)__atomic_load_n(&from[1], __ATOMIC_ACQUIRE);
+    if (msg == (const char *)from + DV_FAULT_TEXT_AT) {
+        memcpy((char *)to + DV_FAULT_TEXT_AT, msg, DV_FAULT_TEXT_BYTES);
+        msg = (const char *)to + DV_FAULT_TEXT_AT;
+    }
+    __atomic_store_n(&to[1], (int64_t)(uintptr_t)msg, __ATOMIC_RELAXED);
+    __atomic_store_n(&to[0], status, __ATOMIC_RELEASE);
+}
+
 /* The fault block an event's stream had when the event was recorded, if
  * that stream still lives. */
 static const int64_t *event_fault(dv_event *e)
@@ -502,7 +518,16 @@ int dv_event_record(dv_event *e, dv_stream *s, pa_err *err)
 int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err)
 {
     int rc = same_device(e, s, err);
-    return rc != PA_OK ? rc : s->dev->ops->stream_wait_event(s, e, err);
+    if (rc != PA_OK || (rc = s->dev->ops->stream_wait_event(s, e, err)) != PA_OK)
+        return rc;
+    /* Work after the wait may read what the event's stream wrote: if a
+     * kernel there faulted, that data is not whole, so the fault becomes
+     * this stream's too (its sync reports it), as a CUDA error is sticky
+     * for the whole context. */
+    const int64_t *from = event_fault(e);
+    if (from && s->fault && from != s->fault && s->dev->ops->fault_inherit)
+        rc = s->dev->ops->fault_inherit(s, from, s->fault, err);
+    return rc;
 }
 
 int dv_event_query(dv_event *e, bool *done, pa_err *err)

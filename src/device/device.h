@@ -200,7 +200,12 @@ void dv_event_destroy(dv_event *e);
 /* Capture the work enqueued on s so far; the event completes after it. */
 int dv_event_record(dv_event *e, dv_stream *s, pa_err *err);
 /* Later work on s waits for the event's most recent record (as of this
- * call). An event never recorded is already complete. Does not block. */
+ * call). An event never recorded is already complete. Does not block. A
+ * failure of the event's stream becomes s's too, once s gets there: a
+ * failed host-compiled kernel's error (later copies and kernels on s are
+ * skipped), and a data fault in its fault block (copied into s's by a tiny
+ * kernel on cuda): what s goes on to read may not be whole, and s's sync
+ * must say so. */
 int dv_stream_wait_event(dv_stream *s, dv_event *e, pa_err *err);
 /* *done = whether the most recent record completed. Never blocks. When a
  * kernel enqueued before the record on its stream failed, returns that error

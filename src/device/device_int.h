@@ -64,6 +64,8 @@ typedef struct dv_ops {
     int (*launch)(dv_stream *s, dv_kernel_fn fn, const void *args, size_t args_size, pa_err *err);
     /* Enqueue dv__free_now(ptr) at the stream's current point. */
     int (*free_async)(dv_stream *s, void *ptr, pa_err *err);
+    /* Enqueue dv__fault_inherit(from, to) (as a kernel on cuda). */
+    int (*fault_inherit)(dv_stream *s, const int64_t *from, int64_t *to, pa_err *err);
 } dv_ops;
 
 struct dv_device {
@@ -117,6 +119,11 @@ extern const dv_ops dv__sim_ops;
 
 /* Return a device block to the pool now (on sim: poisoned first). */
 void dv__free_now(dv_device *d, void *ptr);
+/* A stream that waited for an event takes the fault of the event's stream:
+ * when fault block `to` holds none and `from` holds one, from's status and
+ * message are copied to it (the message text too when it lives in from's
+ * text area), status last. fill_cuda.cu does the same on the GPU. */
+void dv__fault_inherit(const int64_t *from, int64_t *to);
 
 /* backend_sim.c: the sim device's memory is PROT_NONE except between
  * dv__sim_enter and dv__sim_leave (nested and concurrent calls counted). */

@@ -823,8 +823,20 @@ __global__ void eval_k(prog_v P)
     KN_GPU_FOR(byte, (P.rows + 7) / 8)
     {
         for (int64_t row = byte * 8; row < byte * 8 + 8 && row < P.rows; row++) {
-            if (!eval_row(P, row, R, F.text))
-                return;
+            if (!eval_row(P, row, R, F.text)) {
+                /* The call fails, but every length is written (0 here) so
+                 * the offsets stay a bounded running sum: a reader that
+                 * gets them before the fault is reported (another stream,
+                 * through an event) cannot be sent past the bytes. */
+                for (int j = 0; j < n_out; j++) {
+                    const pa_column *o = &P.out[j];
+                    if (o->validity && (row & 7) == 0)
+                        o->validity[byte] = 0;
+                    if (o->type.id == PA_TYPE_VARCHAR)
+                        o->offsets[row + 1] = 0;
+                }
+                continue;
+            }
             for (int j = 0; j < n_out; j++) {
                 const pa_column *o = &P.out[j];
                 const gval &v = F.r[outs[j].reg];
@@ -838,7 +850,6 @@ __global__ void eval_k(prog_v P)
                         m.put("expression output has a NULL but no validity buffer");
                         raise_fault(P, PA_EINVAL);
                     }
-                    return;
                 }
                 if (o->type.id == PA_TYPE_VARCHAR)
                     o->offsets[row + 1] = ok ? (int32_t)v.s.len : 0;

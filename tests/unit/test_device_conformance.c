@@ -178,6 +178,92 @@ static void test_events_few_threads(void **state)
     cross_stream_events(2);
 }
 
+/* ------------------------------------------------------ faults cross */
+
+static int failing_kernel(void *args, pa_err *err)
+{
+    (void)args;
+    return pa_error(err, PA_EOVERFLOW, "the test kernel fails");
+}
+
+/* A fault of stream a, recorded by an event b then waits for, becomes b's:
+ * b's sync reports it, with a's message. A data fault (a kernel's words in
+ * the fault block, here put there by a copy in a's order) on devices with
+ * fault blocks; a failed host-compiled kernel on cpu and sim, whose copies
+ * after the wait are then skipped. */
+static void test_fault_crosses_wait(void **state)
+{
+    (void)state;
+    dv_device *d = open_dev(0, 0);
+    dv_stream *a, *b, *c;
+    dv_event *ea;
+    pa_err e;
+    pa_err_init(&e);
+    assert_int_equal(dv_stream_create(d, &a, NULL), PA_OK);
+    assert_int_equal(dv_stream_create(d, &b, NULL), PA_OK);
+    assert_int_equal(dv_stream_create(d, &c, NULL), PA_OK);
+    assert_int_equal(dv_event_create(d, &ea, NULL), PA_OK);
+    int64_t *fa = dv_stream_fault_words(a);
+    if (fa) {
+        int64_t *image;
+        assert_int_equal(dv_host_alloc(d, DV_FAULT_BYTES, (void **)&image, NULL), PA_OK);
+        memset(image, 0, DV_FAULT_BYTES);
+        image[0] = PA_EINVAL;
+        image[1] = (int64_t)(uintptr_t)((char *)fa + DV_FAULT_TEXT_AT);
+        strcpy((char *)image + DV_FAULT_TEXT_AT, "the test's fault");
+        /* a: [gate] the fault arrives, record.  b: wait, then nothing of its own. */
+        __atomic_store_n(&gate_open, 0, __ATOMIC_RELEASE);
+        assert_int_equal(dv_launch_host_fn(a, wait_gate, NULL, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(a, fa, image, DV_FAULT_BYTES, DV_COPY_H2D, NULL), PA_OK);
+        assert_int_equal(dv_event_record(ea, a, NULL), PA_OK);
+        assert_int_equal(dv_stream_wait_event(b, ea, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(c, NULL), PA_OK);   /* c never waited */
+        __atomic_store_n(&gate_open, 1, __ATOMIC_RELEASE);
+        assert_int_equal(dv_stream_sync(b, &e), PA_EINVAL);
+        assert_non_null(strstr(e.msg, "the test's fault"));
+        pa_err_clear(&e);
+        /* A wait for an event already complete takes the fault as well. */
+        assert_int_equal(dv_stream_wait_event(c, ea, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(c, &e), PA_EINVAL);
+        assert_non_null(strstr(e.msg, "the test's fault"));
+        pa_err_clear(&e);
+        assert_int_equal(dv_stream_sync(a, &e), PA_EINVAL);
+        pa_err_clear(&e);
+        dv_clear_fault(d);
+        dv_host_free(d, image);
+    }
+    if (strcmp(spec(), "cpu") == 0 || strcmp(spec(), "sim") == 0) {
+        uint32_t *buf, *host;
+        assert_int_equal(dv_alloc(d, 64, (void **)&buf, NULL), PA_OK);
+        assert_int_equal(dv_host_alloc(d, 64, (void **)&host, NULL), PA_OK);
+        memset(host, 0, 64);
+        dv_stream *x, *y;   /* fresh streams: a, b and c keep their errors */
+        assert_int_equal(dv_stream_create(d, &x, NULL), PA_OK);
+        assert_int_equal(dv_stream_create(d, &y, NULL), PA_OK);
+        assert_int_equal(dv_fill_u32_async(y, buf, 5, 16, NULL), PA_OK);
+        assert_int_equal(dv_launch_kernel(x, failing_kernel, NULL, 0, NULL), PA_OK);
+        assert_int_equal(dv_event_record(ea, x, NULL), PA_OK);
+        assert_int_equal(dv_stream_wait_event(y, ea, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(y, host, buf, 64, DV_COPY_D2H, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(y, &e), PA_EOVERFLOW);
+        assert_non_null(strstr(e.msg, "the test kernel fails"));
+        pa_err_clear(&e);
+        assert_int_equal(host[0], 0);   /* the copy after the wait was skipped */
+        assert_int_equal(dv_stream_sync(x, &e), PA_EOVERFLOW);
+        pa_err_clear(&e);
+        dv_stream_destroy(x);
+        dv_stream_destroy(y);
+        dv_free(d, buf);
+        dv_host_free(d, host);
+    }
+    pa_err_close(&e);
+    dv_event_destroy(ea);
+    dv_stream_destroy(a);
+    dv_stream_destroy(b);
+    dv_stream_destroy(c);
+    dv_close(d);
+}
+
 /* ------------------------------------------------------------- copies */
 
 static void test_odd_copies(void **state)
@@ -623,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_fault_injection),   cmocka_unit_test(test_threads),
         cmocka_unit_test(test_zero_copy_and_counters), cmocka_unit_test(test_chunks),
         cmocka_unit_test(test_selection),         cmocka_unit_test(test_grow_beside_queued_free),
+        cmocka_unit_test(test_fault_crosses_wait),
     };
     return cmocka_run_group_tests_name(spec(), tests, NULL, NULL);
 }
