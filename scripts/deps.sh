@@ -6,7 +6,8 @@ set -euo pipefail
 PKGS=(build-essential g++ cmake pkg-config git   # g++: the SIMT emulation compiles *.cu as C++
       libcmocka-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev libbrotli-dev liburing-dev
       libpg-query-dev libprotobuf-c-dev libedit-dev gnuplot-nox
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      libopenmpi-dev openmpi-bin)   # src/net: the MPI backend and mpirun for its tests
 
 missing=()
 for p in "${PKGS[@]}"; do

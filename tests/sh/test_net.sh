@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test_net.sh - src/net's collectives (tests/tools/net_check.c) in a world of
+# one process, then under mpirun with 1 to 4 ranks: the data of every round
+# checked on every rank, an error of one rank reaching all, and a rank that
+# stops or dies ending the job with an error naming it, in bounded time.
+: "${PISTA_BUILD_DIR:?}"
+CHECK="$PISTA_BUILD_DIR/tests/net_check"
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/  /'; fail=1; }
+
+out=$("$CHECK" basic 2>&1)
+if [ "$out" == "net_check: rank 0 of 1 ok (local)" ]; then ok "one process: the local world"; else bad "one process" "$out"; fi
+
+if ! command -v mpirun >/dev/null 2>&1; then
+  bad "mpirun not found: install OpenMPI (scripts/deps.sh)"
+  echo FAIL; exit 1
+fi
+# Root in containers and CI; more ranks than cores; no cross-memory attach
+# (ptrace may be forbidden in containers). LeakSanitizer stays on for our
+# code; OpenMPI's own allocations at exit are not ours (tests/sh/lsan-mpi.supp).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+export LSAN_OPTIONS="suppressions=$(dirname "$0")/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+run() { timeout 120 mpirun -np "$@" 2>&1; }
+
+for n in 1 2 3 4; do
+  out=$(run $n "$CHECK" basic); rc=$?
+  good=$(grep -c "ok (mpi)" <<<"$out")
+  if [ $rc -eq 0 ] && [ "$good" -eq $n ]; then ok "$n ranks: all-to-all, all-gather, broadcast, gather"
+  else bad "$n ranks: basic (exit $rc, $good of $n ranks ok)" "$out"; fi
+done
+
+out=$(run 3 "$CHECK" fail 1); rc=$?
+good=$(grep -c "ok (mpi)" <<<"$out")
+if [ $rc -eq 0 ] && [ "$good" -eq 3 ]; then ok "an error of rank 1 reaches every rank; the world works on"
+else bad "error round (exit $rc)" "$out"; fi
+
+# A rank that stops: the others name it within the timeout (3 s here) and
+# exit; the launcher then ends the stopped one.
+t0=$(date +%s)
+out=$(PISTA_NET_TIMEOUT_MS=3000 PISTA_NET_HEARTBEAT_MS=200 run 3 "$CHECK" stop 2); rc=$?
+t=$(( $(date +%s) - t0 ))
+named=$(grep -c "rank 2 has not been heard from" <<<"$out")
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$named" -ge 2 ] && [ $t -le 30 ]; then ok "a stopped rank is named by the others (${t} s)"
+else bad "stopped rank (exit $rc, named by $named ranks, ${t} s)" "$out"; fi
+
+# A rank killed mid-query: the job ends within 10 s with a message naming it.
+t0=$(date +%s)
+out=$(run 3 "$CHECK" die 1); rc=$?
+t=$(( $(date +%s) - t0 ))
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1" <<<"$out" && [ $t -le 12 ]; then ok "a killed rank ends the job, named (${t} s)"
+else bad "killed rank (exit $rc, ${t} s)" "$out"; fi
+
+[ $fail -eq 0 ] && echo PASS || echo FAIL
+exit $fail
