@@ -4,6 +4,7 @@
  * code never prints; this program is where messages reach the user.
  */
 #include "cli/cli.h"
+#include "net/net.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +97,25 @@ int cli_global_option(cli_global *g, int argc, char **argv, int *i)
     return 0;
 }
 
+/* Under a launcher with several ranks only what runs across ranks may run:
+ * N copies of a one-process query would each print the whole answer. */
+static int refuse_ranks(int argc, char **argv)
+{
+    int n = nt_launched_size();
+    if (n <= 1 || (argc >= 3 && !strcmp(argv[1], "bench") && !strcmp(argv[2], "net")))
+        return 0;
+    if (nt_launched_rank() > 0)
+        return 2;   /* rank 0 says why */
+    fprintf(stderr, "pista: started by an MPI launcher with %d ranks, but queries do not run across ranks yet "
+                    "(only `pista bench net` does); run pista as one process\n", n);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
+    int refused = refuse_ranks(argc, argv);
+    if (refused)
+        return refused;
     if (argc < 2)   /* no command: the SQL shell */
         return cli_cmd_shell(0, argv + 1);
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {

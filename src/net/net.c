@@ -16,19 +16,74 @@
 #include <string.h>
 #include <time.h>
 
-enum req_kind { K_ALLTOALL, K_ALLGATHER, K_BCAST, K_GATHER, K_FAIL, K_CLOSE };
+enum req_kind { K_ALLTOALL, K_ALLGATHER, K_BCAST, K_GATHER, K_FAIL, K_CLOSE, K_RAW };
 
 struct nt_req {
     nt_req *next;
     nt_world *w;
     enum req_kind kind;
     int root;
+    int64_t raw_bytes;   /* K_RAW: the benchmark's size, runs and result */
+    int raw_runs;
+    double raw_secs;
     nt__round r;      /* arrays of w->size entries (one allocation) */
     nt_buf *user;     /* where received buffers go (see deliver) */
     bool done;        /* under w->mu */
     int rc;
     pa_err err;
 };
+
+/* ----------------------------------------------------- receive buffers
+ *
+ * Each buffer has a header before its data with its capacity; given back,
+ * it joins the cache (its pages stay mapped) unless the cache is full. A
+ * request takes the smallest cached buffer that fits and is at most 4x
+ * too big. */
+
+typedef struct nt__cached {
+    struct nt__cached *next;
+    size_t cap;
+} nt__cached;
+
+void *nt__buf_get(nt_world *w, size_t n)
+{
+    pthread_mutex_lock(&w->buf_mu);
+    nt__cached **best = NULL;
+    for (nt__cached **c = &w->cache; *c; c = &(*c)->next)
+        if ((*c)->cap >= n && (*c)->cap / 4 <= n + 4096 && (!best || (*c)->cap < (*best)->cap))
+            best = c;
+    nt__cached *h = NULL;
+    if (best) {
+        h = *best;
+        *best = h->next;
+        w->cached -= h->cap;
+    }
+    pthread_mutex_unlock(&w->buf_mu);
+    if (!h) {
+        size_t cap = n ? n : 1;
+        if (!(h = pa_malloc(sizeof *h + cap)))
+            return NULL;
+        h->cap = cap;
+    }
+    return h + 1;
+}
+
+void nt_buf_release(nt_world *w, void *data)
+{
+    if (!data)
+        return;
+    nt__cached *h = (nt__cached *)data - 1;
+    pthread_mutex_lock(&w->buf_mu);
+    bool keep = w->cached + h->cap <= NT__CACHE_BYTES;
+    if (keep) {
+        h->next = w->cache;
+        w->cache = h;
+        w->cached += h->cap;
+    }
+    pthread_mutex_unlock(&w->buf_mu);
+    if (!keep)
+        pa_free(h);
+}
 
 /* --------------------------------------------------------------- world */
 
@@ -42,6 +97,29 @@ bool nt_launched(void)
         if (getenv(vars[i]))
             return true;
     return false;
+}
+
+int nt_launched_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS"};
+    for (size_t i = 0; nt_launched() && i < sizeof vars / sizeof *vars; i++) {
+        const char *s = getenv(vars[i]);
+        if (s && atoi(s) > 0)
+            return atoi(s);
+    }
+    return 0;
+}
+
+int nt_launched_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; nt_launched() && i < sizeof vars / sizeof *vars; i++) {
+        const char *s = getenv(vars[i]);
+        if (s && *s)
+            return atoi(s);
+    }
+    return -1;
 }
 
 static int env_ms(const char *name, int given, int dflt)
@@ -86,6 +164,7 @@ int nt_world_open(const nt_options *opt, nt_world **out, pa_err *err)
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->done, NULL);
+    pthread_mutex_init(&w->buf_mu, NULL);
     int rc = ops->open(w, err);
     if (rc == PA_OK && pthread_create(&w->thread, NULL, net_main, w) != 0) {
         rc = pa_error(err, PA_ENOMEM, "cannot start the network thread: %s", strerror(errno));
@@ -95,6 +174,7 @@ int nt_world_open(const nt_options *opt, nt_world **out, pa_err *err)
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->work);
         pthread_cond_destroy(&w->done);
+        pthread_mutex_destroy(&w->buf_mu);
         pa_err_close(&w->broken_err);
         pa_free(w);
         return rc;
@@ -207,11 +287,11 @@ static void deliver(nt_req *q)
         if (keep) {
             nt_buf *dst = q->kind == K_BCAST ? q->user : &q->user[p];
             if (q->kind == K_BCAST && w->rank == q->root)   /* the root keeps its own buffer */
-                pa_free(q->r.recv[p]);
+                nt_buf_release(w, q->r.recv[p]);
             else
                 *dst = (nt_buf){q->r.recv[p], q->r.in[p].bytes};
         } else {
-            pa_free(q->r.recv[p]);
+            nt_buf_release(w, q->r.recv[p]);
         }
         q->r.recv[p] = NULL;
     }
@@ -224,7 +304,9 @@ static void run(nt_world *w, nt_req *q)
     if (broken)
         q->rc = pa_err_propagate(&q->err, &w->broken_err);
     pthread_mutex_unlock(&w->mu);
-    if (!broken) {
+    if (!broken && q->kind == K_RAW) {
+        q->rc = w->ops->raw_alltoall(w, q->raw_bytes, q->raw_runs, &q->raw_secs, &q->err);
+    } else if (!broken) {
         q->rc = w->ops->round(w, &q->r, &q->err);
         if (q->rc == PA_ENET) {
             pthread_mutex_lock(&w->mu);
@@ -438,6 +520,28 @@ int nt_fail(nt_world *w, const pa_err *why, pa_err *err)
     return nt_wait(q, err);
 }
 
+int nt_bench_raw_alltoall(nt_world *w, int64_t bytes, int runs, double *secs, pa_err *err)
+{
+    if (!w->ops->raw_alltoall)
+        return pa_error(err, PA_EUNSUPPORTED, "the %s world has no all-to-all of its own", w->ops->name);
+    if (bytes < 0 || bytes > INT32_MAX || runs < 1)
+        return pa_error(err, PA_EINVAL, "raw all-to-all: %lld bytes (at most 2 GiB), %d runs", (long long)bytes,
+                        runs);
+    nt_req *q;
+    int rc = req_new(w, K_RAW, &q, err);
+    if (rc != PA_OK)
+        return rc;
+    q->raw_bytes = bytes;
+    q->raw_runs = runs;
+    submit(w, q, &q);
+    pthread_mutex_lock(&w->mu);
+    while (!q->done)
+        pthread_cond_wait(&w->done, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    *secs = q->raw_secs;
+    return nt_wait(q, err);
+}
+
 void nt_world_close(nt_world *w)
 {
     if (!w)
@@ -460,6 +564,11 @@ void nt_world_close(nt_world *w)
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->work);
     pthread_cond_destroy(&w->done);
+    for (nt__cached *c = w->cache, *next; c; c = next) {
+        next = c->next;
+        pa_free(c);
+    }
+    pthread_mutex_destroy(&w->buf_mu);
     pa_err_close(&w->broken_err);
     pa_free(w);
 }
@@ -476,12 +585,11 @@ static int local_open(nt_world *w, pa_err *err)
 
 static int local_round(nt_world *w, nt__round *r, pa_err *err)
 {
-    (void)w;
     r->in[0] = r->out[0];
     if (r->in[0].status != PA_OK)
         return PA_OK;
     size_t n = (size_t)r->out[0].bytes;
-    r->recv[0] = pa_malloc(n ? n : 1);
+    r->recv[0] = nt__buf_get(w, n);
     if (!r->recv[0])
         return pa_error(err, PA_ENOMEM, "out of memory receiving %zu bytes", n);
     if (n)

@@ -55,6 +55,11 @@ typedef struct nt_options {
 
 /* Whether this process was started by an MPI launcher (from its environment). */
 bool nt_launched(void);
+/* The number of ranks the launcher started, from its environment (0: not
+ * known, or no launcher). */
+int nt_launched_size(void);
+/* This process's rank from the launcher's environment (-1: not known). */
+int nt_launched_rank(void);
 /* Join the job's world (MPI when launched by one and built with MPI; this
  * process alone otherwise). At most one world per process, and after it is
  * closed none again (MPI cannot be initialised twice). */
@@ -70,8 +75,9 @@ const char *nt_backend(const nt_world *w);
 /* Whether a peer was lost (see above): nothing more can be exchanged. */
 bool nt_broken(const nt_world *w);
 
-/* A buffer of host memory. Received buffers are pa_malloc'd by the round
- * (non-NULL even when empty) and belong to the caller, who pa_free's them. */
+/* A buffer of host memory. Received buffers come from the world's cache
+ * (non-NULL even when empty) and belong to the caller, who gives them back
+ * with nt_buf_release: reused, their pages are not faulted in again. */
 typedef struct nt_buf {
     void *data;
     int64_t bytes;
@@ -104,6 +110,16 @@ int nt_gather(nt_world *w, int root, const void *data, int64_t bytes, nt_buf *re
  * (as "rank R: message", with its code) here and in the others' call of
  * that round. */
 int nt_fail(nt_world *w, const pa_err *why, pa_err *err);
+
+/* For `pista bench net`: the backend library's own all-to-all (MPI_Alltoall)
+ * of `bytes` to every other rank, with buffers allocated once, best of
+ * `runs`: the slowest rank's seconds in *secs, the same on every rank.
+ * PA_EUNSUPPORTED on the local world. A collective (run in call order). */
+int nt_bench_raw_alltoall(nt_world *w, int64_t bytes, int runs, double *secs, pa_err *err);
+
+/* Give back a received buffer (NULL: nothing). Any thread, any time before
+ * nt_world_close. */
+void nt_buf_release(nt_world *w, void *data);
 
 /* What this process exchanged since the world opened. */
 typedef struct nt_stats {

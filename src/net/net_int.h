@@ -18,6 +18,7 @@ typedef struct nt__hdr {
     char msg[NT__MSG_BYTES];
 } nt__hdr;
 #define NT__CLOSING 1
+#define NT__CACHE_BYTES ((size_t)1 << 30)
 
 /* One round as the network thread runs it: out[p] and send[p] for every
  * peer p; the backend fills in[p] and, when every header is PA_OK,
@@ -38,9 +39,17 @@ typedef struct nt__ops {
     /* Heartbeats, between rounds (the network thread calls it at least
      * every heartbeat interval). PA_ENET when a peer is lost. */
     int (*idle)(nt_world *w, pa_err *err);
+    /* The rival for `pista bench net`: the library's own all-to-all of
+     * `bytes` to every other rank, buffers allocated and touched once, best
+     * of `runs`, the slowest rank's seconds (NULL: no such thing). */
+    int (*raw_alltoall)(nt_world *w, int64_t bytes, int runs, double *secs, pa_err *err);
     /* Leave; `clean`: every rank got through the closing round. */
     void (*close)(nt_world *w, bool clean);
 } nt__ops;
+
+/* A receive buffer of at least n bytes from the world's cache (NULL: out
+ * of memory); given back with nt_buf_release. */
+void *nt__buf_get(nt_world *w, size_t n);
 
 extern const nt__ops nt__local_ops;
 #ifdef PISTA_HAVE_MPI
@@ -62,6 +71,9 @@ struct nt_world {
     bool broken;                /* a peer was lost: broken_err says which */
     pa_err broken_err;
     nt_stats stats;             /* under mu */
+    pthread_mutex_t buf_mu;     /* the receive buffers given back: */
+    struct nt__cached *cache;   /* a list, at most NT__CACHE_BYTES in all */
+    size_t cached;
 };
 
 #endif /* PISTA_NET_INT_H */

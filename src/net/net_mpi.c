@@ -14,12 +14,16 @@
 #include "net/net_int.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 enum { TAG_HEARTBEAT = 101, TAG_HEADER = 102, TAG_DATA = 103 };
-#define PIECE ((int64_t)1 << 30)
+/* Data moves in pieces of 4 MiB: small enough that a transfer in progress
+ * shows (pieces complete every millisecond or so), large enough for full
+ * bandwidth; and below MPI's int counts. */
+#define PIECE ((int64_t)4 << 20)
 
 typedef struct mpi_state {
     MPI_Comm comm;
@@ -127,12 +131,18 @@ static int lost(nt_world *w, int p, uint64_t now, pa_err *err)
 }
 
 /* Wait for requests reqs[0..n) (peer[i]: whose), sending heartbeats, and
- * naming a peer lost while its request is pending. */
+ * naming a peer lost while its request is pending. MPI moves data only
+ * while it is called, so this polls without sleeping as long as requests
+ * keep completing (as MPI_Wait itself spins); when none did for 2 ms (a
+ * peer still computing) it sleeps between polls, up to 1 ms. */
 static int wait_all(nt_world *w, MPI_Request *reqs, const int *peer, int n, pa_err *err)
 {
     mpi_state *st = w->impl;
     uint64_t timeout = (uint64_t)w->timeout_ms * 1000000u;
-    for (long spins = 0;; spins++) {
+    uint64_t progress = pa_now_ns();
+    int last_pending = n;
+    long nap_ns = 10000;
+    for (;;) {
         int pending = 0, rc, flag;
         for (int i = 0; i < n; i++) {
             if (reqs[i] == MPI_REQUEST_NULL)
@@ -149,9 +159,17 @@ static int wait_all(nt_world *w, MPI_Request *reqs, const int *peer, int n, pa_e
         for (int i = 0; i < n; i++)
             if (reqs[i] != MPI_REQUEST_NULL && now - st->seen[peer[i]] > timeout)
                 return lost(w, peer[i], now, err);
-        if (spins > 200) {   /* a while of spinning, then short sleeps */
-            struct timespec ts = {0, 50000};
+        if (pending < last_pending) {
+            last_pending = pending;
+            progress = now;
+            nap_ns = 10000;
+        }
+        if (now - progress < 2000000u) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, nap_ns};
             nanosleep(&ts, NULL);
+            nap_ns = nap_ns * 2 > 1000000 ? 1000000 : nap_ns * 2;
         }
     }
 }
@@ -195,7 +213,7 @@ static int mpi_round(nt_world *w, nt__round *r, pa_err *err)
     int pieces = 0;
     for (int p = 0; p < n; p++) {
         size_t b = (size_t)r->in[p].bytes;
-        if (!(r->recv[p] = pa_malloc(b ? b : 1)))
+        if (!(r->recv[p] = nt__buf_get(w, b)))
             return pa_error(err, PA_ENOMEM, "out of memory receiving %zu bytes from rank %d", b, p);
         if (p != me)
             pieces += (int)((r->in[p].bytes + PIECE - 1) / PIECE + (r->out[p].bytes + PIECE - 1) / PIECE);
@@ -238,6 +256,35 @@ static int mpi_idle(nt_world *w, pa_err *err)
     return heartbeat(w, w->impl, pa_now_ns(), err);
 }
 
+static int mpi_raw_alltoall(nt_world *w, int64_t bytes, int runs, double *secs, pa_err *err)
+{
+    mpi_state *st = w->impl;
+    size_t total = (size_t)bytes * (size_t)w->size;
+    char *s = pa_malloc(total ? total : 1), *d = pa_malloc(total ? total : 1);
+    int rc = s && d ? PA_OK : pa_error(err, PA_ENOMEM, "raw all-to-all: out of memory for 2 x %zu bytes", total);
+    if (rc == PA_OK) {
+        memset(s, 1, total);
+        memset(d, 2, total);
+    }
+    double best = 1e30;
+    for (int r = 0; rc == PA_OK && r < runs; r++) {
+        int e = MPI_Barrier(st->comm);
+        double t0 = MPI_Wtime();
+        if (e == MPI_SUCCESS)
+            e = MPI_Alltoall(s, (int)bytes, MPI_BYTE, d, (int)bytes, MPI_BYTE, st->comm);
+        double t = MPI_Wtime() - t0, slowest = t;
+        if (e == MPI_SUCCESS)
+            e = MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, st->comm);
+        if (e != MPI_SUCCESS)
+            rc = mpi_fail(err, e, "Alltoall");
+        else if (slowest < best)
+            best = slowest;
+    }
+    pa_free(s), pa_free(d);
+    *secs = best;
+    return rc;
+}
+
 static void mpi_close(nt_world *w, bool clean)
 {
     mpi_state *st = w->impl;
@@ -267,5 +314,6 @@ const nt__ops nt__mpi_ops = {
     .open = mpi_open,
     .round = mpi_round,
     .idle = mpi_idle,
+    .raw_alltoall = mpi_raw_alltoall,
     .close = mpi_close,
 };

@@ -70,11 +70,13 @@ static void check_recvs(const nt_buf *recv, int round)
     }
 }
 
-static void free_bufs(nt_buf *b, bool with_pa)
+static nt_world *world;
+
+static void free_bufs(nt_buf *b, bool received)
 {
     for (int p = 0; p < size; p++) {
-        if (with_pa)
-            pa_free(b[p].data);
+        if (received)
+            nt_buf_release(world, b[p].data);
         else
             free(b[p].data);
         b[p] = (nt_buf){0};
@@ -131,7 +133,7 @@ static void basic(nt_world *w)
         CHECK(b.bytes == n && b.data && memcmp(b.data, src, (size_t)n) == 0, "bcast from %d: wrong data",
               root);
         if (me != root)
-            pa_free(b.data);
+            nt_buf_release(w, b.data);
         free(src);
     }
 
@@ -227,6 +229,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "net_check: %s\n", e.msg);
         return 2;
     }
+    world = w;
     me = nt_rank(w);
     size = nt_size(w);
     if (size > 64) {
