@@ -333,7 +333,8 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
     if (dv_open(&dopt, &sh->dev, err) != PA_OK)
         return cli_fail(err);
     sh->threads = a->g.threads;
-    sql_options so = {.dev = sh->dev, .threads = a->g.threads, .mode = sh->exmode, .data_dir = a->data};
+    sql_options so = {.dev = sh->dev, .threads = a->g.threads, .mode = sh->exmode, .data_dir = a->data,
+                      .world = sh->world};
     if (sql_session_create(&so, &sh->s, err) != PA_OK)
         return cli_fail(err);
     if (a->data && sql_register_dir(sh->s, a->data, err) != PA_OK)
@@ -369,7 +370,26 @@ int cli_cmd_shell(int argc, char **argv)
         fputs("pista: warning: Ctrl-C will not cancel statements (no signalfd)\n", stderr);
     pa_err err;
     pa_err_init(&err);
-    status = open_session(&sh, &a, &err);
+    /* Under a launcher with several ranks: every rank runs the same -c and
+     * -f statements, and rank 0 alone prints (src/sql/distribute.c). */
+    status = 0;
+    if (nt_launched_size() > 1) {
+        if (a.n_scripts == 0)
+            status = nt_launched_rank() > 0 ? 2 : cli_usage("the shell across ranks takes its statements from -c or -f "
+                                                            "(no interactive shell there yet)");
+        else if (nt_world_open(NULL, &sh.world, &err) != PA_OK)
+            status = cli_fail(&err);
+    }
+    if (status == 0) {
+        status = open_session(&sh, &a, &err);
+        if (status != 0 && sh.world)   /* the others learn why in their first statement's round */
+            nt_fail(sh.world, &err, NULL);
+    }
+    if (status == 0 && sh.world && nt_rank(sh.world) > 0) {   /* rank 0 prints results and errors */
+        sh.interactive = sh.progress = false;
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            status = 1;
+    }
     if (status == 0) {
         shell_signals_ready(&sh);
         if (sh.interactive)
@@ -399,6 +419,11 @@ int cli_cmd_shell(int argc, char **argv)
         sql_session_destroy(sh.s);
     if (sh.dev)
         dv_close(sh.dev);
+    if (sh.world) {
+        if (nt_broken(sh.world) && status == 0)
+            status = SHELL_ERROR;
+        nt_world_close(sh.world);
+    }
     shell_signals_close(&sh);
     pa_err_close(&err);
     pa_free(a.scripts);

@@ -33,6 +33,7 @@ typedef struct shell {
     FILE *out;                /* results (stdout, or the file of .output) */
     int64_t max_rows;         /* .maxrows: rows shown in table mode; -1: 40 on a terminal, else all */
     int max_width;            /* .maxwidth: columns of a table; -1: the terminal's, else no limit */
+    nt_world *world;          /* under a launcher with several ranks; else NULL */
 } shell;
 
 /* What running some text or a dot command came to. */

@@ -37,6 +37,8 @@ typedef struct ex_expr ex_expr;
 int ex_plan_create(ex_plan **out, pa_err *err);
 void ex_plan_destroy(ex_plan *p);
 
+/* What EXPLAIN calls op (cut to the label's size). */
+void ex_op_set_label(ex_op *op, const char *label);
 /* The planner's estimate of op's output rows, shown by ex_explain as
  * "~N rows" (rows < 0 or NaN clears it). */
 void ex_op_set_estimate(ex_op *op, double rows);
@@ -185,6 +187,10 @@ int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap);
  * scan (row-group and page pruning, exact row filtering). */
 int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns, int n_columns,
             const pq_pred *preds, int n_preds, ex_op **out, pa_err *err);
+
+/* Read only one rank's share of the scan's files: the row groups whose
+ * index over every file (in scan order) is part modulo parts. */
+int ex_scan_set_share(ex_op *scan, int part, int parts, pa_err *err);
 
 /* Rows of the input for which pred (BOOLEAN) is TRUE (op_filter.c). Chunks
  * where every row passes go on without a copy; empty results are dropped. */
@@ -402,6 +408,15 @@ struct ex_result {
  * run is freed: the device stays usable for the next query. */
 int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, pa_err *err);
 void ex_result_destroy(ex_result *r);
+/* A result's rows as one buffer (pa_malloc'd, *bytes long) that
+ * ex_result_unpack turns back into rows elsewhere (another rank). r must be
+ * host-visible (not on_device). */
+int ex_result_pack(const ex_result *r, void **out, int64_t *bytes, pa_err *err);
+/* One result of host chunks on dev from n packed buffers (in order), each
+ * of a result with these columns; PA_ECORRUPT naming the buffer when one
+ * does not hold such rows. */
+int ex_result_unpack(dv_device *dev, int n_columns, const char *const *names, const pa_type *types,
+                     const void *const *bufs, const int64_t *sizes, int n, ex_result **out, pa_err *err);
 
 /* Print helpers for tools and tests (the answers format: '|' separated,
  * header line of names, PA_FMT_ANSWER values). Returns bytes written or -1. */

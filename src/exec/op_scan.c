@@ -23,6 +23,7 @@ typedef struct scan_state {
     int n_columns;
     pq_pred *preds;
     int n_preds;
+    int share_part, share_parts;   /* ex_scan_set_share */
     pq_scan *scan;
     /* Morsels: a decoded unit (a whole row group) is handed out as views of
      * at most `morsel` rows each, so all workers share every unit (and the
@@ -90,6 +91,8 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
     o.device = q->dev;
     o.max_chunks = q->opt.queue_chunks;
     o.read_first = q->opt.mode == EX_MODE_BLOCKING;   /* whole columns read, then decoded */
+    o.share_part = s->share_part;
+    o.share_parts = s->share_parts;
     if (!s->mu_init) {
         pthread_mutex_init(&s->mu, NULL);
         s->mu_init = true;
@@ -219,6 +222,22 @@ static const ex_op_vt scan_vt = {
     .source_next = scan_next,
     .destroy = scan_destroy,
 };
+
+int ex_scan_set_share(ex_op *op, int part, int parts, pa_err *err)
+{
+    if (!op || op->vt != &scan_vt || !op->state)
+        return pa_error(err, PA_EINVAL, "ex_scan_set_share: not a scan");
+    if (parts < 1 || part < 0 || part >= parts)
+        return pa_error(err, PA_EINVAL, "ex_scan_set_share: share %d of %d", part, parts);
+    scan_state *s = op->state;
+    s->share_part = part;
+    s->share_parts = parts;
+    if (parts > 1) {
+        size_t n = strlen(op->label);
+        snprintf(op->label + n, sizeof op->label - n, " (rank %d's share of %d)", part, parts);
+    }
+    return PA_OK;
+}
 
 int64_t ex__scan_file_rows(const ex_op *op)
 {

@@ -140,6 +140,12 @@ int ex_op_set_column(ex_op *op, int i, const char *name, pa_type type, pa_err *e
     return PA_OK;
 }
 
+void ex_op_set_label(ex_op *op, const char *label)
+{
+    if (op && label)
+        snprintf(op->label, sizeof op->label, "%s", label);
+}
+
 void ex_op_set_estimate(ex_op *op, double rows)
 {
     if (!op)

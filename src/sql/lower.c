@@ -162,6 +162,8 @@ static int lower_scan(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
     if (rc)
         return rc;
     ex_op_set_estimate(s, n->est);
+    if (n->share_parts > 1 && (rc = ex_scan_set_share(s, n->share_part, n->share_parts, c->err)))
+        return rc;
     if (nr) {
         ex_expr *p = sq_lower_expr(c, sq_and_all(c, rest, nr), out, k);
         if (!p)
@@ -442,10 +444,14 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
     case SQ_L_SCAN: return lower_scan(c, n, need, op, ids, n_ids);
     case SQ_L_JOIN: return n->jkind == SQ_J_FULL ? lower_full(c, n, need, op, ids, n_ids)
                                                   : lower_join(c, n, need, op, ids, n_ids);
-    case SQ_L_ROWS:
+    case SQ_L_ROWS: {
         *ids = n->out;
         *n_ids = n->n_out;
-        return ex_rows(c->plan, n->rows, op, c->err);
+        int rc = ex_rows(c->plan, n->rows, op, c->err);
+        if (rc == PA_OK)
+            ex_op_set_label(*op, n->label);
+        return rc;
+    }
     case SQ_L_VALUES: {
         int *v = sq_alloc(&c->A, sizeof *v);
         if (!v)

@@ -79,14 +79,30 @@ void sql_result_destroy(sql_result *r)
 }
 
 /* ------------------------------------------------------------- compile */
-static int compile(sq_ctx *c, pgn *query, ex_op **root)
+/* Bind and lower a query. With `spread` and several ranks the plan is
+ * spread first (distribute.c); a rank whose part is then done sets
+ * c->passive and gets no root. */
+static int compile(sq_ctx *c, pgn *query, bool spread, ex_op **root)
 {
     sq_node *n;
     const char **names;
+    *root = NULL;
     int rc = sq_bind_select(c, query, NULL, &n, &names, NULL);
-    if (rc == PA_OK)
+    if (rc == PA_OK && spread)
+        rc = sq_distribute(c, &n);
+    if (rc == PA_OK && !c->passive)
         rc = sq_lower_root(c, n, names, root);
     return rc;
+}
+
+/* A rank other than 0 after its part of a spread statement. */
+static int passive_result(sq_ctx *c, sql_result *res)
+{
+    char t[96];
+    snprintf(t, sizeof t, "rank %d: its share went to rank 0", nt_rank(c->s->opt.world));
+    res->kind = SQL_RESULT_OK;
+    res->text = pa_strdup(t);
+    return res->text ? PA_OK : sq_fail(c, -1, PA_ENOMEM, "out of memory");
 }
 
 /* The statement's run; its counters (bytes read...) and time include
@@ -138,10 +154,15 @@ static char *explain_text(sq_ctx *c, ex_op *root, const ex_result *analyzed)
         sq_fail(c, -1, PA_ENOMEM, "EXPLAIN: out of memory");
         return NULL;
     }
-    for (int i = 0; i < c->n_mats; i++)
+    if (c->dist_note)
+        fprintf(f, "%s\n", c->dist_note);
+    for (int i = 0; i < c->n_mats; i++) {
+        if (c->dist_note && i == c->n_mats - 1 && !strcmp(c->mat_names[i], "the ranks' rows"))
+            break;
         fprintf(f, "with: %s evaluated once before the query: %lld rows, %.3f ms, %lld bytes read\n", c->mat_names[i],
                 (long long)c->mats[i]->n_rows, (double)c->mats[i]->stats.ns_total / 1e6,
                 (long long)c->mats[i]->stats.counters.v[PA_CTR_BYTES_READ]);
+    }
     int rc = ex_explain(c->plan, root, analyzed, c->s->opt.dev, f);
     fclose(f);
     if (rc < 0) {
@@ -195,7 +216,11 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
     }
     ex_op *root;
     ex_result *r = NULL;
-    int rc = compile(c, st->query, &root);
+    if (s->opt.world && nt_size(s->opt.world) > 1) {
+        pa_free(name);
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE AS is not supported across ranks yet");
+    }
+    int rc = compile(c, st->query, false, &root);
     if (rc == PA_OK) {
         /* Wide DECIMALs (sums) are written in 64 bits: checked casts. */
         int n = ex_op_columns(root);
@@ -338,8 +363,10 @@ static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
     switch (stmt->node_case) {
     case PG_QUERY__NODE__NODE_SELECT_STMT: {
         uint64_t t0 = pa_now_ns();
-        if ((rc = compile(c, stmt, &root)))
+        if ((rc = compile(c, stmt, true, &root)))
             return rc;
+        if (c->passive)
+            return passive_result(c, res);
         uint64_t t1 = pa_now_ns();
         res->ns_plan = t1 - t0;
         res->kind = SQL_RESULT_ROWS;
@@ -359,8 +386,10 @@ static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
         }
         uint64_t t0 = pa_now_ns();
         c->no_run = !analyze;
-        if ((rc = compile(c, e->query, &root)))
+        if ((rc = compile(c, e->query, analyze, &root)))
             return rc;
+        if (c->passive)
+            return passive_result(c, res);
         res->ns_plan = pa_now_ns() - t0;
         if (analyze) {
             uint64_t t1 = pa_now_ns();
@@ -395,9 +424,10 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
     PgQuery__ParseResult *tree;
     int off;
     int prc = sq_parse(text, &tree, &off, err);
+    sq_ctx lone = {.s = s, .err = err};   /* the round of a statement that never got a context */
     if (prc != PA_OK) {
         s->err_offset = off;
-        return prc;
+        return sq_statement_round(&lone, prc);
     }
     int rc = PA_OK;
     if (tree->n_stmts != 1) {
@@ -408,7 +438,7 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
             rc = pa_error(err, PA_EINVAL, "one statement at a time (found %zu)", tree->n_stmts);
         }
         pg_query__parse_result__free_unpacked(tree, NULL);
-        return rc;
+        return sq_statement_round(&lone, rc);
     }
     sql_result *res = pa_calloc(1, sizeof *res);
     sq_ctx c = {.s = s, .text = text, .err = err, .err_loc = -1};
@@ -418,6 +448,7 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
         rc = ex_plan_create(&c.plan, err);
     if (rc == PA_OK)
         rc = statement(&c, tree->stmts[0]->stmt, text, res);
+    rc = sq_statement_round(&c, rc);   /* several ranks: unless the statement made it */
     if (rc != PA_OK) {
         s->err_offset = c.err_loc;
         sql_result_destroy(res);

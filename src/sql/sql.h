@@ -30,6 +30,7 @@
 #include "core/core.h"
 #include "device/device.h"
 #include "exec/exec.h"
+#include "net/net.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,9 @@ typedef struct sql_options {
     int threads;              /* workers per pipeline; 0 = the device's default */
     ex_mode mode;             /* EX_MODE_OVERLAPPED by default (zeroed options) */
     const char *data_dir;     /* NULL: none; tables in it are registered, CREATE TABLE writes there */
+    nt_world *world;          /* NULL or one rank: statements run here alone. Several ranks:
+                               * every rank runs the same statements in the same order and
+                               * rank 0 gets the results (src/sql/distribute.c); not owned */
 } sql_options;
 
 int sql_session_create(const sql_options *opt, sql_session **out, pa_err *err);

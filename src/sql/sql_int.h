@@ -196,6 +196,9 @@ typedef struct sq_node {
     int n_ins;
     /* ROWS */
     const ex_result *rows;
+    const char *label;        /* EXPLAIN's name for it (NULL: ROWS' own) */
+    /* SCAN: read only rank share_part's share of share_parts (distribute.c) */
+    int share_part, share_parts;
 } sq_node;
 
 /* ------------------------------------------------------------- subqueries */
@@ -264,10 +267,24 @@ typedef struct sq_ctx {
     int expr_depth;           /* of which sq_bind_expr */
     int select_depth;         /* SELECT blocks nested (set operations not counted) */
     bool no_run;              /* EXPLAIN without ANALYZE: run nothing while planning */
+    bool dist_round;          /* several ranks: this statement's round was made (distribute.c) */
+    bool passive;             /* several ranks: this rank's part is done; rank 0 has the result */
+    const char *dist_note;    /* EXPLAIN: how the statement was spread (arena) */
     ex_result **mats;         /* materialized WITH results, freed after the statement */
     const char **mat_names;   /* their names (arena) */
     int n_mats, cap_mats;
 } sq_ctx;
+
+/* Several ranks (distribute.c): run the part of *root that one rank's share
+ * of the biggest table can compute on every rank, gather it to rank 0, and
+ * there put its rows in its place; the statement's one round. Elsewhere
+ * *root is left and c->passive set. */
+int sq_distribute(sq_ctx *c, sq_node **root);
+/* The statement's round where sq_distribute made none: an error goes to
+ * every rank; otherwise an empty gather. */
+int sq_statement_round(sq_ctx *c, int rc);
+/* A result freed with the statement (c->mats). */
+int sq_keep_result(sq_ctx *c, const char *name, ex_result *r);
 
 /* Record an error at loc (byte offset) and return its code. */
 int sq_fail(sq_ctx *c, int loc, int code, const char *fmt, ...) PA_PRINTF(4, 5);

@@ -388,10 +388,16 @@ static int make_units(pq_scan *s, pa_err *err)
         return pa_error(err, PA_ENOMEM, "out of memory planning the scan");
     s->stats.files = s->n_files;
     s->stats.row_groups = total;
+    uint64_t index = 0;   /* over every file, for the share */
+    int parts = s->opt.share_parts;
+    if (parts > 1 && (s->opt.share_part < 0 || s->opt.share_part >= parts))
+        return pa_error(err, PA_EINVAL, "scan share %d of %d", s->opt.share_part, parts);
     for (uint32_t f = 0; f < s->n_files; f++) {
         const pq_file_meta *m = s->files[f].meta;
-        for (uint32_t g = 0; g < m->n_row_groups; g++) {
+        for (uint32_t g = 0; g < m->n_row_groups; g++, index++) {
             const pq_row_group *rg = &m->row_groups[g];
+            if (parts > 1 && index % (uint64_t)parts != (uint64_t)s->opt.share_part)
+                continue;   /* another rank's */
             bool keep = rg->num_rows > 0;
             for (int k = 0; k < s->n_preds && keep; k++) {
                 const pq_column_desc *d = &s->rcols[s->preds[k].col].desc[f];

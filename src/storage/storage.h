@@ -766,6 +766,11 @@ typedef struct pq_scan_options {
                                  * engine's BLOCKING mode measures (default false; when
                                  * the pinned pool fills up, decoding starts with what
                                  * was read) */
+    int share_parts;            /* > 1: read only the row groups whose index over every
+                                 * file in scan order (before pruning) is share_part
+                                 * modulo share_parts: one rank's share of a table split
+                                 * over share_parts ranks (0 or 1: every row group) */
+    int share_part;
 } pq_scan_options;
 
 /* Defaults: everything zero/NULL, filter_rows and use_page_index true. */

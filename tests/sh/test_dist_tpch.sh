@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# test_dist_tpch.sh - queries across ranks (src/sql/distribute.c): the 22
+# TPC-H queries at SF 0.01 under mpirun with 2, 3 and 4 ranks must print
+# exactly the answers (tests/data/tpch/answers, DuckDB's), on cpu and sim.
+# The data is generated here with 1000-row row groups, so the split table
+# really is spread (60 row groups of lineitem); that it was is checked in
+# EXPLAIN ANALYZE. Then an error on one rank (its own data directory with
+# a damaged file) must fail the statement on every rank, named, without a
+# hang.
+set -u
+: "${PISTA:?}" "${PISTA_TEST_DATA:?}"
+Q="$PISTA_TEST_DATA/tpch/queries"
+A="$PISTA_TEST_DATA/tpch/answers/sf0.01"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; shift; [ $# -gt 0 ] && printf '%s\n' "$@" | head -n 20 | sed 's/^/  /'; fail=1; }
+
+if ! command -v mpirun >/dev/null 2>&1; then
+  echo "FAIL mpirun not found: install OpenMPI (scripts/deps.sh)"; exit 1
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+export LSAN_OPTIONS="suppressions=$(dirname "$0")/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+run() { timeout 300 mpirun -np "$@"; }
+
+D="$tmp/sf0.01"
+"$PISTA" gen tpch --sf 0.01 --out "$D" --row-group-rows 1000 > "$tmp/gen.log" 2>&1 || { bad "gen tpch" "$(cat "$tmp/gen.log")"; echo FAIL; exit 1; }
+args=()
+for n in $(seq -w 1 22); do args+=(-f "$Q/q$n.sql"); done
+for n in $(seq -w 1 22); do cat "$A/q$n.csv"; done > "$tmp/answers.csv"
+
+"$PISTA" --data "$D" --answers "${args[@]}" > "$tmp/one.csv" 2>&1
+if cmp -s "$tmp/one.csv" "$tmp/answers.csv"; then ok "one process: the 22 answers on the generated data"
+else bad "one process" "$(diff "$tmp/answers.csv" "$tmp/one.csv" | head)"; fi
+
+for dev in cpu sim; do
+  for np in 2 3 4; do
+    [ $dev = sim ] && [ $np -ne 3 ] && continue   # sim: one size (its kernels run emulated)
+    PISTA_DEVICE=$dev run $np "$PISTA" --data "$D" --answers "${args[@]}" > "$tmp/np.csv" 2> "$tmp/np.err"; rc=$?
+    if [ $rc -eq 0 ] && cmp -s "$tmp/np.csv" "$tmp/answers.csv"; then ok "$np ranks on $dev: the 22 answers"
+    else bad "$np ranks on $dev (exit $rc)" "$(diff "$tmp/answers.csv" "$tmp/np.csv" | head)" "$(head -5 "$tmp/np.err")"; fi
+  done
+done
+
+# Q1 was spread: rank 0 gathered every rank's rows and computed only its share.
+q1=$(grep -v '^--' "$Q/q01.sql" | tr '\n' ' ' | sed 's/;[[:space:]]*$//')
+out=$(run 3 "$PISTA" --data "$D" -c "explain analyze $q1" 2>&1)
+line=$(grep -o "distributed over 3 ranks: lineitem split.*" <<<"$out")
+total=$(sed -nE 's/.* ([0-9]+) rows gathered.*/\1/p' <<<"$line")
+mine=$(sed -nE 's/.*\(([0-9]+) of them.*/\1/p' <<<"$line")
+if [ -n "$total" ] && [ -n "$mine" ] && [ "$mine" -gt 0 ] && [ "$mine" -lt "$total" ]; then
+  ok "Q1 on 3 ranks: lineitem split ($mine of $total rows from rank 0)"
+else bad "Q1 not spread" "$out"; fi
+
+# One rank's error fails the statement everywhere, named; the others do not hang.
+mkdir "$tmp/bad"
+for t in region nation supplier customer part partsupp orders; do ln -s "$D/$t.parquet" "$tmp/bad/$t.parquet"; done
+cp "$D/lineitem.parquet" "$tmp/bad/lineitem.parquet"   # pages damaged, footer whole:
+size=$(stat -c %s "$D/lineitem.parquet")
+for ((at = 50000; at < size - 100000; at += 50000)); do   # in every rank's row groups
+  printf '%*s' 2000 '' | tr ' ' '\377' | dd of="$tmp/bad/lineitem.parquet" bs=1 seek=$at conv=notrunc status=none
+done
+all="select count(*), max(l_comment), sum(l_quantity), max(l_shipdate), max(l_shipmode) from lineitem"
+out=$(timeout 120 mpirun -np 1 "$PISTA" --data "$D" -c "$all" : -np 1 "$PISTA" --data "$tmp/bad" -c "$all" 2>&1); rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1: .*lineitem.parquet" <<<"$out"; then
+  ok "a damaged page on rank 1 fails the statement on every rank, naming rank 1 and the file"
+else bad "error in a statement on one rank (exit $rc)" "$out"; fi
+# A file rank 1 cannot even register: it says so in the first statement's round.
+head -c 20000 "$D/lineitem.parquet" > "$tmp/bad/lineitem.parquet"
+out=$(timeout 120 mpirun -np 1 "$PISTA" --data "$D" -c "select count(*) from nation" : \
+      -np 1 "$PISTA" --data "$tmp/bad" -c "select count(*) from nation" 2>&1); rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1: .*lineitem.parquet" <<<"$out"; then
+  ok "a file rank 1 cannot open fails the first statement on every rank, named"
+else bad "error opening on one rank (exit $rc)" "$out"; fi
+
+[ $fail -eq 0 ] && echo PASS || echo FAIL
+exit $fail
