@@ -108,6 +108,57 @@ static const char *kind_name(const sq_node *n)
     return (unsigned)n->kind < sizeof names / sizeof *names ? names[n->kind] : "?";
 }
 
+/* An aggregate over the cut whose aggregates merge (SUM, COUNT, MIN, MAX):
+ * each rank aggregates its share (the partial node returned, over g), and
+ * rank 0 aggregates the partial rows (final_partial turns the node into
+ * that). AVG and COUNT(DISTINCT) do not merge this way: NULL, the rows go. */
+static sq_node *partial_agg(sq_ctx *c, sq_node *agg, sq_node *g)
+{
+    if (agg->kind != SQ_L_AGG || agg->in[0] != g)
+        return NULL;
+    for (int i = 0; i < agg->n_aggs; i++) {
+        ex_agg_kind k = agg->aggs[i].kind;
+        if (k != EX_AGG_SUM && k != EX_AGG_COUNT && k != EX_AGG_COUNT_STAR && k != EX_AGG_MIN && k != EX_AGG_MAX)
+            return NULL;
+    }
+    sq_node *p = sq_node_new(c, SQ_L_AGG, agg->n_groups + agg->n_aggs);
+    sq_aggdef *aggs = sq_alloc(&c->A, (size_t)(agg->n_aggs + 1) * sizeof *aggs);
+    if (!p || !aggs)
+        return NULL;
+    p->in[0] = g;
+    p->n_groups = agg->n_groups;
+    p->groups = agg->groups;
+    p->n_aggs = agg->n_aggs;
+    p->aggs = aggs;
+    p->est = agg->est;
+    for (int i = 0; i < agg->n_groups; i++)
+        p->out[i] = agg->groups[i];   /* the keys keep their ids: the final node groups on them */
+    for (int i = 0; i < agg->n_aggs; i++) {
+        const sq_aggdef *a = &agg->aggs[i];
+        pa_type t;
+        if (ex_agg_type(a->kind, a->arg >= 0 ? c->cols[a->arg].type : (pa_type){.id = PA_TYPE_BIGINT}, &t, NULL) !=
+            PA_OK)
+            return NULL;
+        int id = sq_new_col(c, c->cols[a->out].name, t);
+        if (id < 0)
+            return NULL;
+        aggs[i] = (sq_aggdef){a->kind, a->arg, id};
+        p->out[agg->n_groups + i] = id;
+    }
+    return p;
+}
+
+/* agg as rank 0's final step over the partial rows (ids of partial). */
+static void final_partial(sq_node *agg, const sq_node *partial, sq_node *rows)
+{
+    agg->in[0] = rows;
+    for (int i = 0; i < agg->n_aggs; i++) {
+        ex_agg_kind k = agg->aggs[i].kind;
+        agg->aggs[i].kind = k == EX_AGG_MIN || k == EX_AGG_MAX ? k : EX_AGG_SUM;   /* counts add up */
+        agg->aggs[i].arg = partial->aggs[i].out;
+    }
+}
+
 int sq_keep_result(sq_ctx *c, const char *name, ex_result *r)
 {
     if (c->n_mats == c->cap_mats) {
@@ -176,6 +227,13 @@ int sq_distribute(sq_ctx *c, sq_node **root)
     sq_node *g = p.nodes[cut], *scan = p.nodes[p.len - 1];
     scan->share_part = me;
     scan->share_parts = size;
+    /* An aggregate right above the cut is computed in part on every rank. */
+    sq_node *agg = cut > 0 ? p.nodes[cut - 1] : NULL, *partial = agg ? partial_agg(c, agg, g) : NULL;
+    if (c->err->code != PA_OK)
+        return c->err->code;
+    sq_node *below = g;   /* the cut, as the plan had it */
+    if (partial)
+        g = partial;
 
     /* This rank's share of the rows below the cut. */
     const char **names = sq_alloc(&c->A, (size_t)(g->n_out + 1) * sizeof *names);
@@ -255,17 +313,21 @@ int sq_distribute(sq_ctx *c, sq_node **root)
     rows->rows = all;
     rows->est = all->n_rows > 1 ? (double)all->n_rows : 1;
     char label[128];
-    snprintf(label, sizeof label, "GATHERED %lld rows from %d ranks", (long long)all->n_rows, size);
+    snprintf(label, sizeof label, "GATHERED %lld %s from %d ranks", (long long)all->n_rows,
+             partial ? "partial aggregate rows" : "rows", size);
     rows->label = sq_strndup(&c->A, label, strlen(label));
-    if (cut == 0)
+    if (partial)
+        final_partial(agg, partial, rows);
+    else if (cut == 0)
         *root = rows;
     else
         *input_slot(p.nodes[cut - 1], p.slot[cut - 1]) = rows;
-    char note[256];
+    char note[320];
     snprintf(note, sizeof note,
              "distributed over %d ranks: %s split by row groups, the rest read whole by every rank; "
-             "%lld rows gathered to rank 0 at the %s below the rest (%lld of them rank 0's)",
-             size, t->name, (long long)all->n_rows, kind_name(g), (long long)mine);
+             "%lld %s gathered to rank 0 at the %s below the rest (%lld of them rank 0's)",
+             size, t->name, (long long)all->n_rows, partial ? "partial aggregate rows" : "rows",
+             partial ? "AGGREGATE (each rank's part)" : kind_name(below), (long long)mine);
     c->dist_note = sq_strndup(&c->A, note, strlen(note));
     return PA_OK;
 }
