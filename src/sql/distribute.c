@@ -20,6 +20,9 @@
  *   gathered to rank 0 (one src/net round), where they take the cut's place
  *   as a ROWS source, and rank 0 runs the rest (aggregates, sorts, limits)
  *   and has the result. The other ranks are done with the statement.
+ * - An aggregate right above the cut whose aggregates merge (SUM, COUNT,
+ *   MIN, MAX; not AVG or DISTINCT) runs in part on every rank, and rank 0
+ *   aggregates the partial rows (counts summed): groups travel, not rows.
  *
  * Each statement makes exactly one round on every rank, whatever happens:
  * the gather; or, for a statement not split (nothing to split, EXPLAIN,
@@ -27,7 +30,8 @@
  * the end (sq_statement_round). So ranks never pair one statement's round
  * with another's, and an error on any rank fails the statement on every
  * rank, named. Not yet: exchanges between ranks below the cut (a join of two
- * split tables, partial aggregates), which the next step adds (issue 16).
+ * split tables, repartitioned aggregates, AVG as SUM and COUNT), which the
+ * next step adds (issue 16).
  */
 #include "sql/sql_int.h"
 
