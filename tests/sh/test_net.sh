@@ -52,16 +52,19 @@ t=$(( $(date +%s) - t0 ))
 if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1" <<<"$out" && [ $t -le 12 ]; then ok "a killed rank ends the job, named (${t} s)"
 else bad "killed rank (exit $rc, ${t} s)" "$out"; fi
 
-# pista under the launcher: the network ceiling runs; a query refuses
-# (rank 0 says why) rather than run N one-process copies.
+# pista under the launcher: the network ceiling runs; a one-process
+# command refuses (rank 0 says why) rather than run N copies.
 if [ -n "${PISTA:-}" ]; then
   out=$(run 2 "$PISTA" bench net --size 1M --runs 2); rc=$?
   if [ $rc -eq 0 ] && grep -q "^all-to-all (src/net round) .*x$" <<<"$out" && grep -q "^MPI_Alltoall" <<<"$out"; then
     ok "pista bench net on 2 ranks"; else bad "pista bench net (exit $rc)" "$out"; fi
-  out=$(run 2 "$PISTA" -c "select 1"); rc=$?
-  n=$(grep -c "queries do not run across ranks yet" <<<"$out")
-  if [ $rc -ne 0 ] && [ "$n" -eq 1 ]; then ok "a query under mpirun -np 2 is refused once, by rank 0"
-  else bad "query under mpirun (exit $rc, said $n times)" "$out"; fi
+  out=$(run 2 "$PISTA" tpch query 1); rc=$?
+  n=$(grep -c "runs in one process" <<<"$out")
+  if [ $rc -ne 0 ] && [ "$n" -eq 1 ]; then ok "a one-process command under mpirun -np 2 is refused once, by rank 0"
+  else bad "one-process command under mpirun (exit $rc, said $n times)" "$out"; fi
+  out=$(run 2 "$PISTA" -c "select 1 + 1 as two"); rc=$?
+  if [ $rc -eq 0 ] && [ "$(grep -c '^| *2 *|$' <<<"$out")" -eq 1 ]; then ok "a statement on 2 ranks prints once"
+  else bad "statement on 2 ranks (exit $rc)" "$out"; fi
 fi
 
 [ $fail -eq 0 ] && echo PASS || echo FAIL
