@@ -21,8 +21,8 @@
  *   as a ROWS source, and rank 0 runs the rest (aggregates, sorts, limits)
  *   and has the result. The other ranks are done with the statement.
  * - An aggregate right above the cut whose aggregates merge (SUM, COUNT,
- *   MIN, MAX; not AVG or DISTINCT) runs in part on every rank, and rank 0
- *   aggregates the partial rows (counts summed): groups travel, not rows.
+ *   MIN, MAX, AVG of DOUBLE; see partial_agg) runs in part on every rank,
+ *   and rank 0 aggregates the partial rows: groups travel, not rows.
  *
  * Each statement makes exactly one round on every rank, whatever happens:
  * the gather; or, for a statement not split (nothing to split, EXPLAIN,
@@ -30,8 +30,8 @@
  * the end (sq_statement_round). So ranks never pair one statement's round
  * with another's, and an error on any rank fails the statement on every
  * rank, named. Not yet: exchanges between ranks below the cut (a join of two
- * split tables, repartitioned aggregates, AVG as SUM and COUNT), which the
- * next step adds (issue 16).
+ * split tables, repartitioned aggregates), which the next step adds
+ * (issue 16).
  */
 #include "sql/sql_int.h"
 
@@ -112,55 +112,120 @@ static const char *kind_name(const sq_node *n)
     return (unsigned)n->kind < sizeof names / sizeof *names ? names[n->kind] : "?";
 }
 
-/* An aggregate over the cut whose aggregates merge (SUM, COUNT, MIN, MAX):
- * each rank aggregates its share (the partial node returned, over g), and
- * rank 0 aggregates the partial rows (final_partial turns the node into
- * that). AVG and COUNT(DISTINCT) do not merge this way: NULL, the rows go. */
+/* An aggregate over the cut whose aggregates merge: each rank aggregates
+ * its share (the partial node returned, over g) and rank 0 aggregates the
+ * partial rows (final_partial). SUM, MIN and MAX merge as themselves,
+ * COUNT as the SUM of counts, AVG of DOUBLE as a SUM and a COUNT whose
+ * quotient rank 0 takes (a DOUBLE sum depends on the order of its terms
+ * anyway). AVG of an integer or DECIMAL does not: the engine divides the
+ * exact sum in x87 extended precision, and a DOUBLE division of the merged
+ * sum can differ in the last bit (to do: an exact merge). Nor does
+ * COUNT(DISTINCT). Those give NULL, and the rows travel. */
 static sq_node *partial_agg(sq_ctx *c, sq_node *agg, sq_node *g)
 {
     if (agg->kind != SQ_L_AGG || agg->in[0] != g)
         return NULL;
+    int n = 0;
     for (int i = 0; i < agg->n_aggs; i++) {
         ex_agg_kind k = agg->aggs[i].kind;
-        if (k != EX_AGG_SUM && k != EX_AGG_COUNT && k != EX_AGG_COUNT_STAR && k != EX_AGG_MIN && k != EX_AGG_MAX)
+        if (k != EX_AGG_SUM && k != EX_AGG_COUNT && k != EX_AGG_COUNT_STAR && k != EX_AGG_MIN && k != EX_AGG_MAX &&
+            (k != EX_AGG_AVG || c->cols[agg->aggs[i].arg].type.id != PA_TYPE_DOUBLE))
             return NULL;
+        n += k == EX_AGG_AVG ? 2 : 1;
     }
-    sq_node *p = sq_node_new(c, SQ_L_AGG, agg->n_groups + agg->n_aggs);
-    sq_aggdef *aggs = sq_alloc(&c->A, (size_t)(agg->n_aggs + 1) * sizeof *aggs);
+    sq_node *p = sq_node_new(c, SQ_L_AGG, agg->n_groups + n);
+    sq_aggdef *aggs = sq_alloc(&c->A, (size_t)(n + 1) * sizeof *aggs);
     if (!p || !aggs)
         return NULL;
     p->in[0] = g;
     p->n_groups = agg->n_groups;
     p->groups = agg->groups;
-    p->n_aggs = agg->n_aggs;
+    p->n_aggs = n;
     p->aggs = aggs;
     p->est = agg->est;
     for (int i = 0; i < agg->n_groups; i++)
         p->out[i] = agg->groups[i];   /* the keys keep their ids: the final node groups on them */
+    int k = 0;
     for (int i = 0; i < agg->n_aggs; i++) {
         const sq_aggdef *a = &agg->aggs[i];
-        pa_type t;
-        if (ex_agg_type(a->kind, a->arg >= 0 ? c->cols[a->arg].type : (pa_type){.id = PA_TYPE_BIGINT}, &t, NULL) !=
-            PA_OK)
-            return NULL;
-        int id = sq_new_col(c, c->cols[a->out].name, t);
-        if (id < 0)
-            return NULL;
-        aggs[i] = (sq_aggdef){a->kind, a->arg, id};
-        p->out[agg->n_groups + i] = id;
+        pa_type arg = a->arg >= 0 ? c->cols[a->arg].type : (pa_type){.id = PA_TYPE_BIGINT};
+        ex_agg_kind parts[2] = {a->kind == EX_AGG_AVG ? EX_AGG_SUM : a->kind, EX_AGG_COUNT};
+        for (int j = 0; j < (a->kind == EX_AGG_AVG ? 2 : 1); j++, k++) {
+            pa_type t;
+            if (ex_agg_type(parts[j], arg, &t, NULL) != PA_OK)
+                return NULL;
+            int id = sq_new_col(c, c->cols[a->out].name, t);
+            if (id < 0)
+                return NULL;
+            aggs[k] = (sq_aggdef){parts[j], a->arg, id};
+            p->out[agg->n_groups + k] = id;
+        }
     }
     return p;
 }
 
-/* agg as rank 0's final step over the partial rows (ids of partial). */
-static void final_partial(sq_node *agg, const sq_node *partial, sq_node *rows)
+/* The final step of agg on rank 0 over the partial rows: an aggregate of
+ * the partial columns, and (with AVG) agg becomes a projection over it
+ * that divides. agg keeps its output ids, so its parent is unchanged. */
+static int final_partial(sq_ctx *c, sq_node *agg, const sq_node *partial, sq_node *rows)
 {
-    agg->in[0] = rows;
+    bool avg = false;
+    for (int i = 0; i < agg->n_aggs; i++)
+        avg |= agg->aggs[i].kind == EX_AGG_AVG;
+    sq_node *fin = avg ? sq_node_new(c, SQ_L_AGG, agg->n_groups + partial->n_aggs) : agg;
+    sq_aggdef *fa = avg ? sq_alloc(&c->A, (size_t)(partial->n_aggs + 1) * sizeof *fa) : agg->aggs;
+    sq_expr **ex = avg ? sq_alloc(&c->A, (size_t)(agg->n_out + 1) * sizeof *ex) : NULL;
+    if (!fin || !fa || (avg && !ex))
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading an aggregate");
+    fin->in[0] = rows;
+    int k = 0;
     for (int i = 0; i < agg->n_aggs; i++) {
-        ex_agg_kind k = agg->aggs[i].kind;
-        agg->aggs[i].kind = k == EX_AGG_MIN || k == EX_AGG_MAX ? k : EX_AGG_SUM;   /* counts add up */
-        agg->aggs[i].arg = partial->aggs[i].out;
+        const sq_aggdef a = agg->aggs[i];
+        if (a.kind != EX_AGG_AVG) {   /* SUM, MIN, MAX as themselves; counts add up */
+            ex_agg_kind fk = a.kind == EX_AGG_MIN || a.kind == EX_AGG_MAX ? a.kind : EX_AGG_SUM;
+            fa[k] = (sq_aggdef){fk, partial->aggs[k].out, a.out};
+            if (avg && !(ex[agg->n_groups + i] = sq_col_ref(c, a.out, -1)))
+                return c->err->code;
+            k++;
+            continue;
+        }
+        int ids[2];
+        for (int j = 0; j < 2; j++, k++) {
+            pa_type t;
+            int rc = ex_agg_type(EX_AGG_SUM, c->cols[partial->aggs[k].out].type, &t, c->err);
+            if (rc != PA_OK || (ids[j] = sq_new_col(c, c->cols[a.out].name, t)) < 0)
+                return c->err->code ? c->err->code : PA_EINTERNAL;
+            fa[k] = (sq_aggdef){EX_AGG_SUM, partial->aggs[k].out, ids[j]};
+        }
+        /* sum / CASE WHEN count = 0 THEN NULL ELSE count END, in DOUBLE */
+        pa_type dbl = {.id = PA_TYPE_DOUBLE}, bigint = {.id = PA_TYPE_BIGINT};
+        ex_expr *zero = ex_expr_int(c->plan, 0, c->err), *null = ex_expr_null(c->plan, bigint, c->err);
+        sq_expr *cmp_args[2] = {sq_col_ref(c, ids[1], -1), zero ? sq_const(c, zero, -1) : NULL};
+        sq_expr *case_args[3] = {sq_make(c, SQ_E_CMP, EX_EQ, cmp_args, 2, -1), null ? sq_const(c, null, -1) : NULL,
+                                 sq_col_ref(c, ids[1], -1)};
+        sq_expr *div_args[2] = {sq_cast(c, sq_col_ref(c, ids[0], -1), dbl, -1),
+                                sq_cast(c, sq_make(c, SQ_E_CASE, 0, case_args, 3, -1), dbl, -1)};
+        if (!(ex[agg->n_groups + i] = sq_make(c, SQ_E_ARITH, EX_DIV, div_args, 2, -1)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
     }
+    if (!avg)
+        return PA_OK;
+    fin->n_groups = agg->n_groups;
+    fin->groups = agg->groups;
+    fin->n_aggs = partial->n_aggs;
+    fin->aggs = fa;
+    fin->est = agg->est;
+    for (int i = 0; i < agg->n_groups; i++) {
+        fin->out[i] = agg->out[i];
+        if (!(ex[i] = sq_col_ref(c, agg->out[i], -1)))
+            return c->err->code;
+    }
+    for (int j = 0; j < partial->n_aggs; j++)
+        fin->out[agg->n_groups + j] = fa[j].out;
+    agg->kind = SQ_L_PROJECT;   /* same node, same output ids: the parent is unchanged */
+    agg->in[0] = fin;
+    agg->exprs = ex;
+    return PA_OK;
 }
 
 int sq_keep_result(sq_ctx *c, const char *name, ex_result *r)
@@ -320,9 +385,10 @@ int sq_distribute(sq_ctx *c, sq_node **root)
     snprintf(label, sizeof label, "GATHERED %lld %s from %d ranks", (long long)all->n_rows,
              partial ? "partial aggregate rows" : "rows", size);
     rows->label = sq_strndup(&c->A, label, strlen(label));
-    if (partial)
-        final_partial(agg, partial, rows);
-    else if (cut == 0)
+    if (partial) {
+        if ((rc = final_partial(c, agg, partial, rows)) != PA_OK)
+            return rc;
+    } else if (cut == 0)
         *root = rows;
     else
         *input_slot(p.nodes[cut - 1], p.slot[cut - 1]) = rows;
