@@ -345,6 +345,36 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
     return 0;
 }
 
+/* A rank other than 0: run each statement rank 0 sends (its own -c and -f
+ * are rank 0's too) until rank 0 sends none (an empty message). Errors are
+ * rank 0's to print: each statement's round tells every rank. */
+static int worker_loop(shell *sh)
+{
+    pa_err e;
+    pa_err_init(&e);
+    int status = SHELL_OK;
+    for (;;) {
+        nt_buf b = {0};
+        if (nt_bcast(sh->world, 0, &b, &e) != PA_OK) {
+            status = SHELL_ERROR;   /* rank 0 failed or a rank is lost */
+            break;
+        }
+        if (b.bytes == 0) {
+            nt_buf_release(sh->world, b.data);
+            break;
+        }
+        /* Not text: an empty statement, whose error round keeps step. */
+        const char *text = ((const char *)b.data)[b.bytes - 1] == 0 ? b.data : "";
+        sql_result *r = NULL;
+        if (sql_execute(sh->s, text, &r, &e) != PA_OK)
+            pa_err_clear(&e);
+        sql_result_destroy(r);
+        nt_buf_release(sh->world, b.data);
+    }
+    pa_err_close(&e);
+    return status;
+}
+
 int cli_cmd_shell(int argc, char **argv)
 {
     shell sh = {.mode = CLI_PRINT_TABLE, .sep = 0, .exmode = EX_MODE_OVERLAPPED, .sigfd = -1, .out = stdout,
@@ -370,16 +400,12 @@ int cli_cmd_shell(int argc, char **argv)
         fputs("pista: warning: Ctrl-C will not cancel statements (no signalfd)\n", stderr);
     pa_err err;
     pa_err_init(&err);
-    /* Under a launcher with several ranks: every rank runs the same -c and
-     * -f statements, and rank 0 alone prints (src/sql/distribute.c). */
+    /* Under a launcher with several ranks: rank 0 reads the statements (-c,
+     * -f or its input) and sends each to the workers before running it; every
+     * rank runs it (src/sql/distribute.c) and rank 0 alone prints. */
     status = 0;
-    if (nt_launched_size() > 1) {
-        if (a.n_scripts == 0)
-            status = nt_launched_rank() > 0 ? 2 : cli_usage("the shell across ranks takes its statements from -c or -f "
-                                                            "(no interactive shell there yet)");
-        else if (nt_world_open(NULL, &sh.world, &err) != PA_OK)
-            status = cli_fail(&err);
-    }
+    if (nt_launched_size() > 1 && nt_world_open(NULL, &sh.world, &err) != PA_OK)
+        status = cli_fail(&err);
     if (status == 0) {
         status = open_session(&sh, &a, &err);
         if (status != 0 && sh.world)   /* the others learn why in their first statement's round */
@@ -390,7 +416,9 @@ int cli_cmd_shell(int argc, char **argv)
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             status = 1;
     }
-    if (status == 0) {
+    if (status == 0 && sh.world && nt_rank(sh.world) > 0) {
+        status = worker_loop(&sh);
+    } else if (status == 0) {
         shell_signals_ready(&sh);
         if (sh.interactive)
             printf("pista %s on %s. Statements end with ';'; .help for help, .quit or Ctrl-D to leave.\n",
@@ -410,6 +438,11 @@ int cli_cmd_shell(int argc, char **argv)
             status = SHELL_OK;
         if (fflush(stdout) != 0)
             status = SHELL_ERROR;
+        if (sh.world && nt_size(sh.world) > 1 && !nt_broken(sh.world)) {   /* the workers may stop */
+            nt_buf quit = {NULL, 0};
+            if (nt_bcast(sh.world, 0, &quit, &err) != PA_OK && status == SHELL_OK)
+                status = SHELL_ERROR;
+        }
     }
     if (sh.out != stdout && fclose(sh.out) != 0) {
         fputs("pista: writing the .output file failed\n", stderr);

@@ -159,6 +159,13 @@ static void *watch(void *arg)
 
 int shell_execute(shell *sh, const char *text, sql_result **out, pa_err *err)
 {
+    *out = NULL;
+    if (sh->world && nt_size(sh->world) > 1) {   /* rank 0: the workers run it too */
+        nt_buf b = {(void *)text, (int64_t)strlen(text) + 1};
+        int rc = nt_bcast(sh->world, 0, &b, err);
+        if (rc != PA_OK)
+            return rc;
+    }
     watcher w = {.sh = sh, .t0 = pa_now_ns()};
     pthread_t th;
     bool started = false;

@@ -59,6 +59,17 @@ if [ -n "$total" ] && [ -n "$mine" ] && [ "$mine" -gt 0 ] && [ "$mine" -lt "$tot
   ok "Q1 on 3 ranks: lineitem split ($mine of $total rows from rank 0)"
 else bad "Q1 not spread" "$out"; fi
 
+# The shell's input goes to rank 0, which sends every statement to the
+# workers: a view made on every rank, then queries over it, dot commands.
+script="create view big as select * from lineitem where l_quantity > 45;
+select count(*) from big;
+.mode csv
+select l_returnflag, sum(l_quantity), min(l_comment) from big group by 1 order by 1;"
+want=$(ASAN_OPTIONS="$ASAN0" "$PISTA" --data "$D" <<<"$script" 2>&1)
+got=$(run 3 "$PISTA" --data "$D" <<<"$script" 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ "$got" == "$want" ] && grep -q "^A," <<<"$got"; then ok "statements from rank 0's input run on 3 ranks"
+else bad "input on 3 ranks (exit $rc)" "$want" "---" "$got"; fi
+
 # One rank's error fails the statement everywhere, named; the others do not hang.
 mkdir "$tmp/bad"
 for t in region nation supplier customer part partsupp orders; do ln -s "$D/$t.parquet" "$tmp/bad/$t.parquet"; done
