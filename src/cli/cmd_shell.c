@@ -356,7 +356,9 @@ static int worker_loop(shell *sh)
     for (;;) {
         nt_buf b = {0};
         if (nt_bcast(sh->world, 0, &b, &e) != PA_OK) {
-            status = SHELL_ERROR;   /* rank 0 failed or a rank is lost */
+            status = SHELL_ERROR;   /* rank 0 failed (it says why) or a rank is lost: */
+            if (nt_broken(sh->world))   /* every rank that sees it says so, rank 0 may be the lost one */
+                fprintf(stderr, "pista: rank %d: %s\n", nt_rank(sh->world), e.msg);
             break;
         }
         if (b.bytes == 0) {
@@ -413,7 +415,7 @@ int cli_cmd_shell(int argc, char **argv)
     }
     if (status == 0 && sh.world && nt_rank(sh.world) > 0) {   /* rank 0 prints results and errors */
         sh.interactive = sh.progress = false;
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+        if (!freopen("/dev/null", "w", stdout))
             status = 1;
     }
     if (status == 0 && sh.world && nt_rank(sh.world) > 0) {

@@ -91,5 +91,35 @@ if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1: .*lineitem.parquet" <<<"
   ok "a file rank 1 cannot open fails the first statement on every rank, named"
 else bad "error opening on one rank (exit $rc)" "$out"; fi
 
+# A rank stopped (SIGSTOP) or killed (SIGKILL) before a statement (rank 0
+# sends it 5 s after the start, through its input): the job
+# ends within 10 s of it with an error naming rank 1 (the stop: the others'
+# heartbeat timeout, 3 s here; the kill: mpirun sees it die).
+rank_pid() {   # the pid of rank $1 of the pista processes on $D
+  local p
+  for p in $(pgrep -f -- "--data $D\$" 2>/dev/null); do
+    tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && echo $p
+  done
+}
+for sig in STOP KILL; do
+  rm -f "$tmp/end"
+  ( (sleep 5; echo "select count(*) from lineitem;"; sleep 47) |
+    { PISTA_NET_TIMEOUT_MS=3000 PISTA_NET_HEARTBEAT_MS=200 timeout 90 mpirun -np 3 "$PISTA" --data "$D" > "$tmp/sig.out" 2>&1
+      echo "$? $(date +%s)" > "$tmp/end"; } ) &
+  pid=""
+  for i in $(seq 1 100); do pid=$(rank_pid 1); [ -n "$pid" ] && break; sleep 0.2; done
+  sleep 2.5   # past MPI's start-up (a rank stopped inside MPI_Init is MPI's to notice)
+  t0=$(date +%s)
+  [ -n "$pid" ] && kill -$sig $pid
+  for i in $(seq 1 120); do [ -f "$tmp/end" ] && break; sleep 0.5; done
+  pkill -f "sleep 47" 2>/dev/null
+  [ -n "$pid" ] && kill -9 $pid 2>/dev/null
+  wait
+  read -r rc t1 < "$tmp/end" 2>/dev/null || { rc=none; t1=$((t0 + 999)); }
+  if [ -n "$pid" ] && [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ $((t1 - t0)) -le 10 ] && grep -q "rank 1" "$tmp/sig.out"; then
+    ok "SIG$sig to rank 1 before a statement: the job ends in $((t1 - t0)) s, naming the rank"
+  else bad "rank 1 $sig (pid ${pid:-none}, exit $rc, $((t1 - t0)) s)" "$(grep -v '^$' "$tmp/sig.out" | head -12)"; fi
+done
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
