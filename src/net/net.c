@@ -25,7 +25,7 @@ struct nt_req {
     int root;
     int64_t raw_bytes;   /* K_RAW: the benchmark's size, runs and result */
     int raw_runs;
-    double raw_secs;
+    double *raw_secs;
     nt__round r;      /* arrays of w->size entries (one allocation) */
     nt_buf *user;     /* where received buffers go (see deliver) */
     bool done;        /* under w->mu */
@@ -265,20 +265,16 @@ static void deliver(nt_req *q)
         h->msg[NT__MSG_BYTES - 1] = 0;
         q->rc = pa_error(&q->err, h->status, "rank %d: %s", bad, h->msg);
     }
-    if (q->rc == PA_OK && q->kind != K_FAIL && q->kind != K_CLOSE) {
-        int64_t sent = 0, got = 0;
-        for (int p = 0; p < n; p++)
-            if (p != w->rank) {
-                sent += q->r.out[p].bytes;
-                got += q->r.in[p].bytes;
-            }
-        pthread_mutex_lock(&w->mu);
-        w->stats.bytes_sent += sent;
-        w->stats.bytes_received += got;
-        pthread_mutex_unlock(&w->mu);
-    }
+    int64_t sent = 0, got = 0;
+    for (int p = 0; q->rc == PA_OK && p < n; p++)   /* failed rounds carry no data */
+        if (p != w->rank) {
+            sent += q->r.out[p].bytes;
+            got += q->r.in[p].bytes;
+        }
     pthread_mutex_lock(&w->mu);
     w->stats.rounds++;
+    w->stats.bytes_sent += sent;
+    w->stats.bytes_received += got;
     pthread_mutex_unlock(&w->mu);
     for (int p = 0; p < n; p++) {
         bool keep = q->rc == PA_OK && q->user &&
@@ -305,7 +301,7 @@ static void run(nt_world *w, nt_req *q)
         q->rc = pa_err_propagate(&q->err, &w->broken_err);
     pthread_mutex_unlock(&w->mu);
     if (!broken && q->kind == K_RAW) {
-        q->rc = w->ops->raw_alltoall(w, q->raw_bytes, q->raw_runs, &q->raw_secs, &q->err);
+        q->rc = w->ops->raw_alltoall(w, q->raw_bytes, q->raw_runs, q->raw_secs, &q->err);
     } else if (!broken) {
         q->rc = w->ops->round(w, &q->r, &q->err);
         if (q->rc == PA_ENET) {
@@ -533,12 +529,8 @@ int nt_bench_raw_alltoall(nt_world *w, int64_t bytes, int runs, double *secs, pa
         return rc;
     q->raw_bytes = bytes;
     q->raw_runs = runs;
+    q->raw_secs = secs;
     submit(w, q, &q);
-    pthread_mutex_lock(&w->mu);
-    while (!q->done)
-        pthread_cond_wait(&w->done, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-    *secs = q->raw_secs;
     return nt_wait(q, err);
 }
 

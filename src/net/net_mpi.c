@@ -44,6 +44,8 @@ static int mpi_fail(pa_err *err, int rc, const char *what)
     return pa_error(err, PA_ENET, "MPI %s failed: %s", what, text);
 }
 
+static void mpi_close(nt_world *w, bool clean);
+
 static int mpi_open(nt_world *w, pa_err *err)
 {
     int inited = 0, provided = 0, rc;
@@ -80,11 +82,15 @@ static int mpi_open(nt_world *w, pa_err *err)
     for (int p = 0; p < n; p++) {
         st->seen[p] = now;
         st->hb_recv[p] = st->hb_send[p] = MPI_REQUEST_NULL;
-        if (p != w->rank && (rc = MPI_Irecv(&st->hb_in[p], 1, MPI_INT64_T, p, TAG_HEARTBEAT, st->comm,
-                                            &st->hb_recv[p])) != MPI_SUCCESS)
-            return mpi_fail(err, rc, "Irecv of a heartbeat");
     }
     w->impl = st;
+    for (int p = 0; p < n; p++)
+        if (p != w->rank && (rc = MPI_Irecv(&st->hb_in[p], 1, MPI_INT64_T, p, TAG_HEARTBEAT, st->comm,
+                                            &st->hb_recv[p])) != MPI_SUCCESS) {
+            rc = mpi_fail(err, rc, "Irecv of a heartbeat");
+            mpi_close(w, false);
+            return rc;
+        }
     return PA_OK;
 }
 

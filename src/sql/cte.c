@@ -82,19 +82,6 @@ void sq_cte_decide(sq_ctx *c, sq_cte *q)
 
 static int materialize(sq_ctx *c, sq_cte *q)
 {
-    if (c->n_mats == c->cap_mats) {
-        int cap = c->cap_mats ? 2 * c->cap_mats : 4;
-        ex_result **v = pa_realloc(c->mats, (size_t)cap * sizeof *v);
-        const char **nv = sq_alloc(&c->A, (size_t)cap * sizeof *nv);
-        if (v)
-            c->mats = v;
-        if (!v || !nv)
-            return sq_fail(c, -1, PA_ENOMEM, "WITH %s: out of memory", q->name);
-        if (c->n_mats)
-            memcpy(nv, c->mat_names, (size_t)c->n_mats * sizeof *nv);
-        c->mat_names = nv;
-        c->cap_mats = cap;
-    }
     ex_plan *saved_plan = c->plan, *plan = NULL;
     sq_cte *saved_ctes = c->ctes;
     int rc = ex_plan_create(&plan, c->err);
@@ -112,9 +99,9 @@ static int materialize(sq_ctx *c, sq_cte *q)
     c->plan = saved_plan;
     c->ctes = saved_ctes;
     ex_plan_destroy(plan);
-    if (rc == PA_OK) {
-        c->mat_names[c->n_mats] = q->name;
-        c->mats[c->n_mats++] = q->rows;
+    if (rc == PA_OK && (rc = sq_keep_result(c, q->name, q->rows)) != PA_OK) {
+        ex_result_destroy(q->rows);
+        q->rows = NULL;
     }
     return rc;
 }

@@ -375,6 +375,7 @@ int sq_distribute(sq_ctx *c, sq_node **root)
         ex_result_destroy(all);
         return rc;
     }
+    c->gathered = all;
     sq_node *rows = sq_node_new(c, SQ_L_ROWS, g->n_out);
     if (!rows)
         return c->err->code;

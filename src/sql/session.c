@@ -157,8 +157,8 @@ static char *explain_text(sq_ctx *c, ex_op *root, const ex_result *analyzed)
     if (c->dist_note)
         fprintf(f, "%s\n", c->dist_note);
     for (int i = 0; i < c->n_mats; i++) {
-        if (c->dist_note && i == c->n_mats - 1 && !strcmp(c->mat_names[i], "the ranks' rows"))
-            break;
+        if (c->mats[i] == c->gathered)
+            continue;
         fprintf(f, "with: %s evaluated once before the query: %lld rows, %.3f ms, %lld bytes read\n", c->mat_names[i],
                 (long long)c->mats[i]->n_rows, (double)c->mats[i]->stats.ns_total / 1e6,
                 (long long)c->mats[i]->stats.counters.v[PA_CTR_BYTES_READ]);

@@ -270,6 +270,7 @@ typedef struct sq_ctx {
     bool dist_round;          /* several ranks: this statement's round was made (distribute.c) */
     bool passive;             /* several ranks: this rank's part is done; rank 0 has the result */
     const char *dist_note;    /* EXPLAIN: how the statement was spread (arena) */
+    const ex_result *gathered;   /* rank 0: the ranks' rows (in mats, not a WITH query) */
     ex_result **mats;         /* materialized WITH results, freed after the statement */
     const char **mat_names;   /* their names (arena) */
     int n_mats, cap_mats;
