@@ -129,9 +129,13 @@ ex_expr *ex_expr_substring(ex_plan *p, ex_expr *s, ex_expr *from, ex_expr *len, 
  * DECIMAL(p,s) gives DECIMAL(p,0) (ROUND with digits d < s: DECIMAL(p,d), d < 0:
  * DECIMAL(p+1,0)). ROUND of a DOUBLE without digits rounds half to even,
  * with digits (-308..308) half away from zero. SIGN gives INTEGER, DOUBLE
- * for a DOUBLE. b: LOG and POWER only; digits: ROUND only (has_digits). */
+ * for a DOUBLE. b: LOG and POWER only; digits: ROUND only (has_digits).
+ * AVG_DIV (not SQL's: distribute.c's merge of AVG over ranks): DOUBLE of
+ * the exact sum a (INTEGER, BIGINT or DECIMAL) over the count b (BIGINT),
+ * divided as AVG divides (kn_math's AVG). */
 typedef enum ex_math {
-    EX_SQRT, EX_CBRT, EX_EXP, EX_LN, EX_LOG10, EX_LOG, EX_POWER, EX_FLOOR, EX_CEIL, EX_TRUNC, EX_ROUND, EX_SIGN
+    EX_SQRT, EX_CBRT, EX_EXP, EX_LN, EX_LOG10, EX_LOG, EX_POWER, EX_FLOOR, EX_CEIL, EX_TRUNC, EX_ROUND, EX_SIGN,
+    EX_AVG_DIV
 } ex_math;
 ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits, bool has_digits, pa_err *err);
 
@@ -412,6 +416,14 @@ void ex_result_destroy(ex_result *r);
  * ex_result_unpack turns back into rows elsewhere (another rank). r must be
  * host-visible (not on_device). */
 int ex_result_pack(const ex_result *r, void **out, int64_t *bytes, pa_err *err);
+/* r's rows split into `parts` packed buffers (as ex_result_pack's) by a
+ * hash of key columns keys[0..n_keys): equal keys (equal values of the same
+ * type; NULLs alike; -0.0 as 0.0) land in the same part, on every rank.
+ * Only columns [0, n_keep) are packed (keys may lie beyond). With only >= 0
+ * just that part is packed (the others are NULL). out and bytes have
+ * `parts` entries; the caller frees each out[p] with pa_free. */
+int ex_result_pack_parts(const ex_result *r, int n_keep, const int *keys, int n_keys, int parts, int only,
+                         void **out, int64_t *bytes, pa_err *err);
 /* One result of host chunks on dev from n packed buffers (in order), each
  * of a result with these columns; PA_ECORRUPT naming the buffer when one
  * does not hold such rows. */

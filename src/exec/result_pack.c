@@ -47,46 +47,210 @@ static void put(wbuf *b, const void *src, size_t n)
 static void put_i64(wbuf *b, int64_t v) { put(b, &v, sizeof v); }
 static void put_i32(wbuf *b, int32_t v) { put(b, &v, sizeof v); }
 
+static void put_header(wbuf *b, const ex_result *r, int n_columns)
+{
+    put(b, MAGIC, 4);
+    put_i32(b, n_columns);
+    for (int j = 0; j < n_columns; j++) {
+        put_i32(b, (int32_t)r->types[j].id);
+        put_i32(b, r->types[j].precision);
+        put_i32(b, r->types[j].scale);
+    }
+}
+
+/* Rows sel[0..rows) of chunk c (all of them when sel is NULL), columns
+ * [0, n_columns), as one packed chunk. */
+static void put_chunk(wbuf *b, const dv_chunk *c, int n_columns, const int32_t *sel, int64_t rows)
+{
+    put_i64(b, rows);
+    for (int j = 0; j < n_columns && !b->oom; j++) {
+        const pa_column *col = &c->columns[j];
+        uint8_t hv = col->validity != NULL;
+        put(b, &hv, 1);
+        if (hv && !sel) {
+            put(b, col->validity, (size_t)(rows + 7) / 8);
+        } else if (hv) {
+            uint8_t byte = 0;
+            for (int64_t k = 0; k < rows; k++) {
+                byte |= (uint8_t)(pa_column_valid(col, sel[k]) << (k & 7));
+                if ((k & 7) == 7 || k == rows - 1) {
+                    put(b, &byte, 1);
+                    byte = 0;
+                }
+            }
+        }
+        if (col->type.id == PA_TYPE_VARCHAR) {
+            int64_t total = 0;
+            for (int64_t k = 0; k < rows; k++) {
+                int64_t i = sel ? sel[k] : k;
+                total += col->offsets[i + 1] - col->offsets[i];
+            }
+            put_i64(b, total);
+            int32_t at = 0;
+            put_i32(b, at);
+            for (int64_t k = 0; k < rows; k++) {
+                int64_t i = sel ? sel[k] : k;
+                at += col->offsets[i + 1] - col->offsets[i];
+                put_i32(b, at);
+            }
+            if (!sel) {
+                put(b, (const char *)col->data + col->offsets[0], (size_t)total);
+            } else {
+                for (int64_t k = 0; k < rows; k++)
+                    put(b, (const char *)col->data + col->offsets[sel[k]],
+                        (size_t)(col->offsets[sel[k] + 1] - col->offsets[sel[k]]));
+            }
+        } else {
+            size_t w = (size_t)pa_type_bytes(col->type);
+            if (!sel) {
+                put(b, col->data, (size_t)rows * w);
+            } else {
+                for (int64_t k = 0; k < rows; k++)
+                    put(b, (const char *)col->data + (size_t)sel[k] * w, w);
+            }
+        }
+    }
+}
+
 int ex_result_pack(const ex_result *r, void **out, int64_t *bytes, pa_err *err)
 {
     if (r->on_device)
         return pa_error(err, PA_EINVAL, "ex_result_pack: the result is in device memory");
     wbuf b = {0};
-    put(&b, MAGIC, 4);
-    put_i32(&b, r->n_columns);
-    for (int j = 0; j < r->n_columns; j++) {
-        put_i32(&b, (int32_t)r->types[j].id);
-        put_i32(&b, r->types[j].precision);
-        put_i32(&b, r->types[j].scale);
-    }
+    put_header(&b, r, r->n_columns);
     put_i64(&b, r->n_chunks);
-    for (int i = 0; i < r->n_chunks; i++) {
-        const dv_chunk *c = r->chunks[i];
-        int64_t rows = c->length;
-        put_i64(&b, rows);
-        for (int j = 0; j < r->n_columns; j++) {
-            const pa_column *col = &c->columns[j];
-            uint8_t hv = col->validity != NULL;
-            put(&b, &hv, 1);
-            if (hv)
-                put(&b, col->validity, (size_t)(rows + 7) / 8);
-            if (col->type.id == PA_TYPE_VARCHAR) {
-                int32_t first = col->offsets[0], last = col->offsets[rows];
-                put_i64(&b, (int64_t)last - first);
-                for (int64_t k = 0; k <= rows; k++)
-                    put_i32(&b, col->offsets[k] - first);
-                put(&b, (const char *)col->data + first, (size_t)(last - first));
-            } else {
-                put(&b, col->data, (size_t)rows * (size_t)pa_type_bytes(col->type));
-            }
-        }
-    }
+    for (int i = 0; i < r->n_chunks; i++)
+        put_chunk(&b, r->chunks[i], r->n_columns, NULL, r->chunks[i]->length);
     if (b.oom) {
         pa_free(b.p);
         return pa_error(err, PA_ENOMEM, "out of memory packing a result of %lld rows", (long long)r->n_rows);
     }
     *out = b.p;
     *bytes = (int64_t)b.n;
+    return PA_OK;
+}
+
+/* ------------------------------------------------------------ partitioning */
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* The value of row i of col as 64 bits that are equal for equal values:
+ * -0.0 and 0.0, and every NaN, each hash alike; NULL has its own. */
+static uint64_t value_bits(const pa_column *col, int64_t i)
+{
+    if (!pa_column_valid(col, i))
+        return 0x6e756c6cULL;
+    switch (col->type.id) {
+    case PA_TYPE_BOOLEAN: return ((const uint8_t *)col->data)[i] != 0;
+    case PA_TYPE_INTEGER:
+    case PA_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)col->data)[i];
+    case PA_TYPE_BIGINT: return (uint64_t)((const int64_t *)col->data)[i];
+    case PA_TYPE_DOUBLE: {
+        double d = ((const double *)col->data)[i];
+        if (d == 0)
+            d = 0;
+        if (d != d)
+            return 0x7ff8000000000000ULL;
+        uint64_t u;
+        memcpy(&u, &d, sizeof u);
+        return u;
+    }
+    case PA_TYPE_DECIMAL:
+        if (pa_type_bytes(col->type) == 16) {
+            uint64_t h[2];
+            memcpy(h, (const char *)col->data + (size_t)i * 16, 16);
+            return h[0] ^ mix64(h[1]);
+        }
+        return (uint64_t)((const int64_t *)col->data)[i];
+    case PA_TYPE_VARCHAR: {
+        const unsigned char *p = (const unsigned char *)col->data + col->offsets[i];
+        int64_t n = col->offsets[i + 1] - col->offsets[i];
+        uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)n;
+        for (int64_t k = 0; k < n; k++)
+            h = (h ^ p[k]) * 0x100000001b3ULL;
+        return h;
+    }
+    default: return 0;
+    }
+}
+
+int ex_result_pack_parts(const ex_result *r, int n_keep, const int *keys, int n_keys, int parts, int only,
+                         void **out, int64_t *bytes, pa_err *err)
+{
+    for (int p = 0; p < parts; p++) {
+        out[p] = NULL;
+        bytes[p] = 0;
+    }
+    if (r->on_device)
+        return pa_error(err, PA_EINVAL, "ex_result_pack_parts: the result is in device memory");
+    if (parts < 1 || n_keep > r->n_columns)
+        return pa_error(err, PA_EINVAL, "ex_result_pack_parts: bad arguments");
+    wbuf *b = pa_calloc((size_t)parts, sizeof *b);
+    int64_t *count = pa_calloc((size_t)parts + 1, sizeof *count);
+    int64_t longest = 0;
+    for (int i = 0; i < r->n_chunks; i++)
+        longest = r->chunks[i]->length > longest ? r->chunks[i]->length : longest;
+    uint16_t *dest = pa_malloc((size_t)(longest ? longest : 1) * sizeof *dest);
+    int32_t *sel = pa_malloc((size_t)(longest ? longest : 1) * sizeof *sel);
+    int64_t *start = pa_calloc((size_t)parts + 1, sizeof *start);
+    size_t *nch_at = pa_calloc((size_t)parts, sizeof *nch_at);
+    int64_t *nch = pa_calloc((size_t)parts, sizeof *nch);
+    bool oom = !b || !count || !dest || !sel || !start || !nch_at || !nch || parts > 65535;
+    for (int p = 0; !oom && p < parts; p++) {
+        if (only >= 0 && p != only)
+            continue;
+        put_header(&b[p], r, n_keep);
+        nch_at[p] = b[p].n;
+        put_i64(&b[p], 0);
+    }
+    for (int i = 0; !oom && i < r->n_chunks; i++) {
+        const dv_chunk *c = r->chunks[i];
+        int64_t n = c->length;
+        memset(count, 0, ((size_t)parts + 1) * sizeof *count);
+        for (int64_t k = 0; k < n; k++) {
+            uint64_t h = 0x9e3779b97f4a7c15ULL;
+            for (int j = 0; j < n_keys; j++)
+                h = mix64(h ^ value_bits(&c->columns[keys[j]], k));
+            dest[k] = (uint16_t)(((h >> 32) * (uint64_t)parts) >> 32);
+            count[dest[k]]++;
+        }
+        start[0] = 0;
+        for (int p = 0; p < parts; p++)
+            start[p + 1] = start[p] + count[p];
+        for (int64_t k = 0; k < n; k++)
+            sel[start[dest[k]]++] = (int32_t)k;
+        for (int p = 0; p < parts; p++) {   /* start[p] is now p's end */
+            int64_t from = start[p] - count[p];
+            if (!count[p] || (only >= 0 && p != only))
+                continue;
+            put_chunk(&b[p], c, n_keep, sel + from, count[p]);
+            nch[p]++;
+        }
+    }
+    for (int p = 0; !oom && p < parts; p++)
+        oom = b[p].oom;
+    if (!oom)
+        for (int p = 0; p < parts; p++) {
+            if (only >= 0 && p != only)
+                continue;
+            memcpy(b[p].p + nch_at[p], &nch[p], sizeof nch[p]);
+            out[p] = b[p].p;
+            bytes[p] = (int64_t)b[p].n;
+        }
+    else
+        for (int p = 0; b && p < parts; p++)
+            pa_free(b[p].p);
+    pa_free(b), pa_free(count), pa_free(dest), pa_free(sel), pa_free(start), pa_free(nch_at), pa_free(nch);
+    if (oom)
+        return pa_error(err, PA_ENOMEM, "out of memory partitioning a result of %lld rows", (long long)r->n_rows);
     return PA_OK;
 }
 
