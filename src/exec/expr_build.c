@@ -439,7 +439,8 @@ ex_expr *ex_expr_substring(ex_plan *p, ex_expr *s, ex_expr *from, ex_expr *len, 
 
 /* ------------------------------------------------------------------ math */
 
-_Static_assert((int)EX_SQRT == KN_MATH_SQRT && (int)EX_POWER == KN_MATH_POWER && (int)EX_SIGN == KN_MATH_SIGN,
+_Static_assert((int)EX_SQRT == KN_MATH_SQRT && (int)EX_POWER == KN_MATH_POWER && (int)EX_SIGN == KN_MATH_SIGN &&
+                   (int)EX_AVG_DIV == KN_MATH_AVG,
                "ex_math and kn_math agree");
 
 static bool is_number(pa_type t)
@@ -461,10 +462,10 @@ static ex_expr *math_node(ex_plan *p, ex_math fn, pa_type t, ex_expr *a, ex_expr
 ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits, bool has_digits, pa_err *err)
 {
     static const char *const names[] = {"sqrt", "cbrt", "exp", "ln", "log10", "log", "power",
-                                        "floor", "ceil", "trunc", "round", "sign"};
-    if (!a || ((fn == EX_LOG || fn == EX_POWER) && !b))
+                                        "floor", "ceil", "trunc", "round", "sign", "avg"};
+    if (!a || ((fn == EX_LOG || fn == EX_POWER || fn == EX_AVG_DIV) && !b))
         return NULL;
-    if ((unsigned)fn > EX_SIGN) {
+    if ((unsigned)fn > EX_AVG_DIV) {
         pa_error(err, PA_EINVAL, "math function %d", (int)fn);
         return NULL;
     }
@@ -474,6 +475,18 @@ ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits
         return NULL;
     }
     pa_type dbl = T(PA_TYPE_DOUBLE);
+    if (fn == EX_AVG_DIV) {   /* both exact, in 128 bits: the kernel divides as AVG */
+        if (a->type.id == PA_TYPE_DOUBLE || b->type.id == PA_TYPE_DECIMAL || b->type.id == PA_TYPE_DOUBLE) {
+            pa_error(err, PA_EINVAL, "avg: an exact sum over a count, not %s over %s", pa_type_name(a->type.id),
+                     pa_type_name(b->type.id));
+            return NULL;
+        }
+        pa_type sum = {.id = PA_TYPE_DECIMAL, .precision = 38, .scale = a->type.id == PA_TYPE_DECIMAL ? a->type.scale : 0};
+        pa_type cnt = {.id = PA_TYPE_DECIMAL, .precision = 38, .scale = 0};
+        a = ex__cast(p, a, sum, err);
+        b = a ? ex__cast(p, b, cnt, err) : NULL;
+        return a && b ? math_node(p, fn, dbl, a, b, 0, 0, err) : NULL;
+    }
     if (fn <= EX_POWER) {
         a = ex__cast(p, a, dbl, err);
         if (b)

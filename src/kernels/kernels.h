@@ -729,10 +729,14 @@ typedef enum kn_date_field {
  * as PostgreSQL; with imm2 = 1, half away from zero at imm digits). Of a
  * DECIMAL: a / 10^imm rounded by the function (ROUND half away from zero),
  * times 10^imm2, as the dst DECIMAL (an overflow error when it does not
- * fit). SIGN: -1, 0 or 1 as dst (INTEGER, or DOUBLE for a DOUBLE). */
+ * fit). SIGN: -1, 0 or 1 as dst (INTEGER, or DOUBLE for a DOUBLE).
+ * AVG: DOUBLE of DECIMAL(38,s) a (an exact sum) over DECIMAL(38,0) b (its
+ * count) as the aggregation's AVG divides, bit for bit:
+ * (double)((long double)a / ((long double)b * 10^s)); b = 0 gives 0 (a is
+ * NULL then). It merges AVG's partial sums and counts across ranks. */
 typedef enum kn_math {
     KN_MATH_SQRT, KN_MATH_CBRT, KN_MATH_EXP, KN_MATH_LN, KN_MATH_LOG10, KN_MATH_LOG, KN_MATH_POWER,
-    KN_MATH_FLOOR, KN_MATH_CEIL, KN_MATH_TRUNC, KN_MATH_ROUND, KN_MATH_SIGN
+    KN_MATH_FLOOR, KN_MATH_CEIL, KN_MATH_TRUNC, KN_MATH_ROUND, KN_MATH_SIGN, KN_MATH_AVG
 } kn_math;
 
 /* STRFN functions (PostgreSQL's), on VARCHAR a; results that are parts of

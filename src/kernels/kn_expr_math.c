@@ -30,7 +30,7 @@ int kn__op_math(kn__eval *e, const kn_insn *in)
 {
     kn__reg *d = &e->regs[in->dst];
     const kn__reg *a = &e->regs[in->a];
-    bool binary = in->sub == KN_MATH_LOG || in->sub == KN_MATH_POWER;
+    bool binary = in->sub == KN_MATH_LOG || in->sub == KN_MATH_POWER || in->sub == KN_MATH_AVG;
     const kn__reg *b = binary ? &e->regs[in->b] : NULL;
     const int n = e->n;
     kn__kind ka = kn__kind_of(in->atype), kd = kn__kind_of(in->type);
@@ -39,7 +39,13 @@ int kn__op_math(kn__eval *e, const kn_insn *in)
     for (int i = 0; i < n; i++) {
         if (!kn__valid(d, i))
             continue;
-        if (kd == KN__F64) {
+        if (in->sub == KN_MATH_AVG) {   /* as kn_agg_emit.c's AVG */
+            __int128 sum = load_exact(ka, a->data, i), c = load_exact(ka, b->data, i);
+            long double scale = 1;
+            for (int k = 0; k < in->atype.scale; k++)
+                scale *= 10;
+            ((double *)d->data)[i] = c == 0 ? 0 : (double)((long double)sum / ((long double)(int64_t)c * scale));
+        } else if (kd == KN__F64) {
             double r = 0, x = ((const double *)a->data)[i], y = b ? ((const double *)b->data)[i] : 0;
             int why = kn__s_math_f64(in->sub, x, y, in->imm, in->imm2 != 0, &r);
             if (why != KN__MATH_OK)

@@ -41,6 +41,7 @@
 #include "kernels/kn_gpu.h"
 #include "kernels/kn_scalar.h"
 #include "kernels/kn_scalar_f64.h"
+#include "kernels/kn_gpu_ext.h"
 
 using namespace kn_gpu;
 
@@ -364,6 +365,10 @@ __device__ __noinline__ void div_fault(const prog_v &P, const kn_insn *in, kn__k
 __device__ __noinline__ bool math_row(const prog_v &P, const kn_insn *in, const gval &a, const gval &b, gval *d)
 {
     const kn__kind ka = kn__kind_of(in->atype), kd = kn__kind_of(in->type);
+    if (in->sub == KN_MATH_AVG) {   /* DECIMAL(38) sum and count: as the aggregation's emit */
+        d->f = b.w == 0 ? 0 : avg_ext(a.w, (int64_t)b.w, in->atype.scale);
+        return true;
+    }
     if (kd == KN__F64) {
         double r = 0;
         int why = kn__s_math_f64(in->sub, a.f, b.f, in->imm, in->imm2 != 0, &r);

@@ -264,7 +264,7 @@ sq_expr *sq_date_add(sq_ctx *c, sq_expr *a, int64_t n, ex_unit u, int loc)
 
 sq_expr *sq_math(sq_ctx *c, ex_math fn, sq_expr *a, sq_expr *b, int digits, bool has_digits, int loc)
 {
-    if (!a || ((fn == EX_LOG || fn == EX_POWER) && !b))
+    if (!a || ((fn == EX_LOG || fn == EX_POWER || fn == EX_AVG_DIV) && !b))
         return NULL;
     sq_expr *e = node(c, SQ_E_MATH, fn, b ? 2 : 1, loc);
     if (!e)

@@ -351,6 +351,68 @@ static void test_division(void **state)
     et_col_free(&z[1]);
 }
 
+/* MATH AVG (ex_math AVG_DIV): the exact sum over the count as the
+ * aggregation's AVG divides, in long double then DOUBLE, bit for bit: sums
+ * past 2^53 (and 2^64) and every scale, where a DOUBLE division would round
+ * differently (counted: the inputs must tell the two apart). */
+static void test_avg_div(void **state)
+{
+    pa_type B = et_t(PA_TYPE_BIGINT);
+    int scales[3] = {0, 2, 5};
+    for (int si = 0; si < 3; si++) {
+        int scale = scales[si];
+        pa_type D = et_dec(38, scale);
+        pa_column in[2] = {et_col(D, N, true), et_col(B, N, true)};
+        for (int64_t i = 0; i < N; i++) {
+            int bits = (int)et_range(40, 100);
+            __int128 v = ((__int128)et_next() << 64 | et_next()) >> (127 - bits);
+            ((__int128 *)in[0].data)[i] = i % 2 ? -v : v;
+            ((int64_t *)in[1].data)[i] = et_range(1, i % 3 ? 1000 : 4000000000LL);
+            if (i % 17 == 0)
+                et_set_null(&in[i % 2], i, true);
+        }
+        ex_expr *e = ex_expr_math(P, EX_AVG_DIV, col(0, D), col(1, B), 0, false, &E);
+        expect_type(e, et_t(PA_TYPE_DOUBLE));
+        pa_column r = et_eval1(&X, e, in, 2, N);
+        long double ten = 1;
+        for (int k = 0; k < scale; k++)
+            ten *= 10;
+        int differs = 0;
+        for (int64_t i = 0; i < N; i++) {
+            bool v = et_valid(&in[0], i) && et_valid(&in[1], i);
+            assert_int_equal(et_valid(&r, i), v);
+            if (!v)
+                continue;
+            __int128 sum = et_w(&in[0], i);
+            int64_t c = et_i64(&in[1], i);
+            double want = (double)((long double)sum / ((long double)c * ten));
+            if (et_f(&r, i) != want)
+                fail_msg("row %lld: %.17g, want %.17g (scale %d)", (long long)i, et_f(&r, i), want, scale);
+            differs += (double)sum / ((double)c * (double)ten) != want;
+        }
+        assert_true(differs > 0);
+        et_col_free(&r);
+        et_col_free(&in[0]);
+        et_col_free(&in[1]);
+    }
+    /* An INTEGER sum is cast to DECIMAL(38,0); a DOUBLE sum is refused. */
+    pa_type I = et_t(PA_TYPE_INTEGER);
+    pa_column in[2] = {et_col(I, 3, false), et_col(B, 3, false)};
+    int32_t sv[3] = {7, -7, 2000000000};
+    int64_t cv[3] = {2, 3, 7};
+    memcpy(in[0].data, sv, sizeof sv);
+    memcpy(in[1].data, cv, sizeof cv);
+    ex_expr *e = ex_expr_math(P, EX_AVG_DIV, col(0, I), col(1, B), 0, false, &E);
+    pa_column r = et_eval1(&X, e, in, 2, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(et_f(&r, i) == (double)((long double)sv[i] / (long double)cv[i]));
+    et_col_free(&r);
+    et_col_free(&in[0]);
+    et_col_free(&in[1]);
+    assert_null(ex_expr_math(P, EX_AVG_DIV, col(0, et_t(PA_TYPE_DOUBLE)), col(1, B), 0, false, &E));
+    assert_non_null(strstr(E.msg, "avg"));
+}
+
 static void test_overflow(void **state)
 {
     pa_type I = et_t(PA_TYPE_INTEGER), B = et_t(PA_TYPE_BIGINT);
@@ -1137,6 +1199,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_arith_decimal, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_modulo, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_division, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(test_avg_div, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_overflow, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_compare, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_logic, each_setup, each_teardown),
