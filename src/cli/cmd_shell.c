@@ -31,6 +31,12 @@ static void usage(FILE *f)
           "  --markdown          print tables in Markdown's pipe syntax\n"
           "  --timer             print the run time after each statement\n"
           "  --mode M            execution mode: overlapped (default), chunked, blocking\n"
+          "  --replicate-rows N  under mpirun: tables of fewer rows are read whole by every\n"
+          "                      rank, bigger ones split over the ranks (default 1000000;\n"
+          "                      also PISTA_REPLICATE_ROWS)\n"
+          "  --tmin DISK,NET      with --timer under mpirun: the storage and network ceilings\n"
+          "                      in GB/s (pista bench io, pista bench net) for each\n"
+          "                      statement's least possible time (Tmin) and runtime/Tmin\n"
           "  --device X, --threads N, --memory-limit SIZE   as for every command\n"
           "Without -c or -f, statements are read from standard input (.help lists the dot\n"
           "commands). Scripts stop at the first error with exit status 1.\n",
@@ -195,6 +201,7 @@ typedef struct shell_args {
     int n_scripts;
     const char **paths;   /* PATH arguments: tables */
     int n_paths;
+    int64_t replicate_rows;   /* --replicate-rows (0: the default) */
 } shell_args;
 
 static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
@@ -232,7 +239,8 @@ static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
             i++;
             continue;
         } else if (strcmp(o, "-c") && strcmp(o, "-f") && strcmp(o, "--data") && strcmp(o, "--mode") &&
-                   strcmp(o, "--separator")) {
+                   strcmp(o, "--separator") && strcmp(o, "--replicate-rows") &&
+                   strcmp(o, "--tmin")) {
             return cli_usage("unknown option '%s' (pista --help lists them)", o);
         }
         if (!has_value)
@@ -241,6 +249,18 @@ static int parse_args(shell *sh, shell_args *a, int argc, char **argv)
             a->scripts[a->n_scripts++] = (script){o[1], v};
         } else if (!strcmp(o, "--data")) {
             a->data = v;
+        } else if (!strcmp(o, "--tmin")) {
+            char *end;
+            sh->disk_gbps = strtod(v, &end);
+            sh->net_gbps = *end == ',' ? strtod(end + 1, &end) : 0;
+            if (*end || !(sh->disk_gbps > 0) || !(sh->net_gbps > 0))
+                return cli_usage("--tmin: '%s' is not DISK,NET in GB/s (two positive numbers)", v);
+        } else if (!strcmp(o, "--replicate-rows")) {
+            char *end;
+            long long n = strtoll(v, &end, 10);
+            if (*v == '\0' || *end || n < 1)
+                return cli_usage("--replicate-rows: '%s' is not a positive row count", v);
+            a->replicate_rows = n;
         } else if (!strcmp(o, "--mode")) {
             if (ex_mode_parse(v, &sh->exmode, &err) != PA_OK) {
                 int rc = cli_usage("--mode: %s", err.msg);
@@ -334,7 +354,7 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
         return cli_fail(err);
     sh->threads = a->g.threads;
     sql_options so = {.dev = sh->dev, .threads = a->g.threads, .mode = sh->exmode, .data_dir = a->data,
-                      .world = sh->world};
+                      .world = sh->world, .replicate_rows = a->replicate_rows};
     if (sql_session_create(&so, &sh->s, err) != PA_OK)
         return cli_fail(err);
     if (a->data && sql_register_dir(sh->s, a->data, err) != PA_OK)
@@ -383,6 +403,9 @@ int cli_cmd_shell(int argc, char **argv)
                 .max_rows = -1, .max_width = -1};
     shell_args a = {0};
     cli_global_defaults(&a.g);
+    const char *rr = getenv("PISTA_REPLICATE_ROWS");
+    if (rr && *rr)
+        a.replicate_rows = atoll(rr) > 0 ? atoll(rr) : 0;
     a.scripts = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.scripts);
     a.paths = pa_calloc(argc > 0 ? (size_t)argc : 1, sizeof *a.paths);
     if (!a.scripts || !a.paths) {
@@ -408,6 +431,16 @@ int cli_cmd_shell(int argc, char **argv)
     status = 0;
     if (nt_launched_size() > 1 && nt_world_open(NULL, &sh.world, &err) != PA_OK)
         status = cli_fail(&err);
+    if (status == 0 && sh.world && nt_size(sh.world) > 1) {   /* rank 0's settings that shape plans */
+        nt_buf b = {&a.replicate_rows, sizeof a.replicate_rows};
+        if (nt_bcast(sh.world, 0, &b, &err) != PA_OK)
+            status = cli_fail(&err);
+        else if (nt_rank(sh.world) > 0) {
+            if (b.bytes == sizeof a.replicate_rows)
+                memcpy(&a.replicate_rows, b.data, sizeof a.replicate_rows);
+            nt_buf_release(sh.world, b.data);
+        }
+    }
     if (status == 0) {
         status = open_session(&sh, &a, &err);
         if (status != 0 && sh.world)   /* the others learn why in their first statement's round */

@@ -25,6 +25,7 @@ typedef struct shell {
     cli_print_mode mode;
     char sep;                 /* between CSV or answers fields; 0: the mode's (',' or '|') */
     bool timer;               /* .timer on: "Run Time: ..." after each statement */
+    double disk_gbps, net_gbps;   /* --tmin: the ceilings Tmin is computed from (0: not given) */
     bool interactive;         /* a terminal: prompts, errors do not stop the shell */
     bool progress;            /* stderr is a terminal: draw the progress line */
     int threads;

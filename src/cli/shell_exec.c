@@ -65,6 +65,27 @@ static int print_result(shell *sh, const sql_result *r)
     return 0;
 }
 
+/* The timer line; over several ranks also each rank's most bytes read and
+ * received and, with --tmin's ceilings, the least time the statement could
+ * take: Tmin = max(most read / disk, most received / network), as the
+ * PystachIO paper reports it. */
+static void print_timer(shell *sh, const sql_result *r, double secs)
+{
+    fprintf(sh->out, "Run Time: %.3f s (plan %.3f s)", secs, (double)r->ns_plan * 1e-9);
+    if (r->n_ranks > 1) {
+        fprintf(sh->out, "; %d ranks: most read %.1f MB (rank %d), most received %.1f MB (rank %d)", r->n_ranks,
+                (double)r->max_read / 1e6, r->max_read_rank, (double)r->max_received / 1e6, r->max_received_rank);
+        if (sh->disk_gbps > 0 && sh->net_gbps > 0) {
+            double td = (double)r->max_read / (sh->disk_gbps * 1e9), tn = (double)r->max_received / (sh->net_gbps * 1e9);
+            double tmin = td > tn ? td : tn;
+            fprintf(sh->out, "; Tmin %.3f s (%s bound)", tmin, td > tn ? "storage" : "network");
+            if (tmin > 0)
+                fprintf(sh->out, ", runtime/Tmin %.1f", secs / tmin);
+        }
+    }
+    fputc('\n', sh->out);
+}
+
 /* One statement (NUL-terminated). */
 static int run_statement(shell *sh, const char *stmt)
 {
@@ -90,7 +111,7 @@ static int run_statement(shell *sh, const char *stmt)
             status = SHELL_ERROR;
         }
         if (sh->timer)
-            fprintf(sh->out, "Run Time: %.3f s (plan %.3f s)\n", secs, (double)r->ns_plan * 1e-9);
+            print_timer(sh, r, secs);
         fflush(sh->out);
     }
     sql_result_destroy(r);

@@ -3,124 +3,108 @@
  *
  * Every rank runs the same statements in the same order over the same
  * tables (the same --data, seen by every rank), so every rank binds and
- * optimizes the same logical plan. Then:
+ * optimizes the same logical plan, and this file makes the same decisions
+ * on every rank, from the plan and the footers' statistics alone (never
+ * from the rows a rank happens to hold): so every rank makes the same
+ * rounds of src/net in the same order.
  *
- * - The table to split is the biggest one the plan scans exactly once
- *   (a table read twice, or a subtree used twice by a magic set, is not
- *   split). Each rank reads its share of it: row group i of the table's
- *   files (in scan order) belongs to rank i mod N. Every other table is
- *   read whole by every rank (replicated).
- * - From that scan up, the plan is *linear* in the split table as long as
- *   each operator's output is the union of its outputs over the shares:
- *   filters, projections, inner joins (on either side), and LEFT, SEMI,
- *   ANTI and MARK joins (and scalar-subquery joins) whose outer side holds
- *   the split table (the inner side is read whole). The highest such
- *   operator is the cut.
- * - Every rank runs the plan below the cut on its share; the rows are
- *   gathered to rank 0 (one src/net round), where they take the cut's place
- *   as a ROWS source, and rank 0 runs the rest (aggregates, sorts, limits)
- *   and has the result. The other ranks are done with the statement.
- * - An aggregate right above the cut whose aggregates merge (SUM, COUNT,
- *   MIN, MAX, AVG of DOUBLE; see partial_agg) runs in part on every rank,
- *   and rank 0 aggregates the partial rows: groups travel, not rows.
+ * Tables. The biggest table the statement scans, and every table of at
+ * least sql_options.replicate_rows rows, is *split*: each rank reads its
+ * share (row group i of the table's files, in scan order, belongs to rank
+ * i mod N). Smaller tables are read whole by every rank (*replicated*).
  *
- * Each statement makes exactly one round on every rank, whatever happens:
- * the gather; or, for a statement not split (nothing to split, EXPLAIN,
- * DDL) or one that failed before its gather, an empty gather or nt_fail at
- * the end (sq_statement_round). So ranks never pair one statement's round
- * with another's, and an error on any rank fails the statement on every
- * rank, named. Not yet: exchanges between ranks below the cut (a join of two
- * split tables, repartitioned aggregates), which the next step adds
- * (issue 16).
+ * Each plan node then has a distribution, found bottom-up:
+ *   REPL  every rank has all of its rows (it reads no split table, or an
+ *         exchange below made it whole);
+ *   PART  every rank has a part, the parts are disjoint and their union
+ *         is the node's output;
+ *   ZERO  rank 0 alone has it (after the final gather).
+ * Filters and projections keep their input's. A join whose outer side is
+ * PART and inner side REPL is PART (an inner join either way round). Where
+ * an operator needs more, an *exchange* runs the subtree below it on every
+ * rank and moves the rows (one src/net round each), and the rows take the
+ * subtree's place as a ROWS source:
+ *   REPARTITION  rows to rank hash(key) mod N (ex_result_pack_parts): a
+ *                join of two PART sides on its equality keys (both sides;
+ *                a REPL side just keeps its own hash share, no round); a
+ *                grouped aggregate (its partial rows when its aggregates
+ *                merge, else its input rows) on the group keys; DISTINCT
+ *                on every column. The result is PART.
+ *   BROADCAST    every rank's rows to every rank (all-gather): the small
+ *                inner side of a join of two PART sides, the inner side of
+ *                a MARK join (IN's NULL semantics need all of it) or of a
+ *                join without equality keys; a sort, limit or ungrouped
+ *                aggregate whose result is read by a join. REPL.
+ *   GATHER       every rank's rows to rank 0, where the statement's top
+ *                ends (a chain of single-input operators up to the
+ *                root): an ungrouped or small aggregate (partial rows when
+ *                they merge), a sort or limit (each rank's top rows
+ *                first), or the root itself. ZERO: the other ranks are then
+ *                done with the statement (c->passive).
+ * A UNION of PART and REPL inputs takes a REPL input from rank 0 only.
+ * Partial aggregation: SUM, COUNT, MIN, MAX, AVG of DOUBLE merge (see
+ * partial_agg).
+ *
+ * Rounds and errors: a rank that fails calls nt_fail for its next round
+ * (sq_statement_round), which every other rank is making too, so the
+ * statement fails on every rank with that rank's error; a round that fails
+ * is the statement's last. A statement that makes no round otherwise ends
+ * with an empty gather (sq_statement_round). Not yet (issue 16): exchanges
+ * that stream inside a pipeline; here each exchange runs its subtree to
+ * the end first.
  */
 #include "sql/sql_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static int n_inputs(const sq_node *n) { return n->kind == SQ_L_UNION ? n->n_ins : 2; }
-static sq_node **input_slot(sq_node *n, int i) { return n->kind == SQ_L_UNION ? &n->ins[i] : &n->in[i]; }
+#define D_MAX_SPLIT 64
+#define D_MAX_MEMO 1024
+/* A grouped aggregate of at most this many estimated groups, at the top,
+ * gathers its partial rows to rank 0; a bigger one repartitions them. */
+#define D_GATHER_GROUPS 100000
 
-/* Scans of each table, counted over every path (a shared subtree twice). */
-typedef struct scan_count {
-    sq_table *t[64];
-    int n[64];
-    int k;
-} scan_count;
+typedef enum dprop { D_REPL, D_PART, D_ZERO } dprop;
+typedef enum xkind { X_REPART, X_LOCAL, X_BROADCAST, X_GATHER, X_RANK0 } xkind;
 
-static void count_scans(sq_node *n, scan_count *sc, int depth)
+typedef struct dctx {
+    sq_ctx *c;
+    nt_world *w;
+    int me, size;
+    sq_table *split[D_MAX_SPLIT];
+    int n_split;
+    sq_node *memo_node[D_MAX_MEMO];
+    dprop memo_prop[D_MAX_MEMO];
+    int n_memo;
+    int rounds;
+    char note[1024];
+    size_t note_len;
+} dctx;
+
+static void note(dctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(dctx *d, const char *fmt, ...)
 {
-    if (!n || depth > 10000)
+    if (d->note_len + 1 >= sizeof d->note)
         return;
-    if (n->kind == SQ_L_SCAN && n->table) {
-        int i = 0;
-        while (i < sc->k && sc->t[i] != n->table)
-            i++;
-        if (i == sc->k && sc->k < 64)
-            sc->t[sc->k++] = n->table;
-        if (i < sc->k)
-            sc->n[i]++;
-        return;
-    }
-    for (int i = 0; i < n_inputs(n); i++)
-        count_scans(*input_slot(n, i), sc, depth + 1);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(d->note + d->note_len, sizeof d->note - d->note_len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        d->note_len += (size_t)n < sizeof d->note - d->note_len ? (size_t)n : sizeof d->note - d->note_len - 1;
 }
 
-/* The path from n down to the scan of t: nodes[0] = n, ..., the scan; slot[i]
- * = the input of nodes[i] the path takes. */
-typedef struct path {
-    sq_node *nodes[256];
-    int slot[256];
-    int len;
-} path;
-
-static bool find_scan(sq_node *n, const sq_table *t, path *p)
-{
-    if (!n || p->len >= 256)
-        return false;
-    p->nodes[p->len++] = n;
-    if (n->kind == SQ_L_SCAN && n->table == t)
-        return true;
-    for (int i = 0; n->kind != SQ_L_SCAN && i < n_inputs(n); i++) {
-        p->slot[p->len - 1] = i;
-        if (find_scan(*input_slot(n, i), t, p))
-            return true;
-    }
-    p->len--;
-    return false;
-}
-
-/* Whether n's output is the union over the shares of its input `slot`'s. */
-static bool linear(const sq_node *n, int slot)
-{
-    switch (n->kind) {
-    case SQ_L_FILTER:
-    case SQ_L_PROJECT: return true;
-    case SQ_L_JOIN:
-        if (n->jkind == SQ_J_INNER && !n->single)
-            return true;
-        return slot == 0 && (n->jkind == SQ_J_INNER || n->jkind == SQ_J_LEFT || n->jkind == SQ_J_SEMI ||
-                             n->jkind == SQ_J_ANTI || n->jkind == SQ_J_MARK);
-    default: return false;
-    }
-}
-
-static const char *kind_name(const sq_node *n)
-{
-    static const char *const names[] = {"SCAN", "FILTER", "PROJECT", "JOIN", "AGGREGATE", "DISTINCT",
-                                        "SORT", "LIMIT", "UNION", "VALUES", "ROWS"};
-    return (unsigned)n->kind < sizeof names / sizeof *names ? names[n->kind] : "?";
-}
-
-/* An aggregate over the cut whose aggregates merge: each rank aggregates
- * its share (the partial node returned, over g) and rank 0 aggregates the
- * partial rows (final_partial). SUM, MIN and MAX merge as themselves,
- * COUNT as the SUM of counts, AVG of DOUBLE as a SUM and a COUNT whose
- * quotient rank 0 takes (a DOUBLE sum depends on the order of its terms
- * anyway). AVG of an integer or DECIMAL does not: the engine divides the
- * exact sum in x87 extended precision, and a DOUBLE division of the merged
- * sum can differ in the last bit (to do: an exact merge). Nor does
- * COUNT(DISTINCT). Those give NULL, and the rows travel. */
+/* An aggregate whose aggregates merge: each rank aggregates its share (the
+ * partial node returned, over g) and the partial rows are aggregated again
+ * (final_partial). SUM, MIN and MAX merge as themselves, COUNT as the SUM
+ * of counts, AVG as a SUM and a COUNT whose quotient the final step takes:
+ * of an INTEGER or DECIMAL exactly as AVG divides (the exact sum over the
+ * count in x87 extended precision: MATH AVG_DIV), so the answer is the
+ * one process's to the bit; of a DOUBLE as a DOUBLE division (a DOUBLE sum
+ * depends on the order of its terms anyway). AVG of a BIGINT does not (its
+ * partial SUM could overflow BIGINT where AVG's 128-bit sum does not), nor
+ * does COUNT(DISTINCT): those give NULL, and the rows travel. */
 static sq_node *partial_agg(sq_ctx *c, sq_node *agg, sq_node *g)
 {
     if (agg->kind != SQ_L_AGG || agg->in[0] != g)
@@ -129,7 +113,7 @@ static sq_node *partial_agg(sq_ctx *c, sq_node *agg, sq_node *g)
     for (int i = 0; i < agg->n_aggs; i++) {
         ex_agg_kind k = agg->aggs[i].kind;
         if (k != EX_AGG_SUM && k != EX_AGG_COUNT && k != EX_AGG_COUNT_STAR && k != EX_AGG_MIN && k != EX_AGG_MAX &&
-            (k != EX_AGG_AVG || c->cols[agg->aggs[i].arg].type.id != PA_TYPE_DOUBLE))
+            (k != EX_AGG_AVG || c->cols[agg->aggs[i].arg].type.id == PA_TYPE_BIGINT))
             return NULL;
         n += k == EX_AGG_AVG ? 2 : 1;
     }
@@ -196,6 +180,12 @@ static int final_partial(sq_ctx *c, sq_node *agg, const sq_node *partial, sq_nod
             if (rc != PA_OK || (ids[j] = sq_new_col(c, c->cols[a.out].name, t)) < 0)
                 return c->err->code ? c->err->code : PA_EINTERNAL;
             fa[k] = (sq_aggdef){EX_AGG_SUM, partial->aggs[k].out, ids[j]};
+        }
+        if (c->cols[a.arg].type.id != PA_TYPE_DOUBLE) {   /* exact: NULL where the sum is (count 0) */
+            if (!(ex[agg->n_groups + i] =
+                      sq_math(c, EX_AVG_DIV, sq_col_ref(c, ids[0], -1), sq_col_ref(c, ids[1], -1), 0, false, -1)))
+                return c->err->code ? c->err->code : PA_EINTERNAL;
+            continue;
         }
         /* sum / CASE WHEN count = 0 THEN NULL ELSE count END, in DOUBLE */
         pa_type dbl = {.id = PA_TYPE_DOUBLE}, bigint = {.id = PA_TYPE_BIGINT};
@@ -272,133 +262,415 @@ int sq_statement_round(sq_ctx *c, int rc)
     return rc != PA_OK ? rc : r;
 }
 
-int sq_distribute(sq_ctx *c, sq_node **root)
-{
-    nt_world *w = c->s->opt.world;
-    if (!w || nt_size(w) < 2 || c->dist_round)
-        return PA_OK;
-    int me = nt_rank(w), size = nt_size(w);
-    /* The table to split: the biggest scanned exactly once. */
-    scan_count sc = {0};
-    count_scans(*root, &sc, 0);
-    sq_table *t = NULL;
-    for (int i = 0; i < sc.k; i++)
-        if (sc.n[i] == 1 && (!t || sc.t[i]->rows > t->rows))
-            t = sc.t[i];
-    if (!t)
-        return PA_OK;   /* nothing to split: rank 0 alone runs it (sq_statement_round) */
-    path p = {0};
-    if (!find_scan(*root, t, &p))
-        return PA_OK;
-    int cut = p.len - 1;
-    while (cut > 0 && linear(p.nodes[cut - 1], p.slot[cut - 1]))
-        cut--;
-    sq_node *g = p.nodes[cut], *scan = p.nodes[p.len - 1];
-    scan->share_part = me;
-    scan->share_parts = size;
-    /* An aggregate right above the cut is computed in part on every rank. */
-    sq_node *agg = cut > 0 ? p.nodes[cut - 1] : NULL, *partial = agg ? partial_agg(c, agg, g) : NULL;
-    if (c->err->code != PA_OK)
-        return c->err->code;
-    sq_node *below = g;   /* the cut, as the plan had it */
-    if (partial)
-        g = partial;
 
-    /* This rank's share of the rows below the cut. */
-    const char **names = sq_alloc(&c->A, (size_t)(g->n_out + 1) * sizeof *names);
+/* An empty result with n's columns (X_RANK0 on the other ranks). */
+static int empty_rows(dctx *d, const sq_node *n, ex_result **out)
+{
+    sq_ctx *c = d->c;
+    const char **names = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *names);
+    pa_type *types = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *types);
+    if (!names || !types)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+    for (int i = 0; i < n->n_out; i++) {
+        names[i] = c->cols[n->out[i]].name;
+        types[i] = c->cols[n->out[i]].type;
+    }
+    return ex_result_unpack(c->s->opt.dev, n->n_out, names, types, NULL, NULL, 0, out, c->err);
+}
+
+/* This rank's rows of g, run in a plan of its own, with the values of
+ * keys[0..nk) as extra columns after g's (key columns of g itself are
+ * found, not recomputed): kidx[i] is key i's column. */
+static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, ex_result **out)
+{
+    sq_ctx *c = d->c;
+    sq_node *top = g;
+    int extra = 0;
+    for (int i = 0; i < nk; i++) {
+        kidx[i] = -1;
+        for (int j = 0; keys[i]->kind == SQ_E_COL && j < g->n_out; j++)
+            if (g->out[j] == keys[i]->col)
+                kidx[i] = j;
+        extra += kidx[i] < 0;
+    }
+    if (extra) {
+        if (!(top = sq_node_new(c, SQ_L_PROJECT, g->n_out + extra)))
+            return c->err->code;
+        sq_expr **ex = sq_alloc(&c->A, (size_t)(g->n_out + extra + 1) * sizeof *ex);
+        if (!ex)
+            return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+        top->in[0] = g;
+        top->exprs = ex;
+        top->est = g->est;
+        for (int j = 0; j < g->n_out; j++) {
+            top->out[j] = g->out[j];
+            if (!(ex[j] = sq_col_ref(c, g->out[j], -1)))
+                return c->err->code;
+        }
+        for (int i = 0, k = g->n_out; i < nk; i++) {
+            if (kidx[i] >= 0)
+                continue;
+            int id = sq_new_col(c, "key", keys[i]->type);
+            if (id < 0)
+                return c->err->code;
+            top->out[k] = id;
+            ex[k] = keys[i];
+            kidx[i] = k++;
+        }
+    }
+    const char **names = sq_alloc(&c->A, (size_t)(top->n_out + 1) * sizeof *names);
     if (!names)
         return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
-    for (int i = 0; i < g->n_out; i++)
-        names[i] = c->cols[g->out[i]].name;
+    for (int i = 0; i < top->n_out; i++)
+        names[i] = c->cols[top->out[i]].name;
     ex_plan *saved = c->plan, *plan = NULL;
-    ex_result *part = NULL;
     ex_op *op;
     int rc = ex_plan_create(&plan, c->err);
     if (rc == PA_OK) {
         c->plan = plan;
-        rc = sq_lower_root(c, g, names, &op);
+        rc = sq_lower_root(c, top, names, &op);
         if (rc == PA_OK)
-            rc = sq_run_ex(c, plan, op, false, &part);
+            rc = sq_run_ex(c, plan, op, false, out);
         c->plan = saved;
         ex_plan_destroy(plan);
     }
-    void *buf = NULL;
-    int64_t nb = 0;
-    if (rc == PA_OK)
-        rc = ex_result_pack(part, &buf, &nb, c->err);
-    if (rc != PA_OK) {
-        ex_result_destroy(part);
-        return sq_statement_round(c, rc);
-    }
-    /* The statement's round: every rank's rows to rank 0. */
-    c->dist_round = true;
-    nt_buf *recv = me == 0 ? pa_calloc((size_t)size, sizeof *recv) : NULL;
-    if (me == 0 && !recv) {
-        pa_free(buf);
-        ex_result_destroy(part);
-        c->dist_round = false;
-        return sq_statement_round(c, sq_fail(c, -1, PA_ENOMEM, "out of memory gathering rows"));
-    }
-    rc = nt_gather(w, 0, buf, nb, recv, c->err);
-    pa_free(buf);
-    int64_t mine = part->n_rows;
-    ex_result *all = NULL;
-    if (rc == PA_OK && me == 0) {
-        const void **bufs = pa_calloc((size_t)size, sizeof *bufs);
-        int64_t *sizes = pa_calloc((size_t)size, sizeof *sizes);
-        rc = bufs && sizes ? PA_OK : sq_fail(c, -1, PA_ENOMEM, "out of memory gathering rows");
-        for (int i = 0; rc == PA_OK && i < size; i++) {
-            bufs[i] = recv[i].data;
-            sizes[i] = recv[i].bytes;
+    return rc;
+}
+
+static const char *const x_names[] = {"REPARTITIONED", "HASH SHARE", "BROADCAST", "GATHERED", "RANK 0"};
+
+/* Exchange k of *slot's rows (keys: REPART and LOCAL). The slot gets a ROWS
+ * node of the result (rank 0 only, for X_GATHER: the others turn passive). */
+static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, const char *what)
+{
+    sq_ctx *c = d->c;
+    sq_node *g = *slot;
+    ex_result *part = NULL, *all = NULL;
+    int64_t mine = 0;
+    int rc;
+    if (k == X_RANK0) {
+        if (d->me == 0)
+            return PA_OK;
+        rc = empty_rows(d, g, &all);
+    } else {
+        int *kidx = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof *kidx);
+        rc = kidx ? run_part(d, g, keys, nk, kidx, &part) : sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        int size = d->size;
+        void **send = rc == PA_OK ? pa_calloc((size_t)size, sizeof *send) : NULL;
+        int64_t *sizes = rc == PA_OK ? pa_calloc((size_t)size, sizeof *sizes) : NULL;
+        nt_buf *sb = rc == PA_OK ? pa_calloc((size_t)size, sizeof *sb) : NULL;
+        nt_buf *recv = rc == PA_OK ? pa_calloc((size_t)size, sizeof *recv) : NULL;
+        if (rc == PA_OK && (!send || !sizes || !sb || !recv))
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory exchanging rows");
+        if (rc == PA_OK) {
+            if (k == X_REPART || k == X_LOCAL)
+                rc = ex_result_pack_parts(part, g->n_out, kidx, nk, size, k == X_LOCAL ? d->me : -1, send, sizes,
+                                          c->err);
+            else
+                rc = ex_result_pack(part, &send[0], &sizes[0], c->err);
         }
-        if (rc == PA_OK)
-            rc = ex_result_unpack(c->s->opt.dev, part->n_columns, part->names, part->types, bufs, sizes, size, &all,
-                                  c->err);
-        pa_free(bufs), pa_free(sizes);
+        /* The round (none for X_LOCAL): every rank's call matches. */
+        if (rc == PA_OK && k != X_LOCAL) {
+            d->rounds++;
+            if (k == X_REPART) {
+                for (int p = 0; p < size; p++)
+                    sb[p] = (nt_buf){send[p], sizes[p]};
+                rc = nt_alltoallv(d->w, sb, recv, c->err);
+            } else if (k == X_BROADCAST) {
+                rc = nt_allgather(d->w, send[0], sizes[0], recv, c->err);
+            } else {
+                c->dist_round = true;   /* the statement's last round */
+                rc = nt_gather(d->w, 0, send[0], sizes[0], d->me == 0 ? recv : NULL, c->err);
+            }
+            if (rc != PA_OK)
+                c->dist_round = true;   /* every rank has the error: no more rounds */
+        }
+        const void **bufs = rc == PA_OK ? pa_calloc((size_t)size, sizeof *bufs) : NULL;
+        int64_t *bsz = rc == PA_OK ? pa_calloc((size_t)size, sizeof *bsz) : NULL;
+        if (rc == PA_OK && (!bufs || !bsz))
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory exchanging rows");
+        int n = 0;
+        if (rc == PA_OK && k == X_LOCAL) {
+            bufs[n] = send[d->me];
+            bsz[n++] = sizes[d->me];
+        } else if (rc == PA_OK && (k != X_GATHER || d->me == 0)) {
+            for (int p = 0; p < size; p++) {
+                bufs[n] = recv[p].data;
+                bsz[n++] = recv[p].bytes;
+            }
+        }
+        if (rc == PA_OK && (k != X_GATHER || d->me == 0))
+            rc = ex_result_unpack(c->s->opt.dev, part->n_columns < g->n_out ? part->n_columns : g->n_out,
+                                  (const char *const *)part->names, part->types, bufs, bsz, n, &all, c->err);
+        for (int p = 0; recv && p < size; p++)
+            nt_buf_release(d->w, recv[p].data);
+        for (int p = 0; send && p < size; p++)
+            pa_free(send[p]);
+        pa_free(send), pa_free(sizes), pa_free(sb), pa_free(recv), pa_free(bufs), pa_free(bsz);
+        mine = part ? part->n_rows : 0;
+        c->dist_read += part ? part->stats.counters.v[PA_CTR_BYTES_READ] : 0;
+        if (all) {   /* the statement's counters and time include this rank's part (session.c adds them) */
+            all->stats.counters = part->stats.counters;
+            all->stats.ns_total = part->stats.ns_total;
+            all->stats.mem_peak = part->stats.mem_peak;
+        }
+        if (k == X_GATHER && rc == PA_OK && d->me != 0) {
+            c->passive = true;
+        }
+        ex_result_destroy(part);
     }
-    for (int i = 0; recv && i < size; i++)
-        nt_buf_release(w, recv[i].data);
-    pa_free(recv);
-    if (all) {   /* the statement's counters and time include rank 0's part (session.c adds them) */
-        all->stats.counters = part->stats.counters;
-        all->stats.ns_total = part->stats.ns_total;
-        all->stats.mem_peak = part->stats.mem_peak;
-    }
-    ex_result_destroy(part);
-    if (rc != PA_OK)
-        return rc;
-    if (me != 0) {
-        c->passive = true;
-        return PA_OK;
-    }
-    if ((rc = sq_keep_result(c, "the ranks' rows", all)) != PA_OK) {
+    if (rc != PA_OK || !all) {
         ex_result_destroy(all);
         return rc;
     }
-    c->gathered = all;
+    if ((rc = sq_keep_result(c, NULL, all)) != PA_OK) {
+        ex_result_destroy(all);
+        return rc;
+    }
     sq_node *rows = sq_node_new(c, SQ_L_ROWS, g->n_out);
     if (!rows)
         return c->err->code;
     memcpy(rows->out, g->out, (size_t)g->n_out * sizeof *rows->out);
     rows->rows = all;
     rows->est = all->n_rows > 1 ? (double)all->n_rows : 1;
-    char label[128];
-    snprintf(label, sizeof label, "GATHERED %lld %s from %d ranks", (long long)all->n_rows,
-             partial ? "partial aggregate rows" : "rows", size);
+    char label[160];
+    snprintf(label, sizeof label, "%s %lld %s%s", x_names[k], (long long)all->n_rows, what,
+             k == X_REPART   ? " (this rank's hash share)"
+             : k == X_LOCAL  ? " (this rank's hash share of replicated rows)"
+             : k == X_RANK0  ? " (a replicated input, read on rank 0)"
+                             : "");
     rows->label = sq_strndup(&c->A, label, strlen(label));
-    if (partial) {
-        if ((rc = final_partial(c, agg, partial, rows)) != PA_OK)
-            return rc;
-    } else if (cut == 0)
-        *root = rows;
-    else
-        *input_slot(p.nodes[cut - 1], p.slot[cut - 1]) = rows;
-    char note[320];
-    snprintf(note, sizeof note,
-             "distributed over %d ranks: %s split by row groups, the rest read whole by every rank; "
-             "%lld %s gathered to rank 0 at the %s below the rest (%lld of them rank 0's)",
-             size, t->name, (long long)all->n_rows, partial ? "partial aggregate rows" : "rows",
-             partial ? "AGGREGATE (each rank's part)" : kind_name(below), (long long)mine);
-    c->dist_note = sq_strndup(&c->A, note, strlen(note));
+    if (k != X_RANK0)
+        note(d, "; %s %s: %lld here, %lld from here", x_names[k], what, (long long)all->n_rows, (long long)mine);
+    *slot = rows;
     return PA_OK;
+}
+
+static bool is_split(const dctx *d, const sq_table *t)
+{
+    for (int i = 0; i < d->n_split; i++)
+        if (d->split[i] == t)
+            return true;
+    return false;
+}
+
+static int dist(dctx *d, sq_node **slot, bool only0, dprop *out);
+
+/* A copy of SORT or LIMIT node n over in that keeps limit + offset rows
+ * (each rank's top rows, before they are gathered). */
+static sq_node *local_limit(sq_ctx *c, const sq_node *n, sq_node *in)
+{
+    sq_node *l = sq_node_new(c, n->kind, n->n_out);
+    if (!l)
+        return NULL;
+    int *o = l->out;
+    *l = *n;
+    l->out = o;
+    memcpy(o, n->out, (size_t)n->n_out * sizeof *o);
+    l->in[0] = in;
+    l->limit = n->limit + n->offset;
+    l->offset = 0;
+    return l;
+}
+
+/* The single-input operators. */
+static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
+{
+    sq_ctx *c = d->c;
+    dprop p;
+    int rc = dist(d, &n->in[0], only0, &p);
+    if (rc != PA_OK || p != D_PART || n->kind == SQ_L_FILTER || n->kind == SQ_L_PROJECT) {
+        *out = p;
+        return rc;
+    }
+    xkind top = only0 ? X_GATHER : X_BROADCAST;
+    dprop after = only0 ? D_ZERO : D_REPL;
+    if (n->kind == SQ_L_DISTINCT) {
+        sq_expr **keys = sq_alloc(&c->A, (size_t)(n->in[0]->n_out + 1) * sizeof *keys);
+        if (!keys)
+            return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        for (int i = 0; i < n->in[0]->n_out; i++)
+            if (!(keys[i] = sq_col_ref(c, n->in[0]->out[i], -1)))
+                return c->err->code;
+        *out = D_PART;
+        return exchange(d, &n->in[0], X_REPART, keys, n->in[0]->n_out, "rows for DISTINCT");
+    }
+    if (n->kind == SQ_L_SORT || n->kind == SQ_L_LIMIT) {
+        if (n->limit >= 0 && !(n->in[0] = local_limit(c, n, n->in[0])))
+            return c->err->code;
+        *out = after;
+        return exchange(d, &n->in[0], top, NULL, 0, n->kind == SQ_L_SORT ? "rows to sort" : "rows to limit");
+    }
+    if (n->kind != SQ_L_AGG) {   /* not reached: every single-input kind is above */
+        *out = after;
+        return exchange(d, &n->in[0], top, NULL, 0, "rows");
+    }
+    sq_node *partial = partial_agg(c, n, n->in[0]);
+    if (c->err->code != PA_OK)
+        return c->err->code;
+    sq_expr **keys = sq_alloc(&c->A, (size_t)(n->n_groups + 1) * sizeof *keys);
+    if (!keys)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    for (int i = 0; i < n->n_groups; i++)
+        if (!(keys[i] = sq_col_ref(c, n->groups[i], -1)))
+            return c->err->code;
+    bool repart = n->n_groups > 0 && (!only0 || !partial || n->est > D_GATHER_GROUPS);
+    if (!partial) {   /* the input rows travel */
+        *out = repart ? D_PART : after;
+        return repart ? exchange(d, &n->in[0], X_REPART, keys, n->n_groups, "rows to aggregate")
+                      : exchange(d, &n->in[0], top, NULL, 0, "rows to aggregate");
+    }
+    sq_node *slot = partial;
+    *out = repart ? D_PART : after;
+    rc = repart ? exchange(d, &slot, X_REPART, keys, n->n_groups, "partial aggregate rows")
+                : exchange(d, &slot, top, NULL, 0, "partial aggregate rows");
+    if (rc != PA_OK || slot == partial)   /* slot == partial: a passive rank after X_GATHER */
+        return rc;
+    return final_partial(c, n, partial, slot);
+}
+
+static int dist_join(dctx *d, sq_node *n, dprop *out)
+{
+    sq_ctx *c = d->c;
+    double est_l = n->in[0]->est, est_r = n->in[1]->est;
+    dprop pl, pr;
+    int rc;
+    if ((rc = dist(d, &n->in[0], false, &pl)) != PA_OK || (rc = dist(d, &n->in[1], false, &pr)) != PA_OK)
+        return rc;
+    sq_jkind k = n->jkind;
+    sq_expr **lk = sq_alloc(&c->A, (size_t)(n->n_conj + 1) * sizeof *lk);
+    sq_expr **rk = sq_alloc(&c->A, (size_t)(n->n_conj + 1) * sizeof *rk);
+    int nk = 0, nres = 0;
+    if (!lk || !rk)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    if ((rc = sq_join_keys(c, n, lk, rk, &nk, NULL, &nres)) != PA_OK)
+        return rc;
+    /* Joins that go key by key; MARK does not (IN is NULL when the inner
+     * side holds a NULL anywhere). */
+    bool by_key = nk > 0 && k != SQ_J_MARK;
+    if (pl == D_REPL && pr == D_REPL) {
+        *out = D_REPL;
+    } else if (pl == D_PART && pr == D_REPL && k != SQ_J_FULL) {
+        *out = D_PART;
+    } else if (pl == D_REPL && pr == D_PART && k == SQ_J_INNER && !n->single) {
+        *out = D_PART;
+    } else if (by_key && !(pl == D_PART && pr == D_PART && k != SQ_J_FULL && est_r * d->size < est_l + est_r)) {
+        *out = D_PART;   /* both sides by key; a REPL side keeps its share */
+        if ((rc = exchange(d, &n->in[0], pl == D_PART ? X_REPART : X_LOCAL, lk, nk, "join rows (outer side)")) !=
+            PA_OK)
+            return rc;
+        return exchange(d, &n->in[1], pr == D_PART ? X_REPART : X_LOCAL, rk, nk, "join rows (inner side)");
+    } else if (pl == D_PART && k != SQ_J_FULL) {
+        *out = D_PART;   /* the inner side to every rank */
+        return exchange(d, &n->in[1], X_BROADCAST, NULL, 0, "join rows (inner side)");
+    } else {
+        *out = D_REPL;   /* both sides whole on every rank */
+        if (pl == D_PART && (rc = exchange(d, &n->in[0], X_BROADCAST, NULL, 0, "join rows (outer side)")) != PA_OK)
+            return rc;
+        if (pr == D_PART && (rc = exchange(d, &n->in[1], X_BROADCAST, NULL, 0, "join rows (inner side)")) != PA_OK)
+            return rc;
+    }
+    return PA_OK;
+}
+
+static int dist(dctx *d, sq_node **slot, bool only0, dprop *out)
+{
+    sq_node *n = *slot;
+    for (int i = 0; i < d->n_memo; i++)
+        if (d->memo_node[i] == n) {
+            *out = d->memo_prop[i];
+            return PA_OK;
+        }
+    int rc = PA_OK;
+    switch (n->kind) {
+    case SQ_L_SCAN:
+        *out = D_REPL;
+        if (n->table && is_split(d, n->table)) {
+            n->share_part = d->me;
+            n->share_parts = d->size;
+            *out = D_PART;
+        }
+        break;
+    case SQ_L_VALUES:
+    case SQ_L_ROWS: *out = D_REPL; break;
+    case SQ_L_JOIN: rc = dist_join(d, n, out); break;
+    case SQ_L_UNION: {
+        bool any = false;
+        dprop *p = sq_alloc(&d->c->A, (size_t)(n->n_ins + 1) * sizeof *p);
+        if (!p)
+            return sq_fail(d->c, -1, PA_ENOMEM, "out of memory");
+        for (int i = 0; rc == PA_OK && i < n->n_ins; i++) {
+            rc = dist(d, &n->ins[i], false, &p[i]);
+            any |= p[i] == D_PART;
+        }
+        for (int i = 0; rc == PA_OK && any && i < n->n_ins; i++)
+            if (p[i] == D_REPL)
+                rc = exchange(d, &n->ins[i], X_RANK0, NULL, 0, "rows");
+        *out = any ? D_PART : D_REPL;
+        break;
+    }
+    default: rc = dist_unary(d, n, only0, out); break;
+    }
+    if (rc == PA_OK && d->n_memo < D_MAX_MEMO) {
+        d->memo_node[d->n_memo] = n;
+        d->memo_prop[d->n_memo++] = *out;
+    }
+    return rc;
+}
+
+/* The tables scanned under n, once each. */
+static void scanned(sq_node *n, sq_table **t, int *k, int depth)
+{
+    if (!n || depth > 10000)
+        return;
+    if (n->kind == SQ_L_SCAN) {
+        int i = 0;
+        while (i < *k && t[i] != n->table)
+            i++;
+        if (i == *k && *k < D_MAX_SPLIT && n->table)
+            t[(*k)++] = n->table;
+        return;
+    }
+    int ni = n->kind == SQ_L_UNION ? n->n_ins : 2;
+    for (int i = 0; i < ni; i++)
+        scanned(n->kind == SQ_L_UNION ? n->ins[i] : n->in[i], t, k, depth + 1);
+}
+
+int sq_distribute(sq_ctx *c, sq_node **root)
+{
+    nt_world *w = c->s->opt.world;
+    if (!w || nt_size(w) < 2 || c->dist_round)
+        return PA_OK;
+    dctx *d = pa_calloc(1, sizeof *d);
+    if (!d)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+    d->c = c;
+    d->w = w;
+    d->me = nt_rank(w);
+    d->size = nt_size(w);
+    sq_table *t[D_MAX_SPLIT];
+    int k = 0;
+    scanned(*root, t, &k, 0);
+    int64_t keep = c->s->opt.replicate_rows > 0 ? c->s->opt.replicate_rows : SQL_REPLICATE_ROWS;
+    sq_table *biggest = NULL;
+    for (int i = 0; i < k; i++)
+        if (!biggest || t[i]->rows > biggest->rows)
+            biggest = t[i];
+    note(d, "distributed over %d ranks: split by row groups:", d->size);
+    for (int i = 0; i < k; i++)
+        if (t[i] == biggest || t[i]->rows >= keep) {
+            d->split[d->n_split++] = t[i];
+            note(d, " %s", t[i]->name);
+        }
+    note(d, "; the other tables read whole by every rank");
+    dprop p = D_REPL;
+    int rc = d->n_split ? dist(d, root, true, &p) : PA_OK;
+    if (rc == PA_OK && p == D_PART)
+        rc = exchange(d, root, X_GATHER, NULL, 0, "result rows");
+    else if (rc == PA_OK && p == D_REPL && d->me != 0)
+        c->passive = true;   /* rank 0 runs the rest; the statement's round ends it */
+    if (rc == PA_OK && d->n_split && d->me == 0)
+        c->dist_note = sq_strndup(&c->A, d->note, d->note_len);
+    pa_free(d);
+    return rc;
 }

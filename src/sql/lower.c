@@ -266,22 +266,11 @@ static int side_keys(sq_ctx *c, ex_op **op, int **ids, int *n_ids, sq_expr **key
     return PA_OK;
 }
 
-static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
+int sq_join_keys(sq_ctx *c, const sq_node *n, sq_expr **pk, sq_expr **bk, int *nk, sq_expr **resid, int *nres)
 {
     sq_node *pn = n->in[0], *bn = n->in[1];
-    int nc = n->n_conj;
-    sq_expr **pk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *pk), **bk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *bk);
-    sq_expr **resid = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *resid);
-    /* Only INNER and LEFT output build columns: the others read its keys. */
-    bool build_out = n->jkind == SQ_J_INNER || n->jkind == SQ_J_LEFT;
-    uint8_t *pneed = set_new(c, need), *bneed = set_new(c, build_out ? need : NULL);
-    if (!pk || !bk || !resid || !pneed || !bneed)
-        return oom(c);
-    if (!need)
-        for (int i = 0; i < n->n_out; i++)
-            pneed[n->out[i]] = bneed[n->out[i]] = 1;
-    int nk = 0, nres = 0;
-    for (int i = 0; i < nc; i++) {
+    *nk = *nres = 0;
+    for (int i = 0; i < n->n_conj; i++) {
         sq_expr *e = n->conj[i];
         if (e->kind == SQ_E_CMP && e->sub == EX_EQ) {
             sq_expr *a = e->args[0], *b = e->args[1];
@@ -305,16 +294,43 @@ static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
                     if (!a || !b)
                         return c->err->code;
                 }
-                pk[nk] = a;
-                bk[nk++] = b;
-                sq_expr_cols(a, pneed);
-                sq_expr_cols(b, bneed);
+                pk[*nk] = a;
+                bk[(*nk)++] = b;
                 continue;
             }
         }
-        resid[nres++] = e;
-        sq_expr_cols(e, pneed);
-        sq_expr_cols(e, bneed);
+        if (resid)
+            resid[*nres] = e;
+        (*nres)++;
+    }
+    return PA_OK;
+}
+
+static int lower_join(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
+{
+    sq_node *pn = n->in[0], *bn = n->in[1];
+    int nc = n->n_conj;
+    sq_expr **pk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *pk), **bk = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *bk);
+    sq_expr **resid = sq_alloc(&c->A, (size_t)(nc + 1) * sizeof *resid);
+    /* Only INNER and LEFT output build columns: the others read its keys. */
+    bool build_out = n->jkind == SQ_J_INNER || n->jkind == SQ_J_LEFT;
+    uint8_t *pneed = set_new(c, need), *bneed = set_new(c, build_out ? need : NULL);
+    if (!pk || !bk || !resid || !pneed || !bneed)
+        return oom(c);
+    if (!need)
+        for (int i = 0; i < n->n_out; i++)
+            pneed[n->out[i]] = bneed[n->out[i]] = 1;
+    int nk = 0, nres = 0;
+    int krc = sq_join_keys(c, n, pk, bk, &nk, resid, &nres);
+    if (krc != PA_OK)
+        return krc;
+    for (int i = 0; i < nk; i++) {
+        sq_expr_cols(pk[i], pneed);
+        sq_expr_cols(bk[i], bneed);
+    }
+    for (int i = 0; i < nres; i++) {
+        sq_expr_cols(resid[i], pneed);
+        sq_expr_cols(resid[i], bneed);
     }
     ex_op *po, *bo;
     int *pids, *bids, npi, nbi, rc;

@@ -157,7 +157,7 @@ static char *explain_text(sq_ctx *c, ex_op *root, const ex_result *analyzed)
     if (c->dist_note)
         fprintf(f, "%s\n", c->dist_note);
     for (int i = 0; i < c->n_mats; i++) {
-        if (c->mats[i] == c->gathered)
+        if (!c->mat_names[i])   /* rows an exchange moved between ranks (distribute.c) */
             continue;
         fprintf(f, "with: %s evaluated once before the query: %lld rows, %.3f ms, %lld bytes read\n", c->mat_names[i],
                 (long long)c->mats[i]->n_rows, (double)c->mats[i]->stats.ns_total / 1e6,
@@ -416,6 +416,48 @@ static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
     }
 }
 
+/* Several ranks: after every statement that got a context, each rank's
+ * bytes read and received go to rank 0 (one more round, made whatever
+ * happened, unless the world is broken), into res there. A rank's bytes
+ * read: rank 0's result counts all it ran (the parts kept as exchanged
+ * rows included); elsewhere, the parts and the WITH queries run here. */
+static void stats_round(sq_ctx *c, sql_result *res, const nt_stats *net0)
+{
+    nt_world *w = c->s->opt.world;
+    if (!w || nt_size(w) < 2 || nt_broken(w))
+        return;
+    int size = nt_size(w);
+    nt_stats net;
+    nt_stats_get(w, &net);
+    int64_t mine[2] = {c->dist_read, net.bytes_received - net0->bytes_received};
+    for (int i = 0; i < c->n_mats; i++)
+        if (c->mat_names[i])
+            mine[0] += c->mats[i]->stats.counters.v[PA_CTR_BYTES_READ];
+    if (res && res->rows)
+        mine[0] = res->rows->stats.counters.v[PA_CTR_BYTES_READ];
+    nt_buf *recv = nt_rank(w) == 0 ? pa_calloc((size_t)size, sizeof *recv) : NULL;
+    pa_err e;
+    pa_err_init(&e);
+    if (nt_gather(w, 0, mine, sizeof mine, recv, &e) == PA_OK && recv && res) {
+        res->n_ranks = size;
+        for (int p = 0; p < size; p++) {
+            int64_t v[2] = {0, 0};
+            if (recv[p].bytes == sizeof v)
+                memcpy(v, recv[p].data, sizeof v);
+            res->total_read += v[0];
+            res->total_received += v[1];
+            if (v[0] > res->max_read || p == 0)
+                res->max_read = v[0], res->max_read_rank = p;
+            if (v[1] > res->max_received || p == 0)
+                res->max_received = v[1], res->max_received_rank = p;
+        }
+    }
+    for (int p = 0; recv && p < size; p++)
+        nt_buf_release(w, recv[p].data);
+    pa_free(recv);
+    pa_err_close(&e);
+}
+
 int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
 {
     *out = NULL;
@@ -442,6 +484,9 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
     }
     sql_result *res = pa_calloc(1, sizeof *res);
     sq_ctx c = {.s = s, .text = text, .err = err, .err_loc = -1};
+    nt_stats net0 = {0};
+    if (s->opt.world)
+        nt_stats_get(s->opt.world, &net0);
     if (!res)
         rc = pa_error(err, PA_ENOMEM, "statement");
     if (rc == PA_OK)
@@ -449,6 +494,7 @@ int sql_execute(sql_session *s, const char *text, sql_result **out, pa_err *err)
     if (rc == PA_OK)
         rc = statement(&c, tree->stmts[0]->stmt, text, res);
     rc = sq_statement_round(&c, rc);   /* several ranks: unless the statement made it */
+    stats_round(&c, res, &net0);
     if (rc != PA_OK) {
         s->err_offset = c.err_loc;
         sql_result_destroy(res);

@@ -46,7 +46,11 @@ typedef struct sql_options {
     nt_world *world;          /* NULL or one rank: statements run here alone. Several ranks:
                                * every rank runs the same statements in the same order and
                                * rank 0 gets the results (src/sql/distribute.c); not owned */
+    int64_t replicate_rows;   /* several ranks: a table of fewer rows is read whole by every
+                               * rank, a bigger one split (0: SQL_REPLICATE_ROWS) */
 } sql_options;
+
+#define SQL_REPLICATE_ROWS 1000000
 
 int sql_session_create(const sql_options *opt, sql_session **out, pa_err *err);
 void sql_session_destroy(sql_session *s);
@@ -98,6 +102,12 @@ typedef struct sql_result {
     char *text;               /* SQL_RESULT_TEXT and SQL_RESULT_OK; NUL-terminated */
     uint64_t ns_plan;         /* parse + bind + optimise + lower */
     uint64_t ns_run;          /* ex_run */
+    /* Several ranks (rank 0's result): the statement's work per rank, for
+     * the time it could take at best (Tmin). n_ranks 0: one process. */
+    int n_ranks;
+    int64_t max_read, max_received;   /* bytes read from storage, received from other ranks */
+    int max_read_rank, max_received_rank;
+    int64_t total_read, total_received;
 } sql_result;
 
 /* Run exactly one statement (a trailing ';' and surrounding whitespace or

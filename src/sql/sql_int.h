@@ -269,8 +269,8 @@ typedef struct sq_ctx {
     bool no_run;              /* EXPLAIN without ANALYZE: run nothing while planning */
     bool dist_round;          /* several ranks: this statement's round was made (distribute.c) */
     bool passive;             /* several ranks: this rank's part is done; rank 0 has the result */
+    int64_t dist_read;        /* several ranks: bytes read by the parts run for exchanges */
     const char *dist_note;    /* EXPLAIN: how the statement was spread (arena) */
-    const ex_result *gathered;   /* rank 0: the ranks' rows (in mats, not a WITH query) */
     ex_result **mats;         /* materialized WITH results, freed after the statement */
     const char **mat_names;   /* their names (arena) */
     int n_mats, cap_mats;
@@ -284,7 +284,11 @@ int sq_distribute(sq_ctx *c, sq_node **root);
 /* The statement's round where sq_distribute made none: an error goes to
  * every rank; otherwise an empty gather. */
 int sq_statement_round(sq_ctx *c, int rc);
-/* A result freed with the statement (c->mats). */
+/* The equality conjuncts of join n between its sides as key pairs, cast to
+ * a common type (pk[i] over in[0] = bk[i] over in[1]); the others in resid
+ * (NULL: only counted in *nres). The arrays hold n->n_conj entries. */
+int sq_join_keys(sq_ctx *c, const sq_node *n, sq_expr **pk, sq_expr **bk, int *nk, sq_expr **resid, int *nres);
+/* A result freed with the statement (c->mats); name NULL: not a WITH query. */
 int sq_keep_result(sq_ctx *c, const char *name, ex_result *r);
 
 /* Record an error at loc (byte offset) and return its code. */

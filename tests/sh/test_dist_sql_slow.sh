@@ -20,7 +20,7 @@ cat > "$TMP/pista2" <<EOS
 #!/usr/bin/env bash
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-exec mpirun -np 2 "$PISTA" "\$@"
+exec mpirun -np 2 "$PISTA" --replicate-rows ${DIST_REPLICATE_ROWS:-1000} "\$@"
 EOS
 chmod +x "$TMP/pista2"
 echo "== random queries on 2 ranks: seed $SEED, $COUNT queries"
