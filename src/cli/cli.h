@@ -21,6 +21,7 @@ int cli_cmd_bench(int argc, char **argv);     /* cmd_bench.c */
 int cli_cmd_devices(int argc, char **argv);   /* cmd_devices.c */
 int cli_bench_io(int argc, char **argv);      /* cmd_bench_io.c: `bench io` */
 int cli_bench_net(int argc, char **argv);
+int cli_bench_join(int argc, char **argv);
 int cli_bench_scan(int argc, char **argv);    /* cmd_bench_scan.c: `bench scan` */
 int cli_cmd_gen(int argc, char **argv);       /* cmd_gen.c */
 int cli_cmd_tpch(int argc, char **argv);      /* cmd_tpch.c */

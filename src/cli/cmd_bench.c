@@ -252,13 +252,15 @@ fail:
 int cli_cmd_bench(int argc, char **argv)
 {
     if (argc < 1)
-        return cli_usage("bench: which benchmark? (device, kernels, io, net, scan, engine, tpch, gen)");
+        return cli_usage("bench: which benchmark? (device, kernels, io, net, join, scan, engine, tpch, gen)");
     if (!strcmp(argv[0], "device"))
         return bench_device(argc - 1, argv + 1);
     if (!strcmp(argv[0], "io"))
         return cli_bench_io(argc - 1, argv + 1);
     if (!strcmp(argv[0], "net"))
         return cli_bench_net(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "join"))
+        return cli_bench_join(argc - 1, argv + 1);
     if (!strcmp(argv[0], "scan"))
         return cli_bench_scan(argc - 1, argv + 1);
     if (!strcmp(argv[0], "engine"))
@@ -277,5 +279,5 @@ int cli_cmd_bench(int argc, char **argv)
         args[n] = NULL;
         return cli_cmd_gen(n, args);
     }
-    return cli_usage("bench: unknown benchmark '%s' (device, kernels, io, net, scan, engine, tpch, gen)", argv[0]);
+    return cli_usage("bench: unknown benchmark '%s' (device, kernels, io, net, join, scan, engine, tpch, gen)", argv[0]);
 }

@@ -98,13 +98,13 @@ int cli_global_option(cli_global *g, int argc, char **argv, int *i)
 }
 
 /* Under a launcher with several ranks only what runs across ranks may run
- * (the SQL shell's -c and -f, `bench net`): N copies of a one-process
+ * (the SQL shell's -c and -f, `bench net`, `bench join`): N copies of a one-process
  * command would each do all of it. */
 static int refuse_ranks(int argc, char **argv)
 {
     int n = nt_launched_size();
     if (n <= 1 || argc < 2 || argv[1][0] == '-' || !strcmp(argv[1], "shell") ||
-        (argc >= 3 && !strcmp(argv[1], "bench") && !strcmp(argv[2], "net")))
+        (argc >= 3 && !strcmp(argv[1], "bench") && (!strcmp(argv[2], "net") || !strcmp(argv[2], "join"))))
         return 0;
     bool command = false;
     for (size_t i = 0; i < N_COMMANDS; i++)
@@ -114,7 +114,7 @@ static int refuse_ranks(int argc, char **argv)
     if (nt_launched_rank() > 0)
         return 2;   /* rank 0 says why */
     fprintf(stderr, "pista: started by an MPI launcher with %d ranks: `pista %s` runs in one process (across "
-                    "ranks: the SQL shell with -c or -f, and `pista bench net`)\n", n, argv[1]);
+                    "ranks: the SQL shell with -c or -f, `pista bench net` and `pista bench join`)\n", n, argv[1]);
     return 2;
 }
 

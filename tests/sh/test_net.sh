@@ -61,6 +61,17 @@ if [ -n "${PISTA:-}" ]; then
   out=$(run 2 "$PISTA" bench net --size 1M --runs 2); rc=$?
   if [ $rc -eq 0 ] && grep -q "^all-to-all (src/net round) .*x$" <<<"$out" && grep -q "^MPI_Alltoall" <<<"$out"; then
     ok "pista bench net on 2 ranks"; else bad "pista bench net (exit $rc)" "$out"; fi
+  # The repartition join in its three modes: each checks its own answer
+  # (matches and a checksum against what the ranks generated) and fails
+  # when it is wrong; the matches are about half the probe rows.
+  for np in 2 3; do
+    out=$(run $np "$PISTA" bench join --build-rows 30000 --probe-rows 80000 --chunk-rows 4000 --runs 1); rc=$?
+    m=$(sed -nE 's/^answer: ([0-9]+) matches.*/\1/p' <<<"$out")
+    if [ $rc -eq 0 ] && [ -n "$m" ] && [ "$m" -gt 38000 ] && [ "$m" -lt 42000 ] && grep -q "^blocking " <<<"$out" &&
+       grep -q "^chunked " <<<"$out" && grep -q "^overlapped " <<<"$out" && grep -q "^raw MPI_Alltoall" <<<"$out"; then
+      ok "pista bench join on $np ranks: $m matches in every mode"
+    else bad "pista bench join on $np ranks (exit $rc)" "$out"; fi
+  done
   out=$(run 2 "$PISTA" tpch query 1); rc=$?
   n=$(grep -c "runs in one process" <<<"$out")
   if [ $rc -ne 0 ] && [ "$n" -eq 1 ]; then ok "a one-process command under mpirun -np 2 is refused once, by rank 0"
