@@ -60,7 +60,6 @@
 #include <string.h>
 
 #define D_MAX_SPLIT 64
-#define D_MAX_MEMO 1024
 /* A grouped aggregate of at most this many estimated groups, at the top,
  * gathers its partial rows to rank 0; a bigger one repartitions them. */
 #define D_GATHER_GROUPS 100000
@@ -74,9 +73,9 @@ typedef struct dctx {
     int me, size;
     sq_table *split[D_MAX_SPLIT];
     int n_split;
-    sq_node *memo_node[D_MAX_MEMO];
-    dprop memo_prop[D_MAX_MEMO];
-    int n_memo;
+    sq_node **memo_node;      /* every node seen, with its distribution: a node */
+    dprop *memo_prop;         /* reached twice (a shared subtree) is decided once */
+    int n_memo, cap_memo;
     int rounds;
     char note[1024];
     size_t note_len;
@@ -496,7 +495,8 @@ static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
         return exchange(d, &n->in[0], X_REPART, keys, n->in[0]->n_out, "rows for DISTINCT");
     }
     if (n->kind == SQ_L_SORT || n->kind == SQ_L_LIMIT) {
-        if (n->limit >= 0 && !(n->in[0] = local_limit(c, n, n->in[0])))
+        if (n->limit >= 0 && n->offset >= 0 && n->limit <= INT64_MAX - n->offset &&
+            !(n->in[0] = local_limit(c, n, n->in[0])))
             return c->err->code;
         *out = after;
         return exchange(d, &n->in[0], top, NULL, 0, n->kind == SQ_L_SORT ? "rows to sort" : "rows to limit");
@@ -611,7 +611,19 @@ static int dist(dctx *d, sq_node **slot, bool only0, dprop *out)
     }
     default: rc = dist_unary(d, n, only0, out); break;
     }
-    if (rc == PA_OK && d->n_memo < D_MAX_MEMO) {
+    if (rc == PA_OK && d->n_memo == d->cap_memo) {
+        int cap = d->cap_memo ? 2 * d->cap_memo : 64;
+        sq_node **mn = sq_alloc(&d->c->A, (size_t)cap * sizeof *mn);
+        dprop *mp = sq_alloc(&d->c->A, (size_t)cap * sizeof *mp);
+        if (!mn || !mp)
+            return sq_fail(d->c, -1, PA_ENOMEM, "out of memory spreading the statement");
+        if (d->n_memo) {
+            memcpy(mn, d->memo_node, (size_t)d->n_memo * sizeof *mn);
+            memcpy(mp, d->memo_prop, (size_t)d->n_memo * sizeof *mp);
+        }
+        d->memo_node = mn, d->memo_prop = mp, d->cap_memo = cap;
+    }
+    if (rc == PA_OK) {
         d->memo_node[d->n_memo] = n;
         d->memo_prop[d->n_memo++] = *out;
     }
