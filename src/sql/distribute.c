@@ -69,6 +69,8 @@ typedef enum xkind { X_REPART, X_LOCAL, X_BROADCAST, X_GATHER, X_RANK0 } xkind;
 
 typedef struct dctx {
     sq_ctx *c;
+    sq_node **root;
+    bool keep_all;            /* the next exchange moves every column (partial aggregates: not in the plan yet) */
     nt_world *w;
     int me, size;
     sq_table *split[D_MAX_SPLIT];
@@ -277,36 +279,147 @@ static int empty_rows(dctx *d, const sq_node *n, ex_result **out)
     return ex_result_unpack(c->s->opt.dev, n->n_out, names, types, NULL, NULL, 0, out, c->err);
 }
 
-/* This rank's rows of g, run in a plan of its own, with the values of
- * keys[0..nk) as extra columns after g's (key columns of g itself are
- * found, not recomputed): kidx[i] is key i's column. */
-static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, ex_result **out)
+/* The columns node n reads from its inputs. */
+static void node_refs(const sq_node *n, uint8_t *set)
+{
+    for (int i = 0; i < n->n_conj; i++)
+        sq_expr_cols(n->conj[i], set);
+    if (n->kind == SQ_L_PROJECT || n->kind == SQ_L_VALUES)
+        for (int i = 0; n->exprs && i < n->n_out; i++)
+            sq_expr_cols(n->exprs[i], set);
+    if (n->kind == SQ_L_AGG) {
+        for (int i = 0; i < n->n_groups; i++)
+            set[n->groups[i]] = 1;
+        for (int i = 0; i < n->n_aggs; i++)
+            if (n->aggs[i].arg >= 0)
+                set[n->aggs[i].arg] = 1;
+    }
+    if (n->kind == SQ_L_SORT)
+        for (int i = 0; i < n->n_keys; i++)
+            set[n->keys[i].column] = 1;
+    if (n->kind == SQ_L_DISTINCT)
+        for (int i = 0; i < n->n_out; i++)
+            set[n->out[i]] = 1;
+    if (n->kind == SQ_L_UNION)
+        for (int i = 0; i < n->n_ins; i++)
+            for (int j = 0; j < n->n_out; j++)
+                set[n->in_cols[i][j]] = 1;
+}
+
+typedef struct anc_memo {
+    const sq_node **node;
+    int8_t *state;            /* 1: g is below it, 0: not */
+    int n, cap;
+    bool oom;
+} anc_memo;
+
+/* Whether g is under n (n == g counts); the columns every node above g
+ * reads (its ancestors: the only nodes that read g's output) go into set. */
+static bool ancestors(const sq_node *n, const sq_node *g, uint8_t *set, anc_memo *m, sq_ctx *c, int depth)
+{
+    if (!n || depth > 10000)
+        return false;
+    if (n == g)
+        return true;
+    for (int i = 0; i < m->n; i++)
+        if (m->node[i] == n)
+            return m->state[i];
+    bool below = false;
+    if (n->kind == SQ_L_UNION)
+        for (int i = 0; i < n->n_ins; i++)
+            below |= ancestors(n->ins[i], g, set, m, c, depth + 1);
+    else if (n->kind != SQ_L_SCAN)
+        for (int i = 0; i < 2; i++)
+            below |= ancestors(n->in[i], g, set, m, c, depth + 1);
+    if (below)
+        node_refs(n, set);
+    if (m->n == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 64;
+        const sq_node **nn = sq_alloc(&c->A, (size_t)cap * sizeof *nn);
+        int8_t *ns = sq_alloc(&c->A, (size_t)cap);
+        if (!nn || !ns) {
+            m->oom = true;
+            return below;
+        }
+        if (m->n) {
+            memcpy(nn, m->node, (size_t)m->n * sizeof *nn);
+            memcpy(ns, m->state, (size_t)m->n);
+        }
+        m->node = nn, m->state = ns, m->cap = cap;
+    }
+    m->node[m->n] = n;
+    m->state[m->n++] = below;
+    return below;
+}
+
+/* The columns of g the nodes above it read, in g's order (at least one: a
+ * row count needs a column to travel in). Only those travel, and the
+ * scans under g read only what they need. */
+static int needed_of(dctx *d, const sq_node *g, int **out, int *n_out)
+{
+    sq_ctx *c = d->c;
+    uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    int *keep = sq_alloc(&c->A, (size_t)(g->n_out + 1) * sizeof *keep);
+    if (!set || !keep)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+    memset(set, 0, (size_t)c->n_cols + 1);
+    if (d->keep_all) {
+        *out = g->out;
+        *n_out = g->n_out;
+        return PA_OK;
+    }
+    for (int i = 0; i < (*d->root)->n_out; i++)
+        set[(*d->root)->out[i]] = 1;
+    anc_memo m = {0};
+    ancestors(*d->root, g, set, &m, c, 0);
+    if (m.oom)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+    int k = 0;
+    for (int i = 0; i < g->n_out; i++)
+        if (g->out[i] < c->n_cols && set[g->out[i]])
+            keep[k++] = g->out[i];
+    if (!k && g->n_out)
+        keep[k++] = g->out[0];
+    *out = keep;
+    *n_out = k;
+    return PA_OK;
+}
+
+/* This rank's rows of g, run in a plan of its own: the columns of g the
+ * rest of the plan reads (keep[0..n_keep), made here: the scans below read
+ * only what is needed), then the values of keys[0..nk) where they are not
+ * among them: kidx[i] is key i's column. */
+static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int **keep, int *n_keep,
+                    ex_result **out)
 {
     sq_ctx *c = d->c;
     sq_node *top = g;
-    int extra = 0;
+    int rc = needed_of(d, g, keep, n_keep);
+    if (rc != PA_OK)
+        return rc;
+    int extra = 0, nk_ = *n_keep;
     for (int i = 0; i < nk; i++) {
         kidx[i] = -1;
-        for (int j = 0; keys[i]->kind == SQ_E_COL && j < g->n_out; j++)
-            if (g->out[j] == keys[i]->col)
+        for (int j = 0; keys[i]->kind == SQ_E_COL && j < nk_; j++)
+            if ((*keep)[j] == keys[i]->col)
                 kidx[i] = j;
         extra += kidx[i] < 0;
     }
-    if (extra) {
-        if (!(top = sq_node_new(c, SQ_L_PROJECT, g->n_out + extra)))
+    if (extra || nk_ < g->n_out) {
+        if (!(top = sq_node_new(c, SQ_L_PROJECT, nk_ + extra)))
             return c->err->code;
-        sq_expr **ex = sq_alloc(&c->A, (size_t)(g->n_out + extra + 1) * sizeof *ex);
+        sq_expr **ex = sq_alloc(&c->A, (size_t)(nk_ + extra + 1) * sizeof *ex);
         if (!ex)
             return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
         top->in[0] = g;
         top->exprs = ex;
         top->est = g->est;
-        for (int j = 0; j < g->n_out; j++) {
-            top->out[j] = g->out[j];
-            if (!(ex[j] = sq_col_ref(c, g->out[j], -1)))
+        for (int j = 0; j < nk_; j++) {
+            top->out[j] = (*keep)[j];
+            if (!(ex[j] = sq_col_ref(c, (*keep)[j], -1)))
                 return c->err->code;
         }
-        for (int i = 0, k = g->n_out; i < nk; i++) {
+        for (int i = 0, k = nk_; i < nk; i++) {
             if (kidx[i] >= 0)
                 continue;
             int id = sq_new_col(c, "key", keys[i]->type);
@@ -324,7 +437,7 @@ static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, ex_r
         names[i] = c->cols[top->out[i]].name;
     ex_plan *saved = c->plan, *plan = NULL;
     ex_op *op;
-    int rc = ex_plan_create(&plan, c->err);
+    rc = ex_plan_create(&plan, c->err);
     if (rc == PA_OK) {
         c->plan = plan;
         rc = sq_lower_root(c, top, names, &op);
@@ -346,6 +459,8 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
     sq_node *g = *slot;
     ex_result *part = NULL, *all = NULL;
     int64_t mine = 0;
+    double round_ms = 0;
+    int *keep = g->out, n_keep = g->n_out;   /* the columns that travel */
     int rc;
     if (k == X_RANK0) {
         if (d->me == 0)
@@ -353,7 +468,7 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
         rc = empty_rows(d, g, &all);
     } else {
         int *kidx = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof *kidx);
-        rc = kidx ? run_part(d, g, keys, nk, kidx, &part) : sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        rc = kidx ? run_part(d, g, keys, nk, kidx, &keep, &n_keep, &part) : sq_fail(c, -1, PA_ENOMEM, "out of memory");
         int size = d->size;
         void **send = rc == PA_OK ? pa_calloc((size_t)size, sizeof *send) : NULL;
         int64_t *sizes = rc == PA_OK ? pa_calloc((size_t)size, sizeof *sizes) : NULL;
@@ -363,12 +478,13 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
             rc = sq_fail(c, -1, PA_ENOMEM, "out of memory exchanging rows");
         if (rc == PA_OK) {
             if (k == X_REPART || k == X_LOCAL)
-                rc = ex_result_pack_parts(part, g->n_out, kidx, nk, size, k == X_LOCAL ? d->me : -1, send, sizes,
+                rc = ex_result_pack_parts(part, n_keep, kidx, nk, size, k == X_LOCAL ? d->me : -1, send, sizes,
                                           c->err);
             else
-                rc = ex_result_pack(part, &send[0], &sizes[0], c->err);
+                rc = ex_result_pack(part, &send[0], &sizes[0], c->err);   /* no key columns: n_keep */
         }
         /* The round (none for X_LOCAL): every rank's call matches. */
+        uint64_t t0 = pa_now_ns();
         if (rc == PA_OK && k != X_LOCAL) {
             d->rounds++;
             if (k == X_REPART) {
@@ -384,6 +500,7 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
             if (rc != PA_OK)
                 c->dist_round = true;   /* every rank has the error: no more rounds */
         }
+        round_ms = (double)(pa_now_ns() - t0) / 1e6;
         const void **bufs = rc == PA_OK ? pa_calloc((size_t)size, sizeof *bufs) : NULL;
         int64_t *bsz = rc == PA_OK ? pa_calloc((size_t)size, sizeof *bsz) : NULL;
         if (rc == PA_OK && (!bufs || !bsz))
@@ -399,8 +516,8 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
             }
         }
         if (rc == PA_OK && (k != X_GATHER || d->me == 0))
-            rc = ex_result_unpack(c->s->opt.dev, part->n_columns < g->n_out ? part->n_columns : g->n_out,
-                                  (const char *const *)part->names, part->types, bufs, bsz, n, &all, c->err);
+            rc = ex_result_unpack(c->s->opt.dev, n_keep, (const char *const *)part->names, part->types, bufs, bsz,
+                                  n, &all, c->err);
         for (int p = 0; recv && p < size; p++)
             nt_buf_release(d->w, recv[p].data);
         for (int p = 0; send && p < size; p++)
@@ -426,10 +543,10 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
         ex_result_destroy(all);
         return rc;
     }
-    sq_node *rows = sq_node_new(c, SQ_L_ROWS, g->n_out);
+    sq_node *rows = sq_node_new(c, SQ_L_ROWS, n_keep);
     if (!rows)
         return c->err->code;
-    memcpy(rows->out, g->out, (size_t)g->n_out * sizeof *rows->out);
+    memcpy(rows->out, keep, (size_t)n_keep * sizeof *rows->out);
     rows->rows = all;
     rows->est = all->n_rows > 1 ? (double)all->n_rows : 1;
     char label[160];
@@ -440,7 +557,9 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
                              : "");
     rows->label = sq_strndup(&c->A, label, strlen(label));
     if (k != X_RANK0)
-        note(d, "; %s %s: %lld here, %lld from here", x_names[k], what, (long long)all->n_rows, (long long)mine);
+        note(d, "; %s %s: %lld here, %lld from here (its part %.1f ms, %.1f MB read; the round %.1f ms)",
+             x_names[k], what, (long long)all->n_rows, (long long)mine, (double)all->stats.ns_total / 1e6,
+             (double)all->stats.counters.v[PA_CTR_BYTES_READ] / 1e6, round_ms);
     *slot = rows;
     return PA_OK;
 }
@@ -522,8 +641,10 @@ static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
     }
     sq_node *slot = partial;
     *out = repart ? D_PART : after;
+    d->keep_all = true;
     rc = repart ? exchange(d, &slot, X_REPART, keys, n->n_groups, "partial aggregate rows")
                 : exchange(d, &slot, top, NULL, 0, "partial aggregate rows");
+    d->keep_all = false;
     if (rc != PA_OK || slot == partial)   /* slot == partial: a passive rank after X_GATHER */
         return rc;
     return final_partial(c, n, partial, slot);
@@ -657,6 +778,7 @@ int sq_distribute(sq_ctx *c, sq_node **root)
     if (!d)
         return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
     d->c = c;
+    d->root = root;
     d->w = w;
     d->me = nt_rank(w);
     d->size = nt_size(w);
