@@ -73,6 +73,18 @@ if grep -q "split by row groups: lineitem orders customer;.*join rows" <<<"$out"
   ok "Q3 on 3 ranks, every table split: join rows exchanged"
 else bad "Q3 not spread" "$out"; fi
 
+# Exchanges move and read only the columns used above them: on 2 ranks,
+# with both tables split and repartitioned for the join, the rank that
+# reads most reads less than one process does (--timer's bytes read).
+j="select sum(l_quantity), count(*) from lineitem join orders on l_orderkey = o_orderkey where o_orderstatus = 'F'"
+one=$(ASAN_OPTIONS="$ASAN0" "$PISTA" --data "$D" -c "explain analyze $j" | sed -nE 's/^read: ([0-9]+) bytes.*/\1/p')
+out=$(run 2 "$PISTA" --data "$D" --replicate-rows 1 --timer -c "$j" 2>&1)
+most=$(sed -nE 's/.*most read ([0-9.]+) MB.*/\1/p' <<<"$out")
+if [ -n "$one" ] && [ -n "$most" ] && awk -v m="$most" -v o="$one" 'BEGIN { exit !(m * 1e6 < o && m > 0) }' &&
+   grep -q "REPARTITIONED\|most received" <<<"$out"; then
+  ok "a join on 2 ranks: at most $most MB read by a rank, one process $one bytes"
+else bad "join on 2 ranks reads too much ($most MB against $one bytes)" "$out"; fi
+
 # AVG merged over ranks from partial sums and counts gives the one
 # process's DOUBLE to the last bit (--csv prints every digit): of DECIMAL,
 # INTEGER and BIGINT (which travels as rows), grouped and not, on cpu and
