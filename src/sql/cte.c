@@ -14,8 +14,10 @@
  * The result stays in device memory (keep_on_device: no round trip through
  * the host on a GPU), and ROWS hands out views of its chunks.
  * Materializing binds, lowers and runs the query in a plan of its own on
- * its first reference; every reference then reads the result through a
- * ROWS source (ex_rows) with fresh column ids.
+ * its first reference (over several ranks spread as a statement is, each
+ * rank computing its part, and every rank given the whole result); every
+ * reference then reads the result through a ROWS source (ex_rows) with
+ * fresh column ids.
  */
 #include "sql/sql_int.h"
 
@@ -92,6 +94,8 @@ static int materialize(sq_ctx *c, sq_cte *q)
     c->plan = plan;
     c->ctes = q->next; /* a CTE sees the ones before it */
     rc = sq_bind_select(c, q->def->ctequery, NULL, &n, &q->names, NULL);
+    if (rc == PA_OK)   /* several ranks: each computes its part, all get the result */
+        rc = sq_distribute_whole(c, &n);
     if (rc == PA_OK)
         rc = sq_lower_root(c, n, q->names, &root);
     if (rc == PA_OK)

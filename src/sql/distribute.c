@@ -45,6 +45,10 @@
  * Partial aggregation: SUM, COUNT, MIN, MAX, AVG of DOUBLE merge (see
  * partial_agg).
  *
+ * A WITH query evaluated once (cte.c) is spread the same way, its result
+ * broadcast to every rank at the end (sq_distribute_whole), so it is REPL
+ * where the statement reads it.
+ *
  * Rounds and errors: a rank that fails calls nt_fail for its next round
  * (sq_statement_round), which every other rank is making too, so the
  * statement fails on every rank with that rank's error; a round that fails
@@ -769,7 +773,9 @@ static void scanned(sq_node *n, sq_table **t, int *k, int depth)
         scanned(n->kind == SQ_L_UNION ? n->ins[i] : n->in[i], t, k, depth + 1);
 }
 
-int sq_distribute(sq_ctx *c, sq_node **root)
+/* Spread the plan at *root: its result to rank 0 (the others turn passive),
+ * or with `whole` to every rank (a WITH query evaluated once). */
+static int spread(sq_ctx *c, sq_node **root, bool whole)
 {
     nt_world *w = c->s->opt.world;
     if (!w || nt_size(w) < 2 || c->dist_round)
@@ -798,13 +804,29 @@ int sq_distribute(sq_ctx *c, sq_node **root)
         }
     note(d, "; the other tables read whole by every rank");
     dprop p = D_REPL;
-    int rc = d->n_split ? dist(d, root, true, &p) : PA_OK;
+    int rc = d->n_split ? dist(d, root, !whole, &p) : PA_OK;
     if (rc == PA_OK && p == D_PART)
-        rc = exchange(d, root, X_GATHER, NULL, 0, "result rows");
-    else if (rc == PA_OK && p == D_REPL && d->me != 0)
+        rc = exchange(d, root, whole ? X_BROADCAST : X_GATHER, NULL, 0, "result rows");
+    else if (rc == PA_OK && p == D_REPL && d->me != 0 && !whole)
         c->passive = true;   /* rank 0 runs the rest; the statement's round ends it */
-    if (rc == PA_OK && d->n_split && d->me == 0)
-        c->dist_note = sq_strndup(&c->A, d->note, d->note_len);
+    if (rc == PA_OK && d->n_split && d->me == 0) {   /* after the notes of WITH queries evaluated first */
+        size_t had = c->dist_note ? strlen(c->dist_note) + 1 : 0, pre = whole ? strlen("WITH query ") : 0;
+        char *t = sq_alloc(&c->A, had + pre + d->note_len + 1);
+        if (!t) {
+            pa_free(d);
+            return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        }
+        if (had)
+            memcpy(t, c->dist_note, had - 1), t[had - 1] = '\n';
+        memcpy(t + had, "WITH query ", pre);
+        memcpy(t + had + pre, d->note, d->note_len);
+        t[had + pre + d->note_len] = 0;
+        c->dist_note = t;
+    }
     pa_free(d);
     return rc;
 }
+
+int sq_distribute(sq_ctx *c, sq_node **root) { return spread(c, root, false); }
+
+int sq_distribute_whole(sq_ctx *c, sq_node **root) { return spread(c, root, true); }

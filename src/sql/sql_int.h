@@ -281,6 +281,9 @@ typedef struct sq_ctx {
  * there put its rows in its place; the statement's one round. Elsewhere
  * *root is left and c->passive set. */
 int sq_distribute(sq_ctx *c, sq_node **root);
+/* The same for a WITH query evaluated once: every rank computes its part
+ * and every rank gets the whole result (a broadcast at the top). */
+int sq_distribute_whole(sq_ctx *c, sq_node **root);
 /* The statement's round where sq_distribute made none: an error goes to
  * every rank; otherwise an empty gather. */
 int sq_statement_round(sq_ctx *c, int rc);

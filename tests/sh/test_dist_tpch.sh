@@ -85,6 +85,14 @@ if [ -n "$one" ] && [ -n "$most" ] && awk -v m="$most" -v o="$one" 'BEGIN { exit
   ok "a join on 2 ranks: at most $most MB read by a rank, one process $one bytes"
 else bad "join on 2 ranks reads too much ($most MB against $one bytes)" "$out"; fi
 
+# Q15's view, evaluated once, is spread too: every rank aggregates its
+# share of lineitem and all get the whole view (a broadcast).
+q15=$(grep -v '^--' "$Q/q15.sql" | tr '\n' ' ' | sed 's/;[[:space:]]*$//')
+out=$(run 2 "$PISTA" --data "$D" -c "explain analyze $q15" 2>&1)
+if grep -q "^WITH query distributed over 2 ranks: split by row groups: lineitem;.*BROADCAST result rows" <<<"$out"; then
+  ok "Q15's WITH query spread over 2 ranks, its result broadcast"
+else bad "Q15's WITH query not spread" "$out"; fi
+
 # AVG merged over ranks from partial sums and counts gives the one
 # process's DOUBLE to the last bit (--csv prints every digit): of DECIMAL,
 # INTEGER and BIGINT (which travels as rows), grouped and not, on cpu and
