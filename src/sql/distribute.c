@@ -49,6 +49,10 @@
  * broadcast to every rank at the end (sq_distribute_whole), so it is REPL
  * where the statement reads it.
  *
+ * Before any rows move, one round compares a hash of every rank's plan
+ * (with its estimates and the tables' file sizes): ranks that would decide
+ * differently fail the statement, naming the rank.
+ *
  * Rounds and errors: a rank that fails calls nt_fail for its next round
  * (sq_statement_round), which every other rank is making too, so the
  * statement fails on every rank with that rank's error; a round that fails
@@ -62,6 +66,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define D_MAX_SPLIT 64
 /* A grouped aggregate of at most this many estimated groups, at the top,
@@ -773,6 +778,82 @@ static void scanned(sq_node *n, sq_table **t, int *k, int depth)
         scanned(n->kind == SQ_L_UNION ? n->ins[i] : n->in[i], t, k, depth + 1);
 }
 
+/* A hash of what shapes the decisions here: the plan's nodes, their
+ * estimates (from the footers' statistics), the tables' sizes. */
+static uint64_t plan_hash(const sq_node *n, uint64_t h, const sq_node **seen, int *n_seen, int cap, int depth)
+{
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 0x100000001b3ULL)
+    if (!n || depth > 10000)
+        return MIX(0x5eed);
+    for (int i = 0; i < *n_seen; i++)
+        if (seen[i] == n)
+            return MIX(i + 1);
+    if (*n_seen < cap)
+        seen[(*n_seen)++] = n;
+    uint64_t est;
+    memcpy(&est, &n->est, sizeof est);
+    MIX(n->kind), MIX(n->n_out), MIX(est), MIX(n->jkind), MIX(n->single), MIX(n->n_conj), MIX(n->n_groups),
+        MIX(n->n_aggs), MIX(n->limit), MIX(n->offset), MIX(n->n_keys), MIX(n->n_ins);
+    if (n->kind == SQ_L_SCAN && n->table) {   /* the files' sizes: their row groups are what is split */
+        MIX(n->table->rows), MIX(n->table->n_paths), MIX(n->table->n_cols);
+        for (const char *p = n->table->name; *p; p++)
+            MIX(*p);
+        for (int i = 0; i < n->table->n_paths; i++) {
+            struct stat st;
+            MIX(stat(n->table->paths[i], &st) == 0 ? (uint64_t)st.st_size : 0);
+        }
+    }
+    if (n->kind == SQ_L_ROWS && n->rows)
+        MIX(n->rows->n_rows);
+    if (n->kind == SQ_L_UNION)
+        for (int i = 0; i < n->n_ins; i++)
+            h = plan_hash(n->ins[i], h, seen, n_seen, cap, depth + 1);
+    else if (n->kind != SQ_L_SCAN)
+        for (int i = 0; i < 2; i++)
+            h = plan_hash(n->in[i], h, seen, n_seen, cap, depth + 1);
+    return h;
+#undef MIX
+}
+
+/* Every rank must make the same decisions: the plans' hashes are compared
+ * in one round first, and a rank whose plan differs (other files or
+ * footers under the same names, other settings) fails the statement on
+ * every rank, named, instead of pairing rounds that do not match. */
+static int same_plan(dctx *d, const sq_node *root, int64_t keep)
+{
+    sq_ctx *c = d->c;
+    int cap = 4096, n_seen = 0;
+    const sq_node **seen = sq_alloc(&c->A, (size_t)cap * sizeof *seen);
+    nt_buf *all = pa_calloc((size_t)d->size, sizeof *all);
+    if (!seen || !all) {
+        pa_free(all);
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+    }
+    uint64_t h = plan_hash(root, 0xcbf29ce484222325ULL ^ (uint64_t)keep, seen, &n_seen, cap, 0);
+    int rc = nt_allgather(d->w, &h, sizeof h, all, c->err);
+    if (rc != PA_OK)
+        c->dist_round = true;   /* every rank has the error */
+    uint64_t h0 = 0;   /* every rank has every hash: all name the same first rank unlike rank 0 */
+    if (rc == PA_OK && all[0].bytes == sizeof h0)
+        memcpy(&h0, all[0].data, sizeof h0);
+    for (int p = 1; rc == PA_OK && p < d->size; p++) {
+        uint64_t o = ~h0;
+        if (all[p].bytes == sizeof o)
+            memcpy(&o, all[p].data, sizeof o);
+        if (o != h0) {
+            c->dist_round = true;   /* every rank fails here: no more rounds */
+            rc = sq_fail(c, -1, PA_EINVAL,
+                         "rank %d planned this statement unlike rank 0: every rank must see the same tables (the "
+                         "same files under --data, with the same footers) and settings (--replicate-rows)",
+                         p);
+        }
+    }
+    for (int p = 0; p < d->size; p++)
+        nt_buf_release(d->w, all[p].data);
+    pa_free(all);
+    return rc;
+}
+
 /* Spread the plan at *root: its result to rank 0 (the others turn passive),
  * or with `whole` to every rank (a WITH query evaluated once). */
 static int spread(sq_ctx *c, sq_node **root, bool whole)
@@ -804,7 +885,9 @@ static int spread(sq_ctx *c, sq_node **root, bool whole)
         }
     note(d, "; the other tables read whole by every rank");
     dprop p = D_REPL;
-    int rc = d->n_split ? dist(d, root, !whole, &p) : PA_OK;
+    int rc = d->n_split ? same_plan(d, *root, keep) : PA_OK;
+    if (rc == PA_OK && d->n_split)
+        rc = dist(d, root, !whole, &p);
     if (rc == PA_OK && p == D_PART)
         rc = exchange(d, root, whole ? X_BROADCAST : X_GATHER, NULL, 0, "result rows");
     else if (rc == PA_OK && p == D_REPL && d->me != 0 && !whole)

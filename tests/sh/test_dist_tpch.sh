@@ -141,6 +141,15 @@ out=$(timeout 120 mpirun -np 1 "$PISTA" --data "$D" --replicate-rows 1 -c "$q3" 
 if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1: .*lineitem.parquet" <<<"$out"; then
   ok "a damaged page on rank 1 in a statement with several exchanges fails it on every rank, named"
 else bad "error after exchanges on one rank (exit $rc)" "$out"; fi
+# Ranks that see other files under the same names (here lineitem written
+# with other row groups) would split them differently: the statement fails
+# on every rank, naming the rank, before any rows move.
+"$PISTA" gen tpch --sf 0.01 --out "$tmp/other" --row-group-rows 4000 > /dev/null 2>&1
+out=$(timeout 120 mpirun -np 1 "$PISTA" --data "$D" -c "select count(*) from lineitem" : \
+      -np 1 "$PISTA" --data "$tmp/other" -c "select count(*) from lineitem" 2>&1); rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1 planned this statement unlike rank 0" <<<"$out"; then
+  ok "ranks that see different files fail the statement, naming the rank"
+else bad "different files on rank 1 (exit $rc)" "$out"; fi
 # A file rank 1 cannot even register: it says so in the first statement's round.
 head -c 20000 "$D/lineitem.parquet" > "$tmp/bad/lineitem.parquet"
 out=$(timeout 120 mpirun -np 1 "$PISTA" --data "$D" -c "select count(*) from nation" : \
