@@ -40,12 +40,14 @@ if [ $rc -eq 0 ] && [ "$good" -eq 3 ]; then ok "an error of rank 1 reaches every
 else bad "error round (exit $rc)" "$out"; fi
 
 # A rank that stops: the others name it within the timeout (3 s here) and
-# exit; the launcher then ends the stopped one.
+# exit; the launcher then ends the stopped one. mpirun ends the job when
+# the first of them exits, so at least one names it (the rest may be ended
+# before they print).
 t0=$(date +%s)
 out=$(PISTA_NET_TIMEOUT_MS=3000 PISTA_NET_HEARTBEAT_MS=200 run 3 "$CHECK" stop 2); rc=$?
 t=$(( $(date +%s) - t0 ))
 named=$(grep -c "rank 2 has not been heard from" <<<"$out")
-if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$named" -ge 2 ] && [ $t -le 30 ]; then ok "a stopped rank is named by the others (${t} s)"
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$named" -ge 1 ] && [ $t -le 30 ]; then ok "a stopped rank is named by the others (${t} s)"
 else bad "stopped rank (exit $rc, named by $named ranks, ${t} s)" "$out"; fi
 
 # A rank killed mid-query: the job ends within 10 s with a message naming it.
