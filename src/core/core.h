@@ -288,6 +288,9 @@ void pa_threadpool_submit_node(pa_threadpool *tp, pa_task_node *node, pa_task_fn
 /* Block until every task submitted so far (and those they submit) finished. */
 void pa_threadpool_wait_idle(pa_threadpool *tp);
 int pa_threadpool_size(const pa_threadpool *tp);
+/* The pool whose worker thread calls this, or NULL: a task must not wait
+ * for work queued on its own pool (no worker might be left to run it). */
+const pa_threadpool *pa_threadpool_self(void);
 /* Run fn(ctx, i) for i in [0, n) on the calling thread plus up to
  * size(tp) - 1 pool threads (so a pool of N threads gives N workers in all),
  * taking indexes in order from a shared counter; returns when all finished.

@@ -22,9 +22,14 @@ struct pa_threadpool {
     pthread_t *threads;
 };
 
+static _Thread_local const pa_threadpool *tl_pool;   /* the pool this thread works for, if any */
+
+const pa_threadpool *pa_threadpool_self(void) { return tl_pool; }
+
 static void *worker(void *arg)
 {
     pa_threadpool *tp = arg;
+    tl_pool = tp;
     pthread_mutex_lock(&tp->mu);
     for (;;) {
         while (!tp->head && !tp->shutdown)

@@ -692,10 +692,14 @@ const dv_ops dv__cpu_ops = {
 };
 
 /* Pinned memory of the sim device: host memory, allocated after the queued
- * work has run, as cudaHostAlloc may wait for it. */
+ * work has run, as cudaHostAlloc may wait for it. Not on one of the
+ * device's own executor threads (a task decoding for a scan): the queued
+ * work may need that very thread, and a GPU's work goes on without it. */
 static int sim_pinned_alloc(void *user, size_t size, void **out, pa_err *err)
 {
-    dv__cpu_quiesce(user);
+    dv_device *d = user;
+    if (pa_threadpool_self() != d->threads)
+        dv__cpu_quiesce(d);
     return cpu_mem_alloc(user, size, out, err);
 }
 

@@ -192,15 +192,20 @@ static int col_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err
     int rc;
     pa_err e2;
     pa_err_init(&e2);
-    pthread_mutex_lock(&x->mu);   /* column tasks allocate concurrently */
     if (dv_host_visible(x->s->dev)) {
+        pthread_mutex_lock(&x->mu);   /* column tasks allocate concurrently */
         rc = dv_chunk_alloc(x->chunk, size, out, &e2);
-    } else if ((rc = dv_host_alloc(x->s->dev, size, out, &e2)) == PA_OK &&
-               track(&x->pinned, &x->n_pinned, &x->cap_pinned, *out) != PA_OK) {
-        dv_host_free(x->s->dev, *out);
-        rc = pa_error(&e2, PA_ENOMEM, "out of host memory");
+        pthread_mutex_unlock(&x->mu);
+    } else if ((rc = dv_host_alloc(x->s->dev, size, out, &e2)) == PA_OK) {
+        /* Outside the lock: a pinned allocation may wait for the device's
+         * queued work (sim), which other column tasks must not block. */
+        pthread_mutex_lock(&x->mu);
+        if (track(&x->pinned, &x->n_pinned, &x->cap_pinned, *out) != PA_OK) {
+            dv_host_free(x->s->dev, *out);
+            rc = pa_error(&e2, PA_ENOMEM, "out of host memory");
+        }
+        pthread_mutex_unlock(&x->mu);
     }
-    pthread_mutex_unlock(&x->mu);
     if (rc != PA_OK)
         pa_error(err, rc, "%s: row group %u column %s: %s", SCAN_WHERE(x->s, x->u), c->name, e2.msg);
     pa_err_close(&e2);
