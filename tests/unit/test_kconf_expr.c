@@ -365,7 +365,7 @@ static void test_avg_div(void **state)
         pa_column in[2] = {et_col(D, N, true), et_col(B, N, true)};
         for (int64_t i = 0; i < N; i++) {
             int bits = (int)et_range(40, 100);
-            __int128 v = ((__int128)et_next() << 64 | et_next()) >> (127 - bits);
+            __int128 v = (__int128)((((unsigned __int128)et_next() << 64) | et_next()) >> (128 - bits));
             ((__int128 *)in[0].data)[i] = i % 2 ? -v : v;
             ((int64_t *)in[1].data)[i] = et_range(1, i % 3 ? 1000 : 4000000000LL);
             if (i % 17 == 0)
