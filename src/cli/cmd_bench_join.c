@@ -55,17 +55,10 @@ typedef struct bj {
     bool round_failed;        /* a round returned an error: every rank has it */
 } bj;
 
-static inline uint64_t mix(uint64_t x)
+static inline int dest_of(int64_t key, int n)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    return (int)(((pa_mix64((uint64_t)key) >> 32) * (uint64_t)n) >> 32);
 }
-
-static inline int dest_of(int64_t key, int n) { return (int)(((mix((uint64_t)key) >> 32) * (uint64_t)n) >> 32); }
 
 /* R: rank me's keys me, me + n, ...; column j of key k is k * (j + 1) + j.
  * S: keys from 0 .. 2|R| - 1; columns j > 0 from the row's position. */
@@ -84,11 +77,11 @@ static int generate(bj *b, int64_t build_rows, int64_t probe_rows, pa_err *err)
     }
     for (int64_t i = 0; i < b->ns; i++) {
         int64_t *row = b->s + i * b->cols;
-        uint64_t h = mix((uint64_t)(b->me * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)i);
+        uint64_t h = pa_mix64((uint64_t)(b->me * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)i);
         int64_t k = (int64_t)(h % (uint64_t)(2 * (build_rows ? build_rows : 1)));
         row[0] = k;
         for (int j = 1; j < b->cols; j++)
-            row[j] = (int64_t)(mix(h + (uint64_t)j) >> 20);
+            row[j] = (int64_t)(pa_mix64(h + (uint64_t)j) >> 20);
         if (k < build_rows) {
             b->want_matches++;
             b->want_sum += (uint64_t)(k * 2 + 1) + (uint64_t)row[b->cols - 1];   /* R's column 1, S's last */
@@ -162,7 +155,7 @@ static int insert(bj *b, const int64_t *row)
             return PA_ENOMEM;
         for (int64_t i = 0; i < b->n_got; i++) {
             int64_t k = b->got[i * b->cols];
-            uint64_t h = mix((uint64_t)k) & (uint64_t)(ns - 1);
+            uint64_t h = pa_mix64((uint64_t)k) & (uint64_t)(ns - 1);
             while (sl[h].at)
                 h = (h + 1) & (uint64_t)(ns - 1);
             sl[h] = (struct slot){k, i + 1};
@@ -172,7 +165,7 @@ static int insert(bj *b, const int64_t *row)
         b->n_slots = ns;
     }
     memcpy(b->got + b->n_got * b->cols, row, (size_t)b->cols * sizeof *row);
-    uint64_t h = mix((uint64_t)row[0]) & (uint64_t)(b->n_slots - 1);
+    uint64_t h = pa_mix64((uint64_t)row[0]) & (uint64_t)(b->n_slots - 1);
     while (b->slots[h].at)
         h = (h + 1) & (uint64_t)(b->n_slots - 1);
     b->slots[h] = (struct slot){row[0], ++b->n_got};
@@ -190,7 +183,7 @@ static void probe_rows(bj *b, const int64_t *t, int64_t n)
     for (int64_t i0 = 0; i0 < n; i0 += 16) {
         int m = n - i0 < 16 ? (int)(n - i0) : 16;
         for (int j = 0; j < m; j++) {
-            hs[j] = mix((uint64_t)t[(i0 + j) * b->cols]) & mask;
+            hs[j] = pa_mix64((uint64_t)t[(i0 + j) * b->cols]) & mask;
             __builtin_prefetch(&b->slots[hs[j]]);
         }
         for (int j = 0; j < m; j++) {

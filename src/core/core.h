@@ -33,6 +33,18 @@ extern "C" {
 #define PA_HD
 #endif
 
+/* MurmurHash3's 64-bit finalizer: every input bit moves every output bit.
+ * The one mixer of the hash tables and partitioners (host and device). */
+static inline PA_HD uint64_t pa_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
 /* ------------------------------------------------------------------ status */
 
 /* X(NAME, message). PA_OK is 0; every error is negative (-1, -2, ...). */

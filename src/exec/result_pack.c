@@ -132,16 +132,6 @@ int ex_result_pack(const ex_result *r, void **out, int64_t *bytes, pa_err *err)
 
 /* ------------------------------------------------------------ partitioning */
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 /* The value of row i of col as 64 bits that are equal for equal values:
  * -0.0 and 0.0, and every NaN, each hash alike; NULL has its own. */
 static uint64_t value_bits(const pa_column *col, int64_t i)
@@ -167,7 +157,7 @@ static uint64_t value_bits(const pa_column *col, int64_t i)
         if (pa_type_bytes(col->type) == 16) {
             uint64_t h[2];
             memcpy(h, (const char *)col->data + (size_t)i * 16, 16);
-            return h[0] ^ mix64(h[1]);
+            return h[0] ^ pa_mix64(h[1]);
         }
         return (uint64_t)((const int64_t *)col->data)[i];
     case PA_TYPE_VARCHAR: {
@@ -218,7 +208,7 @@ int ex_result_pack_parts(const ex_result *r, int n_keep, const int *keys, int n_
         for (int64_t k = 0; k < n; k++) {
             uint64_t h = 0x9e3779b97f4a7c15ULL;
             for (int j = 0; j < n_keys; j++)
-                h = mix64(h ^ value_bits(&c->columns[keys[j]], k));
+                h = pa_mix64(h ^ value_bits(&c->columns[keys[j]], k));
             dest[k] = (uint16_t)(((h >> 32) * (uint64_t)parts) >> 32);
             count[dest[k]]++;
         }

@@ -111,15 +111,7 @@ static inline PA_HD uint64_t kn__agg_mix(uint64_t h, uint64_t w)
     h = (h << 31) | (h >> 33);
     return h * 0x4cf5ad432745937fULL + 0x52dce729;
 }
-static inline PA_HD uint64_t kn__agg_fmix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
+static inline PA_HD uint64_t kn__agg_fmix(uint64_t h) { return pa_mix64(h); }
 static inline PA_HD uint64_t kn__agg_hash_bytes(uint64_t h, const uint8_t *p, int64_t n)
 {
     while (n >= 8) {

@@ -33,16 +33,6 @@ size_t kn_dict_build_scratch(size_t n)
     return table_slots(n) * sizeof(uint32_t) + (n ? n : 1) * sizeof(uint64_t);
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 /* A hash of len bytes; equal byte strings hash equally. Reads only s[0..len). */
 static inline uint64_t hash_bytes(const uint8_t *s, size_t len)
 {
@@ -56,7 +46,7 @@ static inline uint64_t hash_bytes(const uint8_t *s, size_t len)
         t = kn__ld32(s + i) | (uint64_t)kn__ld32(s + len - 4) << 32;
     else if (rest > 0)
         t = s[i] | (uint64_t)s[i + rest / 2] << 8 | (uint64_t)s[len - 1] << 16;
-    return mix64(h ^ t);
+    return pa_mix64(h ^ t);
 }
 
 /* PLAIN bytes one dictionary entry costs (BYTE_ARRAY decimals: an upper bound). */
@@ -91,7 +81,7 @@ static void grow(build *b)
     b->mask = slots - 1;
     memset(b->table, 0, slots * sizeof *b->table);
     for (uint32_t e = 0; e < b->ne; e++) {
-        size_t h = (size_t)(b->fixed ? mix64(b->ekey[e]) : b->ekey[e]) & b->mask;
+        size_t h = (size_t)(b->fixed ? pa_mix64(b->ekey[e]) : b->ekey[e]) & b->mask;
         while (b->table[h])
             h = (h + 1) & b->mask;
         b->table[h] = e + 1;
@@ -137,7 +127,7 @@ static inline bool build_fixed(build *b, const kn__colinfo *ci, const kn_values 
             b->indices[i] = prev_idx;
             continue;
         }
-        uint64_t hk = mix64(k);
+        uint64_t hk = pa_mix64(k);
         size_t h = (size_t)hk & b->mask;
         uint32_t idx;
         for (;;) {

@@ -40,15 +40,7 @@ extern "C" {
  * hash of a small integer). */
 #define KN__H_NULL 0x6a09e667f3bcc909ull
 
-static inline PA_HD uint64_t kn__mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= KN__H_K1;
-    x ^= x >> 33;
-    x *= KN__H_K2;
-    x ^= x >> 33;
-    return x;
-}
+static inline PA_HD uint64_t kn__mix64(uint64_t x) { return pa_mix64(x); }   /* K1, K2 above */
 
 static inline PA_HD uint64_t kn__hash_combine(uint64_t h, uint64_t x) { return kn__mix64(h * KN__H_K0 + x); }
 

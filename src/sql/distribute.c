@@ -87,7 +87,6 @@ typedef struct dctx {
     sq_node **memo_node;      /* every node seen, with its distribution: a node */
     dprop *memo_prop;         /* reached twice (a shared subtree) is decided once */
     int n_memo, cap_memo;
-    int rounds;
     char note[1024];
     size_t note_len;
 } dctx;
@@ -495,7 +494,6 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
         /* The round (none for X_LOCAL): every rank's call matches. */
         uint64_t t0 = pa_now_ns();
         if (rc == PA_OK && k != X_LOCAL) {
-            d->rounds++;
             if (k == X_REPART) {
                 for (int p = 0; p < size; p++)
                     sb[p] = (nt_buf){send[p], sizes[p]};
