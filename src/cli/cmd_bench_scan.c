@@ -1,9 +1,12 @@
 /*
  * cmd_bench_scan.c - `pista bench scan FILES... [--columns a,b] [--threads
- * N[,M...]] [--runs R] [--vs duckdb|none] [--device D]`: the Parquet scan's
- * throughput against DuckDB on the same files in the same run. For each
- * thread count: our full scan (every chunk pulled and dropped, footers
- * re-read each run, page cache warm after one untimed pass; best of R runs),
+ * N[,M...]] [--runs R] [--vs duckdb|none] [--device D] [--decode host|device|both]`:
+ * the Parquet scan's throughput against DuckDB on the same files in the same
+ * run. For each thread count: our full scan (every chunk pulled, waited for
+ * on a stream of the bench's own and dropped, footers re-read each run, page
+ * cache warm after one untimed pass; best of R runs; on a device that is not
+ * host-visible with pages decoded on the host, on the device, or both, one
+ * row each),
  * then DuckDB aggregating every selected column with `SET threads = N`
  * (bench/scan_vs_duckdb.mjs, timed inside node, also best of R after a
  * warm-up). Prints seconds, file MB/s, rows/s, process CPU seconds and the
@@ -44,6 +47,7 @@ typedef struct bscan_opts {
     int vs;                    /* -1 auto, 0 none, 1 duckdb (explicit) */
     const char *device;
     uint64_t memory_limit;
+    int decode;                /* bit 0: host decode, bit 1: device decode */
 } bscan_opts;
 
 typedef struct bscan_result {
@@ -110,8 +114,8 @@ static double cpu_now(void)
  * cleared first, as DuckDB reads them per query), pull every chunk, drop
  * it. With names != NULL the output column names and types are kept there
  * (caller frees the names). */
-static int scan_once(const bscan_opts *o, dv_device *dev, int threads, bscan_result *r, char ***names,
-                     pa_type **types, int *n_out, pa_err *err)
+static int scan_once(const bscan_opts *o, dv_device *dev, int threads, bool host_decode, bscan_result *r,
+                     char ***names, pa_type **types, int *n_out, pa_err *err)
 {
     pq_meta_cache_clear();
     pq_scan_options so;
@@ -122,17 +126,31 @@ static int scan_once(const bscan_opts *o, dv_device *dev, int threads, bscan_res
     so.n_columns = o->n_columns;
     so.device = dev;
     so.decode_threads = threads;   /* used when the device has no CPU pool */
+    so.host_decode = host_decode;
     pq_scan *scan = NULL;
+    dv_stream *consumer = NULL;
     double c0 = cpu_now();
     uint64_t t0 = pa_now_ns();
     int rc = pq_scan_open(&so, &scan, err);
+    if (rc == PA_OK && !dv_host_visible(dev))
+        rc = dv_stream_create(dev, &consumer, err);
     int64_t rows = 0;
     while (rc == PA_OK) {
         dv_chunk *c;
         if ((rc = pq_scan_next(scan, &c, err)) != PA_OK || !c)
             break;
         rows += c->length;
-        dv_chunk_destroy(c);
+        if (consumer) {   /* a consumer's wait: the device's work on c counts */
+            rc = dv_chunk_wait_ready(c, consumer, err);
+            dv_chunk_release(c, consumer);
+        } else {
+            dv_chunk_destroy(c);
+        }
+    }
+    if (consumer) {
+        int rs = dv_stream_sync(consumer, rc == PA_OK ? err : NULL);
+        rc = rc == PA_OK ? rs : rc;
+        dv_stream_destroy(consumer);
     }
     r->seconds = (double)(pa_now_ns() - t0) * 1e-9;
     r->cpu_seconds = cpu_now() - c0;
@@ -217,7 +235,7 @@ static char *duckdb_sql(const bscan_opts *o, char **names, const pa_type *types,
 
 static void print_row(int threads, const char *engine, double secs, double cpu, int64_t rows, uint64_t bytes)
 {
-    printf("%-8d %-7s %10.4f %10.1f %12.0f %8.3f\n", threads, engine, secs, bytes / secs / 1e6, rows / secs, cpu);
+    printf("%-8d %-12s %10.4f %10.1f %12.0f %8.3f\n", threads, engine, secs, bytes / secs / 1e6, rows / secs, cpu);
 }
 
 static int run_bench(bscan_opts *o)
@@ -243,13 +261,22 @@ static int run_bench(bscan_opts *o)
         int rc;
         if ((rc = dv_open(&dopt, &dev, &err)) != PA_OK)
             goto fail;
-        /* Untimed pass: warms the page cache, the pools and learns the columns. */
-        bscan_result best = {0}, r = {0};
-        rc = scan_once(o, dev, threads, &r, names ? NULL : &names, &types, &n_out, &err);
-        for (int k = 0; k < o->runs && rc == PA_OK; k++) {
-            rc = scan_once(o, dev, threads, &r, NULL, NULL, NULL, &err);
-            if (rc == PA_OK && (k == 0 || r.seconds < best.seconds))
-                best = r;
+        /* Per decode side: an untimed pass (warms the page cache, the pools,
+         * learns the columns), then the best of the runs. */
+        bool visible = dv_host_visible(dev);
+        bscan_result best = {0}, r = {0}, side[2] = {{0}};
+        for (int h = 1; h >= 0 && rc == PA_OK; h--) {
+            if (!visible && !(o->decode & (h ? 1 : 2)))
+                continue;
+            if (visible && !h)
+                break;
+            rc = scan_once(o, dev, threads, h, &r, names ? NULL : &names, &types, &n_out, &err);
+            for (int k = 0; k < o->runs && rc == PA_OK; k++) {
+                rc = scan_once(o, dev, threads, h, &r, NULL, NULL, NULL, &err);
+                if (rc == PA_OK && (k == 0 || r.seconds < side[h].seconds))
+                    side[h] = r;
+            }
+            best = side[h];   /* the device side's when both ran: DuckDB's ratio is against it */
         }
         if (rc == PA_OK && !header) {
             char sz[32];
@@ -258,13 +285,26 @@ static int run_bench(bscan_opts *o)
                    (unsigned long long)best.bytes_read);
             printf("device: %s; page cache warm (one untimed pass first); best of %d run%s; footers decoded "
                    "every run\n\n", dv_name(dev), o->runs, o->runs == 1 ? "" : "s");
-            printf("%-8s %-7s %10s %10s %12s %8s\n", "threads", "engine", "seconds", "file_MB/s", "rows/s", "cpu_s");
+            if (!visible)
+                printf("pista:host decodes every page on the host and uploads the columns; pista:device hands "
+                       "the pages it can to the device (README, \"Parquet pages on the device\")\n\n");
+            printf("%-8s %-12s %10s %10s %12s %8s\n", "threads", "engine", "seconds", "file_MB/s", "rows/s", "cpu_s");
             header = true;
         }
         dv_close(dev);
         if (rc != PA_OK)
             goto fail;
-        print_row(threads, "pista", best.seconds, best.cpu_seconds, best.rows, o->file_bytes);
+        if (visible) {
+            print_row(threads, "pista", best.seconds, best.cpu_seconds, best.rows, o->file_bytes);
+        } else {
+            if (o->decode & 1)
+                print_row(threads, "pista:host", side[1].seconds, side[1].cpu_seconds, side[1].rows, o->file_bytes);
+            if (o->decode & 2)
+                print_row(threads, "pista:device", side[0].seconds, side[0].cpu_seconds, side[0].rows, o->file_bytes);
+            if (o->decode == 3)
+                printf("%-8d %-12s %10.2f   (host decode time / device decode time)\n", threads, "ratio",
+                       side[1].seconds / side[0].seconds);
+        }
         fflush(stdout);
         if (!duck_ok)
             continue;
@@ -278,7 +318,7 @@ static int run_bench(bscan_opts *o)
             continue;
         }
         print_row(threads, "duckdb", d.seconds, d.cpu_seconds, d.rows, o->file_bytes);
-        printf("%-8d %-7s %10.2f   (DuckDB %s time / pista time; > 1: pista is faster; cpu %.2f)\n", threads,
+        printf("%-8d %-12s %10.2f   (DuckDB %s time / pista time; > 1: pista is faster; cpu %.2f)\n", threads,
                "ratio", d.seconds / best.seconds, d.version, d.cpu_seconds / best.cpu_seconds);
         fflush(stdout);
         if (d.rows != best.rows) {
@@ -331,9 +371,10 @@ int cli_bench_scan(int argc, char **argv)
 {
     static const char *usage =
         "usage: pista bench scan FILE|DIR|GLOB... [--columns a,b] [--threads N[,M...]] [--runs R]\n"
-        "         [--vs duckdb|none] [--device D] [--memory-limit SIZE]\n"
-        "  defaults: every column, --threads 1,2, --runs 3, --device cpu, DuckDB when available";
-    bscan_opts o = {.runs = 3, .vs = -1, .n_threads = 2, .threads = {1, 2}};
+        "         [--vs duckdb|none] [--device D] [--memory-limit SIZE] [--decode host|device|both]\n"
+        "  defaults: every column, --threads 1,2, --runs 3, --device cpu, DuckDB when available,\n"
+        "  --decode both (on a device that is not host-visible: pages decoded on the host, and by the device)";
+    bscan_opts o = {.runs = 3, .vs = -1, .n_threads = 2, .threads = {1, 2}, .decode = 3};
     cli_global g;
     cli_global_defaults(&g);
     const char *env_dev = getenv("PISTA_DEVICE");
@@ -341,7 +382,8 @@ int cli_bench_scan(int argc, char **argv)
     int status = 2;
     for (int i = 0; i < argc;) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--threads") || !strcmp(a, "--columns") || !strcmp(a, "--runs") || !strcmp(a, "--vs")) {
+        if (!strcmp(a, "--threads") || !strcmp(a, "--columns") || !strcmp(a, "--runs") || !strcmp(a, "--vs") ||
+            !strcmp(a, "--decode")) {
             if (!val) {
                 cli_usage("bench scan: %s needs a value", a);
                 goto out;
@@ -360,6 +402,13 @@ int cli_bench_scan(int argc, char **argv)
                     goto out;
                 }
                 o.vs = !strcmp(val, "duckdb");
+            }
+            if (!strcmp(a, "--decode")) {
+                o.decode = !strcmp(val, "host") ? 1 : !strcmp(val, "device") ? 2 : !strcmp(val, "both") ? 3 : 0;
+                if (!o.decode) {
+                    cli_usage("bench scan: --decode must be host, device or both, not '%s'", val);
+                    goto out;
+                }
             }
             if (!strcmp(a, "--columns")) {
                 o.have_columns = true;

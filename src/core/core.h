@@ -155,7 +155,10 @@ static inline double pa_now_s(void) { return (double)pa_now_ns() * 1e-9; }
     X(HOST_SYNCS, "host-device synchronisations")                             \
     X(WORKER_PARKS, "workers parked on an event (each also a host sync)")     \
     X(DEVICE_ALLOCS, "device pool allocations")                               \
-    X(PINNED_ALLOCS, "pinned pool allocations")
+    X(PINNED_ALLOCS, "pinned pool allocations")                               \
+    X(PAGES_DEVICE, "Parquet data pages decoded on the device")               \
+    X(PAGES_HOST, "Parquet data pages decoded on the host")                   \
+    X(PAGES_HOST_DECOMPRESSED, "of the device's pages, decompressed on the host first")
 
 typedef enum pa_counter_id {
 #define PA__CTR(name, desc) PA_CTR_##name,

@@ -60,6 +60,14 @@ static int grow_list(void ***list, int *n, int *cap, pa_err *err)
     return PA_OK;
 }
 
+int dv_chunk_adopt(dv_chunk *c, void *ptr, pa_err *err)
+{
+    int rc = grow_list(&c->buffers_, &c->n_buffers_, &c->cap_buffers_, err);
+    if (rc == PA_OK)
+        c->buffers_[c->n_buffers_++] = ptr;
+    return rc;
+}
+
 int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err)
 {
     void *p;

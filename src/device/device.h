@@ -154,6 +154,8 @@ int dv_chunk_alloc(dv_chunk *c, size_t size, void **ptr, pa_err *err);
 /* Pinned host memory owned by the chunk (freed with it): for chunks the host
  * reads, e.g. a query's result downloaded from a device. */
 int dv_chunk_alloc_host(dv_chunk *c, size_t size, void **ptr, pa_err *err);
+/* Hand device memory from dv_alloc to the chunk: freed with it. */
+int dv_chunk_adopt(dv_chunk *c, void *ptr, pa_err *err);
 /* Let c's columns view other's buffers without copying (a projection that
  * passes a column through, a filter that only adds a selection): c keeps a
  * reference to other until c is destroyed. */
@@ -279,7 +281,7 @@ void dv_poison_output(dv_device *d, void *pinned, size_t n);
  * from then on: the fault is sticky for the stream, as a failed host-
  * compiled kernel's error is, and ends with it. NULL on the cpu device
  * (its kernels return statuses). */
-#define DV_FAULT_BYTES 320
+#define DV_FAULT_BYTES 576
 #define DV_FAULT_TEXT_AT 64
 #define DV_FAULT_TEXT_BYTES (DV_FAULT_BYTES - DV_FAULT_TEXT_AT)
 int64_t *dv_stream_fault_words(dv_stream *s);

@@ -101,6 +101,11 @@ int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, d
                 (long long)st->counters.v[PA_CTR_BYTES_READ], (long long)st->counters.v[PA_CTR_READ_REQUESTS],
                 (long long)st->counters.v[PA_CTR_BYTES_H2D], (long long)st->counters.v[PA_CTR_BYTES_D2H],
                 (long long)st->counters.v[PA_CTR_HOST_SYNCS]);
+        if (st->counters.v[PA_CTR_PAGES_DEVICE] || st->counters.v[PA_CTR_PAGES_HOST])
+            fprintf(f, "data pages decoded: %lld on the device (%lld of them decompressed on the host first), "
+                    "%lld on the host\n", (long long)st->counters.v[PA_CTR_PAGES_DEVICE],
+                    (long long)st->counters.v[PA_CTR_PAGES_HOST_DECOMPRESSED],
+                    (long long)st->counters.v[PA_CTR_PAGES_HOST]);
         if (st->n_ops > 0)
             fprintf(f, "%s  [pipeline %d]  rows %lld  chunks %lld  %.3f ms\n", st->ops[0].label,
                     st->ops[0].pipeline, (long long)st->ops[0].rows_in, (long long)analyzed->n_chunks,
@@ -132,7 +137,8 @@ int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, d
         if (lacks)
             fprintf(f, "  NOT on %s: kernel kn_%s missing", dv_name(dev), lacks);
         else if (dev && dv_kind_of(dev) != DV_KIND_CPU)
-            fprintf(f, op->vt->kind == EX_OP_SCAN ? "  decoded on the host, to %s" : "  on %s", dv_name(dev));
+            fprintf(f, op->vt->kind == EX_OP_SCAN ? "  to %s, pages decoded there where its kernels take them"
+                                                  : "  on %s", dv_name(dev));
         fputc('\n', f);
     }
 done:

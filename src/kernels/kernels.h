@@ -123,6 +123,9 @@ typedef struct kn_codec_job {
     uint64_t dst_size;   /* the expected uncompressed size */
     int32_t codec;
     int32_t status;      /* out: PA_OK or the error */
+    const char *where;   /* kn_decompress_pages: NULL, or what the page is ("FILE: row group 3
+                          * column x page 0"), in memory the device reads (pinned): a
+                          * refusal's message starts with it instead of "page K of the batch" */
 } kn_codec_job;
 
 /* Run every job, on tp's threads plus the calling thread when tp is non-NULL
@@ -267,6 +270,7 @@ typedef struct kn_page_job {
     kn_out out;
     uint64_t row_offset;
     int32_t status;               /* out */
+    const char *where;            /* kn_decode_pages: as kn_codec_job's */
 } kn_page_job;
 
 /* Run one job (sets job->status and returns it). */
@@ -948,6 +952,31 @@ int kn_copy_bits(const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t 
  * the same refusal on every device. */
 bool kn_decompress_pages_supported(int codec);
 int kn_decompress_pages(const kn_ctx *ctx, kn_codec_job *jobs, int64_t n, pa_err *err);
+
+/* ------------------------------------------------------- page decoding
+ *
+ * Parquet data pages decoded where they are (kn_gpu_decode.cu on sim and
+ * cuda, one warp per page; the cpu device runs kn_page_job_run per page):
+ * jobs is an array of n kn_page_job in the device's memory, whose src,
+ * scratch, dict.values, out.values and out.validity are device memory too.
+ * What the device decodes (kn_decode_pages_supported says it of a job on
+ * the host): already uncompressed pages (codec KN_CODEC_UNCOMPRESSED; run
+ * kn_decompress_pages first) of flat fixed-width columns, v1 pages with RLE
+ * definition levels and v2 pages, values PLAIN (INT32, INT64, FLOAT, DOUBLE
+ * to their engine types) or PLAIN_DICTIONARY / RLE_DICTIONARY (any
+ * fixed-width engine type: dict.values holds the dictionary decoded to the
+ * engine's width, 4 or 8 bytes). A dictionary page's scratch holds 4 bytes
+ * per value of the page (num_values * 4), for its indices. out.validity,
+ * when there is one, is 4-byte aligned and has whole 32-bit words for every
+ * row of out (capacity rounded up to 32 bits): pages whose rows share a word
+ * may be decoded at once, each writing only its own rows' bits. Each job's
+ * status becomes PA_OK, PA_ECORRUPT (exactly what kn_page_decode refuses),
+ * PA_EUNSUPPORTED or PA_EINVAL (a job the contract does not allow); a
+ * refused page is also a data fault of the stream ("page 3 of the batch:
+ * ..."), reported by the next sync, and on the cpu device by the call
+ * itself (every page is still tried). */
+bool kn_decode_pages_supported(const kn_page_job *job);
+int kn_decode_pages(const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err *err);
 
 /* ------------------------------------------------------------ hash join
  *

@@ -13,8 +13,11 @@
  *   out - offset + j % offset, which lies before the element's start, so
  *   no lane waits for another within an element; __syncwarp between
  *   elements makes the bytes just written visible to the next element's
- *   reads. Many pages of a batch keep the device busy; a faster parse
- *   (lane 0 reading ahead into shared memory) is for later.
+ *   reads. Elements shorter than SERIAL bytes (most of them in text and
+ *   small integers) lane 0 moves itself while it parses, so the warp meets
+ *   only at long elements: three shuffles and a barrier cost more than a
+ *   few bytes' loop (on a GPU, and far more under the emulation). Many
+ *   pages of a batch keep the device busy.
  * - What is corrupt. SNAPPY: exactly what kn_codec.c's snappy_decode
  *   refuses (the same checks in the same order), so a page gives the same
  *   bytes or the same refusal on every device. LZ4: the format's rules as
@@ -74,6 +77,25 @@ __device__ inline void move(uint8_t *dst, uint32_t op, const uint8_t *src, int k
             dst[op + j] = m[j % from];
     }
     __syncwarp();
+}
+
+/* Elements shorter than this lane 0 moves itself, as it parses: a warp-wide
+ * move costs three shuffles and a barrier, more than a few bytes' loop. */
+constexpr uint32_t SERIAL = 32;
+
+/* Lane 0's move of a short element (a copy byte by byte, front to back, so
+ * an overlapping copy repeats its pattern). */
+__device__ inline void serial_move(uint8_t *dst, uint32_t op, const uint8_t *src, int kind, uint32_t len,
+                                   uint32_t from)
+{
+    if (kind == E_LIT) {
+        for (uint32_t j = 0; j < len; j++)
+            dst[op + j] = src[from + j];
+    } else {
+        const uint8_t *m = dst + op - from;
+        for (uint32_t j = 0; j < len; j++)
+            dst[op + j] = m[j];
+    }
 }
 
 /* ----------------------------------------------------------- SNAPPY */
@@ -162,14 +184,22 @@ __device__ int snappy_page(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_
         int kind = E_END;
         uint32_t len = 0, from = 0;
         if (lane == 0)
-            kind = snappy_next(src, n, &ip, op, cap, &len, &from);
+            for (;;) {   /* short elements at once, up to a long one */
+                kind = snappy_next(src, n, &ip, op, cap, &len, &from);
+                if ((kind != E_LIT && kind != E_COPY) || len >= SERIAL)
+                    break;
+                serial_move(dst, op, src, kind, len, from);
+                op += len;
+            }
         kind = __shfl_sync(FULL, kind, 0);
+        op = __shfl_sync(FULL, op, 0);
         if (kind == E_END)
             break;
         if (kind == E_BAD)
             return W_DATA;
         len = __shfl_sync(FULL, len, 0);
         from = __shfl_sync(FULL, from, 0);
+        __syncwarp();   /* lane 0's bytes, visible to the warp */
         move(dst, op, src, kind, len, from, lane);
         op += len;
     }
@@ -267,14 +297,22 @@ __device__ int64_t lz4_block(const uint8_t *src, int64_t n, uint8_t *dst, int64_
         int kind = E_END;
         uint32_t len = 0, from = 0;
         if (lane == 0)
-            kind = lz4_next(src, n, &s, op, cap, &len, &from);
+            for (;;) {   /* short elements at once, up to a long one */
+                kind = lz4_next(src, n, &s, op, cap, &len, &from);
+                if ((kind != E_LIT && kind != E_COPY) || len >= SERIAL)
+                    break;
+                serial_move(dst, op, src, kind, len, from);
+                op += len;
+            }
         kind = __shfl_sync(FULL, kind, 0);
+        op = __shfl_sync(FULL, op, 0);
         if (kind == E_END)
             return op;
         if (kind == E_BAD)
             return -1;
         len = __shfl_sync(FULL, len, 0);
         from = __shfl_sync(FULL, from, 0);
+        __syncwarp();   /* lane 0's bytes, visible to the warp */
         move(dst, op, src, kind, len, from, lane);
         op += len;
     }
@@ -360,9 +398,15 @@ __device__ void fail(const codec_args &a, int64_t page, const kn_codec_job &j, i
     if (*(volatile int64_t *)a.fault != 0 || atomicCAS(a.claim, 0, 1) != 0)
         return;
     text t{(char *)a.fault + DV_FAULT_TEXT_AT, 0};
-    t.put("page ");
-    t.num((uint64_t)page);
-    t.put(" of the batch: ");
+    const char *where = a.jobs[page].where;
+    if (where) {
+        t.put(where);
+        t.put(": ");
+    } else {
+        t.put("page ");
+        t.num((uint64_t)page);
+        t.put(" of the batch: ");
+    }
     switch (w) {
     case W_CODEC:
         t.put("compression codec ");

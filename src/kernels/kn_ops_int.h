@@ -67,6 +67,8 @@ extern "C" {
       (ctx, src, dst, at, err))                                                                                 \
     X(decompress_pages, (const kn_ctx *ctx, kn_codec_job *jobs, int64_t n, pa_err *err),                        \
       (ctx, jobs, n, err))                                                                                      \
+    X(decode_pages, (const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err *err),                             \
+      (ctx, jobs, n, err))                                                                                      \
     X(copy_bits, (const kn_ctx *ctx, const uint8_t *src, int64_t src_at, int64_t n, uint8_t *dst,               \
                   pa_err *err),                                                                                 \
       (ctx, src, src_at, n, dst, err))                                                                          \

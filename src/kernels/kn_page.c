@@ -411,3 +411,59 @@ int kn_page_decode_batch(kn_page_job *jobs, size_t n, pa_threadpool *tp, pa_err 
             return jobs[i].status;
     return PA_OK;
 }
+
+/* ------------------------------------------------------ kn_decode_pages */
+
+bool kn_decode_pages_supported(const kn_page_job *j)
+{
+    kn__colinfo ci;
+    pa_err e;
+    pa_err_init(&e);
+    bool ok = kn__colinfo_get(&j->col, &ci, &e) == PA_OK;
+    pa_err_close(&e);
+    if (!ok || j->codec != KN_CODEC_UNCOMPRESSED || (j->page.version != 1 && j->page.version != 2) ||
+        (j->page.version == 1 && j->col.max_def_level > 0 && j->page.def_level_encoding != KN_ENC_RLE))
+        return false;
+    switch (j->page.encoding) {
+    case KN_ENC_PLAIN:
+        return ci.conv == KN__CV_I32 || ci.conv == KN__CV_I32_I64 || ci.conv == KN__CV_I64 ||
+               ci.conv == KN__CV_F32_F64 || ci.conv == KN__CV_F64;
+    case KN_ENC_PLAIN_DICTIONARY:
+    case KN_ENC_RLE_DICTIONARY: return !ci.is_string && ci.conv != KN__CV_BOOL;
+    default: return false;
+    }
+}
+
+/* The cpu device's loop: the jobs the device decodes, every page tried, the
+ * first failure reported with its page as the GPU kernels word it. */
+int kn__cpu_decode_pages(const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err *err)
+{
+    (void)ctx;
+    if (n < 0)
+        return pa_error(err, PA_EINVAL, "kn_decode_pages: %lld pages", (long long)n);
+    int first = PA_OK;
+    for (int64_t i = 0; i < n; i++) {
+        kn_page_job *j = &jobs[i];
+        pa_err e;
+        pa_err_init(&e);
+        int rc;
+        if (!kn_decode_pages_supported(j))
+            rc = pa_error(&e, PA_EUNSUPPORTED,
+                          "the page's encoding, levels or column type are not decoded on the device");
+        else if ((j->page.encoding == KN_ENC_PLAIN_DICTIONARY || j->page.encoding == KN_ENC_RLE_DICTIONARY) &&
+                 !j->dict.values)
+            rc = pa_error(&e, PA_EINVAL, "a dictionary page job without its dictionary");
+        else
+            rc = kn_page_job_run(j, &e);
+        j->status = rc;
+        if (rc != PA_OK && first == PA_OK) {
+            first = rc;
+            if (j->where)
+                pa_error(err, rc, "%s: %s", j->where, e.msg);
+            else
+                pa_error(err, rc, "page %lld of the batch: %s", (long long)i, e.msg);
+        }
+        pa_err_close(&e);
+    }
+    return first;
+}

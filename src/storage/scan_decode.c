@@ -44,6 +44,10 @@ typedef struct dcol {
     size_t first_page, end_page;  /* its pages: [first_page, end_page) of dec.pages */
     kn_dict dict;
     pq_page_info *walked;
+    bool on_dev;              /* data pages decoded on the device (device_columns) */
+    bool dev_codec;           /* on_dev: and decompressed there (else on the host, into pinned memory) */
+    void *dv_values;          /* on_dev: the decoded column in device memory, d.rows rows */
+    uint8_t *dv_validity;     /* on_dev: its validity in whole 32-bit words (NULL when REQUIRED) */
 } dcol;
 
 typedef struct dec {
@@ -60,6 +64,7 @@ typedef struct dec {
     void **pinned;            /* staging for non-host-visible devices */
     size_t n_pinned, cap_pinned;
     dv_chunk *chunk;
+    int n_dev_cols;           /* columns with on_dev */
     pthread_mutex_t mu;       /* guards the first failure below and allocations */
     size_t fail_at;
     int fail_code;
@@ -212,6 +217,39 @@ static int col_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err
     return rc;
 }
 
+/* Device memory for column c (freed at the unit's end unless a chunk adopts
+ * it); the error names the file, row group and column. */
+static int dev_alloc(dec *x, const dcol *c, size_t size, void **out, pa_err *err)
+{
+    pa_err e2;
+    pa_err_init(&e2);
+    int rc = dv_alloc(x->s->dev, size ? size : 1, out, &e2);
+    if (rc != PA_OK)
+        pa_error(err, rc, "%s: row group %u column %s: %s", SCAN_WHERE(x->s, x->u), c->name, e2.msg);
+    pa_err_close(&e2);
+    return rc;
+}
+
+/* Pinned host memory for this unit, handed back after the stream's work. */
+static int pinned_alloc(dec *x, size_t size, void **out, pa_err *err)
+{
+    pa_err e2;
+    pa_err_init(&e2);
+    int rc = dv_host_alloc(x->s->dev, size ? size : 1, out, &e2);
+    if (rc == PA_OK) {
+        pthread_mutex_lock(&x->mu);
+        if (track(&x->pinned, &x->n_pinned, &x->cap_pinned, *out) != PA_OK) {
+            dv_host_free(x->s->dev, *out);
+            rc = pa_error(&e2, PA_ENOMEM, "out of host memory");
+        }
+        pthread_mutex_unlock(&x->mu);
+    }
+    if (rc != PA_OK)
+        pa_error(err, rc, "%s: row group %u: %s", SCAN_WHERE(x->s, x->u), e2.msg);
+    pa_err_close(&e2);
+    return rc;
+}
+
 /* ------------------------------------------------------------- page lists */
 
 static int add_page(dec *x, int col, uint32_t index, uint64_t offset, const pq_page_header *h,
@@ -322,7 +360,7 @@ static int page_error(dec *x, const dpage *p, pa_err *err, int code, const char 
  * Polars read those files, so it is never checked against them. */
 static int prepare_pages(dec *x, pa_err *err)
 {
-    uint64_t scratch = 0;
+    uint64_t scratch = 0, pinned_bytes = 0;
     for (size_t i = 0; i < x->n_pages; i++) {
         dpage *p = &x->pages[i];
         const dcol *c = &x->cols[p->col];
@@ -351,7 +389,17 @@ static int prepare_pages(dec *x, pa_err *err)
         }
         if (p->rows < 0)
             return page_error(x, p, err, PA_ECORRUPT, "negative value count");
-        if (p->compressed) {
+        if (c->on_dev && !p->dict) {
+            p->data_len = (uint64_t)h->uncompressed_page_size;
+            if (p->compressed && !c->dev_codec) {   /* decompressed by decompress_task into pinned memory */
+                if (p->compressed && !kn_codec_supported(codec))
+                    return page_error(x, p, err, PA_EUNSUPPORTED, "codec %s is not supported by this build",
+                                      kn_codec_name(codec));
+                p->pos = (int64_t)pinned_bytes;
+                pinned_bytes += p->data_len;
+            }
+            p->data = NULL;
+        } else if (p->compressed) {
             if (!kn_codec_supported(codec))
                 return page_error(x, p, err, PA_EUNSUPPORTED, "codec %s is not supported by this build",
                                   kn_codec_name(codec));
@@ -374,11 +422,20 @@ static int prepare_pages(dec *x, pa_err *err)
         x->w->scratch_cap = scratch;
     }
     x->scratch = x->w->scratch;
-    for (size_t i = 0; i < x->n_pages; i++)
-        if (x->pages[i].compressed) {
-            x->pages[i].data = x->scratch + x->pages[i].pos;
-            x->pages[i].pos = 0;
-        }
+    uint8_t *pinned = NULL;
+    if (pinned_bytes) {
+        int rc = pinned_alloc(x, (size_t)pinned_bytes, (void **)&pinned, err);
+        if (rc != PA_OK)
+            return rc;
+    }
+    for (size_t i = 0; i < x->n_pages; i++) {
+        dpage *p = &x->pages[i];
+        const dcol *c = &x->cols[p->col];
+        if (!p->compressed || (c->on_dev && !p->dict && c->dev_codec))
+            continue;
+        p->data = (c->on_dev && !p->dict ? pinned : x->scratch) + p->pos;
+        p->pos = 0;
+    }
     return PA_OK;
 }
 
@@ -410,7 +467,7 @@ static void decompress_task(void *ctx, size_t i)
 {
     dec *x = ctx;
     dpage *p = &x->pages[i];
-    if (!crc_ok(x, i) || !p->compressed)
+    if (!crc_ok(x, i) || !p->compressed || (x->cols[p->col].on_dev && !p->dict && x->cols[p->col].dev_codec))
         return;
     pa_err e;
     pa_err_init(&e);
@@ -526,9 +583,10 @@ static void measure_task(void *ctx, size_t i)
 static void decode_page(dec *x, size_t i)
 {
     dpage *p = &x->pages[i];
-    if (p->dict)
+    if (p->dict || x->cols[p->col].on_dev)
         return;
     const dcol *c = &x->cols[p->col];
+    pa_counter_add(PA_CTR_PAGES_HOST, 1);
     kn_page_job *j = &p->job;
     memset(j, 0, sizeof *j);
     j->src = p->data;
@@ -650,6 +708,13 @@ static int layout_column(dec *x, int r, pa_err *err)
             at += (int64_t)p->str_bytes;
         }
         c->d.offsets[n] = (int32_t)at;
+    } else if (c->on_dev) {
+        /* Whole 32-bit words of validity: kn_decode_pages' contract. */
+        if ((rc = dev_alloc(x, c, n * (size_t)pa_type_width(c->d.type.id), &c->dv_values, err)) != PA_OK ||
+            (c->d.kc.max_def_level > 0 &&
+             (rc = dev_alloc(x, c, (n + 31) / 32 * 4, (void **)&c->dv_validity, err)) != PA_OK))
+            return rc;
+        return PA_OK;
     } else if ((rc = col_alloc(x, c, n * (size_t)pa_type_width(c->d.type.id), &c->d.values, err)) != PA_OK) {
         return rc;
     }
@@ -659,8 +724,16 @@ static int layout_column(dec *x, int r, pa_err *err)
 }
 
 /* Engine representation fix-ups the kernels do not know about. */
+static bool needs_fixup(const pq_column_desc *d)
+{
+    return d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS ||
+           (d->physical_type == PQ_T_INT32 && d->type.id == PA_TYPE_BIGINT);
+}
+
 static void fixup_column(dcol *c, const pq_column_desc *d)
 {
+    if (c->on_dev)
+        return;   /* device_columns takes no column that needs one */
     if (d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS) {
         int64_t *v = c->d.values;
         for (uint64_t i = 0; i < c->d.rows; i++) {
@@ -863,7 +936,7 @@ static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs,
     }
     for (int r = 0; r < s->n_rcols; r++) {
         dcol *c = &x->cols[r];
-        if (!c->used || !c->output)
+        if (!c->used || !c->output || c->on_dev)
             continue;
         size_t vs = c->is_string ? (size_t)c->d.offsets[n] : (size_t)n * (size_t)pa_type_width(c->d.type.id);
         void *p;
@@ -895,7 +968,283 @@ done:
     return rc;
 }
 
-static int assemble(dec *x, uint64_t n, dv_chunk **out, pa_err *err)
+/* ------------------------------------------------------------- device columns
+ *
+ * On a device that is not host-visible (sim, cuda), the data pages of an
+ * output column that no predicate reads are decompressed (kn_decompress_pages)
+ * and decoded (kn_decode_pages) on the device, when every page is of a kind
+ * the kernels take: fixed-width values, PLAIN or dictionary, flat levels,
+ * a codec the device decompresses. Their stored bytes go up from the unit's
+ * pinned read buffer in one batched copy; dictionaries are decoded on the
+ * host (small) and go up with them. The rows a filter or the page index
+ * keeps are then taken on the device (kn_take). Nothing waits: a corrupt
+ * page is a data fault of the scan's stream, reported by the query's next
+ * sync ("page K of the batch: ..."), where the host path names the file,
+ * row group and column. Predicate columns stay on the host: the pushed-down
+ * filter evaluates there.
+ */
+
+#define WHERE_BYTES 384
+
+static bool filter_reads(const pq_scan *s, int r)
+{
+    if (!s->opt.filter_rows)
+        return false;
+    for (int i = 0; i < s->n_preds; i++)
+        if (s->preds[i].col == r)
+            return true;
+    return false;
+}
+
+static void pick_device_columns(dec *x)
+{
+    pq_scan *s = x->s;
+    if (dv_host_visible(s->dev) || s->opt.host_decode)
+        return;
+    for (int r = 0; r < s->n_rcols; r++) {
+        dcol *c = &x->cols[r];
+        const pq_column_desc *d = &s->rcols[r].desc[x->u->file];
+        if (!c->used || !c->output || c->is_string || filter_reads(s, r) || needs_fixup(d))
+            continue;
+        bool ok = c->end_page > c->first_page;
+        for (size_t i = c->first_page; ok && i < c->end_page; i++) {
+            const dpage *p = &x->pages[i];
+            if (p->dict) {
+                int32_t enc = p->h.dictionary_page.encoding;
+                ok = enc == PQ_ENC_PLAIN || enc == PQ_ENC_PLAIN_DICTIONARY;
+                continue;
+            }
+            kn_page_job j;
+            memset(&j, 0, sizeof j);
+            j.codec = KN_CODEC_UNCOMPRESSED;
+            page_view(p, &j.page);
+            j.col = c->d.kc;
+            bool dict = j.page.encoding == PQ_ENC_PLAIN_DICTIONARY || j.page.encoding == PQ_ENC_RLE_DICTIONARY;
+            ok = kn_decode_pages_supported(&j) && (!dict || c->dict_page >= 0);
+        }
+        if (ok) {
+            c->on_dev = true;
+            c->dev_codec = c->cm->codec == PQ_CODEC_UNCOMPRESSED || kn_decompress_pages_supported(c->cm->codec);
+            x->n_dev_cols++;
+        }
+    }
+}
+
+/* Device scratch of the unit: freed once the stream passed its use. */
+typedef struct dscratch {
+    void *p[8];
+    int n;
+} dscratch;
+
+static int scratch_alloc(dec *x, dscratch *ds, size_t size, void **out, pa_err *err)
+{
+    int rc = dv_alloc(x->s->dev, size ? size : 1, out, err);
+    if (rc == PA_OK)
+        ds->p[ds->n++] = *out;
+    return rc;
+}
+
+/* The rows of column c at positions for the selected rows: sel[k]'s
+ * position through c's segments (scan__compact's walk), into pinned idx. */
+static void positions(const dcol *c, const uint32_t *sel, uint64_t n, int32_t *idx)
+{
+    uint32_t g = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        int64_t row = sel[k];
+        while (g < c->d.n_segs && row >= c->d.segs[g].row + c->d.segs[g].n)
+            g++;
+        idx[k] = (int32_t)(c->d.segs[g].pos + (row - c->d.segs[g].row));   /* scan__select checked every row */
+    }
+}
+
+static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, uint8_t **valid, pa_err *err)
+{
+    pq_scan *s = x->s;
+    kn_ctx kn = {s->dev, s->stream};
+    dscratch ds = {{0}, 0};
+    size_t np = 0, nc = 0, n_copies = 0, host_unc = 0;
+    uint64_t raw_bytes = 0, unc_bytes = 0, scr_bytes = 0;
+    int rc = PA_OK;
+    for (size_t i = 0; i < x->n_pages; i++) {
+        const dpage *p = &x->pages[i];
+        if (p->dict || !x->cols[p->col].on_dev)
+            continue;
+        np++;
+        if (p->compressed && !x->cols[p->col].dev_codec) {   /* decompressed on the host */
+            raw_bytes += p->data_len;
+            host_unc++;
+        } else {
+            raw_bytes += p->body_len;
+        }
+        if (p->compressed && x->cols[p->col].dev_codec) {
+            nc++;
+            unc_bytes += p->data_len;
+        }
+        if (p->h.type == PQ_PAGE_DATA_PAGE_V2 ? (p->h.data_page_v2.encoding == PQ_ENC_PLAIN_DICTIONARY ||
+                                                 p->h.data_page_v2.encoding == PQ_ENC_RLE_DICTIONARY)
+                                              : (p->h.data_page.encoding == PQ_ENC_PLAIN_DICTIONARY ||
+                                                 p->h.data_page.encoding == PQ_ENC_RLE_DICTIONARY))
+            scr_bytes += ((uint64_t)p->rows + 1) * 4;
+    }
+    size_t max_copies = np * 2 + (size_t)s->n_rcols * 2 + 2;
+    void **dsts = pa_calloc(max_copies, sizeof *dsts);
+    const void **srcs = pa_calloc(max_copies, sizeof *srcs);
+    size_t *sizes = pa_calloc(max_copies, sizeof *sizes);
+    uint8_t *raw = NULL, *unc = NULL, *scr = NULL;
+    char *where = NULL;
+    kn_page_job *jobs = NULL, *djobs = NULL;
+    kn_codec_job *cjobs = NULL, *dcjobs = NULL;
+    void **ddict = pa_calloc((size_t)(s->n_rcols ? s->n_rcols : 1), sizeof *ddict);
+    if (!dsts || !srcs || !sizes || !ddict) {
+        rc = pa_error(err, PA_ENOMEM, "out of memory decoding on the device");
+        goto done;
+    }
+    PA_TRY(rc = scratch_alloc(x, &ds, (size_t)raw_bytes, (void **)&raw, err));
+    if (unc_bytes)
+        PA_TRY(rc = scratch_alloc(x, &ds, (size_t)unc_bytes, (void **)&unc, err));
+    if (scr_bytes)
+        PA_TRY(rc = scratch_alloc(x, &ds, (size_t)scr_bytes, (void **)&scr, err));
+    /* What each page is, for a refusal's message (read by the kernels). */
+    PA_TRY(rc = pinned_alloc(x, np * WHERE_BYTES, (void **)&where, err));
+    PA_TRY(rc = scratch_alloc(x, &ds, np * sizeof *jobs, (void **)&djobs, err));
+    PA_TRY(rc = pinned_alloc(x, np * sizeof *jobs, (void **)&jobs, err));
+    if (nc) {
+        PA_TRY(rc = scratch_alloc(x, &ds, nc * sizeof *cjobs, (void **)&dcjobs, err));
+        PA_TRY(rc = pinned_alloc(x, nc * sizeof *cjobs, (void **)&cjobs, err));
+    }
+    /* Dictionaries (decoded by dict_task on the host) go up through pinned staging. */
+    for (int r = 0; r < s->n_rcols && rc == PA_OK; r++) {
+        dcol *c = &x->cols[r];
+        if (!c->on_dev || c->dict_page < 0)
+            continue;
+        size_t db = (size_t)c->dict.n * (size_t)pa_type_width(c->d.type.id);
+        void *h = NULL;
+        if ((rc = pinned_alloc(x, db, &h, err)) == PA_OK && (rc = dev_alloc(x, c, db, &ddict[r], err)) == PA_OK) {
+            memcpy(h, c->dict.values, db);
+            dsts[n_copies] = ddict[r], srcs[n_copies] = h, sizes[n_copies++] = db;
+        }
+    }
+    /* The jobs: stored bytes into raw, compressed ones decompressed into unc
+     * (v2 levels, never compressed, copied there from the host), scratch for
+     * dictionary indices. */
+    if (rc == PA_OK) {
+        uint64_t at_raw = 0, at_unc = 0, at_scr = 0;
+        size_t k = 0, kc = 0;
+        for (size_t i = 0; i < x->n_pages; i++) {
+            const dpage *p = &x->pages[i];
+            const dcol *c = &x->cols[p->col];
+            if (p->dict || !c->on_dev)
+                continue;
+            uint8_t *stored = raw + at_raw, *page = stored;
+            bool on_host = p->compressed && !c->dev_codec;   /* p->data: decompressed, pinned */
+            uint64_t up = on_host ? p->data_len : p->body_len;
+            dsts[n_copies] = stored, srcs[n_copies] = on_host ? p->data : p->body, sizes[n_copies++] = (size_t)up;
+            at_raw += up;
+            char *w = where + k * WHERE_BYTES;
+            snprintf(w, WHERE_BYTES, "%s: row group %u column %s page %u (at byte %llu)", SCAN_WHERE(s, x->u),
+                     c->name, p->index, (unsigned long long)p->offset);
+            kn_page_job *j = &jobs[k++];
+            memset(j, 0, sizeof *j);
+            j->where = w;
+            page_view(p, &j->page);
+            j->page.data = NULL;
+            j->page.levels = NULL;
+            if (p->compressed && !on_host) {
+                uint64_t lv = 0;
+                if (p->h.type == PQ_PAGE_DATA_PAGE_V2)
+                    lv = (uint64_t)p->h.data_page_v2.definition_levels_byte_length +
+                         (uint64_t)p->h.data_page_v2.repetition_levels_byte_length;
+                page = unc + at_unc;
+                at_unc += p->data_len;
+                if (lv)
+                    dsts[n_copies] = page, srcs[n_copies] = p->body, sizes[n_copies++] = (size_t)lv;
+                cjobs[kc++] = (kn_codec_job){stored + lv, p->body_len - lv, page + lv, p->data_len - lv,
+                                             c->cm->codec, 0, w};
+                j->src_size = p->data_len;
+            } else {
+                j->src_size = up;
+            }
+            j->src = page;
+            j->uncompressed_size = (uint64_t)p->h.uncompressed_page_size;
+            j->codec = KN_CODEC_UNCOMPRESSED;
+            j->col = c->d.kc;
+            if (j->page.encoding == PQ_ENC_PLAIN_DICTIONARY || j->page.encoding == PQ_ENC_RLE_DICTIONARY) {
+                j->dict = (kn_dict){ddict[p->col], NULL, NULL, c->dict.n};
+                j->scratch = scr + at_scr;
+                j->scratch_size = ((uint64_t)p->rows + 1) * 4;
+                at_scr += j->scratch_size;
+            }
+            j->out = (kn_out){c->dv_values, NULL, NULL, c->dv_validity, c->d.rows, 0};
+            j->row_offset = (uint64_t)p->pos;
+        }
+        dsts[n_copies] = djobs, srcs[n_copies] = jobs, sizes[n_copies++] = np * sizeof *jobs;
+        if (nc)
+            dsts[n_copies] = dcjobs, srcs[n_copies] = cjobs, sizes[n_copies++] = nc * sizeof *cjobs;
+        rc = dv_copy_batch_async(s->stream, n_copies, dsts, srcs, sizes, DV_COPY_H2D, err);
+    }
+    /* The read buffer is read by the copies just queued: handed back in stream order. */
+    if (rc == PA_OK) {
+        dv_host_free_async(s->stream, x->u->buf, NULL);
+        x->u->buf = NULL;
+        x->u->buf_len = 0;
+    }
+    if (rc == PA_OK && nc)
+        rc = kn_decompress_pages(&kn, dcjobs, (int64_t)nc, err);
+    if (rc == PA_OK)
+        rc = kn_decode_pages(&kn, djobs, (int64_t)np, err);
+    if (rc == PA_OK) {
+        pa_counter_add(PA_CTR_PAGES_DEVICE, (int64_t)np);
+        pa_counter_add(PA_CTR_PAGES_HOST_DECOMPRESSED, (int64_t)host_unc);
+    }
+    /* The chunk's columns: the decoded ones themselves, or the rows kept. */
+    for (int r = 0; r < s->n_rcols && rc == PA_OK; r++) {
+        dcol *c = &x->cols[r];
+        if (!c->on_dev)
+            continue;
+        if (!sel) {
+            if ((rc = dv_chunk_adopt(x->chunk, c->dv_values, err)) != PA_OK)
+                break;
+            vals[r] = c->dv_values;
+            c->dv_values = NULL;
+            if (c->dv_validity) {
+                if ((rc = dv_chunk_adopt(x->chunk, c->dv_validity, err)) != PA_OK)
+                    break;
+                valid[r] = c->dv_validity;
+                c->dv_validity = NULL;
+            }
+            continue;
+        }
+        int32_t *idx = NULL, *didx = NULL;
+        pa_column src = {.type = c->d.type, .length = (int64_t)c->d.rows, .data = c->dv_values,
+                         .validity = c->dv_validity};
+        pa_column dst = {.type = c->d.type};
+        if ((rc = pinned_alloc(x, (size_t)n * 4, (void **)&idx, err)) != PA_OK ||
+            (rc = dev_alloc(x, c, (size_t)n * 4, (void **)&didx, err)) != PA_OK)
+            break;
+        positions(c, sel, n, idx);
+        if ((rc = dv_copy_async(s->stream, didx, idx, (size_t)n * 4, DV_COPY_H2D, err)) == PA_OK &&
+            (rc = upload_alloc(x, c, (size_t)n * (size_t)pa_type_width(c->d.type.id), &dst.data, err)) == PA_OK &&
+            (!c->dv_validity || (rc = upload_alloc(x, c, ((size_t)n + 7) / 8, (void **)&dst.validity, err)) == PA_OK))
+            rc = kn_take(&kn, &src, didx, (int64_t)n, &dst, err);
+        dv_free_async(s->stream, didx, NULL);
+        vals[r] = dst.data;
+        valid[r] = dst.validity;
+    }
+fail:
+done:
+    for (int r = 0; ddict && r < s->n_rcols; r++)
+        if (ddict[r])
+            dv_free_async(s->stream, ddict[r], NULL);
+    pa_free(ddict);
+    for (int i = 0; i < ds.n; i++)
+        dv_free_async(s->stream, ds.p[i], NULL);
+    pa_free(dsts);
+    pa_free((void *)srcs);
+    pa_free(sizes);
+    return rc;
+}
+
+static int assemble(dec *x, const uint32_t *sel, uint64_t n, dv_chunk **out, pa_err *err)
 {
     pq_scan *s = x->s;
     int rc = PA_OK;
@@ -913,6 +1262,9 @@ static int assemble(dec *x, uint64_t n, dv_chunk **out, pa_err *err)
         valid[r] = x->cols[r].d.validity;
     }
     if (!dv_host_visible(s->dev) && (rc = upload_columns(x, n, vals, offs, valid, err)) != PA_OK)
+        goto done;
+    if (x->n_dev_cols > 0 && ((rc = device_columns(x, sel, n, vals, valid, err)) != PA_OK ||
+                              (rc = dv_chunk_set_ready(x->chunk, s->stream, err)) != PA_OK))
         goto done;
     x->chunk->length = (int64_t)n;
     for (int i = 0; i < s->n_out; i++) {
@@ -988,6 +1340,7 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
     }
     PA_TRY(rc = dv_chunk_create(s->dev, s->n_out, &x.chunk, err));
     PA_TRY(rc = setup_columns(&x, err));
+    pick_device_columns(&x);
     PA_TRY(rc = prepare_pages(&x, err));
 
     t0 = t1 = pa_now_ns();
@@ -1019,7 +1372,7 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
         goto fail;
     }
     for (int r = 0; r < s->n_rcols; r++)
-        dc[r] = x.cols[r].used ? &x.cols[r].d : NULL;
+        dc[r] = x.cols[r].used && !x.cols[r].on_dev ? &x.cols[r].d : NULL;   /* no predicate reads on_dev */
     rc = scan__select(s, w, u, dc, &sel, &n, err);
     pa_free(dc);
     if (rc != PA_OK)
@@ -1028,7 +1381,7 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
         compact_ctx cc = {&x, ccols, sel, n};
         size_t k = 0;
         for (int r = 0; r < s->n_rcols; r++)
-            if (x.cols[r].used && x.cols[r].output)
+            if (x.cols[r].used && x.cols[r].output && !x.cols[r].on_dev)
                 ccols[k++] = r;
         pa_parallel_for(w->tp, k, compact_task, &cc);
     }
@@ -1040,7 +1393,7 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
         s->stats.rows_decoded += (uint64_t)(u->rows.hi[k] - u->rows.lo[k]);
     pthread_mutex_unlock(&s->mu);
     if (n > 0)
-        rc = assemble(&x, n, out, err);
+        rc = assemble(&x, sel, n, out, err);
 fail:
 done:
     pa_free(ccols);
@@ -1049,6 +1402,10 @@ done:
         for (int r = 0; r < s->n_rcols; r++) {
             pa_free(x.cols[r].walked);
             pa_free(x.cols[r].d.segs);
+            if (x.cols[r].dv_values)   /* not adopted by a chunk: after the stream's work on it */
+                dv_free_async(s->stream, x.cols[r].dv_values, NULL);
+            if (x.cols[r].dv_validity)
+                dv_free_async(s->stream, x.cols[r].dv_validity, NULL);
         }
     pa_free(x.cols);
     pthread_mutex_lock(&s->pool_mu);

@@ -771,6 +771,12 @@ typedef struct pq_scan_options {
                                  * modulo share_parts: one rank's share of a table split
                                  * over share_parts ranks (0 or 1: every row group) */
     int share_part;
+    bool host_decode;           /* decode every page on the host, also on a device that
+                                 * decodes pages itself (sim, cuda): the baseline to
+                                 * measure against (default false: columns whose pages
+                                 * kn_decode_pages takes, fixed-width PLAIN and dictionary
+                                 * pages of output columns no predicate reads, are
+                                 * decompressed and decoded on the device) */
 } pq_scan_options;
 
 /* Defaults: everything zero/NULL, filter_rows and use_page_index true. */

@@ -95,7 +95,7 @@ static int run_batch(page *pages, int n, int32_t *status, pa_err *err)
         assert_int_equal(dv_copy_async(stream, ddst[i], fill, pages[i].raw_n + GUARD, DV_COPY_H2D, NULL), PA_OK);
         assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
         free(fill);
-        jobs[i] = (kn_codec_job){dsrc[i], pages[i].comp_n, ddst[i], pages[i].raw_n, pages[i].codec, -12345};
+        jobs[i] = (kn_codec_job){dsrc[i], pages[i].comp_n, ddst[i], pages[i].raw_n, pages[i].codec, -12345, NULL};
     }
     kn_codec_job *djobs = NULL;
     assert_int_equal(dv_alloc(dev, (size_t)n * sizeof *jobs + 1, (void **)&djobs, NULL), PA_OK);

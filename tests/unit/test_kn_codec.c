@@ -194,7 +194,7 @@ static void test_batch(void **state)
         cmp[k] = malloc(bound);
         KN_OK(kn_compress(codec, 0, src[k], n, cmp[k], bound, &len, &err));
         out[k] = malloc(n);
-        jobs[k] = (kn_codec_job){cmp[k], len, out[k], n, codec, 999};
+        jobs[k] = (kn_codec_job){cmp[k], len, out[k], n, codec, 999, NULL};
     }
     KN_OK(kn_decompress_batch(jobs, NJ, tp, &err));
     for (int k = 0; k < NJ; k++) {

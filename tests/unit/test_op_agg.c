@@ -415,7 +415,7 @@ static void test_kernel_missing_on_device(void **state)
     assert_int_equal(ex_explain(p, agg, NULL, d, f), PA_OK);
     fclose(f);
     assert_non_null(strstr(text, "NOT on sim: kernel kn_agg_update missing"));
-    assert_non_null(strstr(text, "decoded on the host, to sim"));
+    assert_non_null(strstr(text, "to sim, pages decoded there"));
     free(text);
     ex_result *r = NULL;
     pa_err_clear(&err);

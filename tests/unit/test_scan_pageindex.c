@@ -604,7 +604,8 @@ static void test_corrupt_index(void **state)
             dv_chunk *c;
             if ((rc = pq_scan_next(s, &c, &err)) != PA_OK || !c)
                 break;
-            st_drop(dev, c);
+            rc = st_ready(dev, c, &err);   /* a page the device refused */
+            dv_chunk_destroy(c);
         }
         pq_scan_close(s);
         if (rc != PA_OK) {

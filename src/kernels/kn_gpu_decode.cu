@@ -1,0 +1,618 @@
+/*
+ * kn_gpu_decode.cu - kn_decode_pages on the device: Parquet data pages of
+ * fixed-width columns (PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY values;
+ * definition levels in the RLE/bit-packed hybrid, v1 and v2 pages) decoded
+ * into their rows, one warp per page. See kernels.h for the contract and
+ * kn_gpu.h for entries and faults.
+ *
+ * Design notes
+ * - A hybrid stream (levels, dictionary indices) is read run by run: lane 0
+ *   parses a run's header (kn__rle_next_run's checks, in its order) and
+ *   shuffles (kind, count, value, where its bits are) to the warp; the 32
+ *   lanes then take 32 values of the run at a time, each unpacking its own
+ *   value from the run's bytes. Runs of a page are sequential; pages are
+ *   independent, so many pages keep the device busy.
+ * - Three passes over a page. (1) Definition levels, only counted: the
+ *   non-NULL count m and every check of the levels. (2) Dictionary pages
+ *   only: m indices into the job's scratch (4 bytes each), each checked
+ *   against the dictionary's size. (3) The levels again: lane k of a group
+ *   of 32 rows gets its value's index as the count of valid rows before
+ *   it (a ballot), reads the value (PLAIN: from the page at that index;
+ *   dictionary: dict[scratch[index]]) and stores it in its row, or 0 for a
+ *   NULL; lane 0 writes the group's validity bits as at most two masked
+ *   atomic updates of 32-bit words (a page's first and last rows may share
+ *   a word with the neighbouring pages, which other warps decode at once).
+ * - What is corrupt is what kn_page_decode refuses (kn_page.c, kn_rle.c,
+ *   kn_dict.c, kn_plain.c): the same checks, so a page decodes to the same
+ *   values or is refused on every device. A refused page gets its status
+ *   (PA_ECORRUPT; PA_EUNSUPPORTED for what the device does not decode;
+ *   PA_EINVAL for a job that breaks the contract) and the first of the call
+ *   writes the stream's fault message, "page K of the batch: ...".
+ */
+#include "kernels/kn_gpu.h"
+
+using namespace kn_gpu;
+
+namespace {
+
+constexpr unsigned PAGES_PER_BLOCK = THREADS / 32;
+
+/* Why a page failed (fail_text words it). */
+enum why : int {
+    W_OK, W_UNSUPPORTED, W_NO_DICT, W_OUT, W_NEG, W_V2_LEVELS, W_SIZE, W_DEF_PREFIX, W_DEF_LEN,
+    W_V2_REQUIRED, W_V2_OPTIONAL, W_LV_END, W_LV_RUN, W_LV_VALUE_SHORT, W_LV_VALUE_WIDE, W_LV_TRUNC,
+    W_LEVEL, W_LEVELS_LEFT, W_NULLS, W_PLAIN_SHORT, W_PLAIN_LEFT, W_BW_MISSING, W_BW, W_EMPTY_DICT,
+    W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX
+};
+
+/* A stream's problems, offset by the base of its kind (levels or indices). */
+enum run_why : int { R_OK, R_END, R_RUN, R_VALUE_SHORT, R_VALUE_WIDE, R_TRUNC };
+
+struct decode_args {
+    kn_page_job *jobs;
+    int64_t n;
+    int *claim;      /* 0 until a page claims the fault message */
+    int64_t *fault;  /* the stream's fault block */
+};
+
+/* What a column's values become (kn__colinfo_get's pairs that decode here). */
+enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC };
+
+__device__ inline int conv_of(const kn_column &c)
+{
+    int t = c.type.id;
+    switch (c.ptype) {
+    case KN_PT_INT32:
+        return t == PA_TYPE_INTEGER || t == PA_TYPE_DATE ? C_I32
+               : t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I32_I64 : C_BAD;
+    case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I64 : C_BAD;
+    case KN_PT_FLOAT: return t == PA_TYPE_DOUBLE ? C_F32_F64 : C_BAD;
+    case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
+    case KN_PT_BYTE_ARRAY: return t == PA_TYPE_DECIMAL ? C_DEC : C_BAD;
+    case KN_PT_FIXED_LEN_BYTE_ARRAY: return t == PA_TYPE_DECIMAL && c.type_length > 0 ? C_DEC : C_BAD;
+    default: return C_BAD;
+    }
+}
+
+__device__ inline int out_width(int cv) { return cv == C_I32 ? 4 : 8; }
+__device__ inline int phys_width(int cv) { return cv == C_I32 || cv == C_I32_I64 || cv == C_F32_F64 ? 4 : 8; }
+
+__device__ inline int bits_for(uint32_t v)
+{
+    int b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* One run of a hybrid stream, as lane 0 parsed it. */
+struct run {
+    int packed;
+    uint64_t count;   /* values in the run (a bit-packed run: 8 per group) */
+    uint32_t value;   /* an RLE run's value */
+    uint64_t at;      /* a bit-packed run: where its bits start in the stream */
+    uint64_t avail;   /* its bytes present (the last run may be cut short) */
+};
+
+/* Lane 0: parse the run at *pos of p[0..size), kn__rle_next_run's checks. */
+__device__ inline int next_run(const uint8_t *p, uint64_t size, uint64_t *pos, int w, run *r)
+{
+    uint64_t i = *pos, h = 0;
+    bool got = false;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (i >= size)
+            return R_END;
+        uint8_t b = p[i++];
+        if (shift == 63 && (b & 0x7e))
+            return R_END;
+        h |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            got = true;
+            break;
+        }
+    }
+    if (!got)
+        return R_END;
+    uint64_t count = h >> 1;
+    if (count == 0 || count > 0x7FFFFFFF)
+        return R_RUN;
+    uint64_t avail = size - i;
+    if (h & 1) {
+        uint64_t bytes = count * (uint64_t)w;
+        r->packed = 1;
+        r->count = count * 8;
+        r->value = 0;
+        r->at = i;
+        r->avail = bytes <= avail ? bytes : avail;
+        *pos = i + r->avail;
+        return R_OK;
+    }
+    uint64_t nbytes = (uint64_t)(w + 7) / 8;
+    if (nbytes > avail)
+        return R_VALUE_SHORT;
+    uint32_t v = 0;
+    for (uint64_t b = 0; b < nbytes; b++)
+        v |= (uint32_t)p[i + b] << (8 * b);
+    if (w < 32 && (v >> w) != 0)
+        return R_VALUE_WIDE;
+    r->packed = 0;
+    r->count = count;
+    r->value = v;
+    r->at = 0;
+    r->avail = 0;
+    *pos = i + nbytes;
+    return R_OK;
+}
+
+/* Value k of a bit-packed run of width w whose avail bytes start at d;
+ * false when its bits are not all there (a cut-short last run). */
+__device__ inline bool unpack(const uint8_t *d, uint64_t avail, int w, uint64_t k, uint32_t *v)
+{
+    if (w == 0) {
+        *v = 0;
+        return true;
+    }
+    uint64_t bit = k * (uint64_t)w;
+    if (bit + (uint64_t)w > avail * 8)
+        return false;
+    uint64_t b0 = bit >> 3, b1 = (bit + (uint64_t)w - 1) >> 3, x = 0;
+    for (uint64_t b = b0; b <= b1; b++)
+        x |= (uint64_t)d[b] << (8 * (b - b0));
+    *v = (uint32_t)((x >> (bit & 7)) & ((1ull << w) - 1));
+    return true;
+}
+
+/* Lane 0 parses the next run and the warp gets it; returns the run_why. */
+__device__ inline int warp_run(const uint8_t *p, uint64_t size, uint64_t *pos, int w, run *r, unsigned lane)
+{
+    int st = R_OK;
+    if (lane == 0)
+        st = next_run(p, size, pos, w, r);
+    st = __shfl_sync(FULL, st, 0);
+    r->packed = __shfl_sync(FULL, r->packed, 0);
+    r->count = __shfl_sync(FULL, r->count, 0);
+    r->value = __shfl_sync(FULL, r->value, 0);
+    r->at = __shfl_sync(FULL, r->at, 0);
+    r->avail = __shfl_sync(FULL, r->avail, 0);
+    return st;
+}
+
+/* Walk n values of the hybrid stream p[0..size) of width w. An RLE run is
+ * handed to f whole, f.run(first, count, value), called by every lane with
+ * the same arguments; a bit-packed run 32 values at a time, f(first, c, v)
+ * for lane's value first + lane when lane < c (v is 0 for the others).
+ * Returns a run_why, or f's nonzero result. On return *pos (lane 0's) is
+ * where lane 0 stopped parsing, and *left the values left in the last run
+ * when it was an RLE run. Warp-wide operations happen only where a value
+ * may be cut short (the last bytes of a stream). */
+template <class F>
+__device__ int walk(const uint8_t *p, uint64_t size, int w, uint64_t n, unsigned lane, uint64_t *pos, uint64_t *left,
+                    F &f)
+{
+    uint64_t i = 0;
+    *left = 0;
+    while (i < n) {
+        run r = {0, 0, 0, 0, 0};
+        int st = warp_run(p, size, pos, w, &r, lane);
+        if (st != R_OK)
+            return st;
+        uint64_t c = r.count < n - i ? r.count : n - i;
+        if (!r.packed) {
+            int fr = f.run(i, c, r.value);
+            if (fr)
+                return fr;
+            if (c < r.count)
+                *left = r.count - c;
+            i += c;
+            continue;
+        }
+        for (uint64_t k0 = 0; k0 < c; k0 += 32) {
+            uint64_t k = k0 + lane, m = c - k0 < 32 ? c - k0 : 32;
+            uint32_t v = 0;
+            bool bad = false;
+            if (k < c)
+                bad = !unpack(p + r.at, r.avail, w, k, &v);
+            if ((k0 + m) * (uint64_t)w > r.avail * 8 && __any_sync(FULL, bad))   /* uniform test first */
+                return R_TRUNC;
+            int fr = f(i + k0, (unsigned)m, v);
+            if (fr)
+                return fr;
+        }
+        i += c;
+    }
+    return R_OK;
+}
+
+/* The low m bits set (m <= 32). */
+__device__ inline unsigned low_bits(unsigned m) { return m >= 32 ? FULL : (1u << m) - 1; }
+
+/* Validity bits [b, b + 32) of the page's rows: bit j of `set` (lane j's row
+ * is valid) and of `have` (lane j has a row). Lane 0 updates the (at most
+ * two) 32-bit words, leaving the other bits to the pages that own them. */
+__device__ inline void put_bits(uint8_t *validity, uint64_t b, unsigned set, unsigned have)
+{
+    unsigned *w = (unsigned *)validity + (b >> 5);
+    unsigned s = (unsigned)(b & 31);
+    unsigned clr = have & ~set;
+    if (set << s)
+        atomicOr(w, set << s);
+    if (clr << s)
+        atomicAnd(w, ~(clr << s));
+    if (s) {
+        if (set >> (32 - s))
+            atomicOr(w + 1, set >> (32 - s));
+        if (clr >> (32 - s))
+            atomicAnd(w + 1, ~(clr >> (32 - s)));
+    }
+}
+
+/* Pass 1: count valid rows and check the levels (a level above maxd
+ * exists only when maxd is not all ones in its width). */
+struct count_f {
+    uint32_t maxd;
+    bool check;
+    uint64_t valid;
+    __device__ int run(uint64_t, uint64_t c, uint32_t v)
+    {
+        if (v > maxd)
+            return 100 + W_LEVEL;
+        valid += v == maxd ? c : 0;
+        return 0;
+    }
+    __device__ int operator()(uint64_t, unsigned m, uint32_t v)
+    {
+        bool have = (threadIdx.x & 31) < m;
+        if (check && __any_sync(FULL, have && v > maxd))
+            return 100 + W_LEVEL;
+        valid += (uint64_t)__popc(__ballot_sync(FULL, have && v == maxd));
+        return 0;
+    }
+};
+
+/* Pass 2: dictionary indices into scratch (checked against the dictionary's
+ * size unless every index of the width fits). */
+struct index_f {
+    uint32_t *scratch;
+    uint64_t dn;
+    bool check;
+    __device__ int run(uint64_t first, uint64_t c, uint32_t v)
+    {
+        if ((uint64_t)v >= dn)
+            return 100 + W_INDEX;
+        for (uint64_t k = threadIdx.x & 31; k < c; k += 32)
+            scratch[first + k] = v;
+        return 0;
+    }
+    __device__ int operator()(uint64_t first, unsigned m, uint32_t v)
+    {
+        unsigned lane = threadIdx.x & 31;
+        if (check && __any_sync(FULL, lane < m && (uint64_t)v >= dn))
+            return 100 + W_INDEX;
+        if (lane < m)
+            scratch[first + lane] = v;
+        return 0;
+    }
+};
+
+/* The value of dense index vi, converted. */
+struct values_t {
+    int cv;            /* conv */
+    bool dict;
+    const uint8_t *plain;
+    const uint32_t *scratch;
+    const void *dv;    /* dictionary values, engine width */
+    __device__ uint64_t get(uint64_t vi) const
+    {
+        if (dict) {
+            uint32_t ix = scratch[vi];
+            return out_width(cv) == 4 ? (uint64_t)((const uint32_t *)dv)[ix] : ((const uint64_t *)dv)[ix];
+        }
+        int pw = phys_width(cv);
+        const uint8_t *s = plain + vi * (uint64_t)pw;
+        uint64_t x = 0;
+        for (int b = 0; b < pw; b++)
+            x |= (uint64_t)s[b] << (8 * b);
+        switch (cv) {
+        case C_I32_I64: return (uint64_t)(int64_t)(int32_t)(uint32_t)x;
+        case C_F32_F64: {
+            uint32_t u = (uint32_t)x;
+            float f;
+            memcpy(&f, &u, 4);
+            double d = (double)f;
+            uint64_t o;
+            memcpy(&o, &d, 8);
+            return o;
+        }
+        default: return x;
+        }
+    }
+};
+
+__device__ inline void store(void *out, int ow, uint64_t row, uint64_t v)
+{
+    if (ow == 4)
+        ((uint32_t *)out)[row] = (uint32_t)v;
+    else
+        ((uint64_t *)out)[row] = v;
+}
+
+/* Pass 3: the rows, through the levels. */
+struct rows_f {
+    uint32_t maxd;
+    uint64_t vbase;
+    values_t vals;
+    void *out;
+    int ow;
+    uint8_t *validity;
+    uint64_t at;
+    __device__ int run(uint64_t first, uint64_t c, uint32_t v)
+    {
+        unsigned lane = threadIdx.x & 31;
+        bool ok = v == maxd;
+        for (uint64_t k0 = 0; k0 < c; k0 += 32) {
+            uint64_t k = k0 + lane;
+            unsigned h = low_bits((unsigned)(c - k0 < 32 ? c - k0 : 32));
+            if (k < c)
+                store(out, ow, at + first + k, ok ? vals.get(vbase + k) : 0);
+            if (lane == 0 && validity)
+                put_bits(validity, at + first + k0, ok ? h : 0, h);
+        }
+        vbase += ok ? c : 0;
+        return 0;
+    }
+    __device__ int operator()(uint64_t first, unsigned m, uint32_t v)
+    {
+        unsigned lane = threadIdx.x & 31;
+        bool have = lane < m, ok = have && v == maxd;
+        unsigned bits = __ballot_sync(FULL, ok);
+        uint64_t vi = vbase + (uint64_t)__popc(bits & ((1u << lane) - 1));
+        if (have)
+            store(out, ow, at + first + lane, ok ? vals.get(vi) : 0);
+        if (lane == 0 && validity)
+            put_bits(validity, at + first, bits, low_bits(m));
+        vbase += (uint64_t)__popc(bits);
+        return 0;
+    }
+};
+
+/* Decode job j; every lane of the warp calls it. */
+__device__ int page(const kn_page_job &j, unsigned lane)
+{
+    const kn_page &pg = j.page;
+    int cv = conv_of(j.col);
+    bool dict = pg.encoding == KN_ENC_PLAIN_DICTIONARY || pg.encoding == KN_ENC_RLE_DICTIONARY;
+    int32_t maxd = j.col.max_def_level;
+    if (cv == C_BAD || (!dict && (pg.encoding != KN_ENC_PLAIN || cv == C_DEC)) || j.col.max_rep_level != 0 ||
+        maxd < 0 || j.codec != KN_CODEC_UNCOMPRESSED || (pg.version != 1 && pg.version != 2) ||
+        (pg.version == 1 && maxd > 0 && pg.def_level_encoding != KN_ENC_RLE))
+        return W_UNSUPPORTED;
+    if (dict && (!j.dict.values || !j.scratch))
+        return W_NO_DICT;
+    if (pg.num_values < 0)
+        return W_NEG;
+    uint64_t n = (uint64_t)pg.num_values;
+    if (j.row_offset > j.out.capacity || n > j.out.capacity - j.row_offset || !j.out.values ||
+        (maxd > 0 && !j.out.validity))
+        return W_OUT;
+    /* The job's bytes (kn_page_job_run), then the page's parts (split_page). */
+    const uint8_t *src = (const uint8_t *)j.src, *def = NULL, *vals;
+    uint64_t src_size = j.src_size, raw = j.uncompressed_size, def_size = 0, vals_size;
+    if (pg.version == 2) {
+        uint64_t lv = (uint64_t)pg.rep_levels_size + pg.def_levels_size;
+        if (lv > src_size || lv > raw)
+            return W_V2_LEVELS;
+        src_size -= lv;
+        raw -= lv;
+        if (src_size != raw)
+            return W_SIZE;
+        if (maxd == 0 && (pg.def_levels_size > 0 || pg.num_nulls > 0))
+            return W_V2_REQUIRED;
+        if (maxd > 0 && pg.def_levels_size == 0 && n > 0)
+            return W_V2_OPTIONAL;
+        def = src + pg.rep_levels_size;
+        def_size = pg.def_levels_size;
+        vals = src + lv;
+        vals_size = src_size;
+    } else {
+        if (src_size != raw)
+            return W_SIZE;
+        vals = src;
+        vals_size = src_size;
+        if (maxd > 0) {
+            if (vals_size < 4)
+                return W_DEF_PREFIX;
+            uint32_t len = (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24;
+            if (len > vals_size - 4)
+                return W_DEF_LEN;
+            def = src + 4;
+            def_size = len;
+            vals = src + 4 + len;
+            vals_size -= 4 + (uint64_t)len;
+        }
+    }
+    /* (1) levels: the valid count */
+    uint64_t m = n;
+    int dw = bits_for((uint32_t)maxd);
+    if (maxd > 0) {
+        count_f cf = {(uint32_t)maxd, (uint32_t)maxd != (1u << dw) - 1, 0};
+        uint64_t pos = 0, left = 0;
+        int st = walk(def, def_size, dw, n, lane, &pos, &left, cf);
+        if (st >= 100)
+            return st - 100;
+        if (st != R_OK)
+            return W_LV_END + st - R_END;
+        bool ends = __shfl_sync(FULL, (int)(pos == def_size), 0);
+        if (left > 0 || !ends)
+            return W_LEVELS_LEFT;
+        m = cf.valid;
+        if (pg.version == 2 && (uint64_t)(int64_t)pg.num_nulls != n - m)
+            return W_NULLS;
+    }
+    /* (2) values: PLAIN sizes, or the dictionary indices */
+    values_t vt = {cv, dict, vals, (const uint32_t *)j.scratch, j.dict.values};
+    if (dict) {
+        if (vals_size < 1)
+            return W_BW_MISSING;
+        int bw = vals[0];
+        if (bw > 32)
+            return W_BW;
+        if (m > 0 && j.dict.n == 0)
+            return W_EMPTY_DICT;
+        if (j.scratch_size / 4 < m)
+            return W_NO_DICT;
+        uint64_t dn = j.dict.n > 0xFFFFFFFFull ? 0xFFFFFFFFull : j.dict.n;
+        index_f xf = {(uint32_t *)j.scratch, dn, !(bw < 32 && (1ull << bw) <= dn)};
+        uint64_t pos = 0, left = 0;
+        int st = walk(vals + 1, vals_size - 1, bw, m, lane, &pos, &left, xf);
+        if (st >= 100)
+            return st - 100;
+        if (st != R_OK)
+            return W_IX_END + st - R_END;
+        __syncwarp();
+    } else {
+        uint64_t need = m * (uint64_t)phys_width(cv);
+        if (need > vals_size)
+            return W_PLAIN_SHORT;
+        if (need != vals_size)
+            return W_PLAIN_LEFT;
+    }
+    /* (3) rows */
+    int ow = out_width(cv);
+    if (maxd == 0) {
+        for (uint64_t r = lane; r < n; r += 32)
+            store(j.out.values, ow, j.row_offset + r, vt.get(r));
+        if (j.out.validity)
+            for (uint64_t r0 = 0; r0 < n; r0 += 32) {
+                unsigned h = low_bits((unsigned)(n - r0 < 32 ? n - r0 : 32));
+                if (lane == 0)
+                    put_bits(j.out.validity, j.row_offset + r0, h, h);
+            }
+        return W_OK;
+    }
+    rows_f rf = {(uint32_t)maxd, 0, vt, j.out.values, ow, j.out.validity, j.row_offset};
+    uint64_t pos = 0, left = 0;
+    int st = walk(def, def_size, dw, n, lane, &pos, &left, rf);
+    return st == R_OK ? W_OK : W_LV_END + st - R_END;   /* pass 1 saw the same stream */
+}
+
+/* The fault message, as the cpu device words it (kn__cpu_decode_pages). */
+struct text {
+    char *p;
+    int n;
+    __device__ void put(const char *s)
+    {
+        for (; *s && n < DV_FAULT_TEXT_BYTES - 1; s++)
+            p[n++] = *s;
+        p[n] = 0;
+    }
+    __device__ void num(uint64_t v)
+    {
+        char b[24];
+        int k = 0;
+        do
+            b[k++] = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        while (k > 0 && n < DV_FAULT_TEXT_BYTES - 1)
+            p[n++] = b[--k];
+        p[n] = 0;
+    }
+};
+
+__device__ const char *why_text(int w)
+{
+    switch (w) {
+    case W_UNSUPPORTED: return "the page's encoding, levels or column type are not decoded on the device";
+    case W_NO_DICT: return "a dictionary page job without its dictionary or index scratch";
+    case W_OUT: return "the page's rows lie outside the output";
+    case W_NEG: return "negative value count";
+    case W_V2_LEVELS: return "data page v2: level sizes exceed the page";
+    case W_SIZE: return "data page: stored bytes differ from the header's uncompressed size";
+    case W_DEF_PREFIX: return "RLE definition levels: 4-byte length prefix missing";
+    case W_DEF_LEN: return "RLE definition levels: length runs past the page end";
+    case W_V2_REQUIRED: return "data page v2: definition levels, but the schema says the column is REQUIRED";
+    case W_V2_OPTIONAL: return "data page v2: no definition levels, but the schema says the column is OPTIONAL";
+    case W_LV_END: return "RLE definition levels: stream ends before the values it should hold";
+    case W_LV_RUN: return "RLE definition levels: run length outside [1, 2^31-1]";
+    case W_LV_VALUE_SHORT: return "RLE definition levels: RLE run value truncated";
+    case W_LV_VALUE_WIDE: return "RLE definition levels: RLE run value wider than its bit width";
+    case W_LV_TRUNC: return "RLE definition levels: bit-packed run truncated";
+    case W_LEVEL: return "RLE definition levels: level above the maximum";
+    case W_LEVELS_LEFT: return "RLE definition levels: the levels hold more than the page's values";
+    case W_NULLS: return "data page v2: the header's NULL count differs from the levels'";
+    case W_PLAIN_SHORT: return "PLAIN: fewer bytes than the page's values need";
+    case W_PLAIN_LEFT: return "PLAIN: bytes after the page's values: the page does not match the schema";
+    case W_BW_MISSING: return "RLE_DICTIONARY: index bit width byte missing";
+    case W_BW: return "RLE_DICTIONARY: index bit width exceeds 32";
+    case W_EMPTY_DICT: return "RLE_DICTIONARY: indices into an empty dictionary";
+    case W_IX_END: return "RLE_DICTIONARY: stream ends before the values it should hold";
+    case W_IX_RUN: return "RLE_DICTIONARY: run length outside [1, 2^31-1]";
+    case W_IX_VALUE_SHORT: return "RLE_DICTIONARY: RLE run value truncated";
+    case W_IX_VALUE_WIDE: return "RLE_DICTIONARY: RLE run value wider than its bit width";
+    case W_IX_TRUNC: return "RLE_DICTIONARY: bit-packed run truncated";
+    case W_INDEX: return "RLE_DICTIONARY: index outside the dictionary";
+    default: return "corrupt page";
+    }
+}
+
+__device__ void fail(const decode_args &a, int64_t p, int w)
+{
+    int status = w == W_UNSUPPORTED ? PA_EUNSUPPORTED : w == W_NO_DICT || w == W_OUT ? PA_EINVAL : PA_ECORRUPT;
+    a.jobs[p].status = status;
+    if (*(volatile int64_t *)a.fault != 0 || atomicCAS(a.claim, 0, 1) != 0)
+        return;
+    text t{(char *)a.fault + DV_FAULT_TEXT_AT, 0};
+    const char *where = a.jobs[p].where;
+    if (where) {
+        t.put(where);
+        t.put(": ");
+    } else {
+        t.put("page ");
+        t.num((uint64_t)p);
+        t.put(" of the batch: ");
+    }
+    t.put(why_text(w));
+    *(volatile uint64_t *)&a.fault[1] = (uint64_t)(uintptr_t)t.p;
+    __threadfence_system();
+    *(volatile int64_t *)&a.fault[0] = status;
+}
+
+__global__ void decode_k(decode_args a)
+{
+    unsigned lane = threadIdx.x & 31;
+    for (int64_t p = (int64_t)blockIdx.x * PAGES_PER_BLOCK + (threadIdx.x >> 5); p < a.n;
+         p += (int64_t)gridDim.x * PAGES_PER_BLOCK) {
+        kn_page_job j = a.jobs[p];
+        int w = page(j, lane);
+        if (lane == 0) {
+            if (w == W_OK)
+                a.jobs[p].status = PA_OK;
+            else
+                fail(a, p, w);
+        }
+        __syncwarp();
+    }
+}
+
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_decode_pages)(const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err *err)
+{
+    if (n < 0)
+        return pa_error(err, PA_EINVAL, "kn_decode_pages: %lld pages", (long long)n);
+    if (n == 0)
+        return PA_OK;
+    int *claim = NULL;
+    int rc = dv_alloc(ctx->dev, sizeof *claim, (void **)&claim, err);
+    if (rc != PA_OK)
+        return rc;
+    rc = SIMT_LAUNCH(store_k<int>, 1, 1, 0, ctx->stream, err, claim, 0);
+    if (rc == PA_OK) {
+        decode_args a = {jobs, n, claim, dv_stream_fault_words(ctx->stream)};
+        int64_t blocks = (n + PAGES_PER_BLOCK - 1) / PAGES_PER_BLOCK;
+        rc = SIMT_LAUNCH(decode_k, (unsigned)(blocks > MAX_BLOCKS ? MAX_BLOCKS : blocks), THREADS, 0, ctx->stream,
+                         err, a);
+    }
+    return free_after(ctx, claim, rc, err);
+}

@@ -1,0 +1,484 @@
+/*
+ * test_kconf_decode.c - conformance of kn_decode_pages on the device named
+ * by PISTA_TEST_DEVICE (default "cpu"): random data pages (v1 and v2, PLAIN
+ * and dictionary values, REQUIRED and OPTIONAL columns of every fixed-width
+ * type the device decodes, NULL rates from none to all) built with the
+ * project's encoders decode, as one batch into one column at row offsets
+ * that share validity words, to exactly what the host decoder
+ * (kn_page_job_run) gives; thousands of truncated, bit-flipped and
+ * mislabelled pages are refused exactly when the host decoder refuses them
+ * and otherwise decode to its values; a job the device does not decode is
+ * refused as unsupported; a failing batch reports the page's index.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+
+static dv_device *dev;
+static dv_stream *stream;
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *s = getenv("PISTA_TEST_DEVICE");
+    dv_options o = {.spec = s && *s ? s : "cpu", .cpu_threads = 2};
+    pa_err e;
+    pa_err_init(&e);
+    if (dv_open(&o, &dev, &e) != PA_OK || dv_stream_create(dev, &stream, &e) != PA_OK)
+        fail_msg("cannot open device: %s", e.msg);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dv_stream_destroy(stream);
+    dv_close(dev);
+    return 0;
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static uint64_t rnd64(void) { return (uint64_t)rnd() << 32 | rnd(); }
+
+/* A column kind the device decodes. */
+typedef struct kind {
+    int32_t ptype;
+    pa_type type;
+    int pw;           /* PLAIN bytes per value (0: dictionary only) */
+    int ow;           /* engine bytes per value */
+} kind;
+
+static const kind KINDS[] = {
+    {KN_PT_INT32, {PA_TYPE_INTEGER, 0, 0}, 4, 4},
+    {KN_PT_INT32, {PA_TYPE_DATE, 0, 0}, 4, 4},
+    {KN_PT_INT32, {PA_TYPE_DECIMAL, 9, 2}, 4, 8},
+    {KN_PT_INT64, {PA_TYPE_BIGINT, 0, 0}, 8, 8},
+    {KN_PT_FLOAT, {PA_TYPE_DOUBLE, 0, 0}, 4, 8},
+    {KN_PT_DOUBLE, {PA_TYPE_DOUBLE, 0, 0}, 8, 8},
+    {KN_PT_BYTE_ARRAY, {PA_TYPE_DECIMAL, 18, 3}, 0, 8},
+};
+#define N_KINDS (int)(sizeof KINDS / sizeof KINDS[0])
+
+/* One page on the host: its bytes, header fields and dictionary. */
+typedef struct hpage {
+    kind k;
+    int maxd;
+    kn_page pg;        /* data/levels unset: the job's src holds the bytes */
+    uint8_t *bytes;
+    size_t size;
+    uint8_t *dict;     /* engine values, k.ow bytes each */
+    uint64_t dict_n;
+} hpage;
+
+static void free_hpage(hpage *p)
+{
+    free(p->bytes);
+    free(p->dict);
+}
+
+/* A random finite value of a PLAIN width (floats from integers). */
+static uint64_t plain_value(const kind *k)
+{
+    if (k->ptype == KN_PT_FLOAT) {
+        float f = (float)((int32_t)rnd() % 100000) / 8.0f;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    if (k->ptype == KN_PT_DOUBLE) {
+        double d = (double)(int64_t)rnd64() / 1024.0;
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        return u;
+    }
+    uint64_t v = rnd64();
+    return k->pw == 4 ? (uint32_t)v : v;
+}
+
+static hpage make_page(int version, bool dict, int maxd, const kind *k, int n, int null_pct)
+{
+    hpage p;
+    memset(&p, 0, sizeof p);
+    p.k = *k;
+    p.maxd = maxd;
+    uint8_t *valid = calloc((size_t)n / 8 + 2, 1);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (maxd == 0 || (int)(rnd() % 100) >= null_pct) {
+            valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+            m++;
+        }
+    size_t lcap = (size_t)n + 64, vcap = (size_t)n * 8 + 64, lsize = 0, vsize = 0;
+    uint8_t *lv = malloc(lcap), *vals = malloc(vcap);
+    if (maxd > 0)
+        assert_int_equal(kn_encode_def_levels(valid, 0, (size_t)n, version == 1, lv, lcap, &lsize, NULL), PA_OK);
+    if (dict) {
+        p.dict_n = 1 + rnd() % (rnd() % 2 ? 5 : 300);
+        p.dict = malloc(p.dict_n * (size_t)k->ow + 1);
+        for (uint64_t d = 0; d < p.dict_n; d++) {
+            uint64_t v = rnd64();
+            memcpy(p.dict + d * (uint64_t)k->ow, &v, (size_t)k->ow);
+        }
+        int bw = 0;
+        while (((uint64_t)1 << bw) < p.dict_n)
+            bw++;
+        if (rnd() % 4 == 0)
+            bw += (int)(rnd() % (uint32_t)(33 - bw));   /* wider than needed, up to 32 */
+        uint32_t *ix = malloc(((size_t)m + 1) * 4);
+        uint32_t run = 0;
+        for (int i = 0; i < m; i++) {   /* runs and noise, so both run kinds occur */
+            if (run == 0 || rnd() % 16 == 0)
+                run = rnd() % (uint32_t)p.dict_n;
+            ix[i] = rnd() % 3 ? run : rnd() % (uint32_t)p.dict_n;
+        }
+        vals[0] = (uint8_t)bw;
+        assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, &vsize, NULL), PA_OK);
+        vsize++;
+        free(ix);
+    } else {
+        for (int i = 0; i < m; i++) {
+            uint64_t v = plain_value(k);
+            memcpy(vals + vsize, &v, (size_t)k->pw);
+            vsize += (size_t)k->pw;
+        }
+    }
+    p.size = lsize + vsize;
+    p.bytes = malloc(p.size + 1);
+    memcpy(p.bytes, lv, lsize);
+    memcpy(p.bytes + lsize, vals, vsize);
+    p.pg.version = version;
+    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY) : KN_ENC_PLAIN;
+    p.pg.def_level_encoding = KN_ENC_RLE;
+    p.pg.num_values = n;
+    p.pg.num_nulls = n - m;
+    p.pg.def_levels_size = version == 2 ? (uint32_t)lsize : 0;
+    free(valid);
+    free(lv);
+    free(vals);
+    return p;
+}
+
+static kn_column column_of(const hpage *p)
+{
+    return (kn_column){p->k.ptype, 0, p->k.type, (int16_t)p->maxd, 0};
+}
+
+/* The host decoder's result for page p at row `at` of an output of cap rows
+ * (values and validity zeroed first); its status. */
+static int host_decode(const hpage *p, uint64_t at, uint8_t *values, uint8_t *validity, uint64_t cap)
+{
+    kn_page_job j;
+    memset(&j, 0, sizeof j);
+    j.src = p->bytes;
+    j.src_size = p->size;
+    j.uncompressed_size = p->size;
+    j.codec = KN_CODEC_UNCOMPRESSED;
+    j.page = p->pg;
+    j.col = column_of(p);
+    j.dict = (kn_dict){p->dict, NULL, NULL, p->dict_n};
+    j.out = (kn_out){values, NULL, NULL, validity, cap, 0};
+    j.row_offset = at;
+    pa_err e;
+    pa_err_init(&e);
+    int rc = kn_page_job_run(&j, &e);
+    pa_err_close(&e);
+    return rc;
+}
+
+/* Decode pages[0..n) on the device as one batch: page i at rows at[i] of
+ * one output of cap rows, ow bytes per row. Returns the call's result (call,
+ * then sync, message in err); statuses in status[]; the output in values
+ * and validity (host copies). */
+static int device_decode(hpage *pages, int n, const uint64_t *at, uint64_t cap, int ow, uint8_t *values,
+                         uint8_t *validity, int32_t *status, pa_err *err)
+{
+    size_t vbytes = (size_t)cap * (size_t)ow + 1, wbytes = ((size_t)cap + 31) / 32 * 4 + 4;
+    uint8_t *dvals = NULL, *dvalid = NULL;
+    assert_int_equal(dv_alloc(dev, vbytes, (void **)&dvals, NULL), PA_OK);
+    assert_int_equal(dv_alloc(dev, wbytes, (void **)&dvalid, NULL), PA_OK);
+    /* Output poisoned: every slot and bit of a decoded page must be written. */
+    uint8_t *fill = malloc(vbytes > wbytes ? vbytes : wbytes);
+    memset(fill, 0xa5, vbytes > wbytes ? vbytes : wbytes);
+    assert_int_equal(dv_copy_async(stream, dvals, fill, vbytes, DV_COPY_H2D, NULL), PA_OK);
+    assert_int_equal(dv_copy_async(stream, dvalid, fill, wbytes, DV_COPY_H2D, NULL), PA_OK);
+    kn_page_job *jobs = calloc((size_t)n, sizeof *jobs);
+    void **bufs = calloc((size_t)n * 3, sizeof *bufs);
+    for (int i = 0; i < n; i++) {
+        hpage *p = &pages[i];
+        kn_page_job *j = &jobs[i];
+        assert_int_equal(dv_alloc(dev, p->size + 1, &bufs[3 * i], NULL), PA_OK);
+        assert_int_equal(dv_copy_async(stream, bufs[3 * i], p->bytes, p->size + 1, DV_COPY_H2D, NULL), PA_OK);
+        j->src = bufs[3 * i];
+        j->src_size = p->size;
+        j->uncompressed_size = p->size;
+        j->codec = KN_CODEC_UNCOMPRESSED;
+        j->page = p->pg;
+        j->col = column_of(p);
+        if (p->dict) {
+            size_t db = p->dict_n * (size_t)p->k.ow;
+            size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 4;
+            assert_int_equal(dv_alloc(dev, db, &bufs[3 * i + 1], NULL), PA_OK);
+            assert_int_equal(dv_copy_async(stream, bufs[3 * i + 1], p->dict, db, DV_COPY_H2D, NULL), PA_OK);
+            assert_int_equal(dv_alloc(dev, sb, &bufs[3 * i + 2], NULL), PA_OK);
+            j->dict = (kn_dict){bufs[3 * i + 1], NULL, NULL, p->dict_n};
+            j->scratch = bufs[3 * i + 2];
+            j->scratch_size = sb;
+        }
+        j->out = (kn_out){dvals, NULL, NULL, p->maxd > 0 || rnd() % 2 ? dvalid : NULL, cap, 0};
+        j->row_offset = at[i];
+        j->status = -12345;
+    }
+    kn_page_job *djobs = NULL;
+    assert_int_equal(dv_alloc(dev, (size_t)n * sizeof *jobs + 1, (void **)&djobs, NULL), PA_OK);
+    assert_int_equal(dv_copy_async(stream, djobs, jobs, (size_t)n * sizeof *jobs, DV_COPY_H2D, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    free(fill);
+    kn_ctx kn = {dev, stream};
+    int rc = kn_decode_pages(&kn, djobs, n, err);
+    int rs = dv_stream_sync(stream, rc == PA_OK ? err : NULL);
+    if (rc == PA_OK)
+        rc = rs;
+    dv_clear_fault(dev);
+    assert_int_equal(dv_copy_async(stream, jobs, djobs, (size_t)n * sizeof *jobs, DV_COPY_D2H, NULL), PA_OK);
+    assert_int_equal(dv_copy_async(stream, values, dvals, (size_t)cap * (size_t)ow, DV_COPY_D2H, NULL), PA_OK);
+    assert_int_equal(dv_copy_async(stream, validity, dvalid, ((size_t)cap + 7) / 8, DV_COPY_D2H, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    for (int i = 0; i < n; i++) {
+        status[i] = jobs[i].status;
+        for (int b = 0; b < 3; b++)
+            if (bufs[3 * i + b])
+                dv_free(dev, bufs[3 * i + b]);
+    }
+    dv_free(dev, djobs);
+    dv_free(dev, dvals);
+    dv_free(dev, dvalid);
+    free(jobs);
+    free(bufs);
+    return rc;
+}
+
+static bool bit(const uint8_t *v, uint64_t i) { return (v[i >> 3] >> (i & 7)) & 1; }
+
+/* Compare rows [at, at+n) of the device's output with the host's. */
+static void same_rows(const hpage *p, int idx, uint64_t at, const uint8_t *dv, const uint8_t *dvalid,
+                      const uint8_t *hv, const uint8_t *hvalid)
+{
+    int ow = p->k.ow;
+    for (uint64_t r = at; r < at + (uint64_t)p->pg.num_values; r++) {
+        if (p->maxd > 0 && bit(dvalid, r) != bit(hvalid, r))
+            fail_msg("page %d (v%d, enc %d, ptype %d, maxd %d): row %llu validity %d, host %d", idx, p->pg.version,
+                     p->pg.encoding, p->k.ptype, p->maxd, (unsigned long long)(r - at), bit(dvalid, r),
+                     bit(hvalid, r));
+        if (memcmp(dv + r * (uint64_t)ow, hv + r * (uint64_t)ow, (size_t)ow) != 0)
+            fail_msg("page %d (v%d, enc %d, ptype %d, maxd %d, %d rows): row %llu value differs", idx,
+                     p->pg.version, p->pg.encoding, p->k.ptype, p->maxd, p->pg.num_values,
+                     (unsigned long long)(r - at));
+    }
+}
+
+/* Random pages of one kind as one batch, each decoded right after the one
+ * before (row offsets not multiples of 8 or 32), against the host. */
+static void test_batches(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 24; round++) {
+        const kind *k = &KINDS[round % N_KINDS];
+        int n = 1 + (int)(rnd() % 24), maxd = round % 3 == 0 ? 0 : 1;
+        hpage *pages = calloc((size_t)n, sizeof *pages);
+        uint64_t *at = calloc((size_t)n, sizeof *at), cap = (uint64_t)(rnd() % 5);
+        for (int i = 0; i < n; i++) {
+            int rows = rnd() % 8 == 0 ? (int)(rnd() % 3) : (int)(rnd() % 3000);
+            int null_pct = (int)(rnd() % 5) * 25;   /* 0, 25, 50, 75, 100 */
+            bool dict = k->pw == 0 || rnd() % 2;
+            pages[i] = make_page(1 + (int)(rnd() % 2), dict, maxd, k, rows, null_pct);
+            at[i] = cap;
+            cap += (uint64_t)rows;
+        }
+        cap += rnd() % 40;
+        uint8_t *hv = calloc((size_t)cap * 8 + 8, 1), *hvalid = calloc((size_t)cap / 8 + 8, 1);
+        uint8_t *dv = calloc((size_t)cap * 8 + 8, 1), *dvalid = calloc((size_t)cap / 8 + 8, 1);
+        for (int i = 0; i < n; i++)
+            if (host_decode(&pages[i], at[i], hv, hvalid, cap) != PA_OK)
+                fail_msg("round %d: the host refused page %d that it encoded", round, i);
+        int32_t *status = calloc((size_t)n, sizeof *status);
+        pa_err e;
+        pa_err_init(&e);
+        int rc = device_decode(pages, n, at, cap, k->ow, dv, dvalid, status, &e);
+        if (rc != PA_OK)
+            fail_msg("round %d: the device refused the batch: %s", round, e.msg);
+        pa_err_close(&e);
+        for (int i = 0; i < n; i++) {
+            assert_int_equal(status[i], PA_OK);
+            same_rows(&pages[i], i, at[i], dv, dvalid, hv, hvalid);
+        }
+        for (int i = 0; i < n; i++)
+            free_hpage(&pages[i]);
+        free(pages);
+        free(at);
+        free(hv);
+        free(hvalid);
+        free(dv);
+        free(dvalid);
+        free(status);
+    }
+}
+
+/* Damage page p: cut it short, flip bytes, or change a header field. */
+static void damage(hpage *p)
+{
+    switch (rnd() % 6) {
+    case 0:
+        if (p->size)
+            p->size = rnd() % p->size;
+        break;
+    case 1:
+    case 2:
+        for (int f = 1 + (int)(rnd() % 3); f > 0 && p->size; f--)
+            p->bytes[rnd() % p->size] ^= (uint8_t)(1u << (rnd() % 8));
+        break;
+    case 3:
+        if (p->size)
+            p->bytes[rnd() % (p->size < 8 ? p->size : 8)] = (uint8_t)rnd();   /* headers of runs, prefixes */
+        break;
+    case 4: p->pg.num_nulls += rnd() % 2 ? 1 : -1; break;
+    default:
+        if (p->pg.version == 2)
+            p->pg.def_levels_size = (uint32_t)(rnd() % (p->size + 2));
+        else
+            p->pg.num_values += rnd() % 2 ? 1 : -1;
+        break;
+    }
+}
+
+/* Damaged pages: refused exactly when the host refuses them, with the same
+ * status, else the same rows. Each page gets rows of its own in the batch
+ * output so that a refused page's partial writes stay out of the others. */
+static void test_damaged(void **state)
+{
+    (void)state;
+    int refused = 0, total = 0;
+    for (int round = 0; round < 40; round++) {
+        const kind *k = &KINDS[rnd() % N_KINDS];
+        int n = 50, maxd = (int)(rnd() % 2);
+        hpage *pages = calloc((size_t)n, sizeof *pages);
+        uint64_t *at = calloc((size_t)n, sizeof *at), cap = 0;
+        for (int i = 0; i < n; i++) {
+            int rows = (int)(rnd() % 200);
+            pages[i] = make_page(1 + (int)(rnd() % 2), k->pw == 0 || rnd() % 2, maxd, k, rows, (int)(rnd() % 3) * 30);
+            damage(&pages[i]);
+            at[i] = cap;
+            cap += (uint64_t)rows + 64;   /* room for a num_values one larger, on word boundaries */
+            cap = (cap + 31) / 32 * 32;
+        }
+        uint8_t *hv = calloc((size_t)cap * 8 + 8, 1), *hvalid = calloc((size_t)cap / 8 + 8, 1);
+        uint8_t *dv = calloc((size_t)cap * 8 + 8, 1), *dvalid = calloc((size_t)cap / 8 + 8, 1);
+        int32_t *want = calloc((size_t)n, sizeof *want), *status = calloc((size_t)n, sizeof *status);
+        for (int i = 0; i < n; i++)
+            want[i] = host_decode(&pages[i], at[i], hv, hvalid, cap);
+        pa_err e;
+        pa_err_init(&e);
+        int rc = device_decode(pages, n, at, cap, k->ow, dv, dvalid, status, &e);
+        int first = -1;
+        for (int i = 0; i < n; i++) {
+            total++;
+            if (want[i] != PA_OK && first < 0)
+                first = i;
+            if (status[i] != want[i])
+                fail_msg("round %d page %d (v%d, enc %d, ptype %d, maxd %d): device status %d, host %d", round, i,
+                         pages[i].pg.version, pages[i].pg.encoding, k->ptype, maxd, status[i], want[i]);
+            if (want[i] == PA_OK)
+                same_rows(&pages[i], i, at[i], dv, dvalid, hv, hvalid);
+            else
+                refused++;
+        }
+        if (first >= 0) {
+            assert_int_not_equal(rc, PA_OK);
+            assert_non_null(strstr(e.msg, "of the batch"));
+        } else {
+            assert_int_equal(rc, PA_OK);
+        }
+        pa_err_close(&e);
+        for (int i = 0; i < n; i++)
+            free_hpage(&pages[i]);
+        free(pages);
+        free(at);
+        free(hv);
+        free(hvalid);
+        free(dv);
+        free(dvalid);
+        free(want);
+        free(status);
+    }
+    /* Both outcomes occurred often enough to mean something. */
+    assert_true(refused > total / 5);
+    assert_true(refused < total * 4 / 5);
+}
+
+/* What the device does not decode is refused as unsupported, never decoded
+ * differently: BIT_PACKED levels, DELTA values, strings, booleans. */
+static void test_unsupported(void **state)
+{
+    (void)state;
+    hpage p = make_page(1, false, 1, &KINDS[0], 10, 0);
+    kn_page_job j;
+    memset(&j, 0, sizeof j);
+    j.codec = KN_CODEC_UNCOMPRESSED;
+    j.page = p.pg;
+    j.col = column_of(&p);
+    assert_true(kn_decode_pages_supported(&j));
+    j.page.def_level_encoding = KN_ENC_BIT_PACKED;
+    assert_false(kn_decode_pages_supported(&j));
+    j.page = p.pg;
+    j.page.encoding = KN_ENC_DELTA_BINARY_PACKED;
+    assert_false(kn_decode_pages_supported(&j));
+    j.page = p.pg;
+    j.codec = KN_CODEC_SNAPPY;
+    assert_false(kn_decode_pages_supported(&j));
+    j.codec = KN_CODEC_UNCOMPRESSED;
+    j.col.ptype = KN_PT_BYTE_ARRAY;
+    j.col.type.id = PA_TYPE_VARCHAR;
+    assert_false(kn_decode_pages_supported(&j));
+    j.col = column_of(&p);
+    j.col.ptype = KN_PT_BOOLEAN;
+    j.col.type.id = PA_TYPE_BOOLEAN;
+    assert_false(kn_decode_pages_supported(&j));
+
+    /* On the device: the BIT_PACKED page of a batch is refused, the other decodes. */
+    hpage two[2] = {make_page(2, false, 1, &KINDS[3], 40, 10), p};
+    two[1].pg.def_level_encoding = KN_ENC_BIT_PACKED;
+    uint64_t at[2] = {0, 64};
+    uint8_t vals[128 * 8], valid[32];
+    int32_t status[2];
+    pa_err e;
+    pa_err_init(&e);
+    assert_int_equal(device_decode(two, 2, at, 128, 8, vals, valid, status, &e), PA_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "page 1 of the batch"));
+    assert_int_equal(status[0], PA_OK);
+    assert_int_equal(status[1], PA_EUNSUPPORTED);
+    pa_err_close(&e);
+    free_hpage(&two[0]);
+    free_hpage(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batches),
+        cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_unsupported),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
