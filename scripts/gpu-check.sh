@@ -17,8 +17,9 @@
 #      then the 22 queries on cuda, each answer compared with the cpu
 #      device's answer on the same files (the cpu answers are the ones CI
 #      checks against DuckDB);
-#   5. `pista bench device`, `pista bench kernels` on cuda, and
-#      `pista bench tpch` on cuda and on cpu (with --vs duckdb where DuckDB
+#   5. `pista bench device`, `pista bench kernels` on cuda, `pista bench
+#      scan` of lineitem on cuda (pages decoded on the host and by the GPU),
+#      and `pista bench tpch` on cuda and on cpu (with --vs duckdb where DuckDB
 #      is installed: node and tests/oracle/setup.sh).
 # Exit status 0 when every step that ran passed.
 set -u
@@ -188,6 +189,9 @@ last_sf=$(echo "$sfs" | awk '{print $NF}')
 if [ -f "$out/data/sf$last_sf/lineitem.parquet" ]; then
     vs="--vs none"
     [ -d "$here/tests/oracle/node_modules/@duckdb" ] && command -v node >/dev/null && vs="--vs duckdb"
+    # The scan alone: lineitem with pages decoded on the host and by the GPU.
+    step "bench scan sf $last_sf lineitem (cuda)" 120 bash -c "'$pista' bench scan '$out/data/sf$last_sf/lineitem.parquet' --device cuda --threads 16 --runs 3 --vs none --decode both > '$out/bench-scan-cuda.txt' 2>&1"
+    [ -s "$out/bench-scan-cuda.txt" ] && { echo "--- bench scan sf $last_sf lineitem on cuda"; cat "$out/bench-scan-cuda.txt"; } >> "$summary"
     for dev in cuda cpu; do
         step "bench tpch sf $last_sf ($dev)" 150 bash -c "PISTA_SOURCE_DIR='$here' '$pista' bench tpch --runs 1 --device $dev --data '$out/data/sf$last_sf' $vs > '$out/bench-tpch-$dev.txt' 2>&1"
         [ -s "$out/bench-tpch-$dev.txt" ] && { echo "--- bench tpch sf $last_sf on $dev"; tail -30 "$out/bench-tpch-$dev.txt"; } >> "$summary"

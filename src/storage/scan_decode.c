@@ -1057,6 +1057,26 @@ static void positions(const dcol *c, const uint32_t *sel, uint64_t n, int32_t *i
     }
 }
 
+/* Where a page's bytes go in the device's staging: pages whose stored bytes
+ * lie close together in the read buffer go up as one copy (the headers and
+ * gaps between them included), so a column chunk is one copy, not one per
+ * page; pages decompressed on the host (src elsewhere) one copy each. */
+#define SPAN_GAP 4096
+
+typedef struct placer {
+    const uint8_t *src_end;   /* end of the span so far in the read buffer; NULL: none */
+    uint64_t at;              /* staging bytes so far */
+} placer;
+
+static uint64_t place(placer *pl, const uint8_t *src, uint64_t len, bool in_buf, bool *extends)
+{
+    *extends = in_buf && pl->src_end && src >= pl->src_end && (uint64_t)(src - pl->src_end) <= SPAN_GAP;
+    uint64_t at = *extends ? pl->at + (uint64_t)(src - pl->src_end) : pl->at;
+    pl->at = at + len;
+    pl->src_end = in_buf ? src + len : NULL;
+    return at;
+}
+
 static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, uint8_t **valid, pa_err *err)
 {
     pq_scan *s = x->s;
@@ -1065,17 +1085,15 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
     size_t np = 0, nc = 0, n_copies = 0, host_unc = 0;
     uint64_t raw_bytes = 0, unc_bytes = 0, scr_bytes = 0;
     int rc = PA_OK;
+    placer pl = {NULL, 0};
     for (size_t i = 0; i < x->n_pages; i++) {
         const dpage *p = &x->pages[i];
         if (p->dict || !x->cols[p->col].on_dev)
             continue;
         np++;
-        if (p->compressed && !x->cols[p->col].dev_codec) {   /* decompressed on the host */
-            raw_bytes += p->data_len;
-            host_unc++;
-        } else {
-            raw_bytes += p->body_len;
-        }
+        bool on_host = p->compressed && !x->cols[p->col].dev_codec, ext;   /* decompressed on the host */
+        place(&pl, on_host ? p->data : p->body, on_host ? p->data_len : p->body_len, !on_host, &ext);
+        host_unc += on_host;
         if (p->compressed && x->cols[p->col].dev_codec) {
             nc++;
             unc_bytes += p->data_len;
@@ -1086,6 +1104,7 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
                                                  p->h.data_page.encoding == PQ_ENC_RLE_DICTIONARY))
             scr_bytes += ((uint64_t)p->rows + 1) * 4;
     }
+    raw_bytes = pl.at;
     size_t max_copies = np * 2 + (size_t)s->n_rcols * 2 + 2;
     void **dsts = pa_calloc(max_copies, sizeof *dsts);
     const void **srcs = pa_calloc(max_copies, sizeof *srcs);
@@ -1128,18 +1147,24 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
      * (v2 levels, never compressed, copied there from the host), scratch for
      * dictionary indices. */
     if (rc == PA_OK) {
-        uint64_t at_raw = 0, at_unc = 0, at_scr = 0;
-        size_t k = 0, kc = 0;
+        uint64_t at_unc = 0, at_scr = 0;
+        size_t k = 0, kc = 0, span = 0;
+        placer pl2 = {NULL, 0};
         for (size_t i = 0; i < x->n_pages; i++) {
             const dpage *p = &x->pages[i];
             const dcol *c = &x->cols[p->col];
             if (p->dict || !c->on_dev)
                 continue;
-            uint8_t *stored = raw + at_raw, *page = stored;
-            bool on_host = p->compressed && !c->dev_codec;   /* p->data: decompressed, pinned */
+            bool on_host = p->compressed && !c->dev_codec, ext;   /* p->data: decompressed, pinned */
             uint64_t up = on_host ? p->data_len : p->body_len;
-            dsts[n_copies] = stored, srcs[n_copies] = on_host ? p->data : p->body, sizes[n_copies++] = (size_t)up;
-            at_raw += up;
+            const uint8_t *from = on_host ? p->data : p->body;
+            uint8_t *stored = raw + place(&pl2, from, up, !on_host, &ext), *page = stored;
+            if (ext) {   /* the span's copy reaches to this page's end */
+                sizes[span] = (size_t)(stored + up - (uint8_t *)dsts[span]);
+            } else {
+                span = n_copies;
+                dsts[n_copies] = stored, srcs[n_copies] = from, sizes[n_copies++] = (size_t)up;
+            }
             char *w = where + k * WHERE_BYTES;
             snprintf(w, WHERE_BYTES, "%s: row group %u column %s page %u (at byte %llu)", SCAN_WHERE(s, x->u),
                      c->name, p->index, (unsigned long long)p->offset);
