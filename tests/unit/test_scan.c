@@ -728,6 +728,51 @@ static void test_device_decode_agrees(void **state)
     }
 }
 
+/* The scan never waits for the device: pulling every chunk of a file (with
+ * and without a filter, pages decoded by the device's kernels and on the
+ * host) while a consumer stream waits for each and lets it go costs no host
+ * sync; the consumer's one sync at the end is the only one. */
+static void test_no_host_syncs(void **state)
+{
+    (void)state;
+    const char *p = data_path("lineitem-rowgroup10000.parquet");
+    char pred_text[] = "l_quantity < 20";
+    pq_pred pred;
+    assert_int_equal(pq_pred_parse(pred_text, &pred, NULL), PA_OK);
+    for (int k = 0; k < 4; k++) {
+        pq_scan_options o;
+        one_file(&o, &p);
+        o.preds = k & 1 ? &pred : NULL;
+        o.n_preds = k & 1 ? 1 : 0;
+        o.host_decode = k & 2;
+        dv_stream *consumer = NULL;
+        assert_int_equal(dv_stream_create(dev, &consumer, NULL), PA_OK);
+        int64_t before = pa_counter_get(PA_CTR_HOST_SYNCS), rows = 0;
+        pq_scan *s = NULL;
+        pa_err e;
+        pa_err_init(&e);
+        assert_int_equal(pq_scan_open(&o, &s, &e), PA_OK);
+        for (;;) {
+            dv_chunk *c = NULL;
+            assert_int_equal(pq_scan_next(s, &c, &e), PA_OK);
+            if (!c)
+                break;
+            rows += c->length;
+            assert_int_equal(dv_chunk_wait_ready(c, consumer, NULL), PA_OK);
+            dv_chunk_release(c, consumer);
+        }
+        int64_t syncs = pa_counter_get(PA_CTR_HOST_SYNCS) - before;
+        assert_int_equal(dv_stream_sync(consumer, NULL), PA_OK);
+        pq_scan_close(s);
+        dv_stream_destroy(consumer);
+        pa_err_close(&e);
+        if (syncs != 0)
+            fail_msg("scan %d (%s, %s decode): %lld host syncs", k, k & 1 ? "filtered" : "whole",
+                     k & 2 ? "host" : "device", (long long)syncs);
+        assert_true(rows > 0);
+    }
+}
+
 /* Allocation failures while several row groups decode at once (decoder
  * tasks, their buffers, the pool's task nodes): every run ends with all the
  * rows or PA_ENOMEM, never a hang or a leak (ASan in CI). */
@@ -887,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_decoders_agree),
         cmocka_unit_test(test_device_decode_agrees),
+        cmocka_unit_test(test_no_host_syncs),
         cmocka_unit_test(test_read_first),
         cmocka_unit_test(test_parallel_alloc_failures),
         cmocka_unit_test(test_parallel_error_order),
