@@ -7,10 +7,18 @@
  * outcome but a crash, a sanitizer report or a leak is fine. Claims that are
  * legal but huge (a page of 10^9 values) are skipped so the fuzzer spends its
  * time on parsing, not on allocating.
+ *
+ * Every fourth input (by its length; every input with PISTA_FUZZ_DEVICE=1)
+ * also drives the device decoders under
+ * the SIMT emulation: each data page the host decoded (or refused) that
+ * kn_decode_pages takes is decoded again on a `sim` device, and the two must
+ * agree, the status and, when both decoded it, every value and validity bit
+ * (abort() otherwise, which the fuzzer reports as a crash).
  */
 #include "kernels/kernels.h"
 #include "storage/storage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +38,119 @@ static void dict_free(dict_buf *d)
     free(d->offsets);
     free(d->bytes);
     memset(d, 0, sizeof *d);
+}
+
+/* ------------------------------------------------ the device differential */
+
+static dv_device *sim_dev;
+static dv_stream *sim_stream;
+static int device_turn;   /* this input also runs the device decoders */
+
+static bool sim_open(void)
+{
+    if (sim_dev)
+        return true;
+    dv_options o = {.spec = "sim", .cpu_threads = 1};
+    if (dv_open(&o, &sim_dev, NULL) != PA_OK)
+        return false;
+    if (dv_stream_create(sim_dev, &sim_stream, NULL) != PA_OK) {
+        dv_close(sim_dev);
+        sim_dev = NULL;
+        return false;
+    }
+    return true;
+}
+
+static void *up(const void *host, size_t n)
+{
+    void *d = NULL;
+    if (dv_alloc(sim_dev, n ? n : 1, &d, NULL) != PA_OK)
+        abort();
+    if (n && dv_copy_async(sim_stream, d, host, n, DV_COPY_H2D, NULL) != PA_OK)
+        abort();
+    return d;
+}
+
+/* The page pg (uncompressed; v2: its levels at pg->levels) decoded by the
+ * host with status host_rc into host_out (rows rows): decode it on sim too
+ * and compare. */
+static void device_compare(const kn_page *pg, const kn_column *col, const kn_dict *dict, int host_rc,
+                           const kn_out *host_out, uint64_t rows)
+{
+    kn_page_job j;
+    memset(&j, 0, sizeof j);
+    j.codec = KN_CODEC_UNCOMPRESSED;
+    j.page = *pg;
+    j.col = *col;
+    bool is_dict = pg->encoding == KN_ENC_PLAIN_DICTIONARY || pg->encoding == KN_ENC_RLE_DICTIONARY;
+    if (!kn_decode_pages_supported(&j) || (is_dict && !dict) || !sim_open())
+        return;
+    int w = pa_type_width(col->type.id);
+    uint64_t lv = pg->version == 2 ? (uint64_t)pg->rep_levels_size + pg->def_levels_size : 0;
+    size_t total = (size_t)(lv + pg->size);
+    uint8_t *bytes = malloc(total + 1);
+    if (lv)
+        memcpy(bytes, pg->levels, (size_t)lv);
+    if (pg->size)
+        memcpy(bytes + lv, pg->data, (size_t)pg->size);
+    void *dsrc = up(bytes, total), *ddict = NULL, *dscr = NULL, *dvals, *dvalid, *djob;
+    j.src = dsrc;
+    j.src_size = total;
+    j.uncompressed_size = total;
+    j.page.data = NULL;
+    j.page.levels = NULL;
+    if (is_dict) {
+        ddict = up(dict->values, (size_t)dict->n * (size_t)w);
+        j.dict = (kn_dict){ddict, NULL, NULL, dict->n};
+        j.scratch_size = (rows + 1) * 4;
+        if (dv_alloc(sim_dev, (size_t)j.scratch_size, &dscr, NULL) != PA_OK)
+            abort();
+        j.scratch = dscr;
+    }
+    size_t vb = (size_t)(rows + 1) * (size_t)w, wb = (size_t)(rows + 31) / 32 * 4 + 4;
+    if (dv_alloc(sim_dev, vb, &dvals, NULL) != PA_OK || dv_alloc(sim_dev, wb, &dvalid, NULL) != PA_OK)
+        abort();
+    j.out = (kn_out){dvals, NULL, NULL, col->max_def_level > 0 ? dvalid : NULL, rows, 0};
+    djob = up(&j, sizeof j);
+    kn_ctx kn = {sim_dev, sim_stream};
+    int rc = kn_decode_pages(&kn, djob, 1, NULL);
+    int rs = dv_stream_sync(sim_stream, NULL);
+    dv_clear_fault(sim_dev);
+    uint8_t *vals = malloc(vb), *valid = malloc(wb);
+    if (dv_copy_async(sim_stream, &j, djob, sizeof j, DV_COPY_D2H, NULL) != PA_OK ||
+        dv_copy_async(sim_stream, vals, dvals, vb, DV_COPY_D2H, NULL) != PA_OK ||
+        dv_copy_async(sim_stream, valid, dvalid, wb, DV_COPY_D2H, NULL) != PA_OK ||
+        dv_stream_sync(sim_stream, NULL) != PA_OK)
+        abort();
+    if (rc == PA_OK && rs != PA_OK)
+        rc = rs;
+    if (j.status != host_rc || (rc == PA_OK) != (host_rc == PA_OK)) {
+        fprintf(stderr, "fuzz: device decode status %d (call %d), host %d (v%d, encoding %d, ptype %d)\n", j.status,
+                rc, host_rc, pg->version, pg->encoding, col->ptype);
+        abort();
+    }
+    if (host_rc == PA_OK) {
+        const uint8_t *hv = host_out->values;
+        for (uint64_t r = 0; r < rows; r++) {
+            bool hvalid = !host_out->validity || ((host_out->validity[r >> 3] >> (r & 7)) & 1);
+            bool dvd = col->max_def_level == 0 || ((valid[r >> 3] >> (r & 7)) & 1);
+            if (hvalid != dvd || (hvalid && memcmp(hv + r * (uint64_t)w, vals + r * (uint64_t)w, (size_t)w) != 0)) {
+                fprintf(stderr, "fuzz: device decode differs from the host at row %llu\n", (unsigned long long)r);
+                abort();
+            }
+        }
+    }
+    free(vals);
+    free(valid);
+    free(bytes);
+    dv_free(sim_dev, dsrc);
+    dv_free(sim_dev, djob);
+    dv_free(sim_dev, dvals);
+    dv_free(sim_dev, dvalid);
+    if (ddict)
+        dv_free(sim_dev, ddict);
+    if (dscr)
+        dv_free(sim_dev, dscr);
 }
 
 /* Decode n values of p[0..size) with `encoding` into fresh buffers. */
@@ -104,7 +225,9 @@ static void decode_data_page(const kn_column *col, const kn_dict *dict, const pq
     o.offsets = calloc(info.rows + 1, sizeof(int32_t));
     o.bytes = malloc(info.string_bytes + 1);
     o.validity = calloc(info.rows / 8 + 1, 1);
-    kn_page_decode(&pg, col, dict, &o, 0, NULL);
+    int host_rc = kn_page_decode(&pg, col, dict, &o, 0, NULL);
+    if (device_turn)
+        device_compare(&pg, col, dict, host_rc, &o, info.rows);
     free(o.values);
     free(o.offsets);
     free(o.bytes);
@@ -169,6 +292,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pq_file_meta *m = NULL;
     size_t need = 0;
+    static int every = -1;   /* PISTA_FUZZ_DEVICE=1: every input (the corpus replay test) */
+    if (every < 0)
+        every = getenv("PISTA_FUZZ_DEVICE") && !strcmp(getenv("PISTA_FUZZ_DEVICE"), "1");
+    device_turn = every || size % 4 == 0;
     if (pq_footer_parse(data, size, size, "fuzz", &m, &need, NULL) != PA_OK)
         return 0;
     pq_column_desc *descs = NULL;
