@@ -168,12 +168,17 @@ static int map_region(size_t size, int prot, void **out, pa_err *err)
 /* Device memory: like cudaMalloc, a new region waits for the work already
  * queued on the device's streams (dv__cpu_quiesce), so host code that holds
  * a lock across a device allocation which that work needs (a free's host
- * function, say) deadlocks here as it would on a GPU. */
+ * function, say) deadlocks here as it would on a GPU. Not on one of the
+ * device's own executor threads (a task decoding pages for a scan, which
+ * allocates the columns the device decodes into): the queued work may need
+ * that very thread, and a GPU's work goes on without it (sim_pinned_alloc
+ * likewise). */
 int dv__sim_mem_alloc(void *user, size_t size, void **out, pa_err *err)
 {
     dv_device *d = user;
     sim_dev *m = d->impl;
-    dv__cpu_quiesce(d);
+    if (pa_threadpool_self() != d->threads)
+        dv__cpu_quiesce(d);
     pthread_mutex_lock(&m->mu);
     int rc = PA_OK;
     if (m->n == m->cap) {

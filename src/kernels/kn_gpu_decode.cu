@@ -42,7 +42,8 @@ enum why : int {
     W_OK, W_UNSUPPORTED, W_NO_DICT, W_OUT, W_NEG, W_V2_LEVELS, W_SIZE, W_DEF_PREFIX, W_DEF_LEN,
     W_V2_REQUIRED, W_V2_OPTIONAL, W_LV_END, W_LV_RUN, W_LV_VALUE_SHORT, W_LV_VALUE_WIDE, W_LV_TRUNC,
     W_LEVEL, W_LEVELS_LEFT, W_NULLS, W_PLAIN_SHORT, W_PLAIN_LEFT, W_BW_MISSING, W_BW, W_EMPTY_DICT,
-    W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX
+    W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX, W_D_HEADER, W_D_BLOCK,
+    W_D_MINIBLOCKS, W_D_FEWER, W_D_BLOCK_HEADER, W_D_WIDTHS, W_D_WIDTH, W_D_TRUNC
 };
 
 /* A stream's problems, offset by the base of its kind (levels or indices). */
@@ -56,12 +57,13 @@ struct decode_args {
 };
 
 /* What a column's values become (kn__colinfo_get's pairs that decode here). */
-enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC };
+enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC, C_BOOL };
 
 __device__ inline int conv_of(const kn_column &c)
 {
     int t = c.type.id;
     switch (c.ptype) {
+    case KN_PT_BOOLEAN: return t == PA_TYPE_BOOLEAN ? C_BOOL : C_BAD;
     case KN_PT_INT32:
         return t == PA_TYPE_INTEGER || t == PA_TYPE_DATE ? C_I32
                : t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I32_I64 : C_BAD;
@@ -74,7 +76,7 @@ __device__ inline int conv_of(const kn_column &c)
     }
 }
 
-__device__ inline int out_width(int cv) { return cv == C_I32 ? 4 : 8; }
+__device__ inline int out_width(int cv) { return cv == C_BOOL ? 1 : cv == C_I32 ? 4 : 8; }
 __device__ inline int phys_width(int cv) { return cv == C_I32 || cv == C_I32_I64 || cv == C_F32_F64 ? 4 : 8; }
 
 __device__ inline int bits_for(uint32_t v)
@@ -144,6 +146,45 @@ __device__ inline int next_run(const uint8_t *p, uint64_t size, uint64_t *pos, i
     r->avail = 0;
     *pos = i + nbytes;
     return R_OK;
+}
+
+/* ULEB128 of at most 10 bytes at *pos of p[0..size) (kn__uleb). */
+__device__ inline bool uleb(const uint8_t *p, uint64_t size, uint64_t *pos, uint64_t *out)
+{
+    uint64_t i = *pos, v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (i >= size)
+            return false;
+        uint8_t b = p[i++];
+        if (shift == 63 && (b & 0x7e))
+            return false;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *pos = i;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+__device__ inline int64_t zigzag(uint64_t v) { return (int64_t)((v >> 1) ^ (~(v & 1) + 1)); }
+
+/* Bits [bit, bit + w) of d (w <= 64), bytes at or past avail read as 0. */
+__device__ inline uint64_t bits64(const uint8_t *d, uint64_t avail, uint64_t bit, int w)
+{
+    if (w == 0)
+        return 0;
+    uint64_t v = 0, byte = bit >> 3;
+    int got = 0, shift = (int)(bit & 7);
+    while (got < w && byte < avail) {
+        uint64_t b = (uint64_t)(d[byte] >> shift);
+        v |= got < 64 ? b << got : 0;
+        got += 8 - shift;
+        shift = 0;
+        byte++;
+    }
+    return w == 64 ? v : v & ((1ull << w) - 1);
 }
 
 /* Value k of a bit-packed run of width w whose avail bytes start at d;
@@ -296,15 +337,123 @@ struct index_f {
     }
 };
 
+/* Pass 2 of a DELTA_BINARY_PACKED page: every value of the stream decoded
+ * (kn__delta_decode decodes past the page's m to check the whole stream),
+ * the first m into scratch (8 bytes each), sums taken modulo 2^bits. Lane 0
+ * reads the headers; a miniblock's values go 32 at a time, one per lane,
+ * their running sum a warp scan. */
+__device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t m, uint64_t *scratch, unsigned lane)
+{
+    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    int st = W_OK;
+    uint64_t pos = 0, block = 0, n_mb = 0, total = 0, first = 0, mb_size = 0;
+    if (lane == 0) {
+        if (!uleb(p, size, &pos, &block) || !uleb(p, size, &pos, &n_mb) || !uleb(p, size, &pos, &total) ||
+            !uleb(p, size, &pos, &first))
+            st = W_D_HEADER;
+        else if (block == 0 || block % 128 || block > (1u << 20))
+            st = W_D_BLOCK;
+        else if (n_mb == 0 || block % n_mb || (block / n_mb) % 32)
+            st = W_D_MINIBLOCKS;
+        else if (total < m)
+            st = W_D_FEWER;
+        mb_size = st == W_OK ? block / n_mb : 0;
+    }
+    st = __shfl_sync(FULL, st, 0);
+    if (st != W_OK)
+        return st;
+    total = __shfl_sync(FULL, total, 0);
+    uint64_t last = (uint64_t)zigzag(__shfl_sync(FULL, first, 0)) & mask;
+    if (total == 0)
+        return W_OK;
+    if (lane == 0 && m > 0)
+        scratch[0] = last;
+    /* lane 0's miniblock state */
+    uint64_t produced = 1, blk_left = 0, mb_left = 0, md = 0, mb_data = 0, mb_end = 0, widths = 0, mb = 0;
+    int w = 0, max_w = bits == 32 ? 33 : 64;
+    while (produced < total) {
+        st = W_OK;
+        if (lane == 0 && mb_left == 0) {
+            if (blk_left == 0) {
+                uint64_t z;
+                if (!uleb(p, size, &pos, &z))
+                    st = W_D_BLOCK_HEADER;
+                else if (size - pos < n_mb)
+                    st = W_D_WIDTHS;
+                else {
+                    md = (uint64_t)zigzag(z) & mask;
+                    widths = pos;
+                    pos += n_mb;
+                    mb = 0;
+                    uint64_t remaining = total - produced;
+                    blk_left = remaining < block ? remaining : block;
+                }
+            }
+            if (st == W_OK) {
+                w = p[widths + mb++];
+                if (w > max_w) {
+                    st = W_D_WIDTH;
+                } else {
+                    mb_left = blk_left < mb_size ? blk_left : mb_size;
+                    uint64_t full = mb_size * (uint64_t)w / 8, needed = (mb_left * (uint64_t)w + 7) / 8;
+                    uint64_t avail = size - pos;
+                    if (avail < needed) {
+                        st = W_D_TRUNC;
+                    } else {
+                        mb_data = pos;
+                        pos += full < avail ? full : avail;
+                        mb_end = pos;
+                    }
+                }
+            }
+        }
+        st = __shfl_sync(FULL, st, 0);
+        if (st != W_OK)
+            return st;
+        uint64_t c = mb_left < 32 ? mb_left : 32, at = mb_data, end = mb_end, mdl = md;
+        c = __shfl_sync(FULL, c, 0);
+        at = __shfl_sync(FULL, at, 0);
+        end = __shfl_sync(FULL, end, 0);
+        mdl = __shfl_sync(FULL, mdl, 0);
+        int wl = __shfl_sync(FULL, w, 0);
+        uint64_t x = lane < c ? mdl + bits64(p + at, end - at, (uint64_t)lane * (uint64_t)wl, wl) : 0;
+        for (int o = 1; o < 32; o <<= 1) {   /* inclusive scan, modulo 2^64 */
+            uint64_t y = __shfl_up_sync(FULL, x, o);
+            if ((int)lane >= o)
+                x += y;
+        }
+        uint64_t v = (last + x) & mask;
+        if (lane < c && produced + lane < m)
+            scratch[produced + lane] = v;
+        last = __shfl_sync(FULL, v, (int)c - 1);
+        if (lane == 0) {
+            uint64_t adv = 4 * (uint64_t)w;
+            mb_data = mb_end - mb_data < adv ? mb_end : mb_data + adv;
+            mb_left -= c;
+            blk_left -= c;
+        }
+        produced += c;
+    }
+    return W_OK;
+}
+
 /* The value of dense index vi, converted. */
 struct values_t {
     int cv;            /* conv */
     bool dict;
+    bool delta;        /* from scratch as 8-byte values (DELTA_BINARY_PACKED) */
+    bool boolean;      /* PLAIN BOOLEAN: bit vi of plain */
     const uint8_t *plain;
     const uint32_t *scratch;
     const void *dv;    /* dictionary values, engine width */
     __device__ uint64_t get(uint64_t vi) const
     {
+        if (delta) {
+            uint64_t x = ((const uint64_t *)scratch)[vi];
+            return cv == C_I64 ? x : cv == C_I32 ? (uint64_t)(uint32_t)x : (uint64_t)(int64_t)(int32_t)(uint32_t)x;
+        }
+        if (boolean)
+            return (plain[vi >> 3] >> (vi & 7)) & 1;
         if (dict) {
             uint32_t ix = scratch[vi];
             return out_width(cv) == 4 ? (uint64_t)((const uint32_t *)dv)[ix] : ((const uint64_t *)dv)[ix];
@@ -332,7 +481,9 @@ struct values_t {
 
 __device__ inline void store(void *out, int ow, uint64_t row, uint64_t v)
 {
-    if (ow == 4)
+    if (ow == 1)
+        ((uint8_t *)out)[row] = (uint8_t)v;
+    else if (ow == 4)
         ((uint32_t *)out)[row] = (uint32_t)v;
     else
         ((uint64_t *)out)[row] = v;
@@ -383,12 +534,17 @@ __device__ int page(const kn_page_job &j, unsigned lane)
     const kn_page &pg = j.page;
     int cv = conv_of(j.col);
     bool dict = pg.encoding == KN_ENC_PLAIN_DICTIONARY || pg.encoding == KN_ENC_RLE_DICTIONARY;
+    bool delta = pg.encoding == KN_ENC_DELTA_BINARY_PACKED;
+    bool plain = pg.encoding == KN_ENC_PLAIN;
     int32_t maxd = j.col.max_def_level;
-    if (cv == C_BAD || (!dict && (pg.encoding != KN_ENC_PLAIN || cv == C_DEC)) || j.col.max_rep_level != 0 ||
+    bool fits = dict   ? cv != C_BOOL
+                : delta ? cv == C_I32 || cv == C_I32_I64 || cv == C_I64
+                : plain && cv != C_DEC;
+    if (cv == C_BAD || !fits || j.col.max_rep_level != 0 ||
         maxd < 0 || j.codec != KN_CODEC_UNCOMPRESSED || (pg.version != 1 && pg.version != 2) ||
         (pg.version == 1 && maxd > 0 && pg.def_level_encoding != KN_ENC_RLE))
         return W_UNSUPPORTED;
-    if (dict && (!j.dict.values || !j.scratch))
+    if ((dict && (!j.dict.values || !j.scratch)) || (delta && !j.scratch))
         return W_NO_DICT;
     if (pg.num_values < 0)
         return W_NEG;
@@ -451,8 +607,15 @@ __device__ int page(const kn_page_job &j, unsigned lane)
             return W_NULLS;
     }
     /* (2) values: PLAIN sizes, or the dictionary indices */
-    values_t vt = {cv, dict, vals, (const uint32_t *)j.scratch, j.dict.values};
-    if (dict) {
+    values_t vt = {cv, dict, delta, cv == C_BOOL, vals, (const uint32_t *)j.scratch, j.dict.values};
+    if (delta) {
+        if (j.scratch_size / 8 < m)
+            return W_NO_DICT;
+        int st = delta_values(vals, vals_size, cv == C_I64 ? 64 : 32, m, (uint64_t *)j.scratch, lane);
+        if (st != W_OK)
+            return st;
+        __syncwarp();
+    } else if (dict) {
         if (vals_size < 1)
             return W_BW_MISSING;
         int bw = vals[0];
@@ -472,7 +635,7 @@ __device__ int page(const kn_page_job &j, unsigned lane)
             return W_IX_END + st - R_END;
         __syncwarp();
     } else {
-        uint64_t need = m * (uint64_t)phys_width(cv);
+        uint64_t need = cv == C_BOOL ? (m + 7) / 8 : m * (uint64_t)phys_width(cv);
         if (need > vals_size)
             return W_PLAIN_SHORT;
         if (need != vals_size)
@@ -552,6 +715,14 @@ __device__ const char *why_text(int w)
     case W_IX_VALUE_WIDE: return "RLE_DICTIONARY: RLE run value wider than its bit width";
     case W_IX_TRUNC: return "RLE_DICTIONARY: bit-packed run truncated";
     case W_INDEX: return "RLE_DICTIONARY: index outside the dictionary";
+    case W_D_HEADER: return "DELTA_BINARY_PACKED: header truncated";
+    case W_D_BLOCK: return "DELTA_BINARY_PACKED: block size is not a multiple of 128";
+    case W_D_MINIBLOCKS: return "DELTA_BINARY_PACKED: miniblocks do not split a block into multiples of 32";
+    case W_D_FEWER: return "DELTA_BINARY_PACKED: the stream holds fewer values than the page needs";
+    case W_D_BLOCK_HEADER: return "DELTA_BINARY_PACKED: block header truncated";
+    case W_D_WIDTHS: return "DELTA_BINARY_PACKED: miniblock bit widths truncated";
+    case W_D_WIDTH: return "DELTA_BINARY_PACKED: miniblock bit width too large";
+    case W_D_TRUNC: return "DELTA_BINARY_PACKED: miniblock truncated";
     default: return "corrupt page";
     }
 }

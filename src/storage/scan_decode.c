@@ -1077,6 +1077,17 @@ static uint64_t place(placer *pl, const uint8_t *src, uint64_t len, bool in_buf,
     return at;
 }
 
+/* kn_decode_pages' scratch for page p: 4 bytes per value for dictionary
+ * indices, 8 for DELTA_BINARY_PACKED values (16-byte aligned slices). */
+static uint64_t scratch_bytes(const dpage *p)
+{
+    int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
+    uint64_t per = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY ? 4
+                   : enc == PQ_ENC_DELTA_BINARY_PACKED                           ? 8
+                                                                                 : 0;
+    return per ? (((uint64_t)p->rows + 1) * per + 15) & ~(uint64_t)15 : 0;
+}
+
 static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, uint8_t **valid, pa_err *err)
 {
     pq_scan *s = x->s;
@@ -1098,11 +1109,7 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             nc++;
             unc_bytes += p->data_len;
         }
-        if (p->h.type == PQ_PAGE_DATA_PAGE_V2 ? (p->h.data_page_v2.encoding == PQ_ENC_PLAIN_DICTIONARY ||
-                                                 p->h.data_page_v2.encoding == PQ_ENC_RLE_DICTIONARY)
-                                              : (p->h.data_page.encoding == PQ_ENC_PLAIN_DICTIONARY ||
-                                                 p->h.data_page.encoding == PQ_ENC_RLE_DICTIONARY))
-            scr_bytes += ((uint64_t)p->rows + 1) * 4;
+        scr_bytes += scratch_bytes(p);
     }
     raw_bytes = pl.at;
     size_t max_copies = np * 2 + (size_t)s->n_rcols * 2 + 2;
@@ -1193,10 +1200,10 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             j->uncompressed_size = (uint64_t)p->h.uncompressed_page_size;
             j->codec = KN_CODEC_UNCOMPRESSED;
             j->col = c->d.kc;
-            if (j->page.encoding == PQ_ENC_PLAIN_DICTIONARY || j->page.encoding == PQ_ENC_RLE_DICTIONARY) {
+            if (j->page.encoding == PQ_ENC_PLAIN_DICTIONARY || j->page.encoding == PQ_ENC_RLE_DICTIONARY)
                 j->dict = (kn_dict){ddict[p->col], NULL, NULL, c->dict.n};
+            if ((j->scratch_size = scratch_bytes(p)) > 0) {
                 j->scratch = scr + at_scr;
-                j->scratch_size = ((uint64_t)p->rows + 1) * 4;
                 at_scr += j->scratch_size;
             }
             j->out = (kn_out){c->dv_values, NULL, NULL, c->dv_validity, c->d.rows, 0};

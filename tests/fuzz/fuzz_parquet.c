@@ -102,7 +102,9 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     if (is_dict) {
         ddict = up(dict->values, (size_t)dict->n * (size_t)w);
         j.dict = (kn_dict){ddict, NULL, NULL, dict->n};
-        j.scratch_size = (rows + 1) * 4;
+    }
+    if (is_dict || pg->encoding == KN_ENC_DELTA_BINARY_PACKED) {   /* indices, or DELTA's values */
+        j.scratch_size = (rows + 1) * 8;
         if (dv_alloc(sim_dev, (size_t)j.scratch_size, &dscr, NULL) != PA_OK)
             abort();
         j.scratch = dscr;

@@ -1,7 +1,7 @@
 /*
  * test_kconf_decode.c - conformance of kn_decode_pages on the device named
- * by PISTA_TEST_DEVICE (default "cpu"): random data pages (v1 and v2, PLAIN
- * and dictionary values, REQUIRED and OPTIONAL columns of every fixed-width
+ * by PISTA_TEST_DEVICE (default "cpu"): random data pages (v1 and v2, PLAIN,
+ * dictionary and DELTA_BINARY_PACKED values, REQUIRED and OPTIONAL columns of every fixed-width
  * type the device decodes, NULL rates from none to all) built with the
  * project's encoders decode, as one batch into one column at row offsets
  * that share validity words, to exactly what the host decoder
@@ -69,7 +69,26 @@ static const kind KINDS[] = {
     {KN_PT_FLOAT, {PA_TYPE_DOUBLE, 0, 0}, 4, 8},
     {KN_PT_DOUBLE, {PA_TYPE_DOUBLE, 0, 0}, 8, 8},
     {KN_PT_BYTE_ARRAY, {PA_TYPE_DECIMAL, 18, 3}, 0, 8},
+    {KN_PT_BOOLEAN, {PA_TYPE_BOOLEAN, 0, 0}, -1, 1},   /* PLAIN: one bit per value */
 };
+
+enum { E_PLAIN, E_DICT, E_DELTA };
+
+/* Encodings a kind has: PLAIN unless dictionary-only, dictionary unless
+ * BOOLEAN, DELTA for INT32 and INT64. */
+static bool has_enc(const kind *k, int e)
+{
+    return e == E_PLAIN ? k->pw != 0 : e == E_DICT ? k->pw >= 0 : k->ptype == KN_PT_INT32 || k->ptype == KN_PT_INT64;
+}
+
+static int pick_enc(const kind *k)
+{
+    for (;;) {
+        int e = (int)(rnd() % 3);
+        if (has_enc(k, e))
+            return e;
+    }
+}
 #define N_KINDS (int)(sizeof KINDS / sizeof KINDS[0])
 
 /* One page on the host: its bytes, header fields and dictionary. */
@@ -108,8 +127,9 @@ static uint64_t plain_value(const kind *k)
     return k->pw == 4 ? (uint32_t)v : v;
 }
 
-static hpage make_page(int version, bool dict, int maxd, const kind *k, int n, int null_pct)
+static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int null_pct)
 {
+    bool dict = enc == E_DICT;
     hpage p;
     memset(&p, 0, sizeof p);
     p.k = *k;
@@ -121,7 +141,7 @@ static hpage make_page(int version, bool dict, int maxd, const kind *k, int n, i
             valid[i >> 3] |= (uint8_t)(1u << (i & 7));
             m++;
         }
-    size_t lcap = (size_t)n + 64, vcap = (size_t)n * 8 + 64, lsize = 0, vsize = 0;
+    size_t lcap = (size_t)n + 64, vcap = (size_t)n * 10 + 2048, lsize = 0, vsize = 0;
     uint8_t *lv = malloc(lcap), *vals = malloc(vcap);
     if (maxd > 0)
         assert_int_equal(kn_encode_def_levels(valid, 0, (size_t)n, version == 1, lv, lcap, &lsize, NULL), PA_OK);
@@ -148,6 +168,34 @@ static hpage make_page(int version, bool dict, int maxd, const kind *k, int n, i
         assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, &vsize, NULL), PA_OK);
         vsize++;
         free(ix);
+    } else if (enc == E_DELTA) {
+        /* Runs, noise and the extremes of the physical type (full-range deltas). */
+        bool i32 = k->ptype == KN_PT_INT32;
+        int64_t *ev = malloc(((size_t)m + 1) * 8);
+        int32_t *ev32 = malloc(((size_t)m + 1) * 4);
+        int64_t cur = 0;
+        for (int i = 0; i < m; i++) {
+            uint32_t r = rnd() % 10;
+            cur = r < 5 ? cur + (int64_t)(rnd() % 7) : r < 8 ? (int64_t)rnd64() : r == 8 ? INT64_MIN : INT64_MAX;
+            if (i32)
+                cur = r == 8 ? INT32_MIN : r == 9 ? INT32_MAX : (int32_t)cur;
+            ev[i] = cur;
+            ev32[i] = (int32_t)cur;
+        }
+        kn_column col = {k->ptype, 0, k->type, 0, 0};
+        kn_values in = {k->ow == 4 ? (void *)ev32 : (void *)ev, NULL, NULL, (uint64_t)m};
+        size_t cap = kn_encode_bound(KN_ENC_DELTA_BINARY_PACKED, &col, &in, NULL, (size_t)m);
+        assert_true(cap > 0 && cap <= vcap);
+        assert_int_equal(kn_encode_values(KN_ENC_DELTA_BINARY_PACKED, &col, &in, NULL, (size_t)m, vals, vcap, &vsize,
+                                          NULL), PA_OK);
+        free(ev);
+        free(ev32);
+    } else if (k->pw < 0) {
+        memset(vals, 0, ((size_t)m + 7) / 8);
+        for (int i = 0; i < m; i++)
+            if (rnd() % 2)
+                vals[i >> 3] |= (uint8_t)(1u << (i & 7));
+        vsize = ((size_t)m + 7) / 8;
     } else {
         for (int i = 0; i < m; i++) {
             uint64_t v = plain_value(k);
@@ -160,7 +208,8 @@ static hpage make_page(int version, bool dict, int maxd, const kind *k, int n, i
     memcpy(p.bytes, lv, lsize);
     memcpy(p.bytes + lsize, vals, vsize);
     p.pg.version = version;
-    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY) : KN_ENC_PLAIN;
+    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
+                    : enc == E_DELTA ? KN_ENC_DELTA_BINARY_PACKED : KN_ENC_PLAIN;
     p.pg.def_level_encoding = KN_ENC_RLE;
     p.pg.num_values = n;
     p.pg.num_nulls = n - m;
@@ -229,11 +278,13 @@ static int device_decode(hpage *pages, int n, const uint64_t *at, uint64_t cap, 
         j->col = column_of(p);
         if (p->dict) {
             size_t db = p->dict_n * (size_t)p->k.ow;
-            size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 4;
             assert_int_equal(dv_alloc(dev, db, &bufs[3 * i + 1], NULL), PA_OK);
             assert_int_equal(dv_copy_async(stream, bufs[3 * i + 1], p->dict, db, DV_COPY_H2D, NULL), PA_OK);
-            assert_int_equal(dv_alloc(dev, sb, &bufs[3 * i + 2], NULL), PA_OK);
             j->dict = (kn_dict){bufs[3 * i + 1], NULL, NULL, p->dict_n};
+        }
+        if (p->dict || p->pg.encoding == KN_ENC_DELTA_BINARY_PACKED) {
+            size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 8;
+            assert_int_equal(dv_alloc(dev, sb, &bufs[3 * i + 2], NULL), PA_OK);
             j->scratch = bufs[3 * i + 2];
             j->scratch_size = sb;
         }
@@ -294,7 +345,7 @@ static void same_rows(const hpage *p, int idx, uint64_t at, const uint8_t *dv, c
 static void test_batches(void **state)
 {
     (void)state;
-    for (int round = 0; round < 24; round++) {
+    for (int round = 0; round < 32; round++) {
         const kind *k = &KINDS[round % N_KINDS];
         int n = 1 + (int)(rnd() % 24), maxd = round % 3 == 0 ? 0 : 1;
         hpage *pages = calloc((size_t)n, sizeof *pages);
@@ -302,8 +353,7 @@ static void test_batches(void **state)
         for (int i = 0; i < n; i++) {
             int rows = rnd() % 8 == 0 ? (int)(rnd() % 3) : (int)(rnd() % 3000);
             int null_pct = (int)(rnd() % 5) * 25;   /* 0, 25, 50, 75, 100 */
-            bool dict = k->pw == 0 || rnd() % 2;
-            pages[i] = make_page(1 + (int)(rnd() % 2), dict, maxd, k, rows, null_pct);
+            pages[i] = make_page(1 + (int)(rnd() % 2), pick_enc(k), maxd, k, rows, null_pct);
             at[i] = cap;
             cap += (uint64_t)rows;
         }
@@ -370,14 +420,14 @@ static void test_damaged(void **state)
 {
     (void)state;
     int refused = 0, total = 0;
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 60; round++) {
         const kind *k = &KINDS[rnd() % N_KINDS];
         int n = 50, maxd = (int)(rnd() % 2);
         hpage *pages = calloc((size_t)n, sizeof *pages);
         uint64_t *at = calloc((size_t)n, sizeof *at), cap = 0;
         for (int i = 0; i < n; i++) {
             int rows = (int)(rnd() % 200);
-            pages[i] = make_page(1 + (int)(rnd() % 2), k->pw == 0 || rnd() % 2, maxd, k, rows, (int)(rnd() % 3) * 30);
+            pages[i] = make_page(1 + (int)(rnd() % 2), pick_enc(k), maxd, k, rows, (int)(rnd() % 3) * 30);
             damage(&pages[i]);
             at[i] = cap;
             cap += (uint64_t)rows + 64;   /* room for a num_values one larger, on word boundaries */
@@ -428,11 +478,12 @@ static void test_damaged(void **state)
 }
 
 /* What the device does not decode is refused as unsupported, never decoded
- * differently: BIT_PACKED levels, DELTA values, strings, booleans. */
+ * differently: BIT_PACKED levels, DELTA string encodings, BYTE_STREAM_SPLIT,
+ * strings, RLE booleans. */
 static void test_unsupported(void **state)
 {
     (void)state;
-    hpage p = make_page(1, false, 1, &KINDS[0], 10, 0);
+    hpage p = make_page(1, E_PLAIN, 1, &KINDS[0], 10, 0);
     kn_page_job j;
     memset(&j, 0, sizeof j);
     j.codec = KN_CODEC_UNCOMPRESSED;
@@ -442,7 +493,9 @@ static void test_unsupported(void **state)
     j.page.def_level_encoding = KN_ENC_BIT_PACKED;
     assert_false(kn_decode_pages_supported(&j));
     j.page = p.pg;
-    j.page.encoding = KN_ENC_DELTA_BINARY_PACKED;
+    j.page.encoding = KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
+    assert_false(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_BYTE_STREAM_SPLIT;
     assert_false(kn_decode_pages_supported(&j));
     j.page = p.pg;
     j.codec = KN_CODEC_SNAPPY;
@@ -454,10 +507,11 @@ static void test_unsupported(void **state)
     j.col = column_of(&p);
     j.col.ptype = KN_PT_BOOLEAN;
     j.col.type.id = PA_TYPE_BOOLEAN;
+    j.page.encoding = KN_ENC_RLE;   /* RLE booleans stay on the host */
     assert_false(kn_decode_pages_supported(&j));
 
     /* On the device: the BIT_PACKED page of a batch is refused, the other decodes. */
-    hpage two[2] = {make_page(2, false, 1, &KINDS[3], 40, 10), p};
+    hpage two[2] = {make_page(2, E_PLAIN, 1, &KINDS[3], 40, 10), p};
     two[1].pg.def_level_encoding = KN_ENC_BIT_PACKED;
     uint64_t at[2] = {0, 64};
     uint8_t vals[128 * 8], valid[32];
