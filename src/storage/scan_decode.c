@@ -1429,6 +1429,10 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
 fail:
 done:
     pa_free(ccols);
+    /* A failure after device work was queued on the unit's buffers (the
+     * chunk's, which go now): wait for it first. Only on this error path. */
+    if (rc != PA_OK && x.n_dev_cols > 0 && x.chunk && s->stream)
+        dv_stream_sync(s->stream, NULL);
     dv_chunk_destroy(x.chunk);
     if (x.cols)
         for (int r = 0; r < s->n_rcols; r++) {

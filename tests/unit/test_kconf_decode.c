@@ -176,7 +176,7 @@ static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int
         int64_t cur = 0;
         for (int i = 0; i < m; i++) {
             uint32_t r = rnd() % 10;
-            cur = r < 5 ? cur + (int64_t)(rnd() % 7) : r < 8 ? (int64_t)rnd64() : r == 8 ? INT64_MIN : INT64_MAX;
+            cur = r < 5 ? (int64_t)((uint64_t)cur + rnd() % 7) : r < 8 ? (int64_t)rnd64() : r == 8 ? INT64_MIN : INT64_MAX;
             if (i32)
                 cur = r == 8 ? INT32_MIN : r == 9 ? INT32_MAX : (int32_t)cur;
             ev[i] = cur;
