@@ -52,6 +52,15 @@ typedef struct kn__colinfo {
 /* Classify a column. PA_EUNSUPPORTED for pairs the kernels do not decode. */
 int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err);
 
+/* A page batch's failure (kn_decompress_pages, kn_decode_pages on the cpu
+ * device), worded as the device kernels word it: the job's `where`, or
+ * "page K of the batch", then the message. */
+static inline int kn__batch_error(pa_err *err, int rc, const char *where, int64_t k, const char *msg)
+{
+    return where ? pa_error(err, rc, "%s: %s", where, msg)
+                 : pa_error(err, rc, "page %lld of the batch: %s", (long long)k, msg);
+}
+
 #define KN__CORRUPT(err, enc, ...) kn__corrupt((err), (enc), __FILE__, __LINE__, __VA_ARGS__)
 int kn__corrupt(pa_err *err, const char *enc, const char *file, int line, const char *fmt, ...)
     PA_PRINTF(5, 6);

@@ -271,6 +271,57 @@ inline fault_t fault_of(const kn_ctx *ctx, int status, const char *msg)
     return fault_t{dv_stream_fault_words(ctx->stream), status, (uint64_t)(uintptr_t)msg};
 }
 
+/* A message written into the text area of a stream's fault block. */
+struct fault_text {
+    char *p;
+    int n;
+    __device__ void put(const char *s)
+    {
+        for (; *s && n < DV_FAULT_TEXT_BYTES - 1; s++)
+            p[n++] = *s;
+        p[n] = 0;
+    }
+    __device__ void num(uint64_t v)
+    {
+        char b[24];
+        int k = 0;
+        do
+            b[k++] = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        while (k > 0 && n < DV_FAULT_TEXT_BYTES - 1)
+            p[n++] = b[--k];
+        p[n] = 0;
+    }
+};
+
+/* A batch of pages (kn_decompress_pages, kn_decode_pages): the first page
+ * of the call to fail claims the fault message (a claim word) and gets its
+ * text started with the page's `where`, or "page K of the batch: ", as the
+ * cpu loops word it (kn__batch_error); false when another thread claimed it
+ * or an earlier call's fault stands. Finish with raise_text. */
+__device__ inline bool batch_fault(int64_t *fault, int *claim, const char *where, int64_t k, fault_text *t)
+{
+    if (*(volatile int64_t *)fault != 0 || atomicCAS(claim, 0, 1) != 0)
+        return false;
+    *t = fault_text{(char *)fault + DV_FAULT_TEXT_AT, 0};
+    if (where) {
+        t->put(where);
+        t->put(": ");
+    } else {
+        t->put("page ");
+        t->num((uint64_t)k);
+        t->put(" of the batch: ");
+    }
+    return true;
+}
+
+__device__ inline void raise_text(int64_t *fault, const fault_text &t, int status)
+{
+    *(volatile uint64_t *)&fault[1] = (uint64_t)(uintptr_t)t.p;
+    __threadfence_system();
+    *(volatile int64_t *)&fault[0] = status;
+}
+
 /* Validity bit i of bits (NULL: all valid). */
 __device__ inline bool bit(const uint8_t *bits, int64_t i) { return !bits || ((bits[i >> 3] >> (i & 7)) & 1); }
 

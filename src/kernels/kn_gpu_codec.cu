@@ -368,45 +368,13 @@ __device__ const char *codec_text(int codec)
     }
 }
 
-/* The fault message, as the cpu device words it (kn__cpu_decompress_pages). */
-struct text {
-    char *p;
-    int n;
-    __device__ void put(const char *s)
-    {
-        for (; *s && n < DV_FAULT_TEXT_BYTES - 1; s++)
-            p[n++] = *s;
-        p[n] = 0;
-    }
-    __device__ void num(uint64_t v)
-    {
-        char b[24];
-        int k = 0;
-        do
-            b[k++] = (char)('0' + v % 10);
-        while ((v /= 10) != 0);
-        while (k > 0 && n < DV_FAULT_TEXT_BYTES - 1)
-            p[n++] = b[--k];
-        p[n] = 0;
-    }
-};
-
 __device__ void fail(const codec_args &a, int64_t page, const kn_codec_job &j, int w)
 {
     int status = w == W_LARGE || w == W_CODEC ? PA_EUNSUPPORTED : PA_ECORRUPT;
     a.jobs[page].status = status;
-    if (*(volatile int64_t *)a.fault != 0 || atomicCAS(a.claim, 0, 1) != 0)
+    fault_text t;
+    if (!batch_fault(a.fault, a.claim, a.jobs[page].where, page, &t))
         return;
-    text t{(char *)a.fault + DV_FAULT_TEXT_AT, 0};
-    const char *where = a.jobs[page].where;
-    if (where) {
-        t.put(where);
-        t.put(": ");
-    } else {
-        t.put("page ");
-        t.num((uint64_t)page);
-        t.put(" of the batch: ");
-    }
     switch (w) {
     case W_CODEC:
         t.put("compression codec ");
@@ -443,9 +411,7 @@ __device__ void fail(const codec_args &a, int64_t page, const kn_codec_job &j, i
         t.put(": invalid compressed data");
         break;
     }
-    *(volatile uint64_t *)&a.fault[1] = (uint64_t)(uintptr_t)t.p;
-    __threadfence_system();
-    *(volatile int64_t *)&a.fault[0] = status;
+    raise_text(a.fault, t, status);
 }
 
 __device__ int page(const kn_codec_job &j, unsigned lane)

@@ -39,7 +39,7 @@ constexpr unsigned PAGES_PER_BLOCK = THREADS / 32;
 
 /* Why a page failed (fail_text words it). */
 enum why : int {
-    W_OK, W_UNSUPPORTED, W_NO_DICT, W_OUT, W_NEG, W_V2_LEVELS, W_SIZE, W_DEF_PREFIX, W_DEF_LEN,
+    W_OK, W_UNSUPPORTED, W_NO_SCRATCH, W_OUT, W_NEG, W_V2_LEVELS, W_SIZE, W_DEF_PREFIX, W_DEF_LEN,
     W_V2_REQUIRED, W_V2_OPTIONAL, W_LV_END, W_LV_RUN, W_LV_VALUE_SHORT, W_LV_VALUE_WIDE, W_LV_TRUNC,
     W_LEVEL, W_LEVELS_LEFT, W_NULLS, W_PLAIN_SHORT, W_PLAIN_LEFT, W_BW_MISSING, W_BW, W_EMPTY_DICT,
     W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX, W_D_HEADER, W_D_BLOCK,
@@ -545,7 +545,7 @@ __device__ int page(const kn_page_job &j, unsigned lane)
         (pg.version == 1 && maxd > 0 && pg.def_level_encoding != KN_ENC_RLE))
         return W_UNSUPPORTED;
     if ((dict && (!j.dict.values || !j.scratch)) || (delta && !j.scratch))
-        return W_NO_DICT;
+        return W_NO_SCRATCH;
     if (pg.num_values < 0)
         return W_NEG;
     uint64_t n = (uint64_t)pg.num_values;
@@ -610,7 +610,7 @@ __device__ int page(const kn_page_job &j, unsigned lane)
     values_t vt = {cv, dict, delta, cv == C_BOOL, vals, (const uint32_t *)j.scratch, j.dict.values};
     if (delta) {
         if (j.scratch_size / 8 < m)
-            return W_NO_DICT;
+            return W_NO_SCRATCH;
         int st = delta_values(vals, vals_size, cv == C_I64 ? 64 : 32, m, (uint64_t *)j.scratch, lane);
         if (st != W_OK)
             return st;
@@ -624,7 +624,7 @@ __device__ int page(const kn_page_job &j, unsigned lane)
         if (m > 0 && j.dict.n == 0)
             return W_EMPTY_DICT;
         if (j.scratch_size / 4 < m)
-            return W_NO_DICT;
+            return W_NO_SCRATCH;
         uint64_t dn = j.dict.n > 0xFFFFFFFFull ? 0xFFFFFFFFull : j.dict.n;
         index_f xf = {(uint32_t *)j.scratch, dn, !(bw < 32 && (1ull << bw) <= dn)};
         uint64_t pos = 0, left = 0;
@@ -660,34 +660,11 @@ __device__ int page(const kn_page_job &j, unsigned lane)
     return st == R_OK ? W_OK : W_LV_END + st - R_END;   /* pass 1 saw the same stream */
 }
 
-/* The fault message, as the cpu device words it (kn__cpu_decode_pages). */
-struct text {
-    char *p;
-    int n;
-    __device__ void put(const char *s)
-    {
-        for (; *s && n < DV_FAULT_TEXT_BYTES - 1; s++)
-            p[n++] = *s;
-        p[n] = 0;
-    }
-    __device__ void num(uint64_t v)
-    {
-        char b[24];
-        int k = 0;
-        do
-            b[k++] = (char)('0' + v % 10);
-        while ((v /= 10) != 0);
-        while (k > 0 && n < DV_FAULT_TEXT_BYTES - 1)
-            p[n++] = b[--k];
-        p[n] = 0;
-    }
-};
-
 __device__ const char *why_text(int w)
 {
     switch (w) {
     case W_UNSUPPORTED: return "the page's encoding, levels or column type are not decoded on the device";
-    case W_NO_DICT: return "a dictionary page job without its dictionary or index scratch";
+    case W_NO_SCRATCH: return "a job without its dictionary or scratch (4 bytes per index, 8 per DELTA value)";
     case W_OUT: return "the page's rows lie outside the output";
     case W_NEG: return "negative value count";
     case W_V2_LEVELS: return "data page v2: level sizes exceed the page";
@@ -729,24 +706,13 @@ __device__ const char *why_text(int w)
 
 __device__ void fail(const decode_args &a, int64_t p, int w)
 {
-    int status = w == W_UNSUPPORTED ? PA_EUNSUPPORTED : w == W_NO_DICT || w == W_OUT ? PA_EINVAL : PA_ECORRUPT;
+    int status = w == W_UNSUPPORTED ? PA_EUNSUPPORTED : w == W_NO_SCRATCH || w == W_OUT ? PA_EINVAL : PA_ECORRUPT;
     a.jobs[p].status = status;
-    if (*(volatile int64_t *)a.fault != 0 || atomicCAS(a.claim, 0, 1) != 0)
+    fault_text t;
+    if (!batch_fault(a.fault, a.claim, a.jobs[p].where, p, &t))
         return;
-    text t{(char *)a.fault + DV_FAULT_TEXT_AT, 0};
-    const char *where = a.jobs[p].where;
-    if (where) {
-        t.put(where);
-        t.put(": ");
-    } else {
-        t.put("page ");
-        t.num((uint64_t)p);
-        t.put(" of the batch: ");
-    }
     t.put(why_text(w));
-    *(volatile uint64_t *)&a.fault[1] = (uint64_t)(uintptr_t)t.p;
-    __threadfence_system();
-    *(volatile int64_t *)&a.fault[0] = status;
+    raise_text(a.fault, t, status);
 }
 
 __global__ void decode_k(decode_args a)

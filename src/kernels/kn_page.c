@@ -460,10 +460,7 @@ int kn__cpu_decode_pages(const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err
         j->status = rc;
         if (rc != PA_OK && first == PA_OK) {
             first = rc;
-            if (j->where)
-                pa_error(err, rc, "%s: %s", j->where, e.msg);
-            else
-                pa_error(err, rc, "page %lld of the batch: %s", (long long)i, e.msg);
+            kn__batch_error(err, rc, j->where, i, e.msg);
         }
         pa_err_close(&e);
     }

@@ -1228,7 +1228,11 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
         pa_counter_add(PA_CTR_PAGES_DEVICE, (int64_t)np);
         pa_counter_add(PA_CTR_PAGES_HOST_DECOMPRESSED, (int64_t)host_unc);
     }
-    /* The chunk's columns: the decoded ones themselves, or the rows kept. */
+    /* The chunk's columns: the decoded ones themselves, or the rows kept,
+     * through one index array for every column laid out alike (all of them
+     * unless the page index picked different pages per column). */
+    const dcol *idx_of = NULL;
+    int32_t *didx = NULL;
     for (int r = 0; r < s->n_rcols && rc == PA_OK; r++) {
         dcol *c = &x->cols[r];
         if (!c->on_dev)
@@ -1246,22 +1250,31 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             }
             continue;
         }
-        int32_t *idx = NULL, *didx = NULL;
+        if (!idx_of || idx_of->d.n_segs != c->d.n_segs ||
+            memcmp(idx_of->d.segs, c->d.segs, c->d.n_segs * sizeof *c->d.segs) != 0) {
+            int32_t *idx = NULL;
+            if (didx)
+                dv_free_async(s->stream, didx, NULL);
+            didx = NULL;
+            if ((rc = pinned_alloc(x, (size_t)n * 4, (void **)&idx, err)) != PA_OK ||
+                (rc = dev_alloc(x, c, (size_t)n * 4, (void **)&didx, err)) != PA_OK)
+                break;
+            positions(c, sel, n, idx);
+            if ((rc = dv_copy_async(s->stream, didx, idx, (size_t)n * 4, DV_COPY_H2D, err)) != PA_OK)
+                break;
+            idx_of = c;
+        }
         pa_column src = {.type = c->d.type, .length = (int64_t)c->d.rows, .data = c->dv_values,
                          .validity = c->dv_validity};
         pa_column dst = {.type = c->d.type};
-        if ((rc = pinned_alloc(x, (size_t)n * 4, (void **)&idx, err)) != PA_OK ||
-            (rc = dev_alloc(x, c, (size_t)n * 4, (void **)&didx, err)) != PA_OK)
-            break;
-        positions(c, sel, n, idx);
-        if ((rc = dv_copy_async(s->stream, didx, idx, (size_t)n * 4, DV_COPY_H2D, err)) == PA_OK &&
-            (rc = upload_alloc(x, c, (size_t)n * (size_t)pa_type_width(c->d.type.id), &dst.data, err)) == PA_OK &&
+        if ((rc = upload_alloc(x, c, (size_t)n * (size_t)pa_type_width(c->d.type.id), &dst.data, err)) == PA_OK &&
             (!c->dv_validity || (rc = upload_alloc(x, c, ((size_t)n + 7) / 8, (void **)&dst.validity, err)) == PA_OK))
             rc = kn_take(&kn, &src, didx, (int64_t)n, &dst, err);
-        dv_free_async(s->stream, didx, NULL);
         vals[r] = dst.data;
         valid[r] = dst.validity;
     }
+    if (didx)
+        dv_free_async(s->stream, didx, NULL);
 fail:
 done:
     for (int r = 0; ddict && r < s->n_rcols; r++)

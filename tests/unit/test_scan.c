@@ -96,11 +96,7 @@ static void drain_opts(pq_scan_options *o, drained *d)
         d->rc = pq_scan_next(s, &c, &d->err);
         if (d->rc != PA_OK || !c)
             break;
-        if ((d->rc = st_ready(o->device, c, &d->err)) != PA_OK) {   /* a page the device refused */
-            dv_chunk_destroy(c);
-            break;
-        }
-        if (!(c = st_host_try(o->device, c, &d->err))) {
+        if (!(c = st_host_try(o->device, c, &d->err))) {   /* a page the device refused */
             d->rc = d->err.code;
             break;
         }
@@ -584,11 +580,7 @@ static void digest_opts(pq_scan_options *o, drained *d, uint64_t *hash)
         d->rc = pq_scan_next(s, &c, &d->err);
         if (d->rc != PA_OK || !c)
             break;
-        if ((d->rc = st_ready(o->device, c, &d->err)) != PA_OK) {   /* a page the device refused */
-            dv_chunk_destroy(c);
-            break;
-        }
-        if (!(c = st_host_try(o->device, c, &d->err))) {
+        if (!(c = st_host_try(o->device, c, &d->err))) {   /* a page the device refused */
             d->rc = d->err.code;
             break;
         }
