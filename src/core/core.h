@@ -247,6 +247,9 @@ typedef struct pa_mempool_stats {
     uint64_t limit;         /* 0 = none */
     uint64_t reserved;      /* bytes taken from upstream */
     uint64_t n_allocs, n_frees, n_failed, n_regions;
+    uint64_t host_bytes;    /* host memory of the pool's own bookkeeping (block nodes, the
+                             * table of live blocks, the region list); it grows with the
+                             * most blocks ever live at once and is kept until destroy */
 } pa_mempool_stats;
 
 /* Creates a pool; the caller frees it with pa_mempool_destroy. */

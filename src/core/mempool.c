@@ -45,6 +45,7 @@ struct pa_mempool {
     size_t live_cap, live_n;
     region *regions;
     size_t n_regions, cap_regions;
+    size_t n_nodes;          /* block nodes allocated, free or live */
     pa_mempool_stats st;
 };
 
@@ -263,6 +264,7 @@ static int grow(pa_mempool *p, size_t size, pa_err *err)
         return rc;
     }
     p->regions[p->n_regions++] = (region){base, want};
+    p->n_nodes++;
     p->st.reserved += want;
     p->st.n_regions++;
     b->addr = (uintptr_t)base;
@@ -331,6 +333,7 @@ int pa_mempool_alloc(pa_mempool *p, size_t size, void **out, pa_err *err)
             b->next = rest;
             b->size = size;
             bin_insert(p, rest);
+            p->n_nodes++;
         }
     }
     live_put(p, b);
@@ -366,6 +369,7 @@ int pa_mempool_free(pa_mempool *p, void *ptr)
         if (n->next)
             n->next->prev = b;
         pa_free(n);
+        p->n_nodes--;
     }
     if (b->prev && b->prev->free) {   /* merge into the left neighbour */
         block *l = b->prev;
@@ -375,6 +379,7 @@ int pa_mempool_free(pa_mempool *p, void *ptr)
         if (b->next)
             b->next->prev = l;
         pa_free(b);
+        p->n_nodes--;
         b = l;
     }
     bin_insert(p, b);
@@ -406,6 +411,8 @@ void pa_mempool_stats_get(pa_mempool *p, pa_mempool_stats *out)
 {
     pthread_mutex_lock(&p->mu);
     *out = p->st;
+    out->host_bytes = p->n_nodes * sizeof(block) + p->live_cap * sizeof(block *) +
+                      p->cap_regions * sizeof(region);
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -83,6 +83,45 @@ static void test_basic(void **state)
     assert_int_equal(l.bytes, 0);
 }
 
+/* host_bytes is the host memory the pool's bookkeeping really holds: the
+ * allocator's own count moves by exactly as much as it does, through
+ * splits, a table that grows past 128 live blocks, new regions and merges. */
+static void test_host_bytes(void **state)
+{
+    (void)state;
+    upstream_log l = {0};
+    pa_mem_stats h0, h, h00;
+    pa_host_mem_stats(&h00);
+    pa_mempool *p = make(&l, 0, 0, 64 << 10);
+    pa_host_mem_stats(&h0);   /* the pool itself, no region yet */
+    pa_mempool_stats st;
+    pa_mempool_stats_get(p, &st);
+    assert_int_equal(st.host_bytes, 0);
+    void *v[600];
+    for (int i = 0; i < 600; i++) {
+        assert_int_equal(pa_mempool_alloc(p, 256u * (1 + i % 7), &v[i], NULL), PA_OK);
+        if (i % 97 == 0) {
+            pa_host_mem_stats(&h);
+            pa_mempool_stats_get(p, &st);
+            assert_int_equal(h.current - h0.current, (int64_t)st.host_bytes);
+        }
+    }
+    assert_true(st.n_regions > 1);
+    for (int i = 0; i < 600; i += 2)   /* every other block: no merges yet */
+        pa_mempool_free(p, v[i]);
+    pa_host_mem_stats(&h);
+    pa_mempool_stats_get(p, &st);
+    assert_int_equal(h.current - h0.current, (int64_t)st.host_bytes);
+    for (int i = 1; i < 600; i += 2)
+        pa_mempool_free(p, v[i]);
+    pa_host_mem_stats(&h);
+    pa_mempool_stats_get(p, &st);
+    assert_int_equal(h.current - h0.current, (int64_t)st.host_bytes);
+    pa_mempool_destroy(p);
+    pa_host_mem_stats(&h);
+    assert_int_equal(h.current, h00.current);
+}
+
 static void test_limit_then_continue(void **state)
 {
     upstream_log l = {0};
@@ -259,6 +298,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic),
+        cmocka_unit_test(test_host_bytes),
         cmocka_unit_test(test_limit_then_continue),
         cmocka_unit_test(test_fault_injection),
         cmocka_unit_test(test_random_against_model),
