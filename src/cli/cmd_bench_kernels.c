@@ -112,7 +112,7 @@ static int run_op(kbench *b, kb_op op, int64_t selected, double *bytes)
     }
     case KB_FILTER:
         *bytes = (double)n * 8 + 4.0 * (double)n / 2;
-        return kn_filter(&b->ctx, b->prog, &vcol, 1, n, b->sel, b->count, b->eval_scratch, &b->err);
+        return kn_filter(&b->ctx, b->prog, &vcol, 1, n, b->sel, b->count, b->eval_scratch, NULL, 0, &b->err);
     case KB_SORT: {
         /* the key read, the records written, and one read and write of the
          * records: what an ideal sort moves */

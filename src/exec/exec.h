@@ -150,6 +150,23 @@ typedef enum ex_strfn {
 } ex_strfn;
 ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err);
 
+/* PostgreSQL's string functions that make new text (kn_textfn gives their
+ * rules), on VARCHAR a: upper, lower, initcap, reverse; a || b (CONCAT,
+ * NULL when either is); replace (b, c: VARCHAR constants); lpad / rpad (b:
+ * an integer constant, the length; c: a VARCHAR constant, NULL c: a
+ * space); repeat (b: an integer constant). Counts must be constants, as
+ * the size of the result rests on them: anything else is PA_EUNSUPPORTED
+ * naming the function. A count over 10^8 is PA_EINVAL ("requested length
+ * too large"). EX_CONCAT_WS is ex_expr_concat's step, not for callers. */
+typedef enum ex_textfn {
+    EX_UPPER, EX_LOWER, EX_INITCAP, EX_CONCAT, EX_CONCAT_WS, EX_REPLACE, EX_LPAD, EX_RPAD, EX_REPEAT, EX_REVERSE
+} ex_textfn;
+ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err);
+/* concat(args) (sep NULL) and concat_ws(sep, args), as PostgreSQL: the
+ * VARCHAR args joined, NULL ones skipped (with their separator); all NULL
+ * gives ''; concat_ws with a NULL separator gives NULL. n >= 1. */
+ex_expr *ex_expr_concat(ex_plan *p, ex_expr *sep, ex_expr *const *args, int n, pa_err *err);
+
 /* EXTRACT(field FROM date) -> BIGINT. */
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err);
 /* DATE_TRUNC(field, date) -> DATE (PostgreSQL gives a timestamp; Pista has

@@ -316,15 +316,17 @@ ex_expr *ex__fold(ex_plan *p, ex_expr *e, pa_err *err)
         if (e->args[i]->kind != EX__CONST)
             return e;
     kn_program *prog = NULL;
-    void *scratch = NULL;
+    void *scratch = NULL, *text = NULL;
     char *bytes = NULL;
     ex_expr *r = NULL;
     if (ex__compile(&e, 1, NULL, 0, &prog, err) != PA_OK)
         return NULL;
     int64_t nb = e->type.id == PA_TYPE_VARCHAR ? kn_eval_str_bound(prog, 0, NULL, 0, 1) : 0;
+    int64_t nt = kn_eval_str_bound(prog, KN_EVAL_TEXT_AREA, NULL, 0, 1);
     scratch = pa_malloc(kn_eval_scratch_size(prog));
     bytes = pa_malloc((size_t)nb + 1);
-    if (!scratch || !bytes) {
+    text = nt ? pa_malloc((size_t)nt) : NULL;
+    if (!scratch || !bytes || (nt && !text)) {
         pa_error(err, PA_ENOMEM, "out of memory folding a constant");
         goto done;
     }
@@ -335,12 +337,34 @@ ex_expr *ex__fold(ex_plan *p, ex_expr *e, pa_err *err)
     out.data = e->type.id == PA_TYPE_VARCHAR ? (void *)bytes : (void *)data;
     out.offsets = e->type.id == PA_TYPE_VARCHAR ? offsets : NULL;
     kn_ctx ctx = {NULL, NULL};
-    if (kn_eval(&ctx, prog, NULL, 0, 1, &out, scratch, err) != PA_OK)
+    if (kn_eval(&ctx, prog, NULL, 0, 1, &out, scratch, text, nt, err) != PA_OK)
         goto done;
     r = ex__const_raw(p, e->type, data, bytes, offsets[1], !(valid & 1), err);
 done:
     pa_free(prog);
     pa_free(scratch);
+    pa_free(text);
     pa_free(bytes);
     return r;
+}
+
+/* ---------------------------------------------------------- text areas */
+
+int ex_text_area_reserve(ex_op *op, ex_text_area *a, int64_t bytes, pa_err *err)
+{
+    if (bytes <= a->cap)
+        return PA_OK;
+    ex_text_area_free(op, a);
+    int64_t want = bytes + bytes / 4;
+    int rc = ex_alloc(op, (size_t)want, &a->p, err);
+    if (rc == PA_OK)
+        a->cap = want;
+    return rc;
+}
+
+void ex_text_area_free(ex_op *op, ex_text_area *a)
+{
+    ex_free(op, a->p, (size_t)a->cap);
+    a->p = NULL;
+    a->cap = 0;
 }

@@ -562,6 +562,122 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
     return finish_strict(p, e, err);
 }
 
+_Static_assert((int)EX_REVERSE == KN_TEXT_REVERSE && (int)EX_CONCAT_WS == KN_TEXT_CONCAT_WS,
+               "ex_textfn and kn_textfn agree");
+
+/* Counts of lpad, rpad and repeat: PostgreSQL errs past 1 GB of result; a
+ * count is capped well below so that a chunk's bound stays allocatable. */
+#define TEXT_MAX_COUNT 10000000
+
+ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err)
+{
+    static const char *const names[] = {"upper", "lower", "initcap", "||",     "concat_ws",
+                                        "replace", "lpad", "rpad",   "repeat", "reverse"};
+    if (!a || (unsigned)fn > EX_REVERSE)
+        return NULL;
+    const char *name = names[fn];
+    bool pad = fn == EX_LPAD || fn == EX_RPAD;
+    if (pad && !c && !(c = ex_expr_varchar(p, " ", err)))
+        return NULL;
+    int n = fn == EX_CONCAT || fn == EX_REPEAT ? 2 : fn == EX_CONCAT_WS || fn == EX_REPLACE || pad ? 3 : 1;
+    if ((n > 1 && !b) || (n > 2 && !c))
+        return NULL;
+    bool b_count = pad || fn == EX_REPEAT;
+    const char *bad = a->type.id != PA_TYPE_VARCHAR ? pa_type_name(a->type.id) : NULL;
+    if (!bad && n > 1 && !b_count && b->type.id != PA_TYPE_VARCHAR)
+        bad = pa_type_name(b->type.id);
+    if (!bad && b_count && b->type.id != PA_TYPE_INTEGER && b->type.id != PA_TYPE_BIGINT)
+        bad = pa_type_name(b->type.id);
+    if (!bad && n > 2 && c->type.id != PA_TYPE_VARCHAR)
+        bad = pa_type_name(c->type.id);
+    if (bad) {
+        pa_error(err, PA_EINVAL, "%s: an argument of type %s (strings%s expected)", name, bad,
+                 b_count ? " and an integer count" : "");
+        return NULL;
+    }
+    if (b_count && !(b = ex__cast(p, b, T(PA_TYPE_BIGINT), err)))
+        return NULL;
+    if (fn == EX_REPLACE || b_count) {
+        /* The size of the result rests on these: constants only. */
+        for (int k = 1; k < n; k++) {
+            const ex_expr *x = k == 1 ? b : c;
+            if (x->kind != EX__CONST) {
+                pa_error(err, PA_EUNSUPPORTED, "%s: the %s must be a constant", name,
+                         fn == EX_REPLACE ? (k == 1 ? "text to replace" : "replacement")
+                         : k == 1          ? (fn == EX_REPEAT ? "count" : "length")
+                                           : "fill text");
+                return NULL;
+            }
+        }
+        if (b_count && !b->is_null && b->v.i > TEXT_MAX_COUNT) {
+            pa_error(err, PA_EINVAL, "%s: requested length too large (%lld; at most %d)", name, (long long)b->v.i,
+                     TEXT_MAX_COUNT);
+            return NULL;
+        }
+    }
+    ex_expr *e = ex__node_new(p, EX__TEXT, T(PA_TYPE_VARCHAR), n, err);
+    if (!e)
+        return NULL;
+    e->sub = fn;
+    e->args[0] = a;
+    if (n > 1)
+        e->args[1] = b;
+    if (n > 2)
+        e->args[2] = c;
+    if (fn != EX_CONCAT_WS)
+        return finish_strict(p, e, err);
+    if (is_null_const(a) && is_null_const(c))
+        return ex_expr_null(p, e->type, err);
+    return ex__fold(p, e, err);
+}
+
+ex_expr *ex_expr_concat(ex_plan *p, ex_expr *sep, ex_expr *const *args, int n, pa_err *err)
+{
+    if (n < 1 || !args)
+        return NULL;
+    bool ws = sep != NULL;
+    if (!sep && !(sep = ex_expr_varchar(p, "", err)))
+        return NULL;
+    if (sep->type.id != PA_TYPE_VARCHAR) {
+        pa_error(err, PA_EINVAL, "concat_ws: a separator of type %s (a string expected)", pa_type_name(sep->type.id));
+        return NULL;
+    }
+    if (ws && is_null_const(sep))
+        return ex_expr_null(p, T(PA_TYPE_VARCHAR), err);
+    for (int i = 0; i < n; i++)
+        if (args[i] && args[i]->type.id != PA_TYPE_VARCHAR && !is_null_const(args[i])) {
+            pa_error(err, PA_EINVAL, "%s: an argument of type %s (strings expected)", ws ? "concat_ws" : "concat",
+                     pa_type_name(args[i]->type.id));
+            return NULL;
+        }
+    /* acc = x1, then CONCAT_WS(acc, sep, x) for each next x: NULL until a
+     * value comes, each NULL x skipped. */
+    ex_expr *acc = args[0];
+    if (acc && is_null_const(acc))
+        acc = ex_expr_null(p, T(PA_TYPE_VARCHAR), err);
+    for (int i = 1; i < n && acc; i++) {
+        ex_expr *x = args[i];
+        if (x && is_null_const(x))
+            x = ex_expr_null(p, T(PA_TYPE_VARCHAR), err);
+        acc = ex_expr_text(p, EX_CONCAT_WS, acc, sep, x, err);
+    }
+    if (!acc)
+        return NULL;
+    /* All NULL: '' (NULL with a NULL separator, for concat_ws). */
+    ex_expr *when[2], *then[2];
+    int k = 0;
+    if (ws && sep->kind != EX__CONST) {
+        when[k] = ex_expr_is_null(p, sep, false, err);
+        then[k++] = ex_expr_null(p, T(PA_TYPE_VARCHAR), err);
+    }
+    when[k] = ex_expr_is_null(p, acc, false, err);
+    then[k++] = ex_expr_varchar(p, "", err);
+    for (int i = 0; i < k; i++)
+        if (!when[i] || !then[i])
+            return NULL;
+    return ex_expr_case(p, when, then, k, acc, err);
+}
+
 /* ----------------------------------------------------------------- dates */
 
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)

@@ -9,7 +9,8 @@
  * widen a DECIMAL's precision within the same width and scale emit nothing.
  * Registers are then allocated by a linear scan over last uses: a register
  * is reused once its value is dead, except prologue constants, outputs and
- * registers owning text (CAST to VARCHAR), which other views may point into.
+ * registers owning text (CAST to VARCHAR, TEXT functions), which other
+ * views may point into.
  */
 #include "exec/expr_int.h"
 
@@ -28,7 +29,7 @@ typedef struct comp {
     pa_type *inputs;
     int n_inputs;
     int n_vregs;
-    uint8_t *text;           /* per vreg: owns text */
+    uint8_t *text;           /* per vreg: owns text: 1 a CAST's (a register text area), 2 a TEXT's */
     int cap_text;
     struct { const ex_expr *e; int vreg; } *memo;
     int n_memo, cap_memo;
@@ -49,7 +50,7 @@ typedef struct comp {
         }                                                                     \
     } while (0)
 
-static int new_vreg(comp *c, bool owns_text, int *out)
+static int new_vreg(comp *c, int owns_text, int *out)
 {
     GROW(c->text, c->n_vregs, c->cap_text);
     c->text[c->n_vregs] = owns_text;
@@ -293,6 +294,28 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         i.a = (int16_t)a, i.b = (int16_t)b, i.c = (int16_t)c2;
         break;
     }
+    case EX__TEXT: {
+        /* REPLACE's, LPAD's, RPAD's and REPEAT's b and c are constants, as
+         * the kernels take them (the bound of the result rests on them). */
+        int b = -1, c2 = -1;
+        bool consts = e->sub == EX_REPLACE || e->sub == EX_LPAD || e->sub == EX_RPAD || e->sub == EX_REPEAT;
+        if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK)
+            return rc;
+        for (int k = 1; k < e->n_args; k++) {
+            int *v = k == 1 ? &b : &c2;
+            if (consts && e->args[k]->kind != EX__CONST)
+                return pa_error(c->err, PA_EINVAL, "text function %d: argument %d is not a constant", e->sub, k);
+            rc = consts ? add_const(c, e->args[k], v) : gen_reg(c, e->args[k], v);
+            if (rc != PA_OK)
+                return rc;
+            if (consts)
+                i.flags |= (uint8_t)(1 << k);
+        }
+        i.op = KN_OP_TEXT;
+        i.sub = (uint8_t)e->sub;
+        i.a = (int16_t)a, i.b = (int16_t)b, i.c = (int16_t)c2;
+        break;
+    }
     case EX__MAKE_DATE: {
         int b, c2;
         if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK || (rc = gen_reg(c, e->args[1], &b)) != PA_OK ||
@@ -340,7 +363,9 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         i.a = (int16_t)a;
         break;
     }
-    bool text = i.op == KN_OP_CAST && e->type.id == PA_TYPE_VARCHAR && at.id != PA_TYPE_VARCHAR;
+    int text = i.op == KN_OP_CAST && e->type.id == PA_TYPE_VARCHAR && at.id != PA_TYPE_VARCHAR ? 1
+             : i.op == KN_OP_TEXT                                                             ? 2
+                                                                                              : 0;
     if ((rc = new_vreg(c, text, &r)) != PA_OK)
         return rc;
     i.dst = (int16_t)r;
@@ -418,7 +443,7 @@ static int alloc_regs(comp *c, const int *outs, int n_out, int *map, uint8_t *re
     for (int r = 0; r < np && r < KN_EVAL_MAX_REGS; r++)
         reg_text[r] = 0;
     for (int v = 0; v < nv; v++)
-        if (c->text[v] && map[v] >= 0 && map[v] < KN_EVAL_MAX_REGS)
+        if (c->text[v] == 1 && map[v] >= 0 && map[v] < KN_EVAL_MAX_REGS)
             reg_text[map[v]] = 1;
     pa_free(last), pa_free(pin), pa_free(freel);
     *n_regs = np;
@@ -445,6 +470,11 @@ static int pack(comp *c, ex_expr *const *exprs, const int *outs, int n_out, cons
     at = al16(at + (size_t)n_out * sizeof(kn_output));
     size_t pool_at = at;
     at = al16(at + c->n_pool);
+    int n_text = 0;
+    for (int k = 0; k < c->n_ins; k++)
+        n_text += c->ins[k].op == KN_OP_TEXT;
+    size_t text_at = at;
+    at = al16(at + (size_t)n_text * sizeof(kn_text_reg));
     if (at > UINT32_MAX || c->n_pro + c->n_ins > UINT16_MAX)
         return pa_error(c->err, PA_EUNSUPPORTED, "expression program too large");
     char *blob = pa_calloc(1, at);
@@ -465,6 +495,8 @@ static int pack(comp *c, ex_expr *const *exprs, const int *outs, int n_out, cons
     p->outputs_at = (uint32_t)outputs_at;
     p->pool_at = (uint32_t)pool_at;
     p->pool_bytes = (uint32_t)c->n_pool;
+    p->n_text = (uint16_t)n_text;
+    p->text_at = (uint32_t)text_at;
     if (c->n_pro)
         memcpy(blob + insns_at, c->pro, (size_t)c->n_pro * sizeof(kn_insn));
     if (c->n_ins)
@@ -483,6 +515,11 @@ static int pack(comp *c, ex_expr *const *exprs, const int *outs, int n_out, cons
     }
     if (c->n_pool)
         memcpy(blob + pool_at, c->pool, c->n_pool);
+    int rc = kn_program_fill_text(p, c->err);
+    if (rc != PA_OK) {
+        pa_free(blob);
+        return rc;
+    }
     *out = p;
     return PA_OK;
 }

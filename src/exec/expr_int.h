@@ -39,7 +39,7 @@
 #define EX__NODE_LIST(X)                                                      \
     X(COL) X(CONST) X(ARITH) X(NEG) X(CMP) X(AND) X(OR) X(NOT) X(IS_NULL)       \
     X(CASE) X(IN) X(LIKE) X(SUBSTR) X(EXTRACT) X(ADD_MONTHS) X(CAST) X(MATH)        \
-    X(DATE_TRUNC) X(MAKE_DATE) X(STRFN)
+    X(DATE_TRUNC) X(MAKE_DATE) X(STRFN) X(TEXT)
 
 typedef enum ex__node {
 #define EX__N(name) EX__##name,
@@ -93,5 +93,15 @@ int ex__compile(ex_expr *const *exprs, int n, const pa_type *input_types, int n_
                 pa_err *err);
 /* The same, with the program copied into the plan's memory. */
 int ex__compile_plan(ex_plan *p, ex_expr *const *exprs, int n, const ex_op *input, kn_program **out, pa_err *err);
+
+/* The text area an operator's program calls need (kn_eval_str_bound with
+ * KN_EVAL_TEXT_AREA): worker-local state, grown (stream-ordered, as
+ * ex_free is) to the largest chunk's need so far. */
+typedef struct ex_text_area {
+    void *p;
+    int64_t cap;
+} ex_text_area;
+int ex_text_area_reserve(ex_op *op, ex_text_area *a, int64_t bytes, pa_err *err);
+void ex_text_area_free(ex_op *op, ex_text_area *a);
 
 #endif /* PISTA_EXPR_INT_H */

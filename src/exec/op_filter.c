@@ -25,18 +25,19 @@ typedef struct filter_state {
     int constant;            /* 1: always TRUE, 0: never, -1: evaluate */
 } filter_state;
 
-typedef enum { PH_START, PH_COUNT, PH_BYTES } phase;
+typedef enum { PH_START, PH_TEXT, PH_COUNT, PH_BYTES } phase;
 
 typedef struct filter_local {
     void *scratch;
     size_t scratch_size;
     int32_t *sel;
     size_t sel_cap;          /* rows */
-    int64_t *pinned;         /* [0] count, [1 + j] bytes of column j */
+    int64_t *pinned;         /* [0] count, [1 + j] bytes of column j, [1 + n_cols] the text area */
     int n_pinned;
     ex_pending pend;         /* the sizes in pinned */
     dv_device *dev;
     phase ph;
+    ex_text_area text;       /* the predicate's string functions' (upper(x) = 'A') */
 } filter_local;
 
 static void filter_local_free(ex_op *op, void *local);
@@ -53,7 +54,7 @@ static int filter_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
         l->scratch_size = kn_eval_scratch_size(s->prog);
         PA_TRY(rc = ex_alloc(op, l->scratch_size, &l->scratch, err));
     }
-    l->n_pinned = 1 + op->n_cols;
+    l->n_pinned = 2 + op->n_cols;
     if ((rc = dv_host_alloc(w->dev, (size_t)l->n_pinned * sizeof(int64_t), (void **)&l->pinned, err)) != PA_OK) {
         rc = ex_oom(op, rc, err);
         goto fail;
@@ -72,6 +73,7 @@ static void filter_local_free(ex_op *op, void *local)
         return;
     ex_free(op, l->scratch, l->scratch_size);
     ex_free(op, l->sel, l->sel_cap * sizeof(int32_t));
+    ex_text_area_free(op, &l->text);
     if (l->pinned)
         dv_host_free(l->dev, l->pinned);
     ex_pending_close(&l->pend);
@@ -137,10 +139,36 @@ static int filter_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv
                 return rc;
             l->sel_cap = cap;
         }
-        rc = kn_filter(&w->kn, s->prog, in->columns, in->n_columns, rows, l->sel, &l->pinned[0], l->scratch, err);
+        if (s->prog->n_text > 0 && !dv_host_visible(w->dev)) {   /* the text area's size, behind an event */
+            if ((rc = kn_eval_str_bytes(&w->kn, s->prog, KN_EVAL_TEXT_AREA, in->columns, in->n_columns, rows,
+                                        &l->pinned[l->n_pinned - 1], err)) != PA_OK)
+                return rc;
+        }
+        l->ph = PH_TEXT;
+        /* fall through */
+    case PH_TEXT: {
+        int64_t text = 0;
+        if (s->prog->n_text > 0 && !dv_host_visible(w->dev)) {
+            if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)
+                return rc;
+            if (!ready) {
+                *st = EX_BLOCKED;
+                return PA_OK;
+            }
+            text = l->pinned[l->n_pinned - 1];
+        } else if (s->prog->n_text > 0) {
+            text = kn_eval_str_bound(s->prog, KN_EVAL_TEXT_AREA, in->columns, in->n_columns, rows);
+        }
+        if ((rc = ex_text_area_reserve(op, &l->text, text, err)) != PA_OK) {
+            l->ph = PH_START;
+            return rc;
+        }
+        rc = kn_filter(&w->kn, s->prog, in->columns, in->n_columns, rows, l->sel, &l->pinned[0], l->scratch,
+                       text ? l->text.p : NULL, text, err);
         if (rc != PA_OK)
             return rc;
         l->ph = PH_COUNT;
+    }
         /* fall through */
     case PH_COUNT:
         if ((rc = ex_pending_ready(w, &l->pend, &ready, err)) != PA_OK)

@@ -63,6 +63,7 @@
 #define PISTA_OP_JOIN_INT_H
 
 #include "exec/exec_int.h"
+#include "exec/expr_int.h"
 
 #define EX__JOIN_MAX_KEYS 32
 #define EX__JOIN_MAX_COLS 256   /* keys + build outputs */
@@ -169,6 +170,7 @@ typedef struct ex__probe_local {
     size_t unknown_size;
     void *escratch;             /* kn_eval scratch of the residual */
     size_t escratch_size;
+    ex_text_area text;          /* the residual's string functions' */
 } ex__probe_local;
 
 /* Probe side (op_join_probe.c). */

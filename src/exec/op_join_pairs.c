@@ -242,6 +242,8 @@ static int batch_count(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, p
         return batch_emit(op, w, pl, in, n, err);
     pl->n = n;
     pl->ident = ex__join_identity(pl, pl->pidx, n, in->length, pl->once);
+    if (j->resid->n_text > 0 && !dv_host_visible(w->dev))
+        pl->ident = false;   /* gathered, the columns' byte counts size the text area */
     for (int c = 0; c < j->n_pair_cols && rc == PA_OK; c++) {
         if (!j->pair_used[c] || (c < P && pl->ident))
             continue;
@@ -279,8 +281,18 @@ static int residual(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *in, pa_e
         rc = ex_chunk_alloc(op, pc, (size_t)n, &res.data, err);
     if (rc == PA_OK && kn_eval_may_null(j->resid, 0, pc->columns, j->n_pair_cols))
         rc = ex_chunk_alloc(op, pc, ((size_t)n + 7) / 8, (void **)&res.validity, err);
+    int64_t text = 0;
+    if (rc == PA_OK && j->resid->n_text > 0) {
+        if (dv_host_visible(w->dev))
+            text = kn_eval_str_bound(j->resid, KN_EVAL_TEXT_AREA, pc->columns, j->n_pair_cols, n);
+        else if (!kn_eval_text_area_known(j->resid, pc->columns, j->n_pair_cols, n, &text))
+            rc = pa_error(err, PA_EINTERNAL, "%s: the residual's text area is of unknown size", op->label);
+        if (rc == PA_OK)
+            rc = ex_text_area_reserve(op, &pl->text, text, err);
+    }
     if (rc == PA_OK)
-        rc = kn_eval(&w->kn, j->resid, pc->columns, j->n_pair_cols, n, &res, pl->escratch, err);
+        rc = kn_eval(&w->kn, j->resid, pc->columns, j->n_pair_cols, n, &res, pl->escratch, text ? pl->text.p : NULL,
+                     text, err);
     if (rc == PA_OK)
         rc = kn_join_pairs_filter(&w->kn, &res, n, pl->pidx, pl->bidx, per_row(j) ? pl->rstate : NULL,
                                   &pl->pin->count, err);

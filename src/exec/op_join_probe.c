@@ -43,6 +43,7 @@ void ex__join_probe_local_free(ex_op *op, void *local)
     ex_free(op, pl->rstate, pl->rstate_size);
     ex_free(op, pl->unknown, pl->unknown_size);
     ex_free(op, pl->escratch, pl->escratch_size);
+    ex_text_area_free(op, &pl->text);
     dv_chunk_release(pl->out, pl->stream);
     /* Kernels of a failed query may still be queued to write it. */
     ex_pinned_free(pl->dev, pl->stream, pl->pin);

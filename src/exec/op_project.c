@@ -9,8 +9,10 @@
  * chunk. A list too wide for one program's registers (hundreds of computed
  * columns) is split into consecutive runs of outputs, one program each, run
  * one after the other. VARCHAR results are sized with kn_eval_str_bound
- * (from the input's offsets), a validity bitmap is given only to outputs
- * that may be NULL.
+ * (from the input's offsets), and so is the text area of string functions
+ * that make new text (upper, ||, lpad...: one area, grown to the largest
+ * chunk's need); a validity bitmap is given only to outputs that may be
+ * NULL.
  */
 #include "exec/expr_int.h"
 
@@ -42,8 +44,10 @@ typedef struct project_local {
     void *scratch;
     size_t scratch_size;
     pa_column *outs;         /* n_prog columns handed to kn_eval */
-    int64_t *bytes;          /* pinned, per program output: VARCHAR byte bounds
-                                (devices the host cannot read) */
+    int64_t *bytes;          /* pinned, per program output: VARCHAR byte bounds,
+                                then per program: its text area (devices the
+                                host cannot read) */
+    ex_text_area text;       /* for programs with TEXT functions */
     ex_pending pend;
     bool sized;              /* bytes hold this input's bounds */
     dv_device *dev;
@@ -55,6 +59,7 @@ static void project_local_free(ex_op *op, void *local)
     if (!l)
         return;
     ex_free(op, l->scratch, l->scratch_size);
+    ex_text_area_free(op, &l->text);
     if (l->bytes)
         dv_host_free(l->dev, l->bytes);
     ex_pending_close(&l->pend);
@@ -79,7 +84,8 @@ static int project_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err
             l->scratch_size = kn_eval_scratch_size(s->progs[g]);
     PA_TRY(rc = ex_alloc(op, l->scratch_size, &l->scratch, err));
     if (!dv_host_visible(w->dev) &&
-        (rc = dv_host_alloc(w->dev, (size_t)s->n_prog * sizeof *l->bytes, (void **)&l->bytes, err)) != PA_OK) {
+        (rc = dv_host_alloc(w->dev, (size_t)(s->n_prog + s->n_progs) * sizeof *l->bytes, (void **)&l->bytes,
+                            err)) != PA_OK) {
         rc = ex_oom(op, rc, err);
         goto fail;
     }
@@ -108,6 +114,11 @@ static int size_strings(project_state *s, project_local *l, ex_worker *w, dv_chu
                                         err)) != PA_OK)
                 return rc;
         }
+        for (int g = 0; g < s->n_progs; g++)
+            if (s->progs[g]->n_text > 0 &&
+                (rc = kn_eval_str_bytes(&w->kn, s->progs[g], KN_EVAL_TEXT_AREA, in->columns, in->n_columns,
+                                        in->length, &l->bytes[s->n_prog + g], err)) != PA_OK)
+                return rc;
     }
     if ((rc = ex_pending_ready(w, &l->pend, ready, err)) == PA_OK && *ready)
         l->sized = true;
@@ -171,9 +182,15 @@ static int project_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, d
     if (s->prog) {
         for (int j = 0; j < s->n_prog; j++)
             PA_TRY(rc = alloc_output(op, w, s, l->bytes, in, c, j, &l->outs[j], err));
-        for (int g = 0; g < s->n_progs; g++)
-            PA_TRY(rc = kn_eval(&w->kn, s->progs[g], in->columns, in->n_columns, rows, l->outs + s->first[g],
-                                l->scratch, err));
+        for (int g = 0; g < s->n_progs; g++) {
+            const kn_program *prog = s->progs[g];
+            int64_t text = prog->n_text == 0 ? 0
+                         : l->bytes     ? l->bytes[s->n_prog + g]
+                                        : kn_eval_str_bound(prog, KN_EVAL_TEXT_AREA, in->columns, in->n_columns, rows);
+            PA_TRY(rc = ex_text_area_reserve(op, &l->text, text, err));
+            PA_TRY(rc = kn_eval(&w->kn, prog, in->columns, in->n_columns, rows, l->outs + s->first[g], l->scratch,
+                                text ? l->text.p : NULL, text, err));
+        }
     }
     for (int i = 0; i < s->n; i++) {
         if (s->src[i] >= 0)

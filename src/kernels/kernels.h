@@ -705,7 +705,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(MATH)       /* dst = function sub (kn_math) of a (and b); see kn_math */ \
     X(DATE_TRUNC) /* dst = DATE a truncated to field sub (kn_date_field) */   \
     X(MAKE_DATE)  /* dst = DATE of BIGINT year a, month b, day c (checked) */ \
-    X(STRFN)      /* dst = string function sub (kn_strfn) of VARCHAR a, b, c */
+    X(STRFN)      /* dst = string function sub (kn_strfn) of VARCHAR a, b, c */ \
+    X(TEXT)       /* dst = new text: function sub (kn_textfn) of a, b, c */
 
 typedef enum kn_opcode {
 #define KN__OPC(name) KN_OP_##name,
@@ -756,6 +757,23 @@ typedef enum kn_strfn {
     KN_STR_BTRIM, KN_STR_LTRIM, KN_STR_RTRIM, KN_STR_SPLIT_PART
 } kn_strfn;
 
+/* TEXT functions (PostgreSQL's) make new text of VARCHAR a, written into
+ * the register's slot of the call's text area (kn_text_reg). UPPER, LOWER:
+ * Unicode's simple case mappings (kn_case.h); INITCAP: the first letter of
+ * each run of letters and digits in title case, the rest lower case.
+ * CONCAT: a || b, NULL when either is. CONCAT_WS: a (so far), b separator,
+ * c (the next value): a when c is NULL, c when a is NULL, else a || b || c
+ * (a NULL b as empty); NULL only when a and c are. REPLACE: a with each
+ * occurrence of constant b, left to right, replaced by constant c (an empty
+ * b leaves a). LPAD/RPAD: a filled on the left/right with the characters of
+ * constant c, repeated, to BIGINT constant b characters, or cut to its first
+ * b (b <= 0 or an empty c and a shorter: a cut, possibly ''). REPEAT: a
+ * BIGINT constant b times (b <= 0: ''). REVERSE: a's characters backwards. */
+typedef enum kn_textfn {
+    KN_TEXT_UPPER, KN_TEXT_LOWER, KN_TEXT_INITCAP, KN_TEXT_CONCAT, KN_TEXT_CONCAT_WS, KN_TEXT_REPLACE,
+    KN_TEXT_LPAD, KN_TEXT_RPAD, KN_TEXT_REPEAT, KN_TEXT_REVERSE
+} kn_textfn;
+
 enum { KN_F_A_CONST = 1, KN_F_B_CONST = 2, KN_F_C_CONST = 4 };
 
 typedef struct kn_insn {
@@ -787,12 +805,31 @@ typedef struct kn_output {
     pa_type type;
 } kn_output;
 
+/* Where a TEXT instruction's results go. Every call gets a text area
+ * (kn_eval_str_bound with KN_EVAL_TEXT_AREA gives its size); in it the
+ * register of each kn_text_reg, in program order, has pos(rows) bytes
+ * (rounded up to 8), and row i of it the slot [pos(i), pos(i + 1)), where
+ * pos(i) = per_row * i + sum over t < n of k[t] * (offsets[i] - offsets[0])
+ * of input column col[t]: the most bytes the function can make from its
+ * operands, as kn__text_rule bounds them. So each row finds its slot
+ * without a scan, on the cpu's batches as in one GPU thread per row. */
+#define KN_TEXT_TERMS 8
+typedef struct kn_text_reg {
+    int64_t per_row;
+    int64_t k[KN_TEXT_TERMS];
+    int16_t col[KN_TEXT_TERMS];
+    int16_t reg;                      /* the register written by the TEXT instruction */
+    uint8_t n;                        /* terms used */
+} kn_text_reg;
+
 /* The program header; the arrays follow at the byte offsets given. */
 typedef struct kn_program {
     uint32_t bytes;                   /* whole block, header included */
     uint16_t n_insns, n_prologue;     /* the first n_prologue run once */
     uint16_t n_consts, n_regs, n_inputs, n_outputs;
     uint32_t insns_at, consts_at, reg_bytes_at, inputs_at, outputs_at, pool_at, pool_bytes;
+    uint16_t n_text;                  /* TEXT instructions: kn_text_reg entries at text_at */
+    uint32_t text_at;
 } kn_program;
 
 static inline PA_HD const kn_insn *kn_program_insns(const kn_program *p)
@@ -809,6 +846,14 @@ static inline PA_HD const kn_output *kn_program_outputs(const kn_program *p)
 { return (const kn_output *)((const char *)p + p->outputs_at); }
 static inline PA_HD const char *kn_program_pool(const kn_program *p)
 { return (const char *)p + p->pool_at; }
+static inline PA_HD const kn_text_reg *kn_program_text(const kn_program *p)
+{ return (const kn_text_reg *)((const char *)p + p->text_at); }
+
+/* Fill p's kn_text_reg entries (p->n_text of them at p->text_at, the rest
+ * of the block already written) from its instructions: the compiler calls
+ * it last. PA_EUNSUPPORTED when a TEXT result depends on more than
+ * KN_TEXT_TERMS input columns or its bound overflows. */
+int kn_program_fill_text(kn_program *p, pa_err *err);
 
 /* Check a program's structure (offsets inside the block, register and
  * constant indexes in range, opcodes known). PA_EINVAL naming the problem. */
@@ -821,10 +866,17 @@ size_t kn_eval_scratch_size(const kn_program *p);
 bool kn_eval_may_null(const kn_program *p, int out, const pa_column *inputs, int n_inputs);
 /* Upper bound of the text bytes of VARCHAR output `out` over `rows` rows
  * (from the inputs' offsets): the caller sizes the output's bytes with it.
+ * With out = KN_EVAL_TEXT_AREA: the size of the text area kn_eval and
+ * kn_filter need (0 when the program has no TEXT instruction).
  * Reads the offsets on the calling thread, so the inputs must be host
  * memory (host columns, or the cpu device's); for columns in device memory
  * use kn_eval_str_bytes. */
+#define KN_EVAL_TEXT_AREA (-1)
 int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs, int64_t rows);
+/* KN_EVAL_TEXT_AREA's size from what the host knows of the inputs
+ * (pa_column_bytes): true with *bytes when it knows enough. */
+bool kn_eval_text_area_known(const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+                             int64_t *bytes);
 /* kn_eval_str_bound as a kernel: the bound to *bytes (pinned). */
 int kn_eval_str_bytes(const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs, int n_inputs,
                       int64_t rows, int64_t *bytes, pa_err *err);
@@ -839,16 +891,20 @@ int kn_eval_str_bytes(const kn_ctx *ctx, const kn_program *p, int out, const pa_
  * kn_program_outputs. p is host memory (the whole block is copied by an
  * asynchronous device's call).
  * ctx->dev may be NULL: evaluate on the host (constant folding).
+ * text: the text area, device memory of text_bytes >= kn_eval_str_bound(p,
+ * KN_EVAL_TEXT_AREA, ...) (NULL and 0 when that is 0); the outputs may view
+ * into it, so it must live until they have been copied out (kn_eval's
+ * VARCHAR outputs are copies: only until the call completes).
  * Errors: PA_EOVERFLOW / PA_EINVAL naming the operation and the value (a
  * row whose inputs are NULL never errs); outs are then unspecified. */
 int kn_eval(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
-            pa_column *outs, void *scratch, pa_err *err);
+            pa_column *outs, void *scratch, void *text, int64_t text_bytes, pa_err *err);
 
 /* Fused filter: p has one BOOLEAN output; writes the ascending indexes of
  * the rows where it is TRUE to sel (capacity rows) and their number to
  * *count (pinned memory). */
 int kn_filter(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
-              int32_t *sel, int64_t *count, void *scratch, pa_err *err);
+              int32_t *sel, int64_t *count, void *scratch, void *text, int64_t text_bytes, pa_err *err);
 
 /* Selection from a BOOLEAN column: indexes of rows that are TRUE (not NULL,
  * not 0) to sel (capacity rows), their number to *count (pinned). */

@@ -58,6 +58,8 @@ static bool valid_type(pa_type t)
     return t.id != PA_TYPE_DECIMAL || (t.precision >= 1 && t.precision <= 38 && t.scale <= t.precision);
 }
 
+static int check_text(const kn_program *p, pa_err *err);
+
 int kn_program_check(const kn_program *p, pa_err *err)
 {
     if (!p || p->bytes < sizeof *p)
@@ -70,9 +72,10 @@ int kn_program_check(const kn_program *p, pa_err *err)
         {p->inputs_at, (uint64_t)p->n_inputs * sizeof(pa_type), "inputs"},
         {p->outputs_at, (uint64_t)p->n_outputs * sizeof(kn_output), "outputs"},
         {p->pool_at, p->pool_bytes, "byte pool"},
+        {p->text_at, (uint64_t)p->n_text * sizeof(kn_text_reg), "text slots"},
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        if (parts[i].at < sizeof *p || parts[i].at + parts[i].size > end)
+        if (parts[i].size && (parts[i].at < sizeof *p || parts[i].at + parts[i].size > end))
             return pa_error(err, PA_EINVAL, "expression program: %s outside the block", parts[i].what);
     if (p->n_regs > KN_EVAL_MAX_REGS || p->n_prologue > p->n_insns || p->n_outputs == 0)
         return pa_error(err, PA_EINVAL, "expression program: bad counts (%u registers, %u outputs)",
@@ -110,7 +113,147 @@ int kn_program_check(const kn_program *p, pa_err *err)
         if (o->reg < 0 || o->reg >= p->n_regs)
             return pa_error(err, PA_EINVAL, "expression program: output %d: bad register", i);
     }
-    return PA_OK;
+    return check_text(p, err);
+}
+
+/* ------------------------------------------------ text slots (kernels.h) */
+
+/* A register's bound as a linear form of the inputs' offsets. */
+typedef struct lin {
+    __int128 per_row;
+    __int128 k[KN_TEXT_TERMS];
+    int16_t col[KN_TEXT_TERMS];
+    int n;
+} lin;
+
+/* d += m * x; false when more than KN_TEXT_TERMS columns are involved. */
+static bool lin_add(lin *d, const lin *x, int64_t m)
+{
+    d->per_row += (__int128)m * x->per_row;
+    for (int t = 0; t < x->n; t++) {
+        int j = 0;
+        while (j < d->n && d->col[j] != x->col[t])
+            j++;
+        if (j == d->n) {
+            if (d->n == KN_TEXT_TERMS)
+                return false;
+            d->col[d->n] = x->col[t];
+            d->k[d->n++] = 0;
+        }
+        d->k[j] += (__int128)m * x->k[t];
+    }
+    return true;
+}
+
+/* The kn_text_reg of each TEXT instruction, in order, into out (NULL: only
+ * check that they can be made). */
+static int text_regs(const kn_program *p, kn_text_reg *out, pa_err *err)
+{
+    lin *f = pa_calloc(p->n_regs ? p->n_regs : 1, sizeof *f);
+    if (!f)
+        return pa_error(err, PA_ENOMEM, "out of memory compiling an expression");
+    const kn_insn *ins = kn_program_insns(p);
+    const kn_value *cs = kn_program_consts(p);
+    int rc = PA_OK, j = 0;
+    for (int i = 0; i < p->n_insns && rc == PA_OK; i++) {
+        const kn_insn *in = &ins[i];
+        lin v;
+        memset(&v, 0, sizeof v);
+        if (in->type.id == PA_TYPE_VARCHAR && in->op == KN_OP_LOAD) {
+            v.n = 1, v.col[0] = (int16_t)in->imm, v.k[0] = 1;
+        } else if (in->type.id == PA_TYPE_VARCHAR) {
+            int64_t k[3], per_row;
+            kn__text_rule(p, in, k, &per_row);
+            v.per_row = per_row;
+            const int16_t op[3] = {in->a, in->b, in->c};
+            for (int t = 0; t < 3; t++) {
+                if (!k[t] || op[t] < 0)
+                    continue;
+                lin c;
+                memset(&c, 0, sizeof c);
+                if ((in->flags >> t) & 1)
+                    c.per_row = cs[op[t]].str_len;
+                if (!lin_add(&v, ((in->flags >> t) & 1) ? &c : &f[op[t]], k[t])) {
+                    rc = pa_error(err, PA_EUNSUPPORTED,
+                                  "a string function's result depends on more than %d text columns",
+                                  KN_TEXT_TERMS);
+                    break;
+                }
+            }
+        }
+        f[in->dst] = v;
+        if (rc != PA_OK || in->op != KN_OP_TEXT)
+            continue;
+        /* pos(i) stays far inside int64 for any chunk (offsets are int32). */
+        bool ok = v.per_row <= INT32_MAX;
+        for (int t = 0; t < v.n; t++)
+            ok = ok && v.k[t] <= (1 << 24);
+        if (!ok) {
+            rc = pa_error(err, PA_EUNSUPPORTED, "%s: the result could exceed %d bytes per row",
+                          in->sub == KN_TEXT_REPEAT ? "repeat" : in->sub == KN_TEXT_LPAD ? "lpad"
+                          : in->sub == KN_TEXT_RPAD ? "rpad" : "string function", INT32_MAX);
+            break;
+        }
+        if (out) {
+            kn_text_reg *t = &out[j];
+            memset(t, 0, sizeof *t);
+            t->per_row = (int64_t)v.per_row;
+            t->n = (uint8_t)v.n;
+            t->reg = in->dst;
+            for (int x = 0; x < v.n; x++)
+                t->k[x] = (int64_t)v.k[x], t->col[x] = v.col[x];
+        }
+        j++;
+    }
+    pa_free(f);
+    return rc;
+}
+
+int kn_program_fill_text(kn_program *p, pa_err *err)
+{
+    return text_regs(p, (kn_text_reg *)((char *)p + p->text_at), err);
+}
+
+/* The text entries are those the instructions give, and the TEXT
+ * registers are never written twice (their slots hold the whole call). */
+static int check_text(const kn_program *p, pa_err *err)
+{
+    const kn_insn *ins = kn_program_insns(p);
+    int n = 0;
+    for (int i = 0; i < p->n_insns; i++) {
+        const kn_insn *in = &ins[i];
+        if (in->op != KN_OP_TEXT)
+            continue;
+        n++;
+        bool b_const = in->sub == KN_TEXT_REPLACE || in->sub == KN_TEXT_LPAD || in->sub == KN_TEXT_RPAD ||
+                       in->sub == KN_TEXT_REPEAT;
+        bool c_const = b_const && in->sub != KN_TEXT_REPEAT;
+        if (in->sub > KN_TEXT_REVERSE || in->type.id != PA_TYPE_VARCHAR || in->a < 0 ||
+            (b_const && (in->b < 0 || !(in->flags & KN_F_B_CONST))) ||
+            (c_const && (in->c < 0 || !(in->flags & KN_F_C_CONST))))
+            return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad TEXT operands", i);
+    }
+    if (n != p->n_text)
+        return pa_error(err, PA_EINVAL, "expression program: %u text entries for %d TEXT instructions", p->n_text, n);
+    if (n == 0)
+        return PA_OK;
+    for (int i = 0; i < p->n_insns; i++)
+        for (int j = 0; j < n; j++)
+            if (ins[i].dst == kn_program_text(p)[j].reg && ins[i].op != KN_OP_TEXT)
+                return pa_error(err, PA_EINVAL, "expression program: text register %d written by %s",
+                                ins[i].dst, kn_opcode_name(ins[i].op));
+    kn_text_reg *want = pa_calloc((size_t)n, sizeof *want);
+    if (!want)
+        return pa_error(err, PA_ENOMEM, "out of memory checking an expression program");
+    int rc = text_regs(p, want, err);
+    if (rc == PA_OK && memcmp(want, kn_program_text(p), (size_t)n * sizeof *want) != 0)
+        rc = pa_error(err, PA_EINVAL, "expression program: text slots do not match its instructions");
+    for (int j = 0; rc == PA_OK && j < n; j++)
+        for (int t = 0; t < want[j].n; t++)
+            if (want[j].col[t] < 0 || want[j].col[t] >= p->n_inputs)
+                rc = pa_error(err, PA_EINVAL, "expression program: text slot of input %d", want[j].col[t]);
+    pa_free(want);
+    return rc;
 }
 
 /* ------------------------------------------------------------- sizing */
@@ -171,6 +314,25 @@ bool kn_eval_may_null(const kn_program *p, int out, const pa_column *inputs, int
 int64_t kn_eval_str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs, int64_t rows)
 {
     return kn__str_bound(p, out, inputs, n_inputs, rows);
+}
+
+bool kn_eval_text_area_known(const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+                             int64_t *bytes)
+{
+    int64_t sum = 0;
+    for (int j = 0; j < p->n_text; j++) {
+        const kn_text_reg *t = &kn_program_text(p)[j];
+        int64_t v = t->per_row * rows;
+        for (int k = 0; k < t->n; k++) {
+            int64_t b;
+            if (t->col[k] >= n_inputs || !pa_column_bytes(&inputs[t->col[k]], &b))
+                return false;
+            v += t->k[k] * b;
+        }
+        sum += (v + 7) & ~(int64_t)7;
+    }
+    *bytes = sum;
+    return true;
 }
 
 int kn__cpu_eval_str_bytes(const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs, int n_inputs,
@@ -325,6 +487,7 @@ static int run_insn(kn__eval *e, const kn_insn *in)
     case KN_OP_DATE_TRUNC: return kn__op_date_trunc(e, in);
     case KN_OP_MAKE_DATE: return kn__op_make_date(e, in);
     case KN_OP_STRFN: return kn__op_strfn(e, in);
+    case KN_OP_TEXT: return kn__op_text(e, in);
     case KN_OP_CMP: return kn__op_cmp(e, in);
     case KN_OP_AND:
     case KN_OP_OR: return kn__op_andor(e, in);
@@ -343,8 +506,8 @@ static int run_insn(kn__eval *e, const kn_insn *in)
 }
 
 /* Set up registers over scratch and run the prologue. */
-static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs, int n_inputs,
-                      const pa_column *outs, void *scratch, pa_err *err)
+static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
+                      const pa_column *outs, void *scratch, void *text, int64_t text_bytes, pa_err *err)
 {
     int rc = kn__eval_check(p, inputs, n_inputs, outs, err);
     if (rc != PA_OK)
@@ -366,8 +529,20 @@ static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs,
         g->valid = (uint64_t *)(s + KN__SLOT_DATA);
         g->text = kn_program_reg_bytes(p)[r] ? s + KN__SLOT_DATA + align64(KN__WORDS * 8) : NULL;
         g->nulls = false;
+        g->area = NULL;
+        g->slots = NULL;
         s += slot_size(p, r);
     }
+    int64_t at = 0;
+    for (int j = 0; j < p->n_text; j++) {
+        const kn_text_reg *t = &kn_program_text(p)[j];
+        e->regs[t->reg].area = (char *)text + at;
+        e->regs[t->reg].slots = t;
+        at += kn__text_area_of(t, inputs, rows);
+    }
+    if (at > text_bytes || (at > 0 && !text))
+        return pa_error(err, PA_EINVAL, "expression evaluation: a text area of %lld bytes for %lld needed",
+                        (long long)text_bytes, (long long)at);
     const kn_insn *ins = kn_program_insns(p);
     for (int i = 0; i < p->n_prologue; i++)
         if ((rc = run_insn(e, &ins[i])) != PA_OK)
@@ -423,10 +598,10 @@ static int write_output(kn__eval *e, const kn__reg *r, pa_column *out, int64_t b
 }
 
 int kn__cpu_eval(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
-                 pa_column *outs, void *scratch, pa_err *err)
+                 pa_column *outs, void *scratch, void *text, int64_t text_bytes, pa_err *err)
 {
     kn__eval e;
-    int rc = eval_begin(&e, p, inputs, n_inputs, outs, scratch, err);
+    int rc = eval_begin(&e, p, inputs, n_inputs, rows, outs, scratch, text, text_bytes, err);
     if (rc != PA_OK)
         return rc;
     const kn_output *o = kn_program_outputs(p);
@@ -442,14 +617,14 @@ int kn__cpu_eval(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs
 }
 
 int kn__cpu_filter(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,
-                   int32_t *sel, int64_t *count, void *scratch, pa_err *err)
+                   int32_t *sel, int64_t *count, void *scratch, void *text, int64_t text_bytes, pa_err *err)
 {
     const kn_output *o = kn_program_outputs(p);
     int rc = kn__filter_check(p, rows, err);
     if (rc != PA_OK)
         return rc;
     kn__eval e;
-    if ((rc = eval_begin(&e, p, inputs, n_inputs, NULL, scratch, err)) != PA_OK)
+    if ((rc = eval_begin(&e, p, inputs, n_inputs, rows, NULL, scratch, text, text_bytes, err)) != PA_OK)
         return rc;
     int64_t k = 0;
     const kn__reg *r = &e.regs[o[0].reg];

@@ -18,8 +18,10 @@
  *   the batch is re-scanned to find the first VALID row at fault, which is
  *   the one reported. A NULL row never raises an error.
  * - Strings in registers are views (kn__str). Views may point into input
- *   columns, the program's pool or the text area of a CAST-to-VARCHAR
- *   register; the compiler never reuses a register that owns text.
+ *   columns, the program's pool, the text area of a CAST-to-VARCHAR
+ *   register or a TEXT register's part of the call's text area (a slot per
+ *   row of the whole call, kernels.h's kn_text_reg); the compiler never
+ *   reuses a register that owns text.
  * - The per-value logic (LIKE, SUBSTRING, dates, parsing and formatting
  *   text, checked arithmetic) is kn_scalar.h's, which CUDA kernels share;
  *   kn_expr_*.c hold the batch loops around it.
@@ -44,6 +46,8 @@ typedef struct kn__reg {
     void *slot;          /* the register's own scratch values */
     uint64_t *valid;     /* KN__WORDS words, bit i = row i valid */
     char *text;          /* text area (CAST to VARCHAR) or NULL */
+    char *area;          /* a TEXT instruction's part of the call's text area, */
+    const kn_text_reg *slots;   /* and where each row's slot is in it; or NULL */
     bool nulls;          /* some row may be NULL: valid is meaningful */
 } kn__reg;
 
@@ -106,6 +110,7 @@ int kn__op_math(kn__eval *e, const kn_insn *in);   /* kn_expr_math.c */
 int kn__op_date_trunc(kn__eval *e, const kn_insn *in);   /* kn_expr_date.c */
 int kn__op_make_date(kn__eval *e, const kn_insn *in);
 int kn__op_strfn(kn__eval *e, const kn_insn *in);   /* kn_expr_str.c */
+int kn__op_text(kn__eval *e, const kn_insn *in);    /* kn_expr_text.c */
 int kn__op_mod(kn__eval *e, const kn_insn *in);
 int kn__op_div(kn__eval *e, const kn_insn *in);
 int kn__op_cmp(kn__eval *e, const kn_insn *in);

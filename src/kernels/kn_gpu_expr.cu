@@ -41,6 +41,7 @@
 #include "kernels/kn_gpu.h"
 #include "kernels/kn_scalar.h"
 #include "kernels/kn_scalar_f64.h"
+#include "kernels/kn_text.h"
 #include "kernels/kn_gpu_ext.h"
 
 using namespace kn_gpu;
@@ -68,6 +69,8 @@ struct prog_v {
     int64_t rows;
     int *claim;       /* device word: 0 until a thread claims the fault message */
     int64_t *fault;   /* the stream's fault block */
+    char *area;       /* the call's text area (TEXT instructions), area_bytes long */
+    int64_t area_bytes;
 };
 
 /* ---------------------------------------------------------- faults */
@@ -549,6 +552,73 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
     return true;
 }
 
+/* A TEXT instruction for one row: the result in the row's slot of the
+ * register's part of the text area (kernels.h, kn_text_reg). False when
+ * the area is too small (a fault: the caller sized it for other inputs). */
+__device__ __noinline__ bool text_fn(const prog_v &P, const kn_insn *in, int64_t row, const gval &a, bool va,
+                                     const gval &b, bool vb, const gval &c, bool vc, gval *d, bool *dv)
+{
+    const kn_program *p = P.p;
+    const bool ws = in->sub == KN_TEXT_CONCAT_WS;
+    *dv = ws ? va || vc : va && vb && vc;
+    d->s.p = P.area;
+    d->s.len = 0;
+    if (!*dv)
+        return true;
+    if (ws && (!va || !vc)) {   /* the other one, as it is */
+        d->s = va ? a.s : c.s;
+        return true;
+    }
+    int64_t start = 0;
+    const kn_text_reg *t = kn_program_text(p);
+    while (t->reg != in->dst) {
+        start += kn__text_area_of(t, P.in, P.rows);
+        t++;
+    }
+    int64_t at = start + kn__text_pos(t, P.in, row);
+    if (start + kn__text_pos(t, P.in, row + 1) > P.area_bytes) {
+        if (claim_fault(P)) {
+            msg m = begin_fault(P);
+            m.put("expression evaluation: the text area is too small for these inputs");
+            raise_fault(P, PA_EINVAL);
+        }
+        return false;
+    }
+    char *slot = P.area + at;
+    int64_t len = 0;
+    switch (in->sub) {
+    case KN_TEXT_UPPER: len = kn__s_case(a.s, slot, 0); break;
+    case KN_TEXT_LOWER: len = kn__s_case(a.s, slot, 1); break;
+    case KN_TEXT_INITCAP: len = kn__s_case(a.s, slot, 2); break;
+    case KN_TEXT_CONCAT:
+        kn__s_copy(slot, a.s.p, a.s.len);
+        kn__s_copy(slot + a.s.len, b.s.p, b.s.len);
+        len = a.s.len + b.s.len;
+        break;
+    case KN_TEXT_CONCAT_WS: {
+        int64_t bl = vb ? b.s.len : 0;
+        kn__s_copy(slot, a.s.p, a.s.len);
+        kn__s_copy(slot + a.s.len, b.s.p, bl);
+        kn__s_copy(slot + a.s.len + bl, c.s.p, c.s.len);
+        len = a.s.len + bl + c.s.len;
+        break;
+    }
+    case KN_TEXT_REPLACE: len = kn__s_replace(a.s, b.s, c.s, slot); break;
+    case KN_TEXT_LPAD:
+    case KN_TEXT_RPAD: len = kn__s_pad(a.s, b.i, c.s, in->sub == KN_TEXT_LPAD, slot); break;
+    case KN_TEXT_REPEAT:
+        for (int64_t k = 0; k < b.i; k++)
+            kn__s_copy(slot + k * a.s.len, a.s.p, a.s.len);
+        len = b.i > 0 ? b.i * a.s.len : 0;
+        break;
+    case KN_TEXT_REVERSE: len = kn__s_reverse(a.s, slot); break;
+    default: break;
+    }
+    d->s.p = slot;
+    d->s.len = len;
+    return true;
+}
+
 /* Evaluate the program for one row into R. False when the row faulted
  * (the fault is raised; the registers are then unspecified). */
 __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &R, char *text)
@@ -730,6 +800,10 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
                 break;
             default: break;
             }
+            break;
+        case KN_OP_TEXT:
+            if (!text_fn(P, in, row, a, va, b, vb, c, vc, d, dv))
+                return false;
             break;
         case KN_OP_EXTRACT:
             d->i = kn__s_date_field(in->sub, (int32_t)a.i);
@@ -1000,7 +1074,7 @@ int call_begin(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, 
     pa_free(h);
     char *b = (char *)c->block;
     c->P = prog_v{(const kn_program *)b, (const pa_column *)(b + in_at), (const pa_column *)(b + out_at), rows,
-                  (int *)(b + claim_at), dv_stream_fault_words(ctx->stream)};
+                  (int *)(b + claim_at), dv_stream_fault_words(ctx->stream), NULL, 0};
     return rc;
 }
 
@@ -1012,10 +1086,12 @@ int call_end(const kn_ctx *ctx, call *c, int rc, pa_err *err) { return free_afte
     ((n_regs) <= 16 ? (EXPR_OF_NR(16)) : (n_regs) <= 64 ? (EXPR_OF_NR(64)) : (EXPR_OF_NR(KN_EVAL_MAX_REGS)))
 
 int checks(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, const pa_column *outs,
-           int64_t rows, pa_err *err)
+           int64_t rows, const void *text, pa_err *err)
 {
     (void)ctx;
     int rc = kn_program_check(p, err);
+    if (rc == PA_OK && p->n_text > 0 && rows > 0 && !text)
+        rc = pa_error(err, PA_EINVAL, "expression evaluation without the text area its string functions need");
     if (rc == PA_OK)
         rc = kn__eval_check(p, inputs, n_inputs, outs, err);
     if (rc == PA_OK)
@@ -1026,29 +1102,32 @@ int checks(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int 
 } /* namespace */
 
 extern "C" int SIMT_NAME(kn__gpu_eval)(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs,
-                                       int n_inputs, int64_t rows, pa_column *outs, void *scratch, pa_err *err)
+                                       int n_inputs, int64_t rows, pa_column *outs, void *scratch, void *text,
+                                       int64_t text_bytes, pa_err *err)
 {
     (void)scratch;   /* registers live in the threads */
-    int rc = checks(ctx, p, inputs, n_inputs, outs, rows, err);
+    int rc = checks(ctx, p, inputs, n_inputs, outs, rows, text, err);
     if (rc != PA_OK || rows <= 0)
         return rc;
     call c;
     rc = call_begin(ctx, p, inputs, n_inputs, outs, p->n_outputs, rows, &c, err);
+    c.P.area = (char *)text;
+    c.P.area_bytes = text_bytes;
     const unsigned grid = blocks_for((rows + 7) / 8);
 #define KN__EVAL_K(NR) SIMT_LAUNCH(eval_k<NR>, grid, THREADS, 0, ctx->stream, err, c.P)
     if (rc == PA_OK)
         rc = KN__BY_REGS(p->n_regs, KN__EVAL_K);
 #undef KN__EVAL_K
-    bool text = false;
+    bool strings = false;
     for (int j = 0; rc == PA_OK && j < p->n_outputs; j++) {
         if (outs[j].type.id != PA_TYPE_VARCHAR)
             continue;
-        text = true;
+        strings = true;
         /* c.P.out[j] lives on the device; the offsets pointer is the caller's. */
         rc = scan(ctx, rows, len_at{outs[j].offsets}, end_at{outs[j].offsets, c.P}, outs[j].offsets, NULL, err);
     }
 #define KN__STR_K(NR) SIMT_LAUNCH(strings_k<NR>, blocks_for(rows), THREADS, 0, ctx->stream, err, c.P)
-    if (rc == PA_OK && text)
+    if (rc == PA_OK && strings)
         rc = KN__BY_REGS(p->n_regs, KN__STR_K);
 #undef KN__STR_K
     return call_end(ctx, &c, rc, err);
@@ -1056,19 +1135,21 @@ extern "C" int SIMT_NAME(kn__gpu_eval)(const kn_ctx *ctx, const kn_program *p, c
 
 extern "C" int SIMT_NAME(kn__gpu_filter)(const kn_ctx *ctx, const kn_program *p, const pa_column *inputs,
                                          int n_inputs, int64_t rows, int32_t *sel, int64_t *count, void *scratch,
-                                         pa_err *err)
+                                         void *text, int64_t text_bytes, pa_err *err)
 {
     (void)scratch;
     int rc = kn_program_check(p, err);
     if (rc == PA_OK)
         rc = kn__filter_check(p, rows, err);
     if (rc == PA_OK)
-        rc = checks(ctx, p, inputs, n_inputs, NULL, rows, err);
+        rc = checks(ctx, p, inputs, n_inputs, NULL, rows, text, err);
     if (rc != PA_OK)
         return rc;
     KN__POISON(ctx, count);
     call c;
     rc = call_begin(ctx, p, inputs, n_inputs, NULL, 0, rows, &c, err);
+    c.P.area = (char *)text;
+    c.P.area_bytes = text_bytes;
 #define KN__FILTER(NR) scan(ctx, rows, pred_row<NR>{c.P}, put_row{sel}, NULL, count, err)
     if (rc == PA_OK)
         rc = KN__BY_REGS(p->n_regs, KN__FILTER);

@@ -105,14 +105,14 @@ extern "C" {
       (ctx, kind, row_state, unknown, rows, probe_idx, build_idx, mark, mark_valid, count, n_null, err))        \
     /* expressions and selection */                                                                             \
     X(eval, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,       \
-             pa_column *outs, void *scratch, pa_err *err),                                                      \
-      (ctx, p, inputs, n_inputs, rows, outs, scratch, err))                                                     \
+             pa_column *outs, void *scratch, void *text, int64_t text_bytes, pa_err *err),                      \
+      (ctx, p, inputs, n_inputs, rows, outs, scratch, text, text_bytes, err))                                   \
     X(eval_str_bytes, (const kn_ctx *ctx, const kn_program *p, int out, const pa_column *inputs,                \
                        int n_inputs, int64_t rows, int64_t *bytes, pa_err *err),                                \
       (ctx, p, out, inputs, n_inputs, rows, bytes, err))                                                        \
     X(filter, (const kn_ctx *ctx, const kn_program *p, const pa_column *inputs, int n_inputs, int64_t rows,     \
-               int32_t *sel, int64_t *count, void *scratch, pa_err *err),                                       \
-      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, err))                                               \
+               int32_t *sel, int64_t *count, void *scratch, void *text, int64_t text_bytes, pa_err *err),       \
+      (ctx, p, inputs, n_inputs, rows, sel, count, scratch, text, text_bytes, err))                             \
     /* partitioning */                                                                                          \
     X(partition_order, (const kn_ctx *ctx, const uint32_t *part, int64_t rows, uint32_t n_parts,                \
                         const int64_t *offsets, void *scratch, size_t scratch_size, int32_t *row_order,         \
@@ -234,11 +234,104 @@ const kn_ops *kn__ops_swap(dv_kind kind, const kn_ops *ops);
 int kn__eval_check(const kn_program *p, const pa_column *inputs, int n_inputs, const pa_column *outs, pa_err *err);
 int kn__filter_check(const kn_program *p, int64_t rows, pa_err *err);
 
+/* Largest bytes of one character of fill text, walked as kn__s_pad walks
+ * it (by lead bytes, a cut last one included; 1 for empty text). */
+static inline PA_HD int64_t kn__max_char_bytes(const char *s, int64_t n)
+{
+    int64_t m = 1;
+    for (int64_t f = 0; f < n;) {
+        unsigned char c = (unsigned char)s[f];
+        int64_t l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        l = f + l > n ? n - f : l;
+        m = l > m ? l : m;
+        f += l;
+    }
+    return m;
+}
+
+/* The bound of a VARCHAR instruction's result from its operands': k[0..2]
+ * bytes per byte of a, b, c (a constant operand counting its length per
+ * row) and per_row bytes per row besides. The compiler's per-row slots
+ * (kn_program_fill_text) and kn__str_bound apply this one rule, so they
+ * agree. */
+static inline PA_HD void kn__text_rule(const kn_program *p, const kn_insn *in, int64_t k[3], int64_t *per_row)
+{
+    const kn_value *cs = kn_program_consts(p);
+    k[0] = k[1] = k[2] = 0;
+    *per_row = 0;
+    switch (in->op) {
+    case KN_OP_CONST: *per_row = cs[in->a].str_len; return;
+    case KN_OP_SUBSTR:
+    case KN_OP_STRFN: k[0] = 1; return;   /* parts of a: views, never longer */
+    case KN_OP_SELECT: k[1] = k[2] = 1; return;
+    case KN_OP_TEXT: break;
+    default: *per_row = KN_EVAL_STR_ROW_BYTES; return;   /* CAST to VARCHAR */
+    }
+    switch ((kn_textfn)in->sub) {
+    case KN_TEXT_UPPER:
+    case KN_TEXT_LOWER:
+    case KN_TEXT_INITCAP:
+        /* A mapped code point has at most one byte more than a two-byte
+         * one, and ASCII maps to ASCII (kn_case.h): 1.5 times at most. */
+        k[0] = 2;
+        return;
+    case KN_TEXT_CONCAT: k[0] = k[1] = 1; return;
+    case KN_TEXT_CONCAT_WS: k[0] = k[1] = k[2] = 1; return;
+    case KN_TEXT_REPLACE: {
+        int64_t from = cs[in->b].str_len, to = cs[in->c].str_len;
+        k[0] = from == 0 || to <= from ? 1 : (to + from - 1) / from;
+        return;
+    }
+    case KN_TEXT_LPAD:
+    case KN_TEXT_RPAD: {
+        const kn_value *n = &cs[in->b], *fill = &cs[in->c];
+        k[0] = 1;
+        if (!n->is_null && n->v.i > 0 && !fill->is_null)   /* (the compiler refuses a count this large) */
+            *per_row = (n->v.i < ((int64_t)1 << 40) ? n->v.i : ((int64_t)1 << 40)) *
+                       kn__max_char_bytes(kn_program_pool(p) + fill->str_off, fill->str_len);
+        return;
+    }
+    case KN_TEXT_REPEAT: {
+        const kn_value *n = &cs[in->b];
+        k[0] = n->is_null || n->v.i <= 0 ? 0 : n->v.i < ((int64_t)1 << 40) ? n->v.i : ((int64_t)1 << 40);
+        return;
+    }
+    case KN_TEXT_REVERSE: k[0] = 1; return;
+    }
+}
+
+/* pos(i) of a kn_text_reg (kernels.h): where row i's slot starts. */
+static inline PA_HD int64_t kn__text_pos(const kn_text_reg *t, const pa_column *inputs, int64_t i)
+{
+    int64_t v = t->per_row * i;
+    for (int j = 0; j < t->n; j++) {
+        const int32_t *o = inputs[t->col[j]].offsets;
+        v += t->k[j] * (int64_t)(o[i] - o[0]);
+    }
+    return v;
+}
+
+/* Bytes of register text j's area over rows rows (8-byte multiples). */
+static inline PA_HD int64_t kn__text_area_of(const kn_text_reg *t, const pa_column *inputs, int64_t rows)
+{
+    return (kn__text_pos(t, inputs, rows) + 7) & ~(int64_t)7;
+}
+
 /* kn_eval_str_bound's walk, callable where the inputs' offsets are: on the
- * host for host columns, in a kernel for device ones. */
+ * host for host columns, in a kernel for device ones. Bounds past 2^62
+ * saturate there (the allocation of such a size fails). */
 static inline PA_HD int64_t kn__str_bound(const kn_program *p, int out, const pa_column *inputs, int n_inputs,
                                           int64_t rows)
 {
+    const int64_t big = (int64_t)1 << 62;
+    if (out == KN_EVAL_TEXT_AREA) {
+        int64_t sum = 0;
+        for (int j = 0; j < p->n_text; j++) {
+            sum += kn__text_area_of(&kn_program_text(p)[j], inputs, rows);
+            sum = sum < big ? sum : big;
+        }
+        return sum;
+    }
     int64_t b[KN_EVAL_MAX_REGS];
     const kn_insn *ins = kn_program_insns(p);
     const kn_value *cs = kn_program_consts(p);
@@ -248,19 +341,23 @@ static inline PA_HD int64_t kn__str_bound(const kn_program *p, int out, const pa
         const kn_insn *in = &ins[i];
         if (in->type.id != PA_TYPE_VARCHAR)
             continue;
-        int64_t v = 0;
-        switch (in->op) {
-        case KN_OP_LOAD:
+        __int128 v = 0;
+        if (in->op == KN_OP_LOAD) {
             if (in->imm < n_inputs && inputs[in->imm].offsets && rows > 0)
                 v = (int64_t)inputs[in->imm].offsets[rows] - inputs[in->imm].offsets[0];
-            break;
-        case KN_OP_CONST: v = rows * (int64_t)cs[in->a].str_len; break;
-        case KN_OP_SUBSTR: v = b[in->a]; break;
-        case KN_OP_STRFN: v = b[in->a]; break;   /* parts of a: views, never longer */
-        case KN_OP_SELECT: v = b[in->b] + b[in->c]; break;
-        default: v = rows * (int64_t)KN_EVAL_STR_ROW_BYTES; break;
+        } else {
+            int64_t k[3], per_row;
+            kn__text_rule(p, in, k, &per_row);
+            const int16_t op[3] = {in->a, in->b, in->c};
+            v = (__int128)per_row * rows;
+            for (int t = 0; t < 3; t++) {
+                if (!k[t] || op[t] < 0)
+                    continue;
+                int64_t ob = ((in->flags >> t) & 1) ? rows * (int64_t)cs[op[t]].str_len : b[op[t]];
+                v += (__int128)k[t] * ob;
+            }
         }
-        b[in->dst] = v;
+        b[in->dst] = v < big ? (int64_t)v : big;
     }
     if (out < 0 || out >= p->n_outputs)
         return 0;

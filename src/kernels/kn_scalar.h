@@ -4,8 +4,9 @@
  * integer arithmetic with overflow. The CPU batch loops (kn_expr_*.c) and
  * CUDA kernels call the same code, so every function here is static inline
  * PA_HD and builds as C17, C++17 and CUDA device code. Hence no libc calls
- * and no tables at file or function scope (device code cannot read host
- * statics): small loops and switches instead.
+ * and no tables at file scope (device code cannot read host statics): small
+ * loops and switches instead, or a static local of a PA_HD function, which
+ * nvcc places on both sides (kn_case.h's tables).
  */
 #ifndef PISTA_KN_SCALAR_H
 #define PISTA_KN_SCALAR_H

@@ -298,6 +298,33 @@ static sq_expr *binary(sq_ctx *c, sq_ekind k, int sub, sq_expr *a, sq_expr *b, i
     return sq_make(c, k, sub, v, 2, loc);
 }
 
+/* e as text: an untyped NULL becomes a VARCHAR one; with cast, any other
+ * type is cast to VARCHAR (as PostgreSQL's || and concat take any value). */
+static sq_expr *as_text(sq_ctx *c, sq_expr *e, bool cast)
+{
+    if (!e)
+        return NULL;
+    if (is_untyped_null(e))
+        return null_const(c, (pa_type){PA_TYPE_VARCHAR, 0, 0}, e->loc);
+    return cast && e->type.id != PA_TYPE_VARCHAR ? sq_cast(c, e, (pa_type){PA_TYPE_VARCHAR, 0, 0}, e->loc) : e;
+}
+
+/* a || b: text concatenation, NULL when either is. As in PostgreSQL one
+ * side must be text; the other is cast to it. */
+static sq_expr *concat_op(sq_ctx *c, sq_expr *a, sq_expr *b, int loc)
+{
+    if (!a || !b)
+        return NULL;
+    bool ta = a->type.id == PA_TYPE_VARCHAR || is_untyped_null(a), tb = b->type.id == PA_TYPE_VARCHAR || is_untyped_null(b);
+    if (!ta && !tb) {
+        sq_fail(c, loc, PA_EINVAL, "operator does not exist: %s || %s", pa_type_name(a->type.id),
+                pa_type_name(b->type.id));
+        return NULL;
+    }
+    sq_expr *v[2] = {as_text(c, a, true), as_text(c, b, true)};
+    return sq_make(c, SQ_E_TEXT, EX_CONCAT, v, 2, loc);
+}
+
 /* a IS [NOT] DISTINCT FROM b: = and <> with NULL a value like any other
  * (never NULL): CASE WHEN a IS NULL THEN b IS [NOT] NULL WHEN b IS NULL THEN
  * distinct ELSE a <> b (a = b) END. */
@@ -378,6 +405,8 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
         sq_expr *b = a ? sq_bind_expr(c, x->rexpr, sc, ag) : NULL;
         if (!b)
             return NULL;
+        if (!strcmp(op, "||"))
+            return concat_op(c, a, b, loc);
         static const struct { const char *op; sq_ekind k; int sub; } ops[] = {
             {"+", SQ_E_ARITH, EX_ADD}, {"-", SQ_E_ARITH, EX_SUB}, {"*", SQ_E_ARITH, EX_MUL},
             {"/", SQ_E_ARITH, EX_DIV}, {"%", SQ_E_ARITH, EX_MOD}, {"=", SQ_E_CMP, EX_EQ},    {"<>", SQ_E_CMP, EX_NE},
@@ -611,6 +640,58 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
                 return NULL;
         return sq_make(c, SQ_E_STRFN, str_fns[k].fn, v, (int)f->n_args, loc);
     }
+    static const struct {
+        const char *name;
+        ex_textfn fn;
+        size_t min_args, max_args;
+    } text_fns[] = {
+        {"upper", EX_UPPER, 1, 1},     {"lower", EX_LOWER, 1, 1}, {"initcap", EX_INITCAP, 1, 1},
+        {"reverse", EX_REVERSE, 1, 1}, {"replace", EX_REPLACE, 3, 3}, {"lpad", EX_LPAD, 2, 3},
+        {"rpad", EX_RPAD, 2, 3},       {"repeat", EX_REPEAT, 2, 2},
+    };
+    for (size_t k = 0; k < sizeof text_fns / sizeof text_fns[0]; k++) {
+        if (strcmp(lname, text_fns[k].name) != 0)
+            continue;
+        size_t lo = text_fns[k].min_args, hi = text_fns[k].max_args;
+        if (f->n_args < lo || f->n_args > hi) {
+            static const char *const count[] = {"", "one", "two", "three"};
+            sq_fail(c, loc, PA_EINVAL, "%s takes %s%s%s argument%s", lname, count[lo], hi > lo ? " or " : "",
+                    hi > lo ? count[hi] : "", hi > 1 ? "s" : "");
+            return NULL;
+        }
+        sq_expr *v[3] = {0};
+        for (size_t i = 0; i < f->n_args; i++) {
+            if (!(v[i] = sq_bind_expr(c, f->args[i], sc, ag)))
+                return NULL;
+            bool count = i == 1 && (text_fns[k].fn == EX_LPAD || text_fns[k].fn == EX_RPAD || text_fns[k].fn == EX_REPEAT);
+            if (count && is_untyped_null(v[i]))
+                v[i] = null_const(c, (pa_type){PA_TYPE_INTEGER, 0, 0}, v[i]->loc);
+            else if (!count)
+                v[i] = as_text(c, v[i], false);
+        }
+        return sq_make(c, SQ_E_TEXT, text_fns[k].fn, v, (int)f->n_args, loc);
+    }
+    if (!strcmp(lname, "concat") || !strcmp(lname, "concat_ws")) {
+        bool ws = lname[6] == '_';
+        if (f->n_args < (ws ? 2u : 1u)) {
+            sq_fail(c, loc, PA_EINVAL, "%s needs %s", lname, ws ? "a separator and at least one value" : "at least one value");
+            return NULL;
+        }
+        sq_expr **v = sq_alloc(&c->A, f->n_args * sizeof *v);
+        if (!v) {
+            sq_fail(c, loc, PA_ENOMEM, "out of memory binding %s", lname);
+            return NULL;
+        }
+        for (size_t i = 0; i < f->n_args; i++)
+            if (!(v[i] = as_text(c, sq_bind_expr(c, f->args[i], sc, ag), !(ws && i == 0))))
+                return NULL;
+        if (ws && v[0]->type.id != PA_TYPE_VARCHAR) {
+            sq_fail(c, loc, PA_EINVAL, "concat_ws: a separator of type %s (a string expected)",
+                    pa_type_name(v[0]->type.id));
+            return NULL;
+        }
+        return sq_make(c, SQ_E_CONCAT, ws, v, (int)f->n_args, loc);
+    }
     if (!strcmp(lname, "date_trunc")) {
         ex_field fld = EX_YEAR;
         if (f->n_args != 2) {
@@ -715,7 +796,8 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
                                         "floor",     "ceil",   "trunc", "round", "sign", "date_trunc", "make_date",
                                         "length", "char_length", "octet_length", "strpos", "position",
                                         "starts_with", "left", "right", "btrim", "trim", "ltrim", "rtrim",
-                                        "split_part"};
+                                        "split_part", "upper", "lower", "initcap", "reverse", "replace", "lpad",
+                                        "rpad", "repeat", "concat", "concat_ws"};
     sq_suggest sg;
     sq_suggest_init(&sg, lname);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)

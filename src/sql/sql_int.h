@@ -116,6 +116,8 @@ typedef enum sq_ekind {
     SQ_E_DATE_TRUNC,          /* sub ex_field */
     SQ_E_MAKE_DATE,
     SQ_E_STRFN,               /* sub ex_strfn */
+    SQ_E_TEXT,                /* sub ex_textfn */
+    SQ_E_CONCAT,              /* sub 0: concat(args); 1: concat_ws(sep, args) */
     SQ_E_AGG,                 /* during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
 } sq_ekind;

@@ -293,11 +293,33 @@ static inline int et_eval(et_dev *x, ex_expr *const *exprs, int n, const pa_colu
             dv_alloc(x->d, (size_t)(rows + 8) / 8, (void **)&dout[j].validity, NULL);
     }
     size_t ss = kn_eval_scratch_size(prog);
-    void *scratch = NULL;
+    void *scratch = NULL, *text = NULL;
     dv_alloc(x->d, ss, &scratch, NULL);
+    /* The text area: its size from the host columns, from the device's
+     * as a kernel, and from the byte counts alone, alike. */
+    int64_t tb = kn_eval_str_bound(prog, KN_EVAL_TEXT_AREA, in, n_in, rows);
+    {
+        int64_t *db = NULL, known = -1;
+        kn_ctx bctx = {x->d, x->s};
+        assert_int_equal(dv_host_alloc(x->d, sizeof *db, (void **)&db, NULL), PA_OK);
+        assert_int_equal(kn_eval_str_bytes(&bctx, prog, KN_EVAL_TEXT_AREA, din, n_in, rows, db, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(x->s, NULL), PA_OK);
+        assert_int_equal(*db, tb);
+        dv_host_free(x->d, db);
+        pa_column kin[64];
+        for (int i = 0; i < n_in; i++) {
+            kin[i] = din[i];
+            if (in[i].type.id == PA_TYPE_VARCHAR)
+                pa_column_set_bytes(&kin[i], rows ? in[i].offsets[rows] : 0);
+        }
+        assert_true(kn_eval_text_area_known(prog, kin, n_in, rows, &known));
+        assert_int_equal(known, tb);
+    }
+    if (tb > 0)
+        dv_alloc(x->d, (size_t)tb, &text, NULL);
     /* On a stream of its own: an expected error must not stay on x->s. */
     kn_ctx ctx = kc_err_ctx(x->d, x->s);
-    rc = kc_err_end(&ctx, kn_eval(&ctx, prog, din, n_in, rows, dout, scratch, err), err);
+    rc = kc_err_end(&ctx, kn_eval(&ctx, prog, din, n_in, rows, dout, scratch, text, tb, err), err);
     for (int j = 0; j < n; j++) {
         outs[j] = et_col(dout[j].type, rows, dout[j].validity != NULL);
         if (rc == PA_OK) {
@@ -315,6 +337,8 @@ static inline int et_eval(et_dev *x, ex_expr *const *exprs, int n, const pa_colu
     for (int i = 0; i < n_in; i++)
         et_dcol_free(x, &din[i]);
     dv_free(x->d, scratch);
+    if (text)
+        dv_free(x->d, text);
     pa_free(prog);
     return rc;
 }

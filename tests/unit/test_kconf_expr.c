@@ -1185,7 +1185,7 @@ static void test_empty_and_errors(void **state)
     pa_column b = {.type = et_t(PA_TYPE_BIGINT), .length = 4, .data = et_up(&X, zeros, sizeof zeros)};
     pa_column o = {.type = I, .length = 4, .data = et_up(&X, zeros, sizeof zeros)};
     void *scratch = et_up(&X, NULL, 0);
-    assert_int_equal(KC_STATUS(X.d, X.s, &E, kn_eval(&ec, prog, &b, 1, 4, &o, scratch, &E)), PA_EINVAL);
+    assert_int_equal(KC_STATUS(X.d, X.s, &E, kn_eval(&ec, prog, &b, 1, 4, &o, scratch, NULL, 0, &E)), PA_EINVAL);
     assert_non_null(strstr(E.msg, "expects column 0 as INTEGER"));
     pa_free(prog);
     dv_free(X.d, scratch);

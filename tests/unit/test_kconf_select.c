@@ -94,7 +94,7 @@ static void test_filter_program(void **state)
         dv_alloc(X.d, (size_t)n * 4, (void **)&sel, NULL);
         int64_t *count = pinned64();
         kn_ctx ctx = {X.d, X.s};
-        if (kn_filter(&ctx, prog, d, 2, n, sel, count, scratch, &E) != PA_OK)
+        if (kn_filter(&ctx, prog, d, 2, n, sel, count, scratch, NULL, 0, &E) != PA_OK)
             fail_msg("kn_filter: %s", E.msg);
         dv_stream_sync(X.s, NULL);
         int32_t *h = malloc((size_t)n * 4);

@@ -143,7 +143,7 @@ static void test_sim_kernel_error(void **state)
     assert_int_equal(dv_event_create(g_sim, &ev, NULL), PA_OK);
     assert_int_equal(dv_stream_sync(g_s, NULL), PA_OK);   /* the input is there */
     kn_ctx ctx = {g_sim, s};
-    assert_int_equal(kn_eval(&ctx, prog, &in, 1, 2, &out, scratch, &e), PA_OK);
+    assert_int_equal(kn_eval(&ctx, prog, &in, 1, 2, &out, scratch, NULL, 0, &e), PA_OK);
     pa_free(prog);   /* the call copied the program */
     assert_int_equal(dv_event_record(ev, s, NULL), PA_OK);
     assert_int_equal(dv_stream_sync(s, &e), PA_EOVERFLOW);
