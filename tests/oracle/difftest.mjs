@@ -68,7 +68,9 @@ const W = {
   corrHaving: 1 / 6,                         // ... with HAVING COUNT(*) op k
   corrAggUse: { cmpConst: 6, cmpCol: 2, exists: 1, in: 1 }, // how a WHERE uses it
   num: { col: 10, const: 1, add: 2, sub: 2, mul: 2, div: 1, cast: 1, case: 1, extract: 1 },
-  str: { col: 8, substring: 2, case: 1, cast: 1 },
+  str: { col: 8, substring: 2, case: 1, cast: 1, text: 3 },
+  // functions that make new text (their constants ASCII, as the data)
+  textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1 },
   item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
   agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1 },
   groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
@@ -520,6 +522,7 @@ class Gen {
       const sql = r.chance(0.5) ? `SUBSTRING(${base.sql}, ${a}, ${n})` : `SUBSTRING(${base.sql} FROM ${a} FOR ${n})`;
       return { sql, t: { k: 'str', nul: base.t.nul, vals, pats: vals ? undefined : ['%a%', 'C%', '%1', '%e%'] }, hc: true };
     }
+    if (what === 'text') return this.textFn(scope, base, depth);
     if (what === 'case') {
       const p = this.pred(scope, 2, false);
       const b = this.str(scope, depth + 1);
@@ -534,6 +537,47 @@ class Gen {
       };
     }
     return base;
+  }
+  // A function that makes new text of base (upper, ||, lpad...); vals
+  // (the values it can take) follow base's where that stays small.
+  textFn(scope, base, depth) {
+    const r = this.r;
+    const fn = r.pick(W.textFn);
+    const map = (f) => (base.t.vals ? [...new Set(base.t.vals.map(f))] : undefined);
+    const pad = (v, n, fill, left) => (v.length >= n ? v.slice(0, n) : left ? v.padStart(n, fill) : v.padEnd(n, fill));
+    const t = (vals, o = {}) => ({ k: 'str', nul: base.t.nul, vals, pats: vals ? undefined : ['%A%', '%e%', 'C%', '%1'], ...o });
+    switch (fn) {
+      case 'upper': return { sql: `upper(${base.sql})`, t: t(map((v) => v.toUpperCase())), hc: true };
+      case 'lower': return { sql: `lower(${base.sql})`, t: t(map((v) => v.toLowerCase())), hc: true };
+      case 'reverse': return { sql: `reverse(${base.sql})`, t: t(map((v) => [...v].reverse().join(''))), hc: true };
+      case 'repeat': {
+        const n = r.int(0, 3);
+        return { sql: `repeat(${base.sql}, ${n})`, t: t(map((v) => v.repeat(n))), hc: true };
+      }
+      case 'replace': {
+        const from = r.one(['A', 'e', 'ER', 'ly', ' ']), to = r.one(['', '#', 'xyz']);
+        return { sql: `replace(${base.sql}, ${quote(from)}, ${quote(to)})`, t: t(map((v) => v.split(from).join(to))), hc: true };
+      }
+      case 'lpad':
+      case 'rpad': {
+        const n = r.int(1, 12), fill = r.one(['*', '-+', ' ']);
+        return { sql: `${fn}(${base.sql}, ${n}, ${quote(fill)})`, t: t(map((v) => pad(v, n, fill, fn === 'lpad'))), hc: true };
+      }
+      case 'concatWs': {
+        const b = depth >= 1 ? strConst(r, base.t) : null;
+        const other = b === null ? this.str(scope, depth + 1) : { sql: quote(b), t: { k: 'str' } };
+        return { sql: `concat_ws('/', ${base.sql}, ${other.sql})`, t: { k: 'str', nul: false, pats: ['%/%', '%A%', 'C%'] }, hc: true };
+      }
+      default: {   // ||: with a constant, or another string expression
+        if (depth >= 1 || r.chance(0.5)) {
+          const k = r.one(['-', '!', 'x', '']);
+          const front = r.chance(0.5);
+          return { sql: front ? `${quote(k)} || ${paren(base)}` : `${paren(base)} || ${quote(k)}`, t: t(map((v) => (front ? k + v : v + k))), hc: true };
+        }
+        const b = this.str(scope, depth + 1);
+        return { sql: `${paren(base)} || ${paren(b)}`, t: { k: 'str', nul: base.t.nul || b.t.nul, pats: ['%A%', '%e%', 'C%', '%1'] }, hc: true };
+      }
+    }
   }
   // An expression of one kind family (for UNION branches and IN lists).
   ofKind(scope, k) {

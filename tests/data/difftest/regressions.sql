@@ -35,3 +35,6 @@ SELECT r_name FROM region WHERE (SELECT COUNT(*) FROM nation WHERE n_regionkey =
 SELECT c_custkey FROM customer WHERE c_custkey < 100 AND (SELECT COUNT(*) + 1 FROM orders WHERE o_custkey = c_custkey AND o_orderstatus = 'F') < 2
 # a correlated aggregate read twice (BETWEEN) was joined twice: endless recursion, a crash
 SELECT c_custkey FROM customer WHERE (SELECT MAX(o_orderkey) FROM orders WHERE o_custkey = c_custkey) BETWEEN 1 AND 5000
+# a string function's text area of 0 bytes for a chunk (repeat(x, 0); a column of empty or NULL strings): the CUDA evaluator refused its NULL area on sim
+SELECT repeat(r_comment, 0) AS c1, SUBSTRING(r_comment FROM 3 FOR 3) AS c2, n_name FROM region AS t1, nation AS t2 WHERE t1.r_regionkey = t2.n_regionkey
+SELECT COUNT(*) AS c0 FROM customer AS t2 LEFT JOIN customer AS t4 ON t2.c_custkey = t4.c_custkey + 1000000 WHERE upper(t4.c_name) IS NULL AND t2.c_address || 'x' >= 'A'
