@@ -24,8 +24,13 @@ const char *sq_node_name(pgn *n)
 
 bool sq_is_aggregate_name(const char *fn)
 {
-    return !strcmp(fn, "sum") || !strcmp(fn, "count") || !strcmp(fn, "avg") || !strcmp(fn, "min") ||
-           !strcmp(fn, "max");
+    static const char *const names[] = {"sum",        "count",       "avg",      "min",     "max",
+                                        "bool_and",   "bool_or",     "every",    "stddev",  "stddev_samp",
+                                        "stddev_pop", "variance",    "var_samp", "var_pop"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(fn, names[i]))
+            return true;
+    return false;
 }
 
 static int loc_of(pgn *n)
@@ -519,54 +524,9 @@ static int extract_field(sq_ctx *c, pgn *n, int loc, ex_field *f)
                    "epoch, decade, century, millennium are)", w ? w : "?");
 }
 
-static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
+/* An aggregate node of kind k over arg (NULL for COUNT(*)). */
+static sq_expr *agg_node(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc)
 {
-    int loc = f->location;
-    if (!ag || !ag->allow) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
-        return NULL;
-    }
-    if (ag->inside) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
-        return NULL;
-    }
-    if (f->agg_filter || f->over || f->n_agg_order) {
-        sq_fail(c, loc, PA_EUNSUPPORTED, "FILTER, OVER and ORDER BY in aggregates are not supported");
-        return NULL;
-    }
-    ex_agg_kind k;
-    sq_expr *arg = NULL;
-    if (f->agg_star) {
-        if (strcmp(fn, "count") != 0) {
-            sq_fail(c, loc, PA_EINVAL, "%s(*) is not a function; only count(*)", fn);
-            return NULL;
-        }
-        k = EX_AGG_COUNT_STAR;
-    } else {
-        if (f->n_args != 1) {
-            sq_fail(c, loc, PA_EINVAL, "%s takes one argument", fn);
-            return NULL;
-        }
-        ag->inside = true;
-        arg = sq_bind_expr(c, f->args[0], sc, ag);
-        ag->inside = false;
-        if (!arg)
-            return NULL;
-        if (!strcmp(fn, "sum"))
-            k = EX_AGG_SUM;
-        else if (!strcmp(fn, "count"))
-            k = f->agg_distinct ? EX_AGG_COUNT_DISTINCT : EX_AGG_COUNT;
-        else if (!strcmp(fn, "avg"))
-            k = EX_AGG_AVG;
-        else if (!strcmp(fn, "min"))
-            k = EX_AGG_MIN;
-        else
-            k = EX_AGG_MAX;
-        if (f->agg_distinct && k != EX_AGG_COUNT_DISTINCT && k != EX_AGG_MIN && k != EX_AGG_MAX) {
-            sq_fail(c, loc, PA_EUNSUPPORTED, "%s(DISTINCT ...) is not supported (COUNT(DISTINCT) is)", fn);
-            return NULL;
-        }
-    }
     pa_type t = {PA_TYPE_BIGINT, 0, 0};
     if (arg && ex_agg_type(k, arg->type, &t, c->err) != PA_OK) {
         c->err_loc = loc;
@@ -588,6 +548,143 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
     args[0] = arg;
     e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
     return e->tx ? e : NULL;
+}
+
+/* The variances and standard deviations from exact sums, as DOUBLE:
+ * (n * sum(x^2) - sum(x)^2) / (n * (n - 1)) (samp) or / n^2 (pop), with
+ * n = count(x). For integers and DECIMAL the numerator is exact (DECIMAL
+ * arithmetic, an overflow an error), so only the last division rounds;
+ * DOUBLE sums round as they go. One row gives NULL for samp, as in
+ * PostgreSQL; a rounding below zero is clamped to 0. */
+static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc)
+{
+    pa_type dbl = {PA_TYPE_DOUBLE, 0, 0};
+    if (x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
+        x->type.id != PA_TYPE_DOUBLE) {
+        sq_fail(c, loc, PA_EINVAL, "%s needs a number, not %s", root ? "stddev" : "variance", pa_type_name(x->type.id));
+        return NULL;
+    }
+    if (x->type.id == PA_TYPE_INTEGER)
+        x = sq_cast(c, x, (pa_type){PA_TYPE_BIGINT, 0, 0}, loc);
+    sq_expr *xx[2] = {x, x};
+    sq_expr *sq = sq_make(c, SQ_E_ARITH, EX_MUL, xx, 2, loc);
+    sq_expr *s1 = agg_node(c, EX_AGG_SUM, x, loc), *s2 = sq ? agg_node(c, EX_AGG_SUM, sq, loc) : NULL;
+    sq_expr *n = agg_node(c, EX_AGG_COUNT, x, loc);
+    if (!s1 || !s2 || !n)
+        return NULL;
+    sq_expr *a[2] = {n, s2}, *b[2] = {s1, s1};
+    sq_expr *num[2] = {sq_make(c, SQ_E_ARITH, EX_MUL, a, 2, loc), sq_make(c, SQ_E_ARITH, EX_MUL, b, 2, loc)};
+    sq_expr *top = sq_cast(c, sq_make(c, SQ_E_ARITH, EX_SUB, num, 2, loc), dbl, loc);
+    /* The divisor is NULL where there are too few rows (n <= 1 for samp,
+     * n = 0 for pop), so the quotient is NULL there, not a division by 0
+     * (the CASE's branches are all evaluated). */
+    sq_expr *lim = sq_const(c, ex_expr_int(c->plan, pop ? 0 : 1, c->err), loc);
+    sq_expr *one = sq_const(c, ex_expr_int(c->plan, 1, c->err), loc);
+    sq_expr *nm[2] = {n, pop ? lim : one}, *le[2] = {n, lim};
+    sq_expr *dd[2] = {sq_cast(c, n, dbl, loc), sq_cast(c, sq_make(c, SQ_E_ARITH, EX_SUB, nm, 2, loc), dbl, loc)};
+    if (pop)
+        dd[1] = sq_cast(c, n, dbl, loc);
+    sq_expr *dw[3] = {sq_make(c, SQ_E_CMP, EX_LE, le, 2, loc), sq_const(c, ex_expr_null(c->plan, dbl, c->err), loc),
+                      sq_make(c, SQ_E_ARITH, EX_MUL, dd, 2, loc)};
+    sq_expr *q[2] = {top, sq_make(c, SQ_E_CASE, 0, dw, 3, loc)};
+    sq_expr *v = sq_make(c, SQ_E_ARITH, EX_DIV, q, 2, loc);
+    /* Below zero by rounding: 0. */
+    sq_expr *zero = sq_const(c, ex_expr_double(c->plan, 0.0, c->err), loc);
+    sq_expr *lz[2] = {v, zero};
+    sq_expr *w[3] = {sq_make(c, SQ_E_CMP, EX_LT, lz, 2, loc), zero, v};
+    sq_expr *r = sq_make(c, SQ_E_CASE, 0, w, 3, loc);
+    return r && root ? sq_math(c, EX_SQRT, r, NULL, 0, false, loc) : r;
+}
+
+static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    if (!ag || !ag->allow) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return NULL;
+    }
+    if (ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
+        return NULL;
+    }
+    if (f->over) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "window functions (%s(...) OVER ...) are not supported", fn);
+        return NULL;
+    }
+    if (f->n_agg_order) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "ORDER BY inside %s(...) is not supported", fn);
+        return NULL;
+    }
+    /* FILTER (WHERE p): the aggregate of CASE WHEN p THEN x END, since
+     * every aggregate skips NULLs (COUNT(*) counts CASE WHEN p THEN 1 END). */
+    sq_expr *filt = NULL;
+    if (f->agg_filter) {
+        ag->inside = true;
+        filt = sq_bind_expr(c, f->agg_filter, sc, ag);
+        ag->inside = false;
+        if (!filt)
+            return NULL;
+        if (filt->type.id != PA_TYPE_BOOLEAN) {
+            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
+            return NULL;
+        }
+    }
+    ex_agg_kind k;
+    sq_expr *arg = NULL;
+    if (f->agg_star) {
+        if (strcmp(fn, "count") != 0) {
+            sq_fail(c, loc, PA_EINVAL, "%s(*) is not a function; only count(*)", fn);
+            return NULL;
+        }
+        k = EX_AGG_COUNT_STAR;
+    } else {
+        if (f->n_args != 1) {
+            sq_fail(c, loc, PA_EINVAL, "%s takes one argument", fn);
+            return NULL;
+        }
+        ag->inside = true;
+        arg = sq_bind_expr(c, f->args[0], sc, ag);
+        ag->inside = false;
+        if (!arg)
+            return NULL;
+        bool boolean = !strcmp(fn, "bool_and") || !strcmp(fn, "bool_or") || !strcmp(fn, "every");
+        if (boolean && arg->type.id != PA_TYPE_BOOLEAN) {
+            sq_fail(c, loc, PA_EINVAL, "%s needs a boolean, not %s", fn, pa_type_name(arg->type.id));
+            return NULL;
+        }
+        if (!strcmp(fn, "sum"))
+            k = EX_AGG_SUM;
+        else if (!strcmp(fn, "count"))
+            k = f->agg_distinct ? EX_AGG_COUNT_DISTINCT : EX_AGG_COUNT;
+        else if (!strcmp(fn, "avg"))
+            k = EX_AGG_AVG;
+        else if (!strcmp(fn, "min") || !strcmp(fn, "bool_and") || !strcmp(fn, "every"))
+            k = EX_AGG_MIN;   /* FALSE < TRUE: AND is the least */
+        else if (!strcmp(fn, "max") || !strcmp(fn, "bool_or"))
+            k = EX_AGG_MAX;
+        else
+            k = EX_AGG_SUM;   /* the variances: sums below */
+        bool var = !strncmp(fn, "stddev", 6) || !strncmp(fn, "var", 3);
+        if (f->agg_distinct && k != EX_AGG_COUNT_DISTINCT && k != EX_AGG_MIN && k != EX_AGG_MAX) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "%s(DISTINCT ...) is not supported (COUNT(DISTINCT) is)", fn);
+            return NULL;
+        }
+        if (filt) {
+            sq_expr *w[2] = {filt, arg};
+            if (!(arg = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
+                return NULL;
+        }
+        if (var)
+            return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc);
+        return agg_node(c, k, arg, loc);
+    }
+    if (filt) {
+        sq_expr *w[2] = {filt, sq_const(c, ex_expr_int(c->plan, 1, c->err), loc)};
+        if (!(arg = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
+            return NULL;
+        k = EX_AGG_COUNT;
+    }
+    return agg_node(c, k, arg, loc);
 }
 
 static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggctx *ag)

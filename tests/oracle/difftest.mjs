@@ -72,7 +72,8 @@ const W = {
   // functions that make new text (their constants ASCII, as the data)
   textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1 },
   item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
-  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1 },
+  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1 },
+  aggFilter: 1 / 6,                          // agg(...) FILTER (WHERE p)
   groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
   groupBy: { expr: 4, position: 2, alias: 1 },
   having: 1 / 4,
@@ -773,10 +774,30 @@ class Gen {
     return this.anyCol(scope, isNum) ?? this.num(scope, 0);
   }
   agg(scope) {
+    const a = this.aggPlain(scope);
+    // FILTER (WHERE p) on an aggregate call (not on arithmetic over one).
+    if (a && /^[A-Z_]+\(.*\)$/.test(a.sql) && !a.sql.includes(') / ') && !a.sql.includes('FILTER') &&
+        this.r.chance(W.aggFilter)) {
+      const p = this.pred(scope, 1, false);
+      return { ...a, sql: `${a.sql} FILTER (WHERE ${p.sql})`, t: { ...a.t, nul: a.t.k !== 'big' || a.t.nul } };
+    }
+    return a;
+  }
+  aggPlain(scope) {
     const r = this.r;
     const what = r.pick(W.agg);
     const rows = Math.max(1, scope.aggRows ?? scope.rows ?? 1000);
     switch (what) {
+      case 'variance': {
+        const e = this.numCol(scope);
+        const fn = r.one(['STDDEV_SAMP', 'STDDEV_POP', 'VAR_SAMP', 'VAR_POP']);
+        const span = Math.max(Math.abs(e.t.lo ?? 0), Math.abs(e.t.hi ?? 0));
+        return { sql: `${fn}(${e.sql})`, t: { k: 'dbl', lo: 0, hi: fn.startsWith('VAR') ? span * span : span, nul: true } };
+      }
+      case 'boolAgg': {
+        const p = this.pred(scope, 1, false);
+        return { sql: `${r.one(['BOOL_AND', 'BOOL_OR'])}(${p.sql})`, t: { k: 'bool', nul: true } };
+      }
       case 'countStar': return { sql: 'COUNT(*)', t: { k: 'big', lo: 0, hi: rows } };
       case 'count': return { sql: `COUNT(${this.operand(scope).sql})`, t: { k: 'big', lo: 0, hi: rows } };
       case 'countDistinct': return { sql: `COUNT(DISTINCT ${this.operand(scope).sql})`, t: { k: 'big', lo: 0, hi: rows } };

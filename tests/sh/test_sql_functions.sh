@@ -422,5 +422,39 @@ refused "|| needs a text operand" "select 1 || 2" "operator does not exist: INTE
 refused "upper of a number" "select upper(1)" "upper: an argument of type INTEGER (strings expected)"
 refused "repeat past the length limit" "select repeat('x', 200000000)" "repeat: requested length too large"
 
+# Aggregates: FILTER (WHERE p) as the aggregate of CASE WHEN p THEN x END;
+# bool_and/bool_or/every as MIN/MAX of a BOOLEAN; the variances from exact
+# sums. Expected rows from DuckDB.
+check "FILTER (WHERE ...) on count(*), sum, avg, min and count(distinct); bool_and and bool_or" \
+  "select l_returnflag, count(*) filter (where l_quantity > 30) as a, sum(l_extendedprice) filter (where l_shipmode = 'AIR') as b, avg(l_discount) filter (where l_tax > 0.05) as c, min(l_shipdate) filter (where l_linestatus = 'F') as d, count(distinct l_suppkey) filter (where l_quantity < 5) as e, bool_and(l_quantity > 1) as f, bool_or(l_quantity > 49) as g from lineitem group by 1 order by 1" \
+"l_returnflag|a|b|c|d|e|f|g
+A|5982|77133280.57|0.05|1992-01-06|100|false|true
+N|12073|150976697.63|0.05|1995-05-21|100|false|true
+R|5990|75097781.11|0.05|1992-01-04|100|false|true"
+
+check "standard deviations and variances of integers, DECIMAL and DOUBLE" \
+  "select l_linestatus, stddev_samp(l_quantity) as a, var_samp(l_extendedprice) as b, stddev_pop(l_discount) as c, var_pop(l_quantity * 1.0e0) as d, stddev(l_tax) as e, variance(l_suppkey) as f from lineitem group by 1 order by 1" \
+"l_linestatus|a|b|c|d|e|f
+F|14.42|479078342.27|0.03|208.02|0.03|832.70
+O|14.39|475266236.16|0.03|207.07|0.03|833.47"
+
+check "too few rows: samp of one row and pop of none are NULL; FILTER that keeps nothing" \
+  "select n_regionkey, stddev_samp(n_nationkey) filter (where n_nationkey < 3) as a, var_pop(n_nationkey) filter (where n_nationkey = 24) as b, count(*) filter (where false) as c, bool_and(n_nationkey > 100) filter (where n_nationkey > 100) as d, var_samp(n_nationkey) as e, stddev_pop(n_nationkey * 0.5e0) as f from nation group by 1 order by 1" \
+"n_regionkey|a|b|c|d|e|f
+0|||0||50.50|3.18
+1|0.71|0.00|0||109.30|4.68
+2|||0||32.30|2.54
+3|||0||68.30|3.70
+4|||0||33.30|2.58"
+
+# every is PostgreSQL's name of bool_and (DuckDB has no every): hand-checked.
+check "every" "select every(n_nationkey >= 0) as a, every(n_nationkey > 0) as b from nation" \
+"a|b
+true|false"
+refused "FILTER needs a boolean" "select sum(n_nationkey) filter (where 1) from nation" "FILTER needs a boolean condition, not INTEGER"
+refused "bool_and of a number" "select bool_and(n_nationkey) from nation" "bool_and needs a boolean, not INTEGER"
+refused "stddev of text" "select stddev(n_name) from nation" "stddev needs a number, not VARCHAR"
+refused "an aggregate inside FILTER" "select count(*) filter (where count(*) > 1) from nation" "aggregate function calls cannot be nested"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
