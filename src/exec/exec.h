@@ -187,6 +187,8 @@ pa_type ex_expr_type(const ex_expr *e);
 bool ex_expr_is_column(const ex_expr *e, int *index);
 /* True when e is a constant (after folding); NULL constants included. */
 bool ex_expr_is_const(const ex_expr *e);
+/* The value of a non-NULL INTEGER or BIGINT constant; false otherwise. */
+bool ex_expr_const_int(const ex_expr *e, int64_t *v);
 /* True when e is the NULL constant (after folding). */
 bool ex_expr_is_null_const(const ex_expr *e);
 /* The value of a non-NULL constant as the text a pq_pred value takes
@@ -229,6 +231,17 @@ int ex_project(ex_plan *p, ex_op *input, ex_expr *const *exprs, const char *cons
  * NULL). n == 0 gives one row without columns. A source usable under every
  * operator, on either side of a join. */
 int ex_values(ex_plan *p, ex_expr *const *exprs, const char *const *names, int n, ex_op **out, pa_err *err);
+/* The same with rows rows (a VALUES list): exprs holds rows x n constants,
+ * row by row, each column of one type throughout (PA_EINVAL naming the
+ * first that differs); n >= 1 unless rows is 1. */
+int ex_values_rows(ex_plan *p, ex_expr *const *exprs, const char *const *names, int n, int64_t rows, ex_op **out,
+                   pa_err *err);
+
+/* generate_series / range (op_series.c): one BIGINT column `name` of the
+ * rows start, start + step, ... count of them (the caller computes count
+ * so that every value fits; step != 0), made by kn_sequence on the device
+ * a chunk at a time, as many chunks in flight as workers ask for. */
+int ex_series(ex_plan *p, int64_t start, int64_t step, int64_t count, const char *name, ex_op **out, pa_err *err);
 
 /* The rows of an earlier run's result as a source (op_rows.c): output
  * column i is r's column i (names as r's). Each chunk of r goes out once:

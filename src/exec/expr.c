@@ -43,6 +43,15 @@ bool ex_expr_is_const(const ex_expr *e) { return e && e->kind == EX__CONST; }
 
 bool ex_expr_is_null_const(const ex_expr *e) { return e && e->kind == EX__CONST && e->is_null; }
 
+bool ex_expr_const_int(const ex_expr *e, int64_t *v)
+{
+    if (!e || e->kind != EX__CONST || e->is_null ||
+        (e->type.id != PA_TYPE_INTEGER && e->type.id != PA_TYPE_BIGINT))
+        return false;
+    *v = e->v.i;
+    return true;
+}
+
 int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
 {
     if (!e || e->kind != EX__CONST || e->is_null || !buf || cap == 0)

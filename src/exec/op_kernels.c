@@ -21,6 +21,7 @@ static const char *const k_topn[] = {"sort_encode", "sort_filter", "sort_copy", 
                                      "sort_merge_next", "sort_gather", "sort_gather_bytes"};
 static const char *const k_limit[] = {"copy_bits"};
 static const char *const k_rechunk[] = {"concat", "concat_bytes"};
+static const char *const k_series[] = {"sequence"};
 
 #define LIST(a) *n = (int)(sizeof a / sizeof a[0]); return a
 
@@ -36,6 +37,7 @@ static const char *const *kernels_of(ex_op_kind k, int *n)
     case EX_OP_TOPN: LIST(k_topn);
     case EX_OP_LIMIT: LIST(k_limit);
     case EX_OP_RECHUNK: LIST(k_rechunk);
+    case EX_OP_SERIES: LIST(k_series);
     default: *n = 0; return NULL;
     }
 }

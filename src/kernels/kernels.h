@@ -952,6 +952,9 @@ static inline PA_HD uint32_t kn_partition_of(uint64_t hash, uint32_t n_parts)
 {
     return (uint32_t)(((hash >> 32) * (uint64_t)n_parts) >> 32);
 }
+/* out[i] = start + i * step for i in [0, n), BIGINT (wrapping: the caller
+ * keeps the values in range), for generate_series and range. */
+int kn_sequence(const kn_ctx *ctx, int64_t start, int64_t step, int64_t n, int64_t *out, pa_err *err);
 /* part[i] = kn_partition_of(hashes[i], n_parts); n_parts >= 1. */
 int kn_partition_ids(const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,
                      uint32_t *part, pa_err *err);

@@ -57,6 +57,25 @@ extern "C" int SIMT_NAME(kn__gpu_hash_keys)(const kn_ctx *ctx, const pa_column *
 
 namespace {
 
+/* ------------------------------------------------------------ sequences */
+
+__global__ void sequence_k(int64_t start, int64_t step, int64_t n, int64_t *out)
+{
+    KN_GPU_FOR(i, n)
+    out[i] = (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)step);
+}
+} /* namespace */
+
+extern "C" int SIMT_NAME(kn__gpu_sequence)(const kn_ctx *ctx, int64_t start, int64_t step, int64_t n, int64_t *out,
+                                           pa_err *err)
+{
+    if (n <= 0)
+        return PA_OK;
+    return SIMT_LAUNCH(sequence_k, blocks_for(n), THREADS, 0, ctx->stream, err, start, step, n, out);
+}
+
+namespace {
+
 /* ---------------------------------------------------------- partitioning */
 
 __global__ void partition_ids_k(const uint64_t *hashes, int64_t rows, uint32_t n_parts, uint32_t *part)

@@ -107,6 +107,15 @@ int kn__cpu_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int6
     return PA_OK;
 }
 
+/* ------------------------------------------------------------ sequences */
+
+int kn__cpu_sequence(const kn_ctx *ctx, int64_t start, int64_t step, int64_t n, int64_t *out, pa_err *err)
+{
+    for (int64_t i = 0; i < n; i++)   /* in uint64: wraps instead of overflowing */
+        out[i] = (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)step);
+    return PA_OK;
+}
+
 /* ------------------------------------------------------------ partitioning */
 
 int kn__cpu_partition_ids(const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,

@@ -51,6 +51,8 @@ extern "C" {
     X(hash_keys, (const kn_ctx *ctx, const pa_column *keys, int n_keys, int64_t rows, uint64_t *hashes,         \
                   pa_err *err),                                                                                 \
       (ctx, keys, n_keys, rows, hashes, err))                                                                   \
+    X(sequence, (const kn_ctx *ctx, int64_t start, int64_t step, int64_t n, int64_t *out, pa_err *err),         \
+      (ctx, start, step, n, out, err))                                                                          \
     X(partition_ids, (const kn_ctx *ctx, const uint64_t *hashes, int64_t rows, uint32_t n_parts,                \
                       uint32_t *part, pa_err *err),                                                             \
       (ctx, hashes, rows, n_parts, part, err))                                                                  \

@@ -174,6 +174,70 @@ static int bind_rangevar(sq_ctx *c, PgQuery__RangeVar *rv, sq_scope *sc, sq_from
     return table_rel(c, t, qual, rv->alias, loc, sc, f);
 }
 
+/* generate_series(start, stop [, step]) (stop included, as PostgreSQL)
+ * and range([start,] stop [, step]) (stop excluded, as DuckDB): integer
+ * constants (expressions of them fold); one BIGINT column named after the
+ * function. A NULL argument gives no rows, as in PostgreSQL. */
+static int bind_series(sq_ctx *c, PgQuery__RangeFunction *rf, PgQuery__FuncCall *call, bool range, sq_scope *sc,
+                       sq_from *f)
+{
+    const char *fname = range ? "range" : "generate_series";
+    size_t lo = range ? 1 : 2;
+    if (call->n_args < lo || call->n_args > 3)
+        return sq_fail(c, call->location, PA_EINVAL, "%s takes %s", fname,
+                       range ? "a stop, or a start, a stop and an optional step" : "a start, a stop and an optional step");
+    int64_t v[3] = {0, 0, 1};   /* start, stop, step */
+    bool null = false;
+    sq_scope none = {0};
+    for (size_t i = 0; i < call->n_args; i++) {
+        sq_expr *e = sq_bind_expr(c, call->args[i], &none, NULL);
+        if (!e)
+            return c->err->code ? c->err->code : PA_EINVAL;
+        size_t at = range && call->n_args == 1 ? 1 : i;
+        if (!ex_expr_is_const(e->tx))
+            return sq_fail(c, e->loc, PA_EUNSUPPORTED, "%s takes constants", fname);
+        if (e->type.id == PA_TYPE_DATE)
+            return sq_fail(c, e->loc, PA_EUNSUPPORTED, "%s of dates is not supported (integers are)", fname);
+        if (e->kind == SQ_E_CONST && e->flag) {   /* an untyped NULL */
+            null = true;
+            continue;
+        }
+        if (e->type.id != PA_TYPE_INTEGER && e->type.id != PA_TYPE_BIGINT)
+            return sq_fail(c, e->loc, PA_EINVAL, "%s takes integers, not %s", fname, pa_type_name(e->type.id));
+        if (!ex_expr_const_int(e->tx, &v[at]))
+            null = true;
+    }
+    if (!null && v[2] == 0)
+        return sq_fail(c, call->location, PA_EINVAL, "step size cannot equal zero");
+    __int128 count = 0;
+    if (!null) {
+        __int128 span = (__int128)v[1] - v[0], step = v[2];
+        if (range)   /* the last value before stop */
+            span -= step > 0 ? 1 : -1;
+        if ((span >= 0) == (step > 0) || span == 0)
+            count = span / step + 1;
+        if (range && (step > 0 ? v[1] <= v[0] : v[1] >= v[0]))
+            count = 0;
+    }
+    if (count > ((__int128)1 << 62))
+        return sq_fail(c, call->location, PA_EUNSUPPORTED, "%s of more than 2^62 rows", fname);
+    sq_node *n = sq_node_new(c, SQ_L_SERIES, 1);
+    const char **names = sq_alloc(&c->A, sizeof *names);
+    if (!n || !names)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    names[0] = fname;
+    int id = sq_new_col(c, fname, (pa_type){PA_TYPE_BIGINT, 0, 0});
+    if (id < 0)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    n->out[0] = id;
+    n->series_start = v[0];
+    n->series_step = v[2];
+    n->n_rows = (int64_t)count;
+    n->est = count > 1 ? (double)count : 1;
+    const char *qual = rf->alias ? lower(c, rf->alias->aliasname) : fname;
+    return derived_rel(c, n, names, qual, rf->alias, call->location, sc, f);
+}
+
 static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq_from *f)
 {
     pgn *fn = NULL;
@@ -184,9 +248,11 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
         return sq_fail(c, -1, PA_EUNSUPPORTED, "this table function is not supported");
     PgQuery__FuncCall *call = fn->func_call;
     const char *name = call->n_funcname ? sq_node_name(call->funcname[call->n_funcname - 1]) : "";
+    if (!strcasecmp(name, "generate_series") || !strcasecmp(name, "range"))
+        return bind_series(c, rf, call, !strcasecmp(name, "range"), sc, f);
     if (strcasecmp(name, "read_parquet") != 0)
-        return sq_fail(c, call->location, PA_EUNSUPPORTED, "table function %s is not supported (read_parquet is)",
-                       name);
+        return sq_fail(c, call->location, PA_EUNSUPPORTED,
+                       "table function %s is not supported (read_parquet, generate_series and range are)", name);
     /* One string, or ARRAY['a.parquet', 'b/', 'c/x*.parquet']: parts of one table. */
     enum { MAX_PATHS = 256 };
     const char *paths[MAX_PATHS];

@@ -397,13 +397,96 @@ static int64_t const_int(sq_ctx *c, pgn *n, const char *what, int *rc)
     return n->a_const->ival->ival;
 }
 
+/* A VALUES list: rows of constant expressions (folded when bound), each
+ * column of the common type of its rows (untyped NULLs take it; a column of
+ * NULLs only is VARCHAR), named column1, column2... as PostgreSQL does. */
+#define VALUES_MAX_CELLS 1000000
+static int bind_values(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const char ***names_out)
+{
+    if (s->n_sort_clause || s->limit_count || s->limit_offset)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "ORDER BY, LIMIT and OFFSET directly on VALUES are not supported "
+                                               "(select from it: SELECT * FROM (VALUES ...) t ORDER BY ...)");
+    size_t rows = s->n_values_lists, n = 0;
+    for (size_t r = 0; r < rows; r++) {
+        PgQuery__Node *l = s->values_lists[r];
+        if (l->node_case != PG_QUERY__NODE__NODE_LIST)
+            return sq_fail(c, -1, PA_EINVAL, "VALUES: row %zu is not a list", r + 1);
+        if (r == 0)
+            n = l->list->n_items;
+        else if (l->list->n_items != n)
+            return sq_fail(c, -1, PA_EINVAL, "VALUES lists must all be the same length (row 1 has %zu, row %zu %zu)",
+                           n, r + 1, l->list->n_items);
+    }
+    if (n == 0)
+        return sq_fail(c, -1, PA_EINVAL, "VALUES needs at least one column");
+    if (rows * n > VALUES_MAX_CELLS)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "VALUES with more than %d values (%zu rows of %zu): load them from a file",
+                       VALUES_MAX_CELLS, rows, n);
+    sq_expr **v = sq_alloc(&c->A, rows * n * sizeof *v);
+    const char **names = sq_alloc(&c->A, n * sizeof *names);
+    sq_node *node = sq_node_new(c, SQ_L_VALUES, (int)n);
+    if (!v || !names || !node)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    sq_scope none = {0};
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < n; i++) {
+            PgQuery__Node *item = s->values_lists[r]->list->items[i];
+            sq_expr *e = sq_bind_expr(c, item, &none, NULL);
+            if (!e)
+                return c->err->code ? c->err->code : PA_EINVAL;
+            if (!ex_expr_is_const(e->tx))
+                return sq_fail(c, e->loc, PA_EUNSUPPORTED, "VALUES takes constant expressions (row %zu, column %zu)",
+                               r + 1, i + 1);
+            v[r * n + i] = e;
+        }
+    for (size_t i = 0; i < n; i++) {
+        pa_type t = {PA_TYPE__COUNT, 0, 0};
+        for (size_t r = 0; r < rows; r++) {
+            sq_expr *e = v[r * n + i];
+            if (e->kind == SQ_E_CONST && e->flag)   /* an untyped NULL */
+                continue;
+            if (t.id == PA_TYPE__COUNT)
+                t = e->type;
+            else if (!sq_common_type(c, t, e->type, &t))
+                return sq_fail(c, e->loc, PA_EINVAL, "VALUES types %s and %s cannot be matched (column %zu)",
+                               pa_type_name(t.id), pa_type_name(e->type.id), i + 1);
+        }
+        if (t.id == PA_TYPE__COUNT)
+            t = (pa_type){PA_TYPE_VARCHAR, 0, 0};
+        for (size_t r = 0; r < rows; r++) {
+            sq_expr *e = v[r * n + i];
+            e = e->kind == SQ_E_CONST && e->flag ? sq_const(c, ex_expr_null(c->plan, t, c->err), e->loc)
+                                                 : sq_cast(c, e, t, e->loc);
+            if (!e)
+                return c->err->code ? c->err->code : PA_EINVAL;
+            if (!ex_expr_is_const(e->tx))
+                return sq_fail(c, e->loc, PA_EINVAL, "VALUES: row %zu, column %zu does not cast to %s", r + 1, i + 1,
+                               pa_type_name(t.id));
+            v[r * n + i] = e;
+        }
+        char buf[24];
+        snprintf(buf, sizeof buf, "column%zu", i + 1);
+        names[i] = sq_strdup(&c->A, buf);
+        int id = sq_new_col(c, names[i], t);
+        if (!names[i] || id < 0)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        node->out[i] = id;
+    }
+    node->exprs = v;
+    node->n_rows = (int64_t)rows;
+    node->est = (double)rows;
+    *out = node;
+    *names_out = names;
+    return PA_OK;
+}
+
 static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out, const char ***names_out,
                       sq_subq *corr_for)
 {
     int rc = PA_OK;
     int block_start = c->n_cols;
     if (s->n_values_lists)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "VALUES lists are not supported");
+        return bind_values(c, s, out, names_out);
     if (s->n_target_list == 0)
         return sq_fail(c, -1, PA_EINVAL, "SELECT needs at least one column (a bare SELECT returns nothing to show)");
     if (s->into_clause)

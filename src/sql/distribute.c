@@ -720,6 +720,7 @@ static int dist(dctx *d, sq_node **slot, bool only0, dprop *out)
         }
         break;
     case SQ_L_VALUES:
+    case SQ_L_SERIES:
     case SQ_L_ROWS: *out = D_REPL; break;
     case SQ_L_JOIN: rc = dist_join(d, n, out); break;
     case SQ_L_UNION: {

@@ -468,7 +468,25 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
             ex_op_set_label(*op, n->label);
         return rc;
     }
+    case SQ_L_SERIES:
+        *ids = n->out;
+        *n_ids = 1;
+        return ex_series(c->plan, n->series_start, n->series_step, n->n_rows, c->cols[n->out[0]].name, op, c->err);
     case SQ_L_VALUES: {
+        if (n->n_out > 0) {   /* a VALUES list */
+            int64_t cells = n->n_rows * n->n_out;
+            ex_expr **tx = sq_alloc(&c->A, (size_t)cells * sizeof *tx);
+            const char **nm = sq_alloc(&c->A, (size_t)n->n_out * sizeof *nm);
+            if (!tx || !nm)
+                return oom(c);
+            for (int64_t i = 0; i < cells; i++)
+                tx[i] = n->exprs[i]->tx;
+            for (int i = 0; i < n->n_out; i++)
+                nm[i] = c->cols[n->out[i]].name;
+            *ids = n->out;
+            *n_ids = n->n_out;
+            return ex_values_rows(c->plan, tx, nm, n->n_out, n->n_rows, op, c->err);
+        }
         int *v = sq_alloc(&c->A, sizeof *v);
         if (!v)
             return oom(c);

@@ -172,7 +172,8 @@ double sq_estimate(sq_ctx *c, sq_node *n)
         return g < in ? g : in;
     }
     case SQ_L_DISTINCT: return n->in[0]->est;
-    case SQ_L_VALUES: return 1;
+    case SQ_L_VALUES: return n->n_rows > 1 ? (double)n->n_rows : 1;
+    case SQ_L_SERIES: return n->n_rows > 1 ? (double)n->n_rows : 1;
     case SQ_L_ROWS: return n->rows->n_rows > 1 ? (double)n->rows->n_rows : 1;
     case SQ_L_LIMIT:
     case SQ_L_SORT:

@@ -152,6 +152,7 @@ typedef enum sq_lkind {
     SQ_L_SCAN, SQ_L_FILTER, SQ_L_PROJECT, SQ_L_JOIN, SQ_L_AGG, SQ_L_DISTINCT, SQ_L_SORT, SQ_L_LIMIT,
     SQ_L_UNION, SQ_L_VALUES,
     SQ_L_ROWS,                /* a materialized WITH query's result (rows) */
+    SQ_L_SERIES,              /* generate_series / range: n_rows values from series_start by series_step */
 } sq_lkind;
 
 typedef enum sq_jkind {
@@ -176,8 +177,12 @@ typedef struct sq_node {
     int *src;                 /* per output: the table's column index */
     sq_expr **conj;           /* SCAN and FILTER: conjuncts (ANDed) */
     int n_conj;
-    /* PROJECT: out[i] = exprs[i]; VALUES: the one row */
+    /* PROJECT: out[i] = exprs[i]; VALUES: n_rows rows of n_out constants
+     * (none: the one row without columns of SELECT without FROM) */
     sq_expr **exprs;
+    int64_t n_rows;
+    /* SERIES (n_rows values) */
+    int64_t series_start, series_step;
     /* JOIN: in[0] is the left/outer side */
     sq_jkind jkind;
     bool single;              /* a scalar subquery's join: one build row per key */

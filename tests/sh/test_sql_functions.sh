@@ -456,5 +456,55 @@ refused "bool_and of a number" "select bool_and(n_nationkey) from nation" "bool_
 refused "stddev of text" "select stddev(n_name) from nation" "stddev needs a number, not VARCHAR"
 refused "an aggregate inside FILTER" "select count(*) filter (where count(*) > 1) from nation" "aggregate function calls cannot be nested"
 
+# Row sources: VALUES lists and generate_series / range. Expected rows from
+# DuckDB.
+check "VALUES in FROM with column names: common types per column, NULLs" \
+  "select * from (values (1, 'a', 1.5), (2, null, 2), (null, 'ccc', null)) t(x, y, z) order by x nulls first" \
+"x|y|z
+|ccc|
+1|a|1.50
+2||2.00"
+
+check "VALUES joined with a table; in an IN subquery" \
+  "select t.x, n_name from (values (1), (3), (24)) t(x) join nation on n_nationkey = t.x where t.x in (select a from (values (3), (24)) s(a)) order by 1" \
+"x|n_name
+3|CANADA
+24|UNITED STATES"
+
+check "VALUES as a statement: columns column1, column2 (PostgreSQL's names; DuckDB says col0, col1)" \
+  "values (1, date '1995-01-01'), (2, date '1996-02-03')" \
+"column1|column2
+1|1995-01-01
+2|1996-02-03"
+
+check "generate_series: stop included, negative step, joined" \
+  "select x, n_name from generate_series(20, 0, -5) g(x) left join nation on n_nationkey = x order by 1" \
+"x|n_name
+0|ALGERIA
+5|ETHIOPIA
+10|IRAN
+15|MOROCCO
+20|SAUDI ARABIA"
+
+check "generate_series over several chunks: sum, count, min, max" \
+  "select sum(generate_series) as s, count(*) as n, min(generate_series) as lo, max(generate_series) as hi from generate_series(-10, 3000000, 7)" \
+"s|n|lo|hi
+642856071416|428573|-10|2999994"
+
+check "range: stop excluded, one argument, a negative step; empty series" \
+  "select (select count(*) from range(10)) as a, (select sum(range) from range(10)) as b, (select sum(range) from range(5, -5, -2)) as c, (select count(*) from generate_series(5, 1)) as d, (select count(*) from range(3, 3)) as e" \
+"a|b|c|d|e
+10|45|5|0|0"
+
+check "generate_series at the edge of BIGINT" \
+  "select count(*) as n, max(g) as m, min(g) as l from generate_series(9223372036854775800, 9223372036854775807) t(g)" \
+"n|m|l
+8|9223372036854775807|9223372036854775800"
+
+refused "VALUES rows of different lengths" "values (1, 'a'), (2)" "VALUES lists must all be the same length"
+refused "VALUES of a column" "select * from (values (n_nationkey)) t" 'column "n_nationkey" does not exist'
+refused "generate_series with a zero step" "select * from generate_series(1, 10, 0)" "step size cannot equal zero"
+refused "generate_series of decimals" "select * from generate_series(1.5, 3)" "generate_series takes integers, not DECIMAL"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail

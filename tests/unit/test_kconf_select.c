@@ -5,6 +5,7 @@
  * selection (repeats, any order) or a range, into an output at an unaligned
  * row offset, with validity and strings in two passes. Empty, all-pass and
  * all-filtered inputs included. Checked on the host against plain loops.
+ * Also kn_sequence (generate_series), up to the ends of BIGINT.
  */
 #include "expr_testutil.h"
 
@@ -217,12 +218,36 @@ static void test_gather(void **state)
     et_col_free(&a), et_col_free(&b);
 }
 
+static void test_sequence(void **state)
+{
+    struct { int64_t start, step, n; } k[] = {
+        {0, 1, 0}, {1, 1, 1}, {-10, 7, 300001}, {INT64_MAX - 3 * 999, 3, 1000}, {INT64_MAX, -1, 77},
+        {INT64_MIN, (int64_t)1 << 62, 4}, {5, -2, 5000},
+    };
+    for (size_t c = 0; c < sizeof k / sizeof k[0]; c++) {
+        int64_t n = k[c].n, *d = NULL;
+        dv_alloc(X.d, (size_t)(n ? n : 1) * 8, (void **)&d, NULL);
+        kn_ctx ctx = {X.d, X.s};
+        assert_int_equal(kn_sequence(&ctx, k[c].start, k[c].step, n, d, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(X.s, NULL), PA_OK);
+        int64_t *h = malloc((size_t)(n ? n : 1) * 8);
+        et_down(&X, h, d, (size_t)n * 8);
+        __int128 want = k[c].start;
+        for (int64_t i = 0; i < n; i++, want += k[c].step)
+            if ((__int128)h[i] != want)
+                fail_msg("case %zu row %lld: %lld", c, (long long)i, (long long)h[i]);
+        free(h);
+        dv_free(X.d, d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_filter_program),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_sequence),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
