@@ -1022,11 +1022,13 @@ int kn_decompress_pages(const kn_ctx *ctx, kn_codec_job *jobs, int64_t n, pa_err
  * the host): already uncompressed pages (codec KN_CODEC_UNCOMPRESSED; run
  * kn_decompress_pages first) of flat fixed-width columns, v1 pages with RLE
  * definition levels and v2 pages, values PLAIN (BOOLEAN, INT32, INT64,
- * FLOAT, DOUBLE to their engine types), DELTA_BINARY_PACKED (INT32, INT64)
- * or PLAIN_DICTIONARY / RLE_DICTIONARY (any fixed-width engine type but
+ * FLOAT, DOUBLE to their engine types), DELTA_BINARY_PACKED (INT32, INT64),
+ * BYTE_STREAM_SPLIT (INT32, INT64, FLOAT, DOUBLE), RLE (BOOLEAN) or
+ * PLAIN_DICTIONARY / RLE_DICTIONARY (any fixed-width engine type but
  * BOOLEAN: dict.values holds the dictionary decoded to the engine's width,
  * 4 or 8 bytes). The scratch holds, per value of the page (num_values), 4
- * bytes for a dictionary page's indices and 8 for a DELTA page's values. out.validity,
+ * bytes for a dictionary page's indices or an RLE page's booleans and 8 for
+ * a DELTA page's values. out.validity,
  * when there is one, is 4-byte aligned and has whole 32-bit words for every
  * row of out (capacity rounded up to 32 bits): pages whose rows share a word
  * may be decoded at once, each writing only its own rows' bits. Each job's

@@ -43,7 +43,8 @@ enum why : int {
     W_V2_REQUIRED, W_V2_OPTIONAL, W_LV_END, W_LV_RUN, W_LV_VALUE_SHORT, W_LV_VALUE_WIDE, W_LV_TRUNC,
     W_LEVEL, W_LEVELS_LEFT, W_NULLS, W_PLAIN_SHORT, W_PLAIN_LEFT, W_BW_MISSING, W_BW, W_EMPTY_DICT,
     W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX, W_D_HEADER, W_D_BLOCK,
-    W_D_MINIBLOCKS, W_D_FEWER, W_D_BLOCK_HEADER, W_D_WIDTHS, W_D_WIDTH, W_D_TRUNC
+    W_D_MINIBLOCKS, W_D_FEWER, W_D_BLOCK_HEADER, W_D_WIDTHS, W_D_WIDTH, W_D_TRUNC, W_BSS_SHORT, W_BSS_LEFT,
+    W_RB_PREFIX, W_RB_LEN, W_RB_END, W_RB_RUN, W_RB_VALUE_SHORT, W_RB_VALUE_WIDE, W_RB_TRUNC
 };
 
 /* A stream's problems, offset by the base of its kind (levels or indices). */
@@ -337,6 +338,24 @@ struct index_f {
     }
 };
 
+/* Pass 2 of an RLE BOOLEAN page: the values (bit width 1) into scratch,
+ * 4 bytes each. */
+struct bool_f {
+    uint32_t *scratch;
+    __device__ int run(uint64_t first, uint64_t c, uint32_t v)
+    {
+        for (uint64_t k = threadIdx.x & 31; k < c; k += 32)
+            scratch[first + k] = v;
+        return 0;
+    }
+    __device__ int operator()(uint64_t first, unsigned m, uint32_t v)
+    {
+        if ((threadIdx.x & 31) < m)
+            scratch[first + (threadIdx.x & 31)] = v;
+        return 0;
+    }
+};
+
 /* Pass 2 of a DELTA_BINARY_PACKED page: every value of the stream decoded
  * (kn__delta_decode decodes past the page's m to check the whole stream),
  * the first m into scratch (8 bytes each), sums taken modulo 2^bits. Lane 0
@@ -446,12 +465,16 @@ struct values_t {
     const uint8_t *plain;
     const uint32_t *scratch;
     const void *dv;    /* dictionary values, engine width */
+    bool rle_bool;     /* RLE BOOLEAN: from scratch, 4 bytes each */
+    uint64_t bss;      /* BYTE_STREAM_SPLIT: the page's value count (byte b of value vi at b * bss + vi); 0 */
     __device__ uint64_t get(uint64_t vi) const
     {
         if (delta) {
             uint64_t x = ((const uint64_t *)scratch)[vi];
             return cv == C_I64 ? x : cv == C_I32 ? (uint64_t)(uint32_t)x : (uint64_t)(int64_t)(int32_t)(uint32_t)x;
         }
+        if (rle_bool)
+            return scratch[vi] & 1;
         if (boolean)
             return (plain[vi >> 3] >> (vi & 7)) & 1;
         if (dict) {
@@ -459,10 +482,15 @@ struct values_t {
             return out_width(cv) == 4 ? (uint64_t)((const uint32_t *)dv)[ix] : ((const uint64_t *)dv)[ix];
         }
         int pw = phys_width(cv);
-        const uint8_t *s = plain + vi * (uint64_t)pw;
         uint64_t x = 0;
-        for (int b = 0; b < pw; b++)
-            x |= (uint64_t)s[b] << (8 * b);
+        if (bss) {
+            for (int b = 0; b < pw; b++)
+                x |= (uint64_t)plain[(uint64_t)b * bss + vi] << (8 * b);
+        } else {
+            const uint8_t *s = plain + vi * (uint64_t)pw;
+            for (int b = 0; b < pw; b++)
+                x |= (uint64_t)s[b] << (8 * b);
+        }
         switch (cv) {
         case C_I32_I64: return (uint64_t)(int64_t)(int32_t)(uint32_t)x;
         case C_F32_F64: {
@@ -536,15 +564,18 @@ __device__ int page(const kn_page_job &j, unsigned lane)
     bool dict = pg.encoding == KN_ENC_PLAIN_DICTIONARY || pg.encoding == KN_ENC_RLE_DICTIONARY;
     bool delta = pg.encoding == KN_ENC_DELTA_BINARY_PACKED;
     bool plain = pg.encoding == KN_ENC_PLAIN;
+    bool bss = pg.encoding == KN_ENC_BYTE_STREAM_SPLIT;
+    bool rle_bool = pg.encoding == KN_ENC_RLE && cv == C_BOOL;
     int32_t maxd = j.col.max_def_level;
     bool fits = dict   ? cv != C_BOOL
                 : delta ? cv == C_I32 || cv == C_I32_I64 || cv == C_I64
-                : plain && cv != C_DEC;
+                : bss   ? cv != C_BOOL && cv != C_DEC
+                        : rle_bool || (plain && cv != C_DEC);
     if (cv == C_BAD || !fits || j.col.max_rep_level != 0 ||
         maxd < 0 || j.codec != KN_CODEC_UNCOMPRESSED || (pg.version != 1 && pg.version != 2) ||
         (pg.version == 1 && maxd > 0 && pg.def_level_encoding != KN_ENC_RLE))
         return W_UNSUPPORTED;
-    if ((dict && (!j.dict.values || !j.scratch)) || (delta && !j.scratch))
+    if ((dict && (!j.dict.values || !j.scratch)) || ((delta || rle_bool) && !j.scratch))
         return W_NO_SCRATCH;
     if (pg.num_values < 0)
         return W_NEG;
@@ -607,8 +638,31 @@ __device__ int page(const kn_page_job &j, unsigned lane)
             return W_NULLS;
     }
     /* (2) values: PLAIN sizes, or the dictionary indices */
-    values_t vt = {cv, dict, delta, cv == C_BOOL, vals, (const uint32_t *)j.scratch, j.dict.values};
-    if (delta) {
+    values_t vt = {cv, dict, delta, cv == C_BOOL, vals, (const uint32_t *)j.scratch, j.dict.values, rle_bool,
+                   bss ? m : 0};
+    if (rle_bool) {   /* kn__bool_rle_decode: a 4-byte length, then the values at bit width 1 */
+        if (vals_size < 4)
+            return W_RB_PREFIX;
+        uint32_t len = (uint32_t)vals[0] | (uint32_t)vals[1] << 8 | (uint32_t)vals[2] << 16 | (uint32_t)vals[3] << 24;
+        if (len > vals_size - 4)
+            return W_RB_LEN;
+        if (j.scratch_size / 4 < m)
+            return W_NO_SCRATCH;
+        bool_f bf = {(uint32_t *)j.scratch};
+        uint64_t pos = 0, left = 0;
+        int st = walk(vals + 4, len, 1, m, lane, &pos, &left, bf);
+        if (st >= 100)
+            return st - 100;
+        if (st != R_OK)
+            return W_RB_END + st - R_END;
+        __syncwarp();
+    } else if (bss) {
+        uint64_t need = m * (uint64_t)phys_width(cv);
+        if (need > vals_size)
+            return W_BSS_SHORT;
+        if (need != vals_size)
+            return W_BSS_LEFT;
+    } else if (delta) {
         if (j.scratch_size / 8 < m)
             return W_NO_SCRATCH;
         int st = delta_values(vals, vals_size, cv == C_I64 ? 64 : 32, m, (uint64_t *)j.scratch, lane);
@@ -700,6 +754,15 @@ __device__ const char *why_text(int w)
     case W_D_WIDTHS: return "DELTA_BINARY_PACKED: miniblock bit widths truncated";
     case W_D_WIDTH: return "DELTA_BINARY_PACKED: miniblock bit width too large";
     case W_D_TRUNC: return "DELTA_BINARY_PACKED: miniblock truncated";
+    case W_BSS_SHORT: return "BYTE_STREAM_SPLIT: fewer bytes than the page's values need";
+    case W_BSS_LEFT: return "BYTE_STREAM_SPLIT: bytes after the page's values";
+    case W_RB_PREFIX: return "RLE (BOOLEAN): 4-byte length prefix missing";
+    case W_RB_LEN: return "RLE (BOOLEAN): length runs past the page end";
+    case W_RB_END: return "RLE (BOOLEAN): stream ends before the values it should hold";
+    case W_RB_RUN: return "RLE (BOOLEAN): run length outside [1, 2^31-1]";
+    case W_RB_VALUE_SHORT: return "RLE (BOOLEAN): RLE run value truncated";
+    case W_RB_VALUE_WIDE: return "RLE (BOOLEAN): RLE run value wider than its bit width";
+    case W_RB_TRUNC: return "RLE (BOOLEAN): bit-packed run truncated";
     default: return "corrupt page";
     }
 }

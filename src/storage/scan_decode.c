@@ -1078,11 +1078,12 @@ static uint64_t place(placer *pl, const uint8_t *src, uint64_t len, bool in_buf,
 }
 
 /* kn_decode_pages' scratch for page p: 4 bytes per value for dictionary
- * indices, 8 for DELTA_BINARY_PACKED values (16-byte aligned slices). */
+ * indices and RLE booleans, 8 for DELTA_BINARY_PACKED values (16-byte
+ * aligned slices). */
 static uint64_t scratch_bytes(const dpage *p)
 {
     int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
-    uint64_t per = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY ? 4
+    uint64_t per = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY || enc == PQ_ENC_RLE ? 4
                    : enc == PQ_ENC_DELTA_BINARY_PACKED                           ? 8
                                                                                  : 0;
     return per ? (((uint64_t)p->rows + 1) * per + 15) & ~(uint64_t)15 : 0;

@@ -1,7 +1,8 @@
 /*
  * test_kconf_decode.c - conformance of kn_decode_pages on the device named
  * by PISTA_TEST_DEVICE (default "cpu"): random data pages (v1 and v2, PLAIN,
- * dictionary and DELTA_BINARY_PACKED values, REQUIRED and OPTIONAL columns of every fixed-width
+ * dictionary, DELTA_BINARY_PACKED, BYTE_STREAM_SPLIT and RLE boolean
+ * values, REQUIRED and OPTIONAL columns of every fixed-width
  * type the device decodes, NULL rates from none to all) built with the
  * project's encoders decode, as one batch into one column at row offsets
  * that share validity words, to exactly what the host decoder
@@ -72,19 +73,26 @@ static const kind KINDS[] = {
     {KN_PT_BOOLEAN, {PA_TYPE_BOOLEAN, 0, 0}, -1, 1},   /* PLAIN: one bit per value */
 };
 
-enum { E_PLAIN, E_DICT, E_DELTA };
+enum { E_PLAIN, E_DICT, E_DELTA, E_BSS, E_RLE };
 
 /* Encodings a kind has: PLAIN unless dictionary-only, dictionary unless
- * BOOLEAN, DELTA for INT32 and INT64. */
+ * BOOLEAN, DELTA for INT32 and INT64, BYTE_STREAM_SPLIT for the numbers of
+ * a PLAIN width, RLE for BOOLEAN. */
 static bool has_enc(const kind *k, int e)
 {
-    return e == E_PLAIN ? k->pw != 0 : e == E_DICT ? k->pw >= 0 : k->ptype == KN_PT_INT32 || k->ptype == KN_PT_INT64;
+    switch (e) {
+    case E_PLAIN: return k->pw != 0;
+    case E_DICT: return k->pw >= 0;
+    case E_DELTA: return k->ptype == KN_PT_INT32 || k->ptype == KN_PT_INT64;
+    case E_BSS: return k->pw > 0;
+    default: return k->pw < 0;
+    }
 }
 
 static int pick_enc(const kind *k)
 {
     for (;;) {
-        int e = (int)(rnd() % 3);
+        int e = (int)(rnd() % 5);
         if (has_enc(k, e))
             return e;
     }
@@ -190,6 +198,25 @@ static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int
                                           NULL), PA_OK);
         free(ev);
         free(ev32);
+    } else if (enc == E_RLE) {   /* a 4-byte length, then the values at bit width 1 (runs and noise) */
+        uint32_t *bv = malloc(((size_t)m + 1) * 4), run = 0;
+        for (int i = 0; i < m; i++) {
+            if (rnd() % 16 == 0)
+                run ^= 1;
+            bv[i] = rnd() % 4 ? run : rnd() % 2;
+        }
+        assert_int_equal(kn_rle_encode(bv, (size_t)m, 1, vals + 4, vcap - 4, &vsize, NULL), PA_OK);
+        uint32_t len = (uint32_t)vsize;
+        memcpy(vals, &len, 4);
+        vsize += 4;
+        free(bv);
+    } else if (enc == E_BSS) {   /* byte b of value i at b * m + i */
+        for (int i = 0; i < m; i++) {
+            uint64_t v = plain_value(k);
+            for (int b = 0; b < k->pw; b++)
+                vals[(size_t)b * (size_t)m + (size_t)i] = (uint8_t)(v >> (8 * b));
+        }
+        vsize = (size_t)m * (size_t)k->pw;
     } else if (k->pw < 0) {
         memset(vals, 0, ((size_t)m + 7) / 8);
         for (int i = 0; i < m; i++)
@@ -209,7 +236,10 @@ static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int
     memcpy(p.bytes + lsize, vals, vsize);
     p.pg.version = version;
     p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
-                    : enc == E_DELTA ? KN_ENC_DELTA_BINARY_PACKED : KN_ENC_PLAIN;
+                    : enc == E_DELTA ? KN_ENC_DELTA_BINARY_PACKED
+                    : enc == E_BSS   ? KN_ENC_BYTE_STREAM_SPLIT
+                    : enc == E_RLE   ? KN_ENC_RLE
+                                     : KN_ENC_PLAIN;
     p.pg.def_level_encoding = KN_ENC_RLE;
     p.pg.num_values = n;
     p.pg.num_nulls = n - m;
@@ -282,7 +312,7 @@ static int device_decode(hpage *pages, int n, const uint64_t *at, uint64_t cap, 
             assert_int_equal(dv_copy_async(stream, bufs[3 * i + 1], p->dict, db, DV_COPY_H2D, NULL), PA_OK);
             j->dict = (kn_dict){bufs[3 * i + 1], NULL, NULL, p->dict_n};
         }
-        if (p->dict || p->pg.encoding == KN_ENC_DELTA_BINARY_PACKED) {
+        if (p->dict || p->pg.encoding == KN_ENC_DELTA_BINARY_PACKED || p->pg.encoding == KN_ENC_RLE) {
             size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 8;
             assert_int_equal(dv_alloc(dev, sb, &bufs[3 * i + 2], NULL), PA_OK);
             j->scratch = bufs[3 * i + 2];
@@ -478,8 +508,8 @@ static void test_damaged(void **state)
 }
 
 /* What the device does not decode is refused as unsupported, never decoded
- * differently: BIT_PACKED levels, DELTA string encodings, BYTE_STREAM_SPLIT,
- * strings, RLE booleans. */
+ * differently: BIT_PACKED levels, DELTA string encodings, BYTE_STREAM_SPLIT
+ * of booleans, strings, RLE of anything but booleans. */
 static void test_unsupported(void **state)
 {
     (void)state;
@@ -496,6 +526,8 @@ static void test_unsupported(void **state)
     j.page.encoding = KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
     assert_false(kn_decode_pages_supported(&j));
     j.page.encoding = KN_ENC_BYTE_STREAM_SPLIT;
+    assert_true(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_RLE;   /* RLE values of an INT32 column */
     assert_false(kn_decode_pages_supported(&j));
     j.page = p.pg;
     j.codec = KN_CODEC_SNAPPY;
@@ -507,7 +539,9 @@ static void test_unsupported(void **state)
     j.col = column_of(&p);
     j.col.ptype = KN_PT_BOOLEAN;
     j.col.type.id = PA_TYPE_BOOLEAN;
-    j.page.encoding = KN_ENC_RLE;   /* RLE booleans stay on the host */
+    j.page.encoding = KN_ENC_RLE;   /* RLE booleans decode there */
+    assert_true(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_BYTE_STREAM_SPLIT;   /* not defined for booleans */
     assert_false(kn_decode_pages_supported(&j));
 
     /* On the device: the BIT_PACKED page of a batch is refused, the other decodes. */
