@@ -50,6 +50,7 @@ static int loc_of(pgn *n)
     case PG_QUERY__NODE__NODE_CASE_EXPR: return n->case_expr->location;
     case PG_QUERY__NODE__NODE_COALESCE_EXPR: return n->coalesce_expr->location;
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: return n->min_max_expr->location;
+    case PG_QUERY__NODE__NODE_GROUPING_FUNC: return n->grouping_func->location;
     default: return -1;
     }
 }
@@ -564,8 +565,12 @@ static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc)
         sq_fail(c, loc, PA_EINVAL, "%s needs a number, not %s", root ? "stddev" : "variance", pa_type_name(x->type.id));
         return NULL;
     }
-    if (x->type.id == PA_TYPE_INTEGER)
-        x = sq_cast(c, x, (pa_type){PA_TYPE_BIGINT, 0, 0}, loc);
+    /* Squares in 128 bits: DECIMAL(38, s), integers as DECIMAL(38, 0). */
+    if (x->type.id != PA_TYPE_DOUBLE)
+        x = sq_cast(c, x, (pa_type){PA_TYPE_DECIMAL, 38, (uint8_t)(x->type.id == PA_TYPE_DECIMAL ? x->type.scale : 0)},
+                    loc);
+    if (!x)
+        return NULL;
     sq_expr *xx[2] = {x, x};
     sq_expr *sq = sq_make(c, SQ_E_ARITH, EX_MUL, xx, 2, loc);
     sq_expr *s1 = agg_node(c, EX_AGG_SUM, x, loc), *s2 = sq ? agg_node(c, EX_AGG_SUM, sq, loc) : NULL;
@@ -685,6 +690,42 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         k = EX_AGG_COUNT;
     }
     return agg_node(c, k, arg, loc);
+}
+
+/* GROUPING(args): a placeholder until the keys are known (bind_select's
+ * post_agg makes it the bits of the row's grouping set). */
+static sq_expr *bind_grouping(sq_ctx *c, PgQuery__GroupingFunc *f, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    if (!ag || !ag->allow || ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "GROUPING is not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return NULL;
+    }
+    if (f->n_args < 1 || f->n_args > 31) {
+        sq_fail(c, loc, PA_EINVAL, "GROUPING takes 1 to 31 arguments");
+        return NULL;
+    }
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    sq_expr **args = sq_alloc(&c->A, f->n_args * sizeof *args);
+    if (!e || !args) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    ag->inside = true;
+    for (size_t i = 0; i < f->n_args; i++)
+        if (!(args[i] = sq_bind_expr(c, f->args[i], sc, ag))) {
+            ag->inside = false;
+            return NULL;
+        }
+    ag->inside = false;
+    e->kind = SQ_E_GROUPING;
+    e->loc = loc;
+    e->col = -1;
+    e->type = (pa_type){PA_TYPE_INTEGER, 0, 0};
+    e->n_args = (int)f->n_args;
+    e->args = args;
+    e->tx = ex_expr_col_typed(c->plan, 0, e->type, c->err);
+    return e->tx ? e : NULL;
 }
 
 static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggctx *ag)
@@ -1096,6 +1137,7 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
     case PG_QUERY__NODE__NODE_FUNC_CALL: e = bind_func(c, n->func_call, sc, ag); break;
     case PG_QUERY__NODE__NODE_CASE_EXPR: e = bind_case(c, n->case_expr, sc, ag); break;
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: e = bind_minmax(c, n->min_max_expr, sc, ag); break;
+    case PG_QUERY__NODE__NODE_GROUPING_FUNC: e = bind_grouping(c, n->grouping_func, sc, ag); break;
     case PG_QUERY__NODE__NODE_SUB_LINK: e = bind_sublink(c, n->sub_link, sc, ag); break;
     case PG_QUERY__NODE__NODE_BOOL_EXPR: {
         PgQuery__BoolExpr *b = n->bool_expr;

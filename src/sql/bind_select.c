@@ -118,6 +118,7 @@ typedef struct aggstate {
     int *group_cols;          /* their column ids after the pre-projection */
     sq_vec aggs;              /* distinct SQ_E_AGG nodes */
     int *agg_cols;            /* their output ids */
+    int gid_col;              /* grouping sets: BIGINT, bit i set where key i is not grouped; -1 none */
     int block_start;          /* first column id of this block */
 } aggstate;
 
@@ -129,6 +130,32 @@ static sq_expr *post_agg(sq_ctx *c, sq_expr *e, aggstate *st)
         if (st->group_cols && sq_expr_equal(e, st->groups.v[i]))
             return sq_col_ref(c, st->group_cols[i], e->loc);
     switch (e->kind) {
+    case SQ_E_GROUPING: {
+        /* Bit m-1-j of the value: argument j is not grouped in this row's
+         * set: sum over j of (gid / 2^key(j)) % 2 * 2^(m-1-j). */
+        sq_expr *v = sq_const(c, ex_expr_int(c->plan, 0, c->err), e->loc);
+        for (int j = 0; j < e->n_args && v; j++) {
+            int key = -1;
+            for (int i = 0; i < st->groups.n && key < 0; i++)
+                if (sq_expr_equal(e->args[j], st->groups.v[i]))
+                    key = i;
+            if (key < 0) {
+                sq_fail(c, e->args[j]->loc, PA_EINVAL, "arguments to GROUPING must be grouping expressions");
+                return NULL;
+            }
+            if (st->gid_col < 0)
+                continue;   /* a plain GROUP BY groups every key: 0 */
+            sq_expr *g = sq_col_ref(c, st->gid_col, e->loc);
+            sq_expr *d[2] = {g, sq_const(c, ex_expr_bigint(c->plan, (int64_t)1 << key, c->err), e->loc)};
+            sq_expr *q = sq_make(c, SQ_E_ARITH, EX_DIV, d, 2, e->loc);
+            sq_expr *m[2] = {q, sq_const(c, ex_expr_bigint(c->plan, 2, c->err), e->loc)};
+            sq_expr *bit = sq_make(c, SQ_E_ARITH, EX_MOD, m, 2, e->loc);
+            sq_expr *w[2] = {bit, sq_const(c, ex_expr_bigint(c->plan, (int64_t)1 << (e->n_args - 1 - j), c->err), e->loc)};
+            sq_expr *a[2] = {v, sq_make(c, SQ_E_ARITH, EX_MUL, w, 2, e->loc)};
+            v = sq_make(c, SQ_E_ARITH, EX_ADD, a, 2, e->loc);
+        }
+        return v ? sq_cast(c, v, (pa_type){PA_TYPE_INTEGER, 0, 0}, e->loc) : NULL;
+    }
     case SQ_E_AGG:
         for (int i = 0; i < st->aggs.n; i++)
             if (sq_expr_equal(e, st->aggs.v[i]) && (e->n_args == 0 || sq_expr_equal(e->args[0], st->aggs.v[i]->args[0])))
@@ -397,6 +424,194 @@ static int64_t const_int(sq_ctx *c, pgn *n, const char *what, int *rc)
     return n->a_const->ival->ival;
 }
 
+/* ------------------------------------------------------ grouping sets */
+
+/* Sets of group keys, each a mask over aggstate.groups (bit i: key i). */
+typedef struct gsets {
+    uint64_t *v;
+    int n;
+} gsets;
+
+#define GROUPING_MAX_KEYS 64
+#define GROUPING_MAX_SETS 4096
+
+/* What binding a GROUP BY expression needs from the block. */
+typedef struct gbind {
+    sq_scope *sc;
+    const char **names;
+    int n_vis;
+    sq_vec *sel;
+    aggstate *st;
+} gbind;
+
+/* A GROUP BY expression: a select-list position, a FROM column name, a
+ * select-list alias or an expression; its index among the keys (an equal
+ * key is not added twice). */
+static int group_key(sq_ctx *c, gbind *b, pgn *g, int *idx)
+{
+    int pos = -1;   /* set when position_of returns 1 */
+    int r = position_of(c, g, b->n_vis, &pos);
+    if (r < 0)
+        return r;
+    sq_expr *e = NULL;
+    if (r == 1)
+        e = b->sel->v[pos];
+    else if (g->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && g->column_ref->n_fields == 1) {
+        /* A name: a FROM column first, else a select-list alias. */
+        const char *nm = sq_node_name(g->column_ref->fields[0]);
+        bool in_from = false;
+        for (int k = 0; k < b->sc->n && nm; k++)
+            in_from |= !strcmp(b->sc->b[k].name, nm);
+        for (int k = 0; !in_from && nm && k < b->n_vis; k++)
+            if (!strcmp(b->names[k], nm))
+                e = b->sel->v[k];
+    }
+    if (!e) {
+        sq_aggctx gag = {false, false, "GROUP BY"};
+        if (!(e = sq_bind_expr(c, g, b->sc, &gag)))
+            return c->err->code;
+    }
+    if (sq_expr_has(e, SQ_E_AGG))
+        return sq_fail(c, e->loc, PA_EINVAL, "aggregate functions are not allowed in GROUP BY");
+    for (int k = 0; k < b->st->groups.n; k++)
+        if (sq_expr_equal(b->st->groups.v[k], e)) {
+            *idx = k;
+            return PA_OK;
+        }
+    if (b->st->groups.n >= GROUPING_MAX_KEYS)
+        return sq_fail(c, e->loc, PA_EUNSUPPORTED, "grouping sets over more than %d expressions",
+                       GROUPING_MAX_KEYS);
+    *idx = b->st->groups.n;
+    return push(c, &b->st->groups, e);
+}
+
+static int gsets_add(sq_ctx *c, gsets *s, uint64_t m)
+{
+    if (s->n >= GROUPING_MAX_SETS)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "more than %d grouping sets", GROUPING_MAX_SETS);
+    if ((s->n & (s->n - 1)) == 0) {   /* grow at powers of two */
+        uint64_t *v = sq_alloc(&c->A, (size_t)(s->n ? 2 * s->n : 1) * sizeof *v);
+        if (!v)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        if (s->n)
+            memcpy(v, s->v, (size_t)s->n * sizeof *v);
+        s->v = v;
+    }
+    s->v[s->n++] = m;
+    return PA_OK;
+}
+
+/* a = every union of a set of a with a set of b. */
+static int gsets_cross(sq_ctx *c, gsets *a, const gsets *b)
+{
+    gsets r = {0};
+    int rc;
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++)
+            if ((rc = gsets_add(c, &r, a->v[i] | b->v[j])))
+                return rc;
+    *a = r;
+    return PA_OK;
+}
+
+/* The mask of one element of ROLLUP / CUBE: an expression, or a
+ * parenthesized list of them (a row, or a simple grouping set). */
+static int element_mask(sq_ctx *c, gbind *b, pgn *g, uint64_t *m)
+{
+    *m = 0;
+    int idx, rc;
+    if (g->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+        for (size_t k = 0; k < g->row_expr->n_args; k++) {
+            if ((rc = group_key(c, b, g->row_expr->args[k], &idx)))
+                return rc;
+            *m |= (uint64_t)1 << idx;
+        }
+        return PA_OK;
+    }
+    if (g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET) {
+        PgQuery__GroupingSet *s = g->grouping_set;
+        if (s->kind != PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SIMPLE &&
+            s->kind != PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY)
+            return sq_fail(c, s->location, PA_EINVAL, "ROLLUP and CUBE take expressions or lists of them");
+        for (size_t k = 0; k < s->n_content; k++) {
+            if ((rc = group_key(c, b, s->content[k], &idx)))
+                return rc;
+            *m |= (uint64_t)1 << idx;
+        }
+        return PA_OK;
+    }
+    if ((rc = group_key(c, b, g, &idx)))
+        return rc;
+    *m = (uint64_t)1 << idx;
+    return PA_OK;
+}
+
+/* The sets one GROUP BY item (top: directly in GROUP BY) or one element of
+ * GROUPING SETS stands for. */
+static int item_sets(sq_ctx *c, gbind *b, pgn *g, bool top, gsets *out)
+{
+    int rc;
+    uint64_t m;
+    if (g->node_case == PG_QUERY__NODE__NODE_ROW_EXPR && !top) {
+        if ((rc = element_mask(c, b, g, &m)))
+            return rc;
+        return gsets_add(c, out, m);
+    }
+    if (g->node_case != PG_QUERY__NODE__NODE_GROUPING_SET) {
+        if ((rc = element_mask(c, b, g, &m)))
+            return rc;
+        return gsets_add(c, out, m);
+    }
+    PgQuery__GroupingSet *s = g->grouping_set;
+    size_t n = s->n_content;
+    switch (s->kind) {
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY: return gsets_add(c, out, 0);
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SIMPLE:
+        if ((rc = element_mask(c, b, g, &m)))
+            return rc;
+        return gsets_add(c, out, m);
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_ROLLUP: {
+        uint64_t *e = sq_alloc(&c->A, (n + 1) * sizeof *e);
+        if (!e)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (size_t k = 0; k < n; k++)
+            if ((rc = element_mask(c, b, s->content[k], &e[k])))
+                return rc;
+        for (size_t k = n + 1; k-- > 0;) {   /* all n elements, then n - 1, ..., none */
+            uint64_t acc = 0;
+            for (size_t j = 0; j < k; j++)
+                acc |= e[j];
+            if ((rc = gsets_add(c, out, acc)))
+                return rc;
+        }
+        return PA_OK;
+    }
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_CUBE: {
+        if (n > 12)
+            return sq_fail(c, s->location, PA_EUNSUPPORTED, "CUBE of more than 12 elements");
+        uint64_t e[12];
+        for (size_t k = 0; k < n; k++)
+            if ((rc = element_mask(c, b, s->content[k], &e[k])))
+                return rc;
+        for (uint32_t sub = (1u << n); sub-- > 0;) {   /* PostgreSQL's order: the whole set first */
+            uint64_t acc = 0;
+            for (size_t j = 0; j < n; j++)
+                if (sub >> (n - 1 - j) & 1)
+                    acc |= e[j];
+            if ((rc = gsets_add(c, out, acc)))
+                return rc;
+        }
+        return PA_OK;
+    }
+    case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SETS:
+        for (size_t k = 0; k < n; k++)
+            if ((rc = item_sets(c, b, s->content[k], false, out)))
+                return rc;
+        return PA_OK;
+    default: return sq_fail(c, s->location, PA_EINVAL, "unknown grouping set");
+    }
+}
+
 /* A VALUES list: rows of constant expressions (folded when bound), each
  * column of the common type of its rows (untyped NULLs take it; a column of
  * NULLs only is VARCHAR), named column1, column2... as PostgreSQL does. */
@@ -616,35 +831,29 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     }
     int n_vis = sel.n;
 
-    /* GROUP BY */
-    aggstate st = {.block_start = block_start};
+    /* GROUP BY: plain items, or grouping sets (ROLLUP, CUBE, GROUPING
+     * SETS): then every expression they name is a group key and `gs` the
+     * sets of keys, the cross product of the items' sets. */
+    aggstate st = {.block_start = block_start, .gid_col = -1};
+    gsets gs = {0};
+    bool with_sets = false;
+    for (size_t i = 0; i < s->n_group_clause; i++)
+        with_sets |= s->group_clause[i]->node_case == PG_QUERY__NODE__NODE_GROUPING_SET;
+    if (with_sets && !(gs.v = sq_alloc(&c->A, sizeof *gs.v)))
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    if (with_sets)
+        gs.v[gs.n++] = 0;
+    gbind gb = {&sc, names, n_vis, &sel, &st};
     for (size_t i = 0; i < s->n_group_clause; i++) {
         pgn *g = s->group_clause[i];
-        int pos = -1;   /* set when position_of returns 1 */
-        int r = position_of(c, g, n_vis, &pos);
-        if (r < 0)
-            return r;
-        sq_expr *e = NULL;
-        if (r == 1)
-            e = sel.v[pos];
-        else if (g->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && g->column_ref->n_fields == 1) {
-            /* A name: a FROM column first, else a select-list alias. */
-            const char *nm = sq_node_name(g->column_ref->fields[0]);
-            bool in_from = false;
-            for (int b = 0; b < sc.n && nm; b++)
-                in_from |= !strcmp(sc.b[b].name, nm);
-            for (int k = 0; !in_from && nm && k < n_vis; k++)
-                if (!strcmp(names[k], nm))
-                    e = sel.v[k];
+        if (!with_sets) {
+            int idx;
+            if ((rc = group_key(c, &gb, g, &idx)))
+                return rc;
+            continue;
         }
-        if (!e) {
-            sq_aggctx gag = {false, false, "GROUP BY"};
-            if (!(e = sq_bind_expr(c, g, &sc, &gag)))
-                return c->err->code;
-        }
-        if (sq_expr_has(e, SQ_E_AGG))
-            return sq_fail(c, e->loc, PA_EINVAL, "aggregate functions are not allowed in GROUP BY");
-        if ((rc = push(c, &st.groups, e)))
+        gsets item = {0};
+        if ((rc = item_sets(c, &gb, g, true, &item)) || (rc = gsets_cross(c, &gs, &item)))
             return rc;
     }
 
@@ -753,9 +962,19 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         }
         corr_for->grouped = true;
     }
+    if (with_sets && corr_for && corr.n)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "grouping sets in a correlated subquery are not supported");
     if (grouped) {
         if ((rc = aggregate(c, &node, &st)))
             return rc;
+        if (with_sets) {
+            node->n_sets = gs.n;
+            node->sets = gs.v;
+            /* The set's id: an extra output (out has room for one more). */
+            if ((st.gid_col = sq_new_col(c, "grouping", (pa_type){PA_TYPE_BIGINT, 0, 0})) < 0)
+                return c->err->code;
+            node->out[node->n_out++] = st.gid_col;
+        }
         for (int i = 0; i < sel.n; i++)
             if (!(sel.v[i] = post_agg(c, sel.v[i], &st)))
                 return c->err->code;

@@ -631,7 +631,9 @@ static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
         *out = after;
         return exchange(d, &n->in[0], top, NULL, 0, "rows");
     }
-    sq_node *partial = partial_agg(c, n, n->in[0]);
+    /* Grouping sets aggregate the same rows by several key sets: the rows
+     * travel to one rank (or every rank), whole. */
+    sq_node *partial = n->n_sets ? NULL : partial_agg(c, n, n->in[0]);
     if (c->err->code != PA_OK)
         return c->err->code;
     sq_expr **keys = sq_alloc(&c->A, (size_t)(n->n_groups + 1) * sizeof *keys);
@@ -640,7 +642,7 @@ static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
     for (int i = 0; i < n->n_groups; i++)
         if (!(keys[i] = sq_col_ref(c, n->groups[i], -1)))
             return c->err->code;
-    bool repart = n->n_groups > 0 && (!only0 || !partial || n->est > D_GATHER_GROUPS);
+    bool repart = n->n_groups > 0 && !n->n_sets && (!only0 || !partial || n->est > D_GATHER_GROUPS);
     if (!partial) {   /* the input rows travel */
         *out = repart ? D_PART : after;
         return repart ? exchange(d, &n->in[0], X_REPART, keys, n->n_groups, "rows to aggregate")

@@ -207,7 +207,8 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_TEXT: return ex_expr_text(p, (ex_textfn)e->sub, ax[0], n > 1 ? ax[1] : NULL, n > 2 ? ax[2] : NULL, err);
     case SQ_E_CONCAT: return e->sub ? ex_expr_concat(p, ax[0], ax + 1, n - 1, err) : ex_expr_concat(p, NULL, ax, n, err);
     case SQ_E_MATH: return ex_expr_math(p, (ex_math)e->sub, ax[0], n > 1 ? ax[1] : NULL, (int)e->n, e->flag, err);
-    case SQ_E_AGG: return ex_expr_col_typed(p, 0, e->type, err);
+    case SQ_E_AGG:
+    case SQ_E_GROUPING: return ex_expr_col_typed(p, 0, e->type, err);
     }
     pa_error(err, PA_EINTERNAL, "expression kind %d", (int)e->kind);
     return NULL;
@@ -310,7 +311,7 @@ sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args)
     r->tx = e->tx;
     for (int i = 0; i < e->n_args; i++)
         r->args[i] = args[i];
-    if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG)
+    if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG || e->kind == SQ_E_GROUPING)
         return measure(c, r) ? r : NULL;
     return typed(c, r, twin(c, r, r->args));
 }

@@ -40,6 +40,7 @@ ex_expr *sq_lower_expr(sq_ctx *c, const sq_expr *e, const int *ids, int n_ids)
     }
     case SQ_E_CONST: return e->tx;
     case SQ_E_AGG: sq_fail(c, e->loc, PA_EINTERNAL, "planning: aggregate left in an expression"); return NULL;
+    case SQ_E_GROUPING: sq_fail(c, e->loc, PA_EINVAL, "GROUPING needs a GROUP BY"); return NULL;
     default: break;
     }
     ex_expr **ax = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *ax);
@@ -453,6 +454,67 @@ static int lower_full(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
 }
 
 /* ------------------------------------------------------------- the rest */
+/* An aggregate over grouping sets: per set, the input again, aggregated by
+ * the set's keys, the other keys NULL; the branches' rows UNION ALL. */
+static int lower_grouping_sets(sq_ctx *c, sq_node *n, ex_op **op, int **ids, int *n_ids)
+{
+    if (sq_node_has_limit(n->in[0], true))
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "grouping sets over a subquery with LIMIT but no ORDER BY are not supported");
+    int ng = n->n_groups, na = n->n_aggs, rc;
+    ex_op **branch = sq_alloc(&c->A, (size_t)n->n_sets * sizeof *branch);
+    int *g = sq_alloc(&c->A, (size_t)(ng + 1) * sizeof *g);
+    ex_agg *a = sq_alloc(&c->A, (size_t)(na + 1) * sizeof *a);
+    const char **names = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *names);
+    ex_expr **ex = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *ex);
+    uint8_t *cn = set_new(c, NULL);
+    if (!branch || !g || !a || !names || !ex || !cn)
+        return oom(c);
+    for (int i = 0; i < ng; i++)
+        cn[n->groups[i]] = 1;
+    for (int i = 0; i < na; i++)
+        if (n->aggs[i].arg >= 0)
+            cn[n->aggs[i].arg] = 1;
+    for (int i = 0; i < n->n_out; i++)
+        names[i] = c->cols[n->out[i]].name;
+    for (int s = 0; s < n->n_sets; s++) {
+        ex_op *in;
+        int *cids, ncid, k = 0;
+        if ((rc = sq_lower(c, n->in[0], cn, &in, &cids, &ncid)))
+            return rc;
+        for (int i = 0; i < ng; i++)
+            if (n->sets[s] >> i & 1)
+                g[k++] = find(cids, ncid, n->groups[i]);
+        for (int i = 0; i < na; i++)
+            a[i] = (ex_agg){n->aggs[i].kind, n->aggs[i].arg >= 0 ? find(cids, ncid, n->aggs[i].arg) : 0};
+        ex_op *agg;
+        if ((rc = ex_aggregate(c->plan, in, g, k, a, na, names + ng, &agg, c->err)))
+            return rc;
+        for (int i = 0, j = 0; i < ng; i++) {
+            ex[i] = n->sets[s] >> i & 1 ? ex_expr_col(c->plan, agg, j++, c->err)
+                                        : ex_expr_null(c->plan, c->cols[n->out[i]].type, c->err);
+            if (!ex[i])
+                return c->err->code;
+        }
+        for (int i = 0; i < na; i++)
+            if (!(ex[ng + i] = ex_expr_col(c->plan, agg, k + i, c->err)))
+                return c->err->code;
+        /* The set's id (GROUPING): bit i where key i is not grouped. */
+        uint64_t all = ng >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << ng) - 1;
+        if (n->n_out > ng + na && !(ex[ng + na] = ex_expr_bigint(c->plan, (int64_t)(~n->sets[s] & all), c->err)))
+            return c->err->code;
+        if ((rc = ex_project(c->plan, agg, ex, names, n->n_out, &branch[s], c->err)))
+            return rc;
+    }
+    if (n->n_sets == 1)
+        *op = branch[0];
+    else if ((rc = ex_union_all(c->plan, branch, n->n_sets, op, c->err)))
+        return rc;
+    ex_op_set_estimate(*op, n->est);
+    *ids = n->out;
+    *n_ids = n->n_out;
+    return PA_OK;
+}
+
 int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
 {
     int rc;
@@ -549,6 +611,8 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
         return PA_OK;
     }
     case SQ_L_AGG: {
+        if (n->n_sets > 0)
+            return lower_grouping_sets(c, n, op, ids, n_ids);
         uint8_t *cn = set_new(c, NULL);
         if (!cn)
             return oom(c);

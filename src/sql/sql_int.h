@@ -119,6 +119,7 @@ typedef enum sq_ekind {
     SQ_E_TEXT,                /* sub ex_textfn */
     SQ_E_CONCAT,              /* sub 0: concat(args); 1: concat_ws(sep, args) */
     SQ_E_AGG,                 /* during binding only */
+    SQ_E_GROUPING,            /* GROUPING(args): during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
 } sq_ekind;
 
@@ -192,6 +193,8 @@ typedef struct sq_node {
     int *groups;              /* input ids */
     int n_aggs;
     sq_aggdef *aggs;
+    int n_sets;               /* grouping sets (0: plain GROUP BY): masks over groups */
+    uint64_t *sets;
     /* SORT */
     ex_sort_key *keys;        /* column = column id */
     int n_keys;

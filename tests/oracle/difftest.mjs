@@ -76,6 +76,7 @@ const W = {
   aggFilter: 1 / 6,                          // agg(...) FILTER (WHERE p)
   groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
   groupBy: { expr: 4, position: 2, alias: 1 },
+  groupingSets: 1 / 8,                       // GROUP BY ROLLUP(keys) / CUBE(keys)
   having: 1 / 4,
   order: { none: 3, partial: 2, total: 4 },
   orderRef: { alias: 3, position: 2, expr: 2 },
@@ -892,6 +893,12 @@ class Gen {
       const sel = r.shuffle([...keys.map((k) => ({ ...k, groupKey: true })), ...aggs]);
       // Keys may be left out of the SELECT list when grouped by expression.
       const byPos = keys.length && r.pick(W.groupBy);
+      // ROLLUP / CUBE: the keys by expression, NULL in the rows of the sets without them.
+      // (Not with the same key twice under two names: DuckDB then NULLs it where PostgreSQL does not.)
+      const bare = (x) => x.sql.replace(/\bt\d+\./g, '');
+      const twice = keys.some((k, i) => keys.findIndex((x) => bare(x) === bare(k)) !== i);
+      const sets = keys.length && !twice && r.chance(W.groupingSets) ? r.one(['ROLLUP', 'CUBE']) : null;
+      if (sets) for (let i = 0; i < sel.length; i++) if (sel[i].groupKey) sel[i] = { ...sel[i], t: { ...sel[i].t, nul: true } };
       for (const e of sel) {
         if (e.groupKey && byPos === 'expr' && r.chance(0.15) && sel.length > 1) continue;
         addItem(e);
@@ -903,7 +910,7 @@ class Gen {
           if (byPos === 'position') return String(i + 1);
           return items[i].unaliased ? k.sql : items[i].name;
         });
-        groupBy = ` GROUP BY ${parts.join(', ')}`;
+        groupBy = sets ? ` GROUP BY ${sets}(${keys.map((k) => k.sql).join(', ')})` : ` GROUP BY ${parts.join(', ')}`;
       }
       if (r.chance(W.having)) having = ` HAVING ${this.havingPred(scope)}`;
     }
@@ -1198,7 +1205,8 @@ function cellEq(a, b, dbl) {
   if (a === b) return true;
   if (!dbl || a === '' || b === '') return false;
   const x = Number(a), y = Number(b);
-  return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= 0.0100001;
+  // One unit of the printed last digit, plus the parsing noise of numbers that large.
+  return Number.isFinite(x) && Number.isFinite(y) && Math.abs(x - y) <= 0.0100001 + 8 * Number.EPSILON * Math.max(Math.abs(x), Math.abs(y));
 }
 function rowEq(a, b, dbl) {
   if (a.length !== b.length) return false;

@@ -506,5 +506,76 @@ refused "VALUES of a column" "select * from (values (n_nationkey)) t" 'column "n
 refused "generate_series with a zero step" "select * from generate_series(1, 10, 0)" "step size cannot equal zero"
 refused "generate_series of decimals" "select * from generate_series(1.5, 3)" "generate_series takes integers, not DECIMAL"
 
+# Grouping sets: ROLLUP, CUBE and GROUPING SETS (a UNION ALL of one
+# aggregation per set, the other keys NULL) and GROUPING(). Expected rows
+# from DuckDB.
+check "ROLLUP of two keys, one an expression: subtotals with NULL keys, and the grand total" \
+  "select n_regionkey, n_nationkey % 2 as odd, count(*) as n, sum(n_nationkey) as s from nation group by rollup(n_regionkey, n_nationkey % 2) order by 1 nulls last, 2 nulls last" \
+"n_regionkey|odd|n|s
+0|0|3|30
+0|1|2|20
+0||5|50
+1|0|2|26
+1|1|3|21
+1||5|47
+2|0|3|38
+2|1|2|30
+2||5|68
+3|0|2|28
+3|1|3|49
+3||5|77
+4|0|3|34
+4|1|2|24
+4||5|58
+||25|300"
+
+check "CUBE with GROUPING() of one and two keys" \
+  "select l_returnflag, l_linestatus, grouping(l_returnflag) as g1, grouping(l_linestatus, l_returnflag) as g2, count(*) as n, avg(l_quantity) as q from lineitem group by cube(l_returnflag, l_linestatus) order by 1 nulls first, 2 nulls first" \
+"l_returnflag|l_linestatus|g1|g2|n|q
+||1|3|60175|25.53
+|F|1|1|30126|25.59
+|O|1|1|30049|25.47
+A||0|2|14876|25.58
+A|F|0|0|14876|25.58
+N||0|2|30397|25.47
+N|F|0|0|348|25.78
+N|O|0|0|30049|25.47
+R||0|2|14902|25.60
+R|F|0|0|14902|25.60"
+
+check "GROUPING SETS with the empty set, over a filter; a key and ROLLUP crossed, with HAVING" \
+  "select l_returnflag, l_shipmode, count(*) as n from lineitem where l_shipmode in ('AIR', 'RAIL') group by grouping sets ((l_returnflag), (l_shipmode), ()) order by 1 nulls last, 2 nulls last" \
+"l_returnflag|l_shipmode|n
+A||4233
+N||8664
+R||4160
+|AIR|8491
+|RAIL|8566
+||17057"
+
+check "a key crossed with ROLLUP, HAVING on the union's rows" \
+  "select l_returnflag, l_linestatus, count(*) as n from lineitem group by l_returnflag, rollup(l_linestatus) having count(*) > 100 order by 1, 2 nulls last" \
+"l_returnflag|l_linestatus|n
+A|F|14876
+A||14876
+N|F|348
+N|O|30049
+N||30397
+R|F|14902
+R||14902"
+
+check "ROLLUP over a join with COUNT(DISTINCT); GROUPING() in CASE and ORDER BY" \
+  "select case when grouping(c_mktsegment) = 1 then 'all' else c_mktsegment end as seg, count(*) as n, count(distinct c_nationkey) as d from customer join nation on c_nationkey = n_nationkey where n_regionkey = 1 group by rollup(c_mktsegment) order by grouping(c_mktsegment), 1" \
+"seg|n|d
+AUTOMOBILE|56|5
+BUILDING|72|5
+FURNITURE|51|5
+HOUSEHOLD|56|5
+MACHINERY|65|5
+all|300|5"
+
+refused "GROUPING of a non-key" "select grouping(n_name) from nation group by rollup(n_regionkey)" "arguments to GROUPING must be grouping expressions"
+refused "GROUPING without GROUP BY" "select grouping(n_name) from nation" "GROUPING needs a GROUP BY"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
