@@ -598,6 +598,67 @@ static sq_node *local_limit(sq_ctx *c, const sq_node *n, sq_node *in)
     return l;
 }
 
+/* COUNT(DISTINCT v) across ranks: the rows go by (keys, v), so all of a
+ * pair's rows meet on one rank; each rank counts its distinct values per
+ * key (a partial aggregate of its own), and the counts add up in the final
+ * step (final_partial: counts as a SUM), by key or on rank 0. */
+static int dist_count_distinct(dctx *d, sq_node *n, sq_expr **keys, bool only0, dprop *out)
+{
+    sq_ctx *c = d->c;
+    int ng = n->n_groups, na = n->n_aggs, rc;
+    sq_expr **kv = sq_alloc(&c->A, (size_t)(ng + 2) * sizeof *kv);
+    if (!kv)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    for (int i = 0; i < ng; i++)
+        kv[i] = keys[i];
+    if (!(kv[ng] = sq_col_ref(c, n->aggs[0].arg, -1)))
+        return c->err->code;
+    /* Each rank's distinct pairs first: only those travel. */
+    sq_node *pairs = sq_node_new(c, SQ_L_PROJECT, ng + 1), *dis = sq_node_new(c, SQ_L_DISTINCT, ng + 1);
+    if (!pairs || !dis || !(pairs->exprs = sq_alloc(&c->A, (size_t)(ng + 2) * sizeof *pairs->exprs)))
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    for (int i = 0; i <= ng; i++) {
+        pairs->out[i] = dis->out[i] = kv[i]->col;
+        pairs->exprs[i] = kv[i];
+    }
+    pairs->in[0] = n->in[0];
+    pairs->est = dis->est = n->in[0]->est;
+    dis->in[0] = pairs;
+    n->in[0] = dis;
+    if ((rc = exchange(d, &n->in[0], X_REPART, kv, ng + 1, "distinct pairs for COUNT(DISTINCT), by key and value")) !=
+        PA_OK)
+        return rc;
+    sq_node *part = sq_node_new(c, SQ_L_AGG, ng + na);
+    sq_aggdef *pa = sq_alloc(&c->A, (size_t)(na + 1) * sizeof *pa);
+    if (!part || !pa)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    part->in[0] = n->in[0];
+    part->n_groups = ng;
+    part->groups = n->groups;
+    part->n_aggs = na;
+    part->aggs = pa;
+    part->est = n->est;
+    for (int i = 0; i < ng; i++)
+        part->out[i] = n->groups[i];
+    for (int i = 0; i < na; i++) {
+        int id = sq_new_col(c, c->cols[n->aggs[i].out].name, c->cols[n->aggs[i].out].type);
+        if (id < 0)
+            return c->err->code;
+        pa[i] = (sq_aggdef){EX_AGG_COUNT_DISTINCT, n->aggs[i].arg, id};
+        part->out[ng + i] = id;
+    }
+    bool repart = ng > 0 && (!only0 || n->est > D_GATHER_GROUPS);
+    sq_node *slot = part;
+    *out = repart ? D_PART : only0 ? D_ZERO : D_REPL;
+    d->keep_all = true;
+    rc = repart ? exchange(d, &slot, X_REPART, keys, ng, "partial COUNT(DISTINCT) rows")
+                : exchange(d, &slot, only0 ? X_GATHER : X_BROADCAST, NULL, 0, "partial COUNT(DISTINCT) rows");
+    d->keep_all = false;
+    if (rc != PA_OK || slot == part)   /* slot == part: a passive rank after X_GATHER */
+        return rc;
+    return final_partial(c, n, part, slot);
+}
+
 /* The single-input operators. */
 static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
 {
@@ -643,6 +704,11 @@ static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
         if (!(keys[i] = sq_col_ref(c, n->groups[i], -1)))
             return c->err->code;
     bool repart = n->n_groups > 0 && !n->n_sets && (!only0 || !partial || n->est > D_GATHER_GROUPS);
+    bool distinct_one = !n->n_sets && n->n_aggs > 0;   /* every aggregate COUNT(DISTINCT) of one column */
+    for (int i = 0; i < n->n_aggs; i++)
+        distinct_one &= n->aggs[i].kind == EX_AGG_COUNT_DISTINCT && n->aggs[i].arg == n->aggs[0].arg;
+    if (!partial && distinct_one)
+        return dist_count_distinct(d, n, keys, only0, out);
     if (!partial) {   /* the input rows travel */
         *out = repart ? D_PART : after;
         return repart ? exchange(d, &n->in[0], X_REPART, keys, n->n_groups, "rows to aggregate")

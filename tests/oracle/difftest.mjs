@@ -895,7 +895,7 @@ class Gen {
       const byPos = keys.length && r.pick(W.groupBy);
       // ROLLUP / CUBE: the keys by expression, NULL in the rows of the sets without them.
       // (Not with the same key twice under two names: DuckDB then NULLs it where PostgreSQL does not.)
-      const bare = (x) => x.sql.replace(/\bt\d+\./g, '');
+      const bare = (x) => x.sql.replace(/\b[a-z]\w*\./g, "");
       const twice = keys.some((k, i) => keys.findIndex((x) => bare(x) === bare(k)) !== i);
       const sets = keys.length && !twice && r.chance(W.groupingSets) ? r.one(['ROLLUP', 'CUBE']) : null;
       if (sets) for (let i = 0; i < sel.length; i++) if (sel[i].groupKey) sel[i] = { ...sel[i], t: { ...sel[i].t, nul: true } };

@@ -73,6 +73,17 @@ if grep -q "split by row groups: lineitem orders customer;.*join rows" <<<"$out"
   ok "Q3 on 3 ranks, every table split: join rows exchanged"
 else bad "Q3 not spread" "$out"; fi
 
+# COUNT(DISTINCT) over split rows: each rank's distinct (key, value) pairs
+# go by key and value, each rank counts its pairs and the counts add up; the
+# answer is one process's (hand-checkable: 2,000 parts at SF 0.01).
+cd_q="select count(distinct l_partkey) from lineitem"
+out=$(run 3 "$PISTA" --data "$D" --replicate-rows 1 --answers -c "$cd_q" 2>&1)
+ex=$(run 3 "$PISTA" --data "$D" --replicate-rows 1 -c "explain analyze $cd_q" 2>&1)
+if [ "$(tail -n 1 <<<"$out")" = "2000" ] && grep -q "REPARTITIONED distinct pairs for COUNT(DISTINCT), by key and value" <<<"$ex" &&
+   grep -q "GATHERED partial COUNT(DISTINCT) rows: 3 here" <<<"$ex"; then
+  ok "COUNT(DISTINCT) on 3 ranks: distinct pairs by key and value, partial counts added"
+else bad "COUNT(DISTINCT) on 3 ranks" "$out $(grep -o 'REPARTITIONED[^;]*;[^;]*' <<<"$ex")"; fi
+
 # Exchanges move and read only the columns used above them: on 2 ranks,
 # with both tables split and repartitioned for the join, the rank that
 # reads most reads less than one process does (--timer's bytes read).
