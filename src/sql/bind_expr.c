@@ -670,8 +670,10 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         else
             k = EX_AGG_SUM;   /* the variances: sums below */
         bool var = !strncmp(fn, "stddev", 6) || !strncmp(fn, "var", 3);
-        if (f->agg_distinct && k != EX_AGG_COUNT_DISTINCT && k != EX_AGG_MIN && k != EX_AGG_MAX) {
-            sq_fail(c, loc, PA_EUNSUPPORTED, "%s(DISTINCT ...) is not supported (COUNT(DISTINCT) is)", fn);
+        if (f->agg_distinct && k != EX_AGG_COUNT_DISTINCT && k != EX_AGG_MIN && k != EX_AGG_MAX &&
+            ((k != EX_AGG_SUM && k != EX_AGG_AVG) || var)) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "%s(DISTINCT ...) is not supported (COUNT, SUM and AVG with DISTINCT are)",
+                    fn);
             return NULL;
         }
         if (filt) {
@@ -681,7 +683,10 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         }
         if (var)
             return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc);
-        return agg_node(c, k, arg, loc);
+        sq_expr *e = agg_node(c, k, arg, loc);
+        if (e && f->agg_distinct && (k == EX_AGG_SUM || k == EX_AGG_AVG))
+            e->flag = true;   /* SUM / AVG (DISTINCT): bind_select's aggregate() */
+        return e;
     }
     if (filt) {
         sq_expr *w[2] = {filt, sq_const(c, ex_expr_int(c->plan, 1, c->err), loc)};

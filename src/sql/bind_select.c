@@ -302,6 +302,21 @@ static sq_node *project(sq_ctx *c, sq_node *in, sq_expr **exprs, int n, const ch
 
 static int aggregate(sq_ctx *c, sq_node **node, aggstate *st)
 {
+    /* SUM / AVG (DISTINCT x): the aggregates over the distinct (keys, x)
+     * rows, when every aggregate reads that one x and is DISTINCT or MIN /
+     * MAX (the same over distinct values); COUNT(DISTINCT x) is then COUNT. */
+    bool distinct = false;
+    for (int i = 0; i < st->aggs.n; i++)
+        distinct |= st->aggs.v[i]->flag;
+    for (int i = 0; distinct && i < st->aggs.n; i++) {
+        const sq_expr *a = st->aggs.v[i];
+        bool ok = a->n_args == 1 && sq_expr_equal(a->args[0], st->aggs.v[0]->args[0]) &&
+                  (a->flag || a->sub == EX_AGG_COUNT_DISTINCT || a->sub == EX_AGG_MIN || a->sub == EX_AGG_MAX);
+        if (!ok)
+            return sq_fail(c, a->loc, PA_EUNSUPPORTED,
+                           "SUM or AVG (DISTINCT x) with aggregates of other values, or without DISTINCT, is not "
+                           "supported (all of them DISTINCT over the same x, or MIN / MAX of it, are)");
+    }
     /* Pre-projection: the group keys and the aggregates' arguments. */
     sq_vec pre = {0};
     int rc;
@@ -311,7 +326,7 @@ static int aggregate(sq_ctx *c, sq_node **node, aggstate *st)
     for (int i = 0; i < st->aggs.n; i++)
         if (st->aggs.v[i]->n_args && (rc = push(c, &pre, st->aggs.v[i]->args[0])))
             return rc;
-    bool all_cols = true;
+    bool all_cols = !distinct;   /* DISTINCT: over exactly these columns */
     for (int i = 0; i < pre.n; i++)
         all_cols &= pre.v[i]->kind == SQ_E_COL;
     sq_node *in = *node;
@@ -327,6 +342,15 @@ static int aggregate(sq_ctx *c, sq_node **node, aggstate *st)
             return c->err->code;
     }
 build:;
+    if (distinct) {
+        sq_node *d = sq_node_new(c, SQ_L_DISTINCT, in->n_out);
+        if (!d)
+            return c->err->code;
+        memcpy(d->out, in->out, (size_t)in->n_out * sizeof *d->out);
+        d->in[0] = in;
+        d->est = in->est;
+        in = d;
+    }
     /* The pre-projection's columns in order (a projection outputs them in
      * that order; without one they are the plain columns). */
     int *ids = in->out;
@@ -360,7 +384,8 @@ build:;
         int out = sq_new_col(c, "agg", e->type);
         if (out < 0)
             return c->err->code;
-        a->aggs[i] = (sq_aggdef){(ex_agg_kind)e->sub, e->n_args ? ids[k++] : -1, out};
+        ex_agg_kind kind = distinct && e->sub == EX_AGG_COUNT_DISTINCT ? EX_AGG_COUNT : (ex_agg_kind)e->sub;
+        a->aggs[i] = (sq_aggdef){kind, e->n_args ? ids[k++] : -1, out};
         st->agg_cols[i] = out;
         a->out[st->groups.n + i] = out;
     }
@@ -964,6 +989,10 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     }
     if (with_sets && corr_for && corr.n)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "grouping sets in a correlated subquery are not supported");
+    for (int i = 0; with_sets && i < st.aggs.n; i++)
+        if (st.aggs.v[i]->flag)   /* its distinct rows are those of the finest set */
+            return sq_fail(c, st.aggs.v[i]->loc, PA_EUNSUPPORTED,
+                           "SUM or AVG (DISTINCT ...) with grouping sets is not supported");
     if (grouped) {
         if ((rc = aggregate(c, &node, &st)))
             return rc;

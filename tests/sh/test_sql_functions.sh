@@ -577,5 +577,24 @@ all|300|5"
 refused "GROUPING of a non-key" "select grouping(n_name) from nation group by rollup(n_regionkey)" "arguments to GROUPING must be grouping expressions"
 refused "GROUPING without GROUP BY" "select grouping(n_name) from nation" "GROUPING needs a GROUP BY"
 
+# SUM / AVG (DISTINCT x): the aggregates over the distinct (keys, x) rows.
+# Expected rows from DuckDB.
+check "SUM and AVG (DISTINCT) with COUNT(DISTINCT), MIN and MAX of the same value, by key" \
+  "select l_returnflag, sum(distinct l_quantity) as s, avg(distinct l_quantity) as a, count(distinct l_quantity) as c, min(l_quantity) as mn, max(distinct l_quantity) as mx from lineitem group by 1 order by 1" \
+"l_returnflag|s|a|c|mn|mx
+A|1275.00|25.50|50|1.00|50.00
+N|1275.00|25.50|50|1.00|50.00
+R|1275.00|25.50|50|1.00|50.00"
+
+check "SUM (DISTINCT) with FILTER; AVG (DISTINCT) without keys" \
+  "select o_orderstatus, sum(distinct o_totalprice) filter (where o_orderpriority = '1-URGENT') as s, (select avg(distinct n_regionkey) from nation) as a from orders group by 1 order by 1" \
+"o_orderstatus|s|a
+F|206109274.76|2.00
+O|209005981.23|2.00
+P|11233549.58|2.00"
+
+refused "SUM (DISTINCT) beside COUNT(*)" "select sum(distinct n_regionkey), count(*) from nation" "SUM or AVG (DISTINCT x) with aggregates of other values"
+refused "SUM (DISTINCT) with ROLLUP" "select n_regionkey, sum(distinct n_nationkey) from nation group by rollup(n_regionkey)" "with grouping sets is not supported"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
