@@ -533,10 +533,14 @@ static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs,
         g->slots = NULL;
         s += slot_size(p, r);
     }
+    /* Without an area (none needed) the slots point at a stand-in, never
+     * at offsets from a null pointer. */
+    static char none[8];
+    char *area = text ? (char *)text : none;
     int64_t at = 0;
     for (int j = 0; j < p->n_text; j++) {
         const kn_text_reg *t = &kn_program_text(p)[j];
-        e->regs[t->reg].area = (char *)text + at;
+        e->regs[t->reg].area = area + at;
         e->regs[t->reg].slots = t;
         at += kn__text_area_of(t, inputs, rows);
     }

@@ -19,6 +19,13 @@ static kn__str operand_str(const kn__eval *e, const kn_insn *in, int k, int i)
     return ((const kn__str *)e->regs[idx].data)[i];
 }
 
+/* memcpy, but a view of no bytes may have no pointer (an empty area). */
+static void put(char *dst, kn__str s)
+{
+    if (s.len > 0)
+        memcpy(dst, s.p, (size_t)s.len);
+}
+
 static bool operand_valid(const kn__eval *e, const kn_insn *in, int k, int i)
 {
     int16_t idx = k == 0 ? in->a : k == 1 ? in->b : in->c;
@@ -69,8 +76,8 @@ int kn__op_text(kn__eval *e, const kn_insn *in)
         case KN_TEXT_INITCAP: len = kn__s_case(a, slot, 2); break;
         case KN_TEXT_CONCAT: {
             kn__str b = operand_str(e, in, 1, i);
-            memcpy(slot, a.p, (size_t)a.len);
-            memcpy(slot + a.len, b.p, (size_t)b.len);
+            put(slot, a);
+            put(slot + a.len, b);
             len = a.len + b.len;
             break;
         }
@@ -86,9 +93,9 @@ int kn__op_text(kn__eval *e, const kn_insn *in)
                 continue;
             }
             kn__str b = operand_valid(e, in, 1, i) ? operand_str(e, in, 1, i) : (kn__str){a.p, 0};
-            memcpy(slot, a.p, (size_t)a.len);
-            memcpy(slot + a.len, b.p, (size_t)b.len);
-            memcpy(slot + a.len + b.len, c.p, (size_t)c.len);
+            put(slot, a);
+            put(slot + a.len, b);
+            put(slot + a.len + b.len, c);
             len = a.len + b.len + c.len;
             break;
         }
@@ -99,7 +106,7 @@ int kn__op_text(kn__eval *e, const kn_insn *in)
         case KN_TEXT_RPAD: len = kn__s_pad(a, cb, operand_str(e, in, 2, i), fn == KN_TEXT_LPAD, slot); break;
         case KN_TEXT_REPEAT:
             for (int64_t k = 0; k < cb; k++)
-                memcpy(slot + k * a.len, a.p, (size_t)a.len);
+                put(slot + k * a.len, a);
             len = cb > 0 ? cb * a.len : 0;
             break;
         case KN_TEXT_REVERSE: len = kn__s_reverse(a, slot); break;

@@ -584,7 +584,7 @@ __device__ __noinline__ bool text_fn(const prog_v &P, const kn_insn *in, int64_t
         }
         return false;
     }
-    char *slot = P.area + at;
+    char *slot = P.area ? P.area + at : P.area;   /* no area: every slot is empty (no offset from null) */
     int64_t len = 0;
     switch (in->sub) {
     case KN_TEXT_UPPER: len = kn__s_case(a.s, slot, 0); break;
