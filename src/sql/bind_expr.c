@@ -487,9 +487,28 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
             return nullif(c, a, b, loc);
         return distinct_from(c, a, b, x->kind == PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT, loc);
     }
-    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE:
-        sq_fail(c, loc, PA_EUNSUPPORTED, "ILIKE is not supported");
-        return NULL;
+    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE: {
+        /* lower(a) LIKE lower(pattern): the case mapping of upper/lower. */
+        pgn *r = x->rexpr;
+        if (!r || r->node_case != PG_QUERY__NODE__NODE_A_CONST || r->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "ILIKE needs a constant pattern");
+            return NULL;
+        }
+        sq_expr *a = as_text(c, sq_bind_expr(c, x->lexpr, sc, ag), false);
+        if (!a)
+            return NULL;
+        sq_expr *la = sq_make(c, SQ_E_TEXT, EX_LOWER, &a, 1, loc);
+        const char *p = r->a_const->sval->sval;
+        size_t cap = 2 * strlen(p) + 8;   /* lower case takes at most 1.5 times the bytes */
+        ex_expr *lp = ex_expr_text(c->plan, EX_LOWER, ex_expr_varchar(c->plan, p, c->err), NULL, NULL, c->err);
+        char *pat = sq_alloc(&c->A, cap);
+        if (!la || !lp || !pat || ex_expr_const_text(lp, pat, cap) != PA_OK) {
+            if (!c->err->code)
+                sq_fail(c, loc, PA_ENOMEM, "out of memory binding ILIKE");
+            return NULL;
+        }
+        return sq_like(c, la, pat, !strcmp(op, "!~~*"), loc);
+    }
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
         sq_fail(c, loc, PA_EUNSUPPORTED, "ANY/ALL with an array is not supported");

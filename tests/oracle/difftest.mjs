@@ -658,7 +658,7 @@ class Gen {
       }
       case 'like': {
         const e = this.str(scope, 1);
-        return { sql: `${e.sql}${r.chance(0.25) ? ' NOT' : ''} LIKE ${quote(likePattern(r, e.t))}` };
+        return { sql: `${e.sql}${r.chance(0.25) ? ' NOT' : ''} ${r.chance(0.2) ? 'ILIKE' : 'LIKE'} ${quote(likePattern(r, e.t))}` };
       }
       case 'isNull': {
         const nullable = this.columns(scope, () => true).filter(({ it, c }) => it.nullable || c.nul);

@@ -596,5 +596,12 @@ P|11233549.58|2.00"
 refused "SUM (DISTINCT) beside COUNT(*)" "select sum(distinct n_regionkey), count(*) from nation" "SUM or AVG (DISTINCT x) with aggregates of other values"
 refused "SUM (DISTINCT) with ROLLUP" "select n_regionkey, sum(distinct n_nationkey) from nation group by rollup(n_regionkey)" "with grouping sets is not supported"
 
+# ILIKE: lower(a) LIKE lower(pattern). Expected rows from DuckDB.
+check "ILIKE and NOT ILIKE, ASCII and accented letters" \
+  "select count(*) filter (where n_name ilike '%an%') as a, count(*) filter (where n_name not ilike 'u%') as b, count(*) filter (where n_comment ilike '%SLYLY%') as c, count(*) filter (where 'ÉTÉ' ilike 'été') as d from nation" \
+"a|b|c|d
+7|23|8|25"
+refused "ILIKE with a column pattern" "select n_name from nation where n_name ilike n_comment" "ILIKE needs a constant pattern"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
