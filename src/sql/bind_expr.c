@@ -1055,6 +1055,126 @@ static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_agg
     return sq_make(c, SQ_E_CASE, 0, v, n, loc);
 }
 
+static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag);
+
+/* One aggregate (kind k; COUNT(*) with k = EX_AGG_COUNT_STAR) of an
+ * uncorrelated subquery's only column, as a scalar subquery. */
+static sq_expr *subquery_agg(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, ex_agg_kind k, int loc)
+{
+    sq_subq *inner = sq_alloc(&c->A, sizeof *inner), *q = sq_alloc(&c->A, sizeof *q);
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    if (!inner || !q || !e) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    inner->kind = SQ_S_SCALAR;
+    inner->loc = loc;
+    const char **names;
+    sq_node *plan;
+    if (sq_bind_select(c, sl->subselect, sc, &plan, &names, inner) != PA_OK)
+        return NULL;
+    if (inner->n_corr || inner->grouped) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "a correlated subquery under ANY or ALL is not supported (only with = ANY, as IN)");
+        return NULL;
+    }
+    if (plan->n_out != 1) {
+        sq_fail(c, loc, PA_EINVAL, "subquery has too many columns");
+        return NULL;
+    }
+    pa_type t;
+    if (ex_agg_type(k, c->cols[plan->out[0]].type, &t, c->err) != PA_OK)
+        return NULL;
+    sq_node *a = sq_node_new(c, SQ_L_AGG, 1);
+    sq_aggdef *ad = sq_alloc(&c->A, sizeof *ad);
+    int out = sq_new_col(c, "agg", t);
+    if (!a || !ad || out < 0)
+        return NULL;
+    *ad = (sq_aggdef){k, k == EX_AGG_COUNT_STAR ? -1 : plan->out[0], out};
+    a->in[0] = plan;
+    a->n_aggs = 1;
+    a->aggs = ad;
+    a->out[0] = out;
+    a->est = 1;
+    q->kind = SQ_S_SCALAR;
+    q->plan = a;
+    q->value_col = out;
+    q->loc = loc;
+    e->kind = SQ_E_SUBQ;
+    e->loc = loc;
+    e->col = out;
+    e->subq = q;
+    e->type = t;
+    e->tx = ex_expr_col_typed(c->plan, out, t, c->err);
+    return e->tx ? e : NULL;
+}
+
+/* x op ANY / ALL (subquery) for an uncorrelated subquery, from its row
+ * count n, non-NULL count nn and MIN / MAX, with SQL's three-valued
+ * answer: ALL is TRUE over no rows, FALSE where some value fails, else
+ * NULL when x or some value is NULL, else TRUE; ANY is FALSE over no
+ * rows, TRUE where some value passes, else NULL when x or some value is
+ * NULL, else FALSE. x <> ALL is NOT (x = ANY), that is NOT IN. */
+static sq_expr *bind_quantified(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag, bool all)
+{
+    int loc = sl->location;
+    const char *op = sl->n_oper_name ? sq_node_name(sl->oper_name[sl->n_oper_name - 1]) : "=";
+    static const struct { const char *op; ex_cmp cmp; } ops[] = {
+        {"<", EX_LT}, {"<=", EX_LE}, {">", EX_GT}, {">=", EX_GE}, {"=", EX_EQ}, {"<>", EX_NE}, {"!=", EX_NE},
+    };
+    int o = -1;
+    for (int i = 0; op && i < (int)(sizeof ops / sizeof ops[0]); i++)
+        if (!strcmp(op, ops[i].op))
+            o = i;
+    if (o < 0 || !sl->testexpr) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "%s %s (subquery) is not supported", op ? op : "?", all ? "ALL" : "ANY");
+        return NULL;
+    }
+    ex_cmp cmp = ops[o].cmp;
+    if (all && cmp == EX_NE) {   /* NOT (x = ANY (subquery)) */
+        PgQuery__SubLink eq = *sl;
+        eq.sub_link_type = PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK;
+        eq.n_oper_name = 0;
+        sq_expr *in = bind_sublink(c, &eq, sc, ag);
+        return in ? sq_make(c, SQ_E_NOT, 0, &in, 1, loc) : NULL;
+    }
+    sq_expr *x = sq_bind_expr(c, sl->testexpr, sc, ag);
+    if (!x)
+        return NULL;
+    bool lo = cmp == EX_GT || cmp == EX_GE;   /* the bound to compare with: MIN for ANY, MAX for ALL */
+    ex_agg_kind bound = cmp == EX_EQ || cmp == EX_NE ? EX_AGG_MIN : (lo != all) ? EX_AGG_MIN : EX_AGG_MAX;
+    sq_expr *n = subquery_agg(c, sl, sc, EX_AGG_COUNT_STAR, loc), *nn = n ? subquery_agg(c, sl, sc, EX_AGG_COUNT, loc) : NULL;
+    sq_expr *b = nn ? subquery_agg(c, sl, sc, bound, loc) : NULL;
+    sq_expr *b2 = b && (cmp == EX_EQ || cmp == EX_NE) ? subquery_agg(c, sl, sc, EX_AGG_MAX, loc) : NULL;
+    if (!b || ((cmp == EX_EQ || cmp == EX_NE) && !b2))
+        return NULL;
+    sq_expr *zero = sq_const(c, ex_expr_int(c->plan, 0, c->err), loc);
+    sq_expr *t = sq_const(c, ex_expr_bool(c->plan, true, c->err), loc);
+    sq_expr *f = sq_const(c, ex_expr_bool(c->plan, false, c->err), loc);
+    sq_expr *null = sq_const(c, ex_expr_null(c->plan, (pa_type){PA_TYPE_BOOLEAN, 0, 0}, c->err), loc);
+    sq_expr *n0[2] = {n, zero}, *nlt[2] = {nn, n};
+    /* The deciding test: ALL fails where x op bound is not TRUE... */
+    sq_expr *decide;
+    if (cmp == EX_EQ || cmp == EX_NE) {   /* some value differs from x: x <> MIN or x <> MAX */
+        sq_expr *d1[2] = {x, b}, *d2[2] = {x, b2};
+        sq_expr *o2[2] = {sq_make(c, SQ_E_CMP, EX_NE, d1, 2, loc), sq_make(c, SQ_E_CMP, EX_NE, d2, 2, loc)};
+        decide = sq_make(c, SQ_E_OR, 0, o2, 2, loc);
+    } else {
+        sq_expr *d[2] = {x, b};
+        decide = sq_make(c, SQ_E_CMP, cmp, d, 2, loc);
+        if (all)
+            decide = sq_make(c, SQ_E_NOT, 0, &decide, 1, loc);
+    }
+    sq_expr *w[9] = {sq_make(c, SQ_E_CMP, EX_EQ, n0, 2, loc), all ? t : f,
+                     sq_make(c, SQ_E_ISNULL, 0, &x, 1, loc), null,
+                     decide, all ? f : t,
+                     sq_make(c, SQ_E_CMP, EX_LT, nlt, 2, loc), null,
+                     all ? t : f};
+    for (int i = 0; i < 9; i++)
+        if (!w[i])
+            return NULL;
+    return sq_make(c, SQ_E_CASE, 0, w, 9, loc);
+}
+
 static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag)
 {
     int loc = sl->location;
@@ -1065,12 +1185,12 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
     switch (sl->sub_link_type) {
     case PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK: q->kind = SQ_S_EXISTS; break;
     case PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK: q->kind = SQ_S_SCALAR; break;
+    case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK:
+        return bind_quantified(c, sl, sc, ag, true);
     case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK: {
         const char *op = sl->n_oper_name ? sq_node_name(sl->oper_name[sl->n_oper_name - 1]) : "=";
-        if (op && strcmp(op, "=") != 0) {
-            sq_fail(c, loc, PA_EUNSUPPORTED, "%s ANY (subquery) is not supported (IN is)", op);
-            return NULL;
-        }
+        if (op && strcmp(op, "=") != 0)
+            return bind_quantified(c, sl, sc, ag, false);
         q->kind = SQ_S_IN;
         if (!(q->test = sq_bind_expr(c, sl->testexpr, sc, ag)))
             return NULL;

@@ -603,5 +603,43 @@ check "ILIKE and NOT ILIKE, ASCII and accented letters" \
 7|23|8|25"
 refused "ILIKE with a column pattern" "select n_name from nation where n_name ilike n_comment" "ILIKE needs a constant pattern"
 
+# Quantified comparisons with uncorrelated subqueries, from the subquery's
+# row count, non-NULL count and MIN / MAX. Expected rows from DuckDB.
+check "x op ANY / ALL (subquery): every operator, empty subqueries, NULL values and a NULL x (three-valued)" \
+  "select n_nationkey, n_nationkey > all (select n_regionkey * 5 from nation where n_nationkey < 3) as a, n_nationkey < any (select r_regionkey from region) as b, n_nationkey >= all (select r_regionkey from region where r_regionkey > 10) as c, n_nationkey = all (select 3 from region) as d, n_nationkey <> any (select 3 from region) as e, n_nationkey <> all (select r_regionkey from region) as f, n_nationkey <= any (select case when r_regionkey = 2 then null else r_regionkey end from region) as g, case when n_nationkey > 20 then null else n_nationkey end > all (select r_regionkey from region) as h from nation order by 1" \
+"n_nationkey|a|b|c|d|e|f|g|h
+0|false|true|true|false|true|false|true|false
+1|false|true|true|false|true|false|true|false
+2|false|true|true|false|true|false|true|false
+3|false|true|true|true|false|false|true|false
+4|false|false|true|false|true|false|true|false
+5|false|false|true|false|true|true||true
+6|true|false|true|false|true|true||true
+7|true|false|true|false|true|true||true
+8|true|false|true|false|true|true||true
+9|true|false|true|false|true|true||true
+10|true|false|true|false|true|true||true
+11|true|false|true|false|true|true||true
+12|true|false|true|false|true|true||true
+13|true|false|true|false|true|true||true
+14|true|false|true|false|true|true||true
+15|true|false|true|false|true|true||true
+16|true|false|true|false|true|true||true
+17|true|false|true|false|true|true||true
+18|true|false|true|false|true|true||true
+19|true|false|true|false|true|true||true
+20|true|false|true|false|true|true||true
+21|true|false|true|false|true|true||
+22|true|false|true|false|true|true||
+23|true|false|true|false|true|true||
+24|true|false|true|false|true|true||"
+
+check "ALL in WHERE" \
+  "select count(*) from customer where c_acctbal > all (select o_totalprice / 100 from orders where o_orderstatus = 'F' and o_orderkey < 100)" \
+"count_star()
+1093"
+
+refused "a correlated ALL" "select n_name from nation n where n_nationkey > all (select r_regionkey from region where r_regionkey = n.n_regionkey)" "a correlated subquery under ANY or ALL is not supported"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
