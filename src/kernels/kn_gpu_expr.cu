@@ -75,16 +75,9 @@ struct prog_v {
 
 /* ---------------------------------------------------------- faults */
 
-/* Text written into the stream's fault block. */
-struct msg {
-    char *p;
-    int n;
-    __device__ void put(const char *s)
-    {
-        for (; *s && n < DV_FAULT_TEXT_BYTES - 1; s++)
-            p[n++] = *s;
-        p[n] = 0;
-    }
+/* Text written into the stream's fault block: kn_gpu.h's, with the
+ * values of the expression's types. */
+struct msg : fault_text {
     __device__ void putn(const char *s, int64_t len)
     {
         for (int64_t k = 0; k < len && n < DV_FAULT_TEXT_BYTES - 1; k++)
@@ -140,7 +133,9 @@ __device__ inline void raise_fault(const prog_v &P, int status)
 
 __device__ inline msg begin_fault(const prog_v &P)
 {
-    msg m{(char *)P.fault + DV_FAULT_TEXT_AT, 0};
+    msg m;
+    m.p = (char *)P.fault + DV_FAULT_TEXT_AT;
+    m.n = 0;
     m.p[0] = 0;
     return m;
 }

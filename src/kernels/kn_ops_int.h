@@ -30,6 +30,7 @@
 #define PISTA_KN_OPS_INT_H
 
 #include "kernels/kernels.h"
+#include "kernels/kn_scalar.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -242,8 +243,7 @@ static inline PA_HD int64_t kn__max_char_bytes(const char *s, int64_t n)
 {
     int64_t m = 1;
     for (int64_t f = 0; f < n;) {
-        unsigned char c = (unsigned char)s[f];
-        int64_t l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        int64_t l = kn__s_u8len((unsigned char)s[f]);
         l = f + l > n ? n - f : l;
         m = l > m ? l : m;
         f += l;

@@ -6,6 +6,7 @@
  * ColumnMetaData.statistics.
  */
 #include "storage/writer_int.h"
+#include "kernels/kn_text.h"
 
 #include <math.h>
 #include <string.h>
@@ -125,30 +126,6 @@ static int utf8_len(uint8_t b)
     return 0;
 }
 
-static uint32_t utf8_put(uint32_t cp, uint8_t *o)
-{
-    if (cp < 0x80) {
-        o[0] = (uint8_t)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (uint8_t)(0xC0 | (cp >> 6));
-        o[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (uint8_t)(0xE0 | (cp >> 12));
-        o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (uint8_t)(0xF0 | (cp >> 18));
-    o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Longest prefix of p[0..len) of at most `limit` bytes that does not split
  * a UTF-8 character (continuation bytes are never a cut point). */
 static uint32_t cut_point(const uint8_t *p, uint32_t len, uint32_t limit)
@@ -187,7 +164,7 @@ static bool round_up(uint8_t *o, uint32_t *len)
                 continue;
             }
             uint8_t enc[4];
-            uint32_t el = utf8_put(cp, enc);
+            uint32_t el = (uint32_t)kn__s_u8put(cp, (char *)enc);
             /* An overlong input sequence could encode shorter and smaller. */
             if (bytes_cmp(enc, el, o + start, n - start) > 0) {
                 memcpy(o + start, enc, el);
