@@ -44,7 +44,8 @@ enum why : int {
     W_LEVEL, W_LEVELS_LEFT, W_NULLS, W_PLAIN_SHORT, W_PLAIN_LEFT, W_BW_MISSING, W_BW, W_EMPTY_DICT,
     W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX, W_D_HEADER, W_D_BLOCK,
     W_D_MINIBLOCKS, W_D_FEWER, W_D_BLOCK_HEADER, W_D_WIDTHS, W_D_WIDTH, W_D_TRUNC, W_BSS_SHORT, W_BSS_LEFT,
-    W_RB_PREFIX, W_RB_LEN, W_RB_END, W_RB_RUN, W_RB_VALUE_SHORT, W_RB_VALUE_WIDE, W_RB_TRUNC
+    W_RB_PREFIX, W_RB_LEN, W_RB_END, W_RB_RUN, W_RB_VALUE_SHORT, W_RB_VALUE_WIDE, W_RB_TRUNC, W_S_TRUNC,
+    W_S_PAST, W_S_2G, W_S_CAP, W_S_ORDER, W_S_AFTER
 };
 
 /* A stream's problems, offset by the base of its kind (levels or indices). */
@@ -58,7 +59,7 @@ struct decode_args {
 };
 
 /* What a column's values become (kn__colinfo_get's pairs that decode here). */
-enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC, C_BOOL };
+enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC, C_BOOL, C_STR };
 
 __device__ inline int conv_of(const kn_column &c)
 {
@@ -71,8 +72,9 @@ __device__ inline int conv_of(const kn_column &c)
     case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I64 : C_BAD;
     case KN_PT_FLOAT: return t == PA_TYPE_DOUBLE ? C_F32_F64 : C_BAD;
     case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
-    case KN_PT_BYTE_ARRAY: return t == PA_TYPE_DECIMAL ? C_DEC : C_BAD;
-    case KN_PT_FIXED_LEN_BYTE_ARRAY: return t == PA_TYPE_DECIMAL && c.type_length > 0 ? C_DEC : C_BAD;
+    case KN_PT_BYTE_ARRAY: return t == PA_TYPE_DECIMAL ? C_DEC : t == PA_TYPE_VARCHAR ? C_STR : C_BAD;
+    case KN_PT_FIXED_LEN_BYTE_ARRAY:
+        return t == PA_TYPE_DECIMAL && c.type_length > 0 ? C_DEC : t == PA_TYPE_VARCHAR ? C_STR : C_BAD;
     default: return C_BAD;
     }
 }
@@ -556,36 +558,23 @@ struct rows_f {
     }
 };
 
-/* Decode job j; every lane of the warp calls it. */
-__device__ int page(const kn_page_job &j, unsigned lane)
+/* A job's page split into its levels and values (split_page's checks, in
+ * its order, after the job's: kn_page_job_run). */
+struct parts_t {
+    const uint8_t *def;
+    uint64_t def_size;
+    const uint8_t *vals;
+    uint64_t vals_size;
+};
+
+__device__ int split(const kn_page_job &j, parts_t *pt)
 {
     const kn_page &pg = j.page;
-    int cv = conv_of(j.col);
-    bool dict = pg.encoding == KN_ENC_PLAIN_DICTIONARY || pg.encoding == KN_ENC_RLE_DICTIONARY;
-    bool delta = pg.encoding == KN_ENC_DELTA_BINARY_PACKED;
-    bool plain = pg.encoding == KN_ENC_PLAIN;
-    bool bss = pg.encoding == KN_ENC_BYTE_STREAM_SPLIT;
-    bool rle_bool = pg.encoding == KN_ENC_RLE && cv == C_BOOL;
     int32_t maxd = j.col.max_def_level;
-    bool fits = dict   ? cv != C_BOOL
-                : delta ? cv == C_I32 || cv == C_I32_I64 || cv == C_I64
-                : bss   ? cv != C_BOOL && cv != C_DEC
-                        : rle_bool || (plain && cv != C_DEC);
-    if (cv == C_BAD || !fits || j.col.max_rep_level != 0 ||
-        maxd < 0 || j.codec != KN_CODEC_UNCOMPRESSED || (pg.version != 1 && pg.version != 2) ||
-        (pg.version == 1 && maxd > 0 && pg.def_level_encoding != KN_ENC_RLE))
-        return W_UNSUPPORTED;
-    if ((dict && (!j.dict.values || !j.scratch)) || ((delta || rle_bool) && !j.scratch))
-        return W_NO_SCRATCH;
-    if (pg.num_values < 0)
-        return W_NEG;
-    uint64_t n = (uint64_t)pg.num_values;
-    if (j.row_offset > j.out.capacity || n > j.out.capacity - j.row_offset || !j.out.values ||
-        (maxd > 0 && !j.out.validity))
-        return W_OUT;
-    /* The job's bytes (kn_page_job_run), then the page's parts (split_page). */
-    const uint8_t *src = (const uint8_t *)j.src, *def = NULL, *vals;
-    uint64_t src_size = j.src_size, raw = j.uncompressed_size, def_size = 0, vals_size;
+    const uint8_t *src = (const uint8_t *)j.src;
+    uint64_t src_size = j.src_size, raw = j.uncompressed_size;
+    pt->def = NULL;
+    pt->def_size = 0;
     if (pg.version == 2) {
         uint64_t lv = (uint64_t)pg.rep_levels_size + pg.def_levels_size;
         if (lv > src_size || lv > raw)
@@ -596,29 +585,149 @@ __device__ int page(const kn_page_job &j, unsigned lane)
             return W_SIZE;
         if (maxd == 0 && (pg.def_levels_size > 0 || pg.num_nulls > 0))
             return W_V2_REQUIRED;
-        if (maxd > 0 && pg.def_levels_size == 0 && n > 0)
+        if (maxd > 0 && pg.def_levels_size == 0 && pg.num_values > 0)
             return W_V2_OPTIONAL;
-        def = src + pg.rep_levels_size;
-        def_size = pg.def_levels_size;
-        vals = src + lv;
-        vals_size = src_size;
-    } else {
-        if (src_size != raw)
-            return W_SIZE;
-        vals = src;
-        vals_size = src_size;
-        if (maxd > 0) {
-            if (vals_size < 4)
-                return W_DEF_PREFIX;
-            uint32_t len = (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24;
-            if (len > vals_size - 4)
-                return W_DEF_LEN;
-            def = src + 4;
-            def_size = len;
-            vals = src + 4 + len;
-            vals_size -= 4 + (uint64_t)len;
-        }
+        pt->def = src + pg.rep_levels_size;
+        pt->def_size = pg.def_levels_size;
+        pt->vals = src + lv;
+        pt->vals_size = src_size;
+        return W_OK;
     }
+    if (src_size != raw)
+        return W_SIZE;
+    pt->vals = src;
+    pt->vals_size = src_size;
+    if (maxd > 0) {
+        if (src_size < 4)
+            return W_DEF_PREFIX;
+        uint32_t len = (uint32_t)src[0] | (uint32_t)src[1] << 8 | (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24;
+        if (len > src_size - 4)
+            return W_DEF_LEN;
+        pt->def = src + 4;
+        pt->def_size = len;
+        pt->vals = src + 4 + len;
+        pt->vals_size = src_size - 4 - (uint64_t)len;
+    }
+    return W_OK;
+}
+
+__device__ inline bool is_dict(int enc) { return enc == KN_ENC_PLAIN_DICTIONARY || enc == KN_ENC_RLE_DICTIONARY; }
+
+/* Scratch a string page needs: its values' end offsets (4 bytes each, and
+ * one more), after their dictionary indices (4 bytes each). */
+__device__ inline uint64_t str_scratch(const kn_page_job &j, uint64_t n)
+{
+    return (n + 1) * 4 + (is_dict(j.page.encoding) ? n * 4 : 0);
+}
+
+/* String pages, pass 2: the values' start offsets within the page's
+ * strings, C[0..m] (C[m] = their bytes), into scratch (after the
+ * dictionary indices of a dictionary page). PLAIN: lane 0 walks the length
+ * prefixes (kn__plain_decode's checks, in its order); dictionary: a warp
+ * scan of the entries' lengths. */
+__device__ int str_values(const kn_page_job &j, const parts_t &pt, uint64_t m, unsigned lane, uint64_t *bytes)
+{
+    uint32_t *c = (uint32_t *)j.scratch + (is_dict(j.page.encoding) ? m : 0);
+    int st = W_OK;
+    uint64_t tot = 0;
+    if (!is_dict(j.page.encoding)) {
+        if (lane == 0) {
+            const uint8_t *p = pt.vals;
+            uint64_t size = pt.vals_size, pos = 0;
+            for (uint64_t v = 0; v < m; v++) {
+                if (size - pos < 4) {
+                    st = W_S_TRUNC;
+                    break;
+                }
+                uint32_t len = (uint32_t)p[pos] | (uint32_t)p[pos + 1] << 8 | (uint32_t)p[pos + 2] << 16 |
+                               (uint32_t)p[pos + 3] << 24;
+                pos += 4;
+                if (len > size - pos) {
+                    st = W_S_PAST;
+                    break;
+                }
+                c[v] = (uint32_t)tot;
+                tot += len;
+                pos += len;
+                if (tot > 0x7FFFFFFFull) {
+                    st = W_S_2G;
+                    break;
+                }
+            }
+            if (st == W_OK) {
+                c[m] = (uint32_t)tot;
+                if (pos != size)
+                    st = W_PLAIN_LEFT;
+            }
+        }
+        st = __shfl_sync(FULL, st, 0);
+        tot = __shfl_sync(FULL, tot, 0);
+    } else {
+        const uint32_t *ix = (const uint32_t *)j.scratch;
+        const int32_t *doff = j.dict.offsets;
+        for (uint64_t v0 = 0; v0 < m; v0 += 32) {
+            uint64_t v = v0 + lane;
+            uint64_t x = v < m ? (uint64_t)(uint32_t)(doff[ix[v] + 1] - doff[ix[v]]) : 0;
+            for (int o = 1; o < 32; o <<= 1) {   /* inclusive scan */
+                uint64_t y = __shfl_up_sync(FULL, x, o);
+                if ((int)lane >= o)
+                    x += y;
+            }
+            if (v < m)
+                c[v + 1] = (uint32_t)(tot + x);
+            tot += __shfl_sync(FULL, x, 31);
+        }
+        if (lane == 0)
+            c[0] = 0;
+        if (tot > 0x7FFFFFFFull)
+            st = W_S_2G;
+    }
+    *bytes = tot;
+    return st;
+}
+
+/* Decode job j; every lane of the warp calls it. A string page stops after
+ * pass 2 with its valid count and bytes in *sm and *sb: strings_k writes
+ * its rows once start_k placed it. */
+__device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t *sb)
+{
+    const kn_page &pg = j.page;
+    int cv = conv_of(j.col);
+    bool dict = is_dict(pg.encoding);
+    bool delta = pg.encoding == KN_ENC_DELTA_BINARY_PACKED;
+    bool plain = pg.encoding == KN_ENC_PLAIN;
+    bool bss = pg.encoding == KN_ENC_BYTE_STREAM_SPLIT;
+    bool rle_bool = pg.encoding == KN_ENC_RLE && cv == C_BOOL;
+    bool str = cv == C_STR;
+    int32_t maxd = j.col.max_def_level;
+    bool fits = str    ? dict || (plain && j.col.ptype == KN_PT_BYTE_ARRAY)
+                : dict  ? cv != C_BOOL
+                : delta ? cv == C_I32 || cv == C_I32_I64 || cv == C_I64
+                : bss   ? cv != C_BOOL && cv != C_DEC
+                        : rle_bool || (plain && cv != C_DEC);
+    if (cv == C_BAD || !fits || j.col.max_rep_level != 0 ||
+        maxd < 0 || j.codec != KN_CODEC_UNCOMPRESSED || (pg.version != 1 && pg.version != 2) ||
+        (pg.version == 1 && maxd > 0 && pg.def_level_encoding != KN_ENC_RLE))
+        return W_UNSUPPORTED;
+    if (dict && (!j.scratch || (str ? !j.dict.offsets || (!j.dict.bytes && j.dict.n > 0) : !j.dict.values)))
+        return W_NO_SCRATCH;
+    if ((delta || rle_bool || str) && !j.scratch)
+        return W_NO_SCRATCH;
+    if (pg.num_values < 0)
+        return W_NEG;
+    uint64_t n = (uint64_t)pg.num_values;
+    if (j.row_offset > j.out.capacity || n > j.out.capacity - j.row_offset ||
+        (str ? !j.out.offsets || (!j.out.bytes && j.out.bytes_capacity > 0) : !j.out.values) ||
+        (maxd > 0 && !j.out.validity))
+        return W_OUT;
+    if (str && j.scratch_size < str_scratch(j, n))
+        return W_NO_SCRATCH;
+    parts_t pt;
+    int sw = split(j, &pt);
+    if (sw != W_OK)
+        return sw;
+    const uint8_t *def = pt.def, *vals = pt.vals;
+    uint64_t def_size = pt.def_size, vals_size = pt.vals_size;
     /* (1) levels: the valid count */
     uint64_t m = n;
     int dw = bits_for((uint32_t)maxd);
@@ -688,12 +797,18 @@ __device__ int page(const kn_page_job &j, unsigned lane)
         if (st != R_OK)
             return W_IX_END + st - R_END;
         __syncwarp();
-    } else {
+    } else if (!str) {
         uint64_t need = cv == C_BOOL ? (m + 7) / 8 : m * (uint64_t)phys_width(cv);
         if (need > vals_size)
             return W_PLAIN_SHORT;
         if (need != vals_size)
             return W_PLAIN_LEFT;
+    }
+    if (str) {
+        int st = str_values(j, pt, m, lane, sb);
+        *sm = m;
+        __syncwarp();
+        return st;
     }
     /* (3) rows */
     int ow = out_width(cv);
@@ -712,6 +827,78 @@ __device__ int page(const kn_page_job &j, unsigned lane)
     uint64_t pos = 0, left = 0;
     int st = walk(def, def_size, dw, n, lane, &pos, &left, rf);
     return st == R_OK ? W_OK : W_LV_END + st - R_END;   /* pass 1 saw the same stream */
+}
+
+/* String pages, pass 3: row r's end offset is start + C[valid rows
+ * through r]; NULL rows are empty. */
+struct str_rows_f {
+    uint32_t maxd;
+    uint64_t vbase;
+    const uint32_t *c;
+    uint64_t start;
+    int32_t *offsets;
+    uint8_t *validity;
+    uint64_t at;
+    __device__ int run(uint64_t first, uint64_t cnt, uint32_t v)
+    {
+        unsigned lane = threadIdx.x & 31;
+        bool ok = v == maxd;
+        for (uint64_t k0 = 0; k0 < cnt; k0 += 32) {
+            uint64_t k = k0 + lane;
+            unsigned h = low_bits((unsigned)(cnt - k0 < 32 ? cnt - k0 : 32));
+            if (k < cnt)
+                offsets[at + first + k + 1] = (int32_t)(start + c[ok ? vbase + k + 1 : vbase]);
+            if (lane == 0 && validity)
+                put_bits(validity, at + first + k0, ok ? h : 0, h);
+        }
+        vbase += ok ? cnt : 0;
+        return 0;
+    }
+    __device__ int operator()(uint64_t first, unsigned m, uint32_t v)
+    {
+        unsigned lane = threadIdx.x & 31;
+        bool have = lane < m, ok = have && v == maxd;
+        unsigned bits = __ballot_sync(FULL, ok);
+        uint64_t through = vbase + (uint64_t)__popc(bits & (lane == 31 ? FULL : (2u << lane) - 1));
+        if (have)
+            offsets[at + first + lane + 1] = (int32_t)(start + c[through]);
+        if (lane == 0 && validity)
+            put_bits(validity, at + first, bits, low_bits(m));
+        vbase += (uint64_t)__popc(bits);
+        return 0;
+    }
+};
+
+/* Pass 3 of string page j (placed at j.str_start): offsets, validity, bytes. */
+__device__ void str_rows(const kn_page_job &j, unsigned lane)
+{
+    parts_t pt;
+    split(j, &pt);   /* checked by page() */
+    bool dict = is_dict(j.page.encoding);
+    uint64_t n = (uint64_t)j.page.num_values, m = (uint64_t)j.str_values, start = (uint64_t)j.str_start;
+    const uint32_t *ix = (const uint32_t *)j.scratch, *c = ix + (dict ? m : 0);
+    int32_t maxd = j.col.max_def_level;
+    if (maxd == 0) {
+        for (uint64_t r = lane; r < n; r += 32)
+            j.out.offsets[j.row_offset + r + 1] = (int32_t)(start + c[r + 1]);
+        if (j.out.validity)
+            for (uint64_t r0 = 0; r0 < n; r0 += 32) {
+                unsigned h = low_bits((unsigned)(n - r0 < 32 ? n - r0 : 32));
+                if (lane == 0)
+                    put_bits(j.out.validity, j.row_offset + r0, h, h);
+            }
+    } else {
+        str_rows_f rf = {(uint32_t)maxd, 0, c, start, j.out.offsets, j.out.validity, j.row_offset};
+        uint64_t pos = 0, left = 0;
+        walk(pt.def, pt.def_size, bits_for((uint32_t)maxd), n, lane, &pos, &left, rf);
+    }
+    uint8_t *ob = j.out.bytes + start;
+    for (uint64_t v = lane; v < m; v += 32) {
+        uint32_t at = c[v], len = c[v + 1] - at;
+        const uint8_t *src = dict ? j.dict.bytes + j.dict.offsets[ix[v]] : pt.vals + at + 4 * (v + 1);
+        for (uint32_t b = 0; b < len; b++)
+            ob[at + b] = src[b];
+    }
 }
 
 __device__ const char *why_text(int w)
@@ -763,13 +950,21 @@ __device__ const char *why_text(int w)
     case W_RB_VALUE_SHORT: return "RLE (BOOLEAN): RLE run value truncated";
     case W_RB_VALUE_WIDE: return "RLE (BOOLEAN): RLE run value wider than its bit width";
     case W_RB_TRUNC: return "RLE (BOOLEAN): bit-packed run truncated";
+    case W_S_TRUNC: return "PLAIN: BYTE_ARRAY length truncated";
+    case W_S_PAST: return "PLAIN: BYTE_ARRAY length runs past the page end";
+    case W_S_2G: return "string data of one column chunk exceeds 2 GiB (int32 offsets)";
+    case W_S_CAP: return "string output capacity too small";
+    case W_S_ORDER: return "a string page that does not follow the page before it in its output";
+    case W_S_AFTER: return "a string page after a refused page of its output";
     default: return "corrupt page";
     }
 }
 
 __device__ void fail(const decode_args &a, int64_t p, int w)
 {
-    int status = w == W_UNSUPPORTED ? PA_EUNSUPPORTED : w == W_NO_SCRATCH || w == W_OUT ? PA_EINVAL : PA_ECORRUPT;
+    int status = w == W_UNSUPPORTED || w == W_S_2G                                        ? PA_EUNSUPPORTED
+                 : w == W_NO_SCRATCH || w == W_OUT || w == W_S_CAP || w == W_S_ORDER || w == W_S_AFTER ? PA_EINVAL
+                                                                                         : PA_ECORRUPT;
     a.jobs[p].status = status;
     fault_text t;
     if (!batch_fault(a.fault, a.claim, a.jobs[p].where, p, &t))
@@ -784,13 +979,73 @@ __global__ void decode_k(decode_args a)
     for (int64_t p = (int64_t)blockIdx.x * PAGES_PER_BLOCK + (threadIdx.x >> 5); p < a.n;
          p += (int64_t)gridDim.x * PAGES_PER_BLOCK) {
         kn_page_job j = a.jobs[p];
-        int w = page(j, lane);
+        uint64_t sm = 0, sb = 0;
+        int w = page(j, lane, &sm, &sb);
         if (lane == 0) {
+            a.jobs[p].str_values = (int64_t)sm;
+            a.jobs[p].str_bytes = (int64_t)sb;
+            a.jobs[p].str_start = -1;
             if (w == W_OK)
                 a.jobs[p].status = PA_OK;
             else
                 fail(a, p, w);
         }
+        __syncwarp();
+    }
+}
+
+/* The string pages' places: in batch order, a page continues its output
+ * where the page before ended, the first at the byte its caller set in
+ * out.offsets[row_offset]. One warp finds the string pages 32 at a time;
+ * lane 0 places them (pages are few). */
+__global__ void start_k(decode_args a)
+{
+    unsigned lane = threadIdx.x & 31;
+    const int32_t *prev = NULL;
+    uint64_t next_row = 0;
+    int64_t next_at = -1;
+    for (int64_t p0 = 0; p0 < a.n; p0 += 32) {
+        bool s = p0 + lane < a.n && conv_of(a.jobs[p0 + lane].col) == C_STR;
+        unsigned strs = __ballot_sync(FULL, s);
+        while (lane == 0 && strs) {
+            int64_t p = p0 + __ffs((int)strs) - 1;
+            strs &= strs - 1;
+            kn_page_job j = a.jobs[p];
+            bool cont = j.out.offsets && j.out.offsets == prev;
+            int w = W_OK;
+            int64_t at = -1;
+            if (cont && j.row_offset != next_row)
+                w = W_S_ORDER;
+            else if (cont && next_at < 0)
+                w = W_S_AFTER;
+            if (w == W_OK && j.status == PA_OK) {
+                at = cont ? next_at : (int64_t)j.out.offsets[j.row_offset];
+                if (at < 0 || (uint64_t)at > j.out.bytes_capacity ||
+                    (uint64_t)j.str_bytes > j.out.bytes_capacity - (uint64_t)at)
+                    w = at >= 0 && (uint64_t)at + (uint64_t)j.str_bytes > 0x7FFFFFFFull ? W_S_2G : W_S_CAP;
+            }
+            if (j.status == PA_OK && w != W_OK)
+                fail(a, p, w);
+            else if (w != W_OK)   /* out of order, or after a refused page: refused as such (the cpu's order) */
+                a.jobs[p].status = PA_EINVAL;
+            bool ok = j.status == PA_OK && w == W_OK;
+            a.jobs[p].str_start = ok ? at : -1;
+            prev = j.out.offsets;
+            next_row = j.row_offset + (uint64_t)(j.page.num_values < 0 ? 0 : j.page.num_values);
+            next_at = ok ? at + j.str_bytes : -1;
+        }
+        __syncwarp();
+    }
+}
+
+__global__ void strings_k(decode_args a)
+{
+    unsigned lane = threadIdx.x & 31;
+    for (int64_t p = (int64_t)blockIdx.x * PAGES_PER_BLOCK + (threadIdx.x >> 5); p < a.n;
+         p += (int64_t)gridDim.x * PAGES_PER_BLOCK) {
+        kn_page_job j = a.jobs[p];
+        if (conv_of(j.col) == C_STR && j.status == PA_OK && j.str_start >= 0)
+            str_rows(j, lane);
         __syncwarp();
     }
 }
@@ -811,8 +1066,12 @@ extern "C" int SIMT_NAME(kn__gpu_decode_pages)(const kn_ctx *ctx, kn_page_job *j
     if (rc == PA_OK) {
         decode_args a = {jobs, n, claim, dv_stream_fault_words(ctx->stream)};
         int64_t blocks = (n + PAGES_PER_BLOCK - 1) / PAGES_PER_BLOCK;
-        rc = SIMT_LAUNCH(decode_k, (unsigned)(blocks > MAX_BLOCKS ? MAX_BLOCKS : blocks), THREADS, 0, ctx->stream,
-                         err, a);
+        unsigned grid = (unsigned)(blocks > MAX_BLOCKS ? MAX_BLOCKS : blocks);
+        rc = SIMT_LAUNCH(decode_k, grid, THREADS, 0, ctx->stream, err, a);
+        if (rc == PA_OK)   /* string pages, if any: placed, then written */
+            rc = SIMT_LAUNCH(start_k, 1, 32, 0, ctx->stream, err, a);
+        if (rc == PA_OK)
+            rc = SIMT_LAUNCH(strings_k, grid, THREADS, 0, ctx->stream, err, a);
     }
     return free_after(ctx, claim, rc, err);
 }

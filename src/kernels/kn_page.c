@@ -427,7 +427,8 @@ bool kn_decode_pages_supported(const kn_page_job *j)
     switch (j->page.encoding) {
     case KN_ENC_PLAIN:
         return ci.conv == KN__CV_I32 || ci.conv == KN__CV_I32_I64 || ci.conv == KN__CV_I64 ||
-               ci.conv == KN__CV_F32_F64 || ci.conv == KN__CV_F64 || ci.conv == KN__CV_BOOL;
+               ci.conv == KN__CV_F32_F64 || ci.conv == KN__CV_F64 || ci.conv == KN__CV_BOOL ||
+               ci.conv == KN__CV_BA_STR;
     case KN_ENC_DELTA_BINARY_PACKED:
         return ci.conv == KN__CV_I32 || ci.conv == KN__CV_I32_I64 || ci.conv == KN__CV_I64;
     case KN_ENC_BYTE_STREAM_SPLIT:
@@ -435,33 +436,53 @@ bool kn_decode_pages_supported(const kn_page_job *j)
                ci.conv == KN__CV_F32_F64 || ci.conv == KN__CV_F64;
     case KN_ENC_RLE: return ci.conv == KN__CV_BOOL;
     case KN_ENC_PLAIN_DICTIONARY:
-    case KN_ENC_RLE_DICTIONARY: return !ci.is_string && ci.conv != KN__CV_BOOL;
+    case KN_ENC_RLE_DICTIONARY: return ci.conv != KN__CV_BOOL;
     default: return false;
     }
 }
 
 /* The cpu device's loop: the jobs the device decodes, every page tried, the
- * first failure reported with its page as the GPU kernels word it. */
+ * first failure reported with its page as the GPU kernels word it. String
+ * pages run in batch order, each continuing where the page of its output
+ * before it ended (kn_page_decode writes offsets[row_offset + num_values]),
+ * under the same rules as the GPU's start_k. */
 int kn__cpu_decode_pages(const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err *err)
 {
     (void)ctx;
     if (n < 0)
         return pa_error(err, PA_EINVAL, "kn_decode_pages: %lld pages", (long long)n);
     int first = PA_OK;
+    const int32_t *prev = NULL;   /* the last string page's output, */
+    uint64_t next_row = 0;        /* the row after it */
+    bool prev_ok = false;         /* and whether it decoded */
     for (int64_t i = 0; i < n; i++) {
         kn_page_job *j = &jobs[i];
         pa_err e;
         pa_err_init(&e);
         int rc;
-        if (!kn_decode_pages_supported(j))
+        kn__colinfo ci;
+        bool str = kn__colinfo_get(&j->col, &ci, &e) == PA_OK && ci.is_string;
+        pa_err_close(&e);
+        pa_err_init(&e);
+        bool cont = str && j->out.offsets && j->out.offsets == prev;
+        bool dict = j->page.encoding == KN_ENC_PLAIN_DICTIONARY || j->page.encoding == KN_ENC_RLE_DICTIONARY;
+        if (cont && j->row_offset != next_row)
+            rc = pa_error(&e, PA_EINVAL, "a string page that does not follow the page before it in its output");
+        else if (cont && !prev_ok)
+            rc = pa_error(&e, PA_EINVAL, "a string page after a refused page of its output");
+        else if (!kn_decode_pages_supported(j))
             rc = pa_error(&e, PA_EUNSUPPORTED,
                           "the page's encoding, levels or column type are not decoded on the device");
-        else if ((j->page.encoding == KN_ENC_PLAIN_DICTIONARY || j->page.encoding == KN_ENC_RLE_DICTIONARY) &&
-                 !j->dict.values)
+        else if (dict && (str ? !j->dict.offsets : !j->dict.values))
             rc = pa_error(&e, PA_EINVAL, "a dictionary page job without its dictionary");
         else
             rc = kn_page_job_run(j, &e);
         j->status = rc;
+        if (str) {
+            prev = j->out.offsets;
+            next_row = j->row_offset + (uint64_t)(j->page.num_values < 0 ? 0 : j->page.num_values);
+            prev_ok = rc == PA_OK;
+        }
         if (rc != PA_OK && first == PA_OK) {
             first = rc;
             kn__batch_error(err, rc, j->where, i, e.msg);

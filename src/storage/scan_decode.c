@@ -46,7 +46,10 @@ typedef struct dcol {
     pq_page_info *walked;
     bool on_dev;              /* data pages decoded on the device (device_columns) */
     bool dev_codec;           /* on_dev: and decompressed there (else on the host, into pinned memory) */
-    void *dv_values;          /* on_dev: the decoded column in device memory, d.rows rows */
+    void *dv_values;          /* on_dev: the decoded column in device memory, d.rows rows
+                               * (VARCHAR: its strings, dv_bytes_cap bytes at most) */
+    int32_t *dv_offsets;      /* on_dev VARCHAR: its offsets, d.rows + 1 */
+    uint64_t dv_bytes_cap;    /* on_dev VARCHAR: the bound dv_values was sized by */
     uint8_t *dv_validity;     /* on_dev: its validity in whole 32-bit words (NULL when REQUIRED) */
 } dcol;
 
@@ -562,7 +565,7 @@ static void measure_task(void *ctx, size_t i)
     dec *x = ctx;
     dpage *p = &x->pages[i];
     const dcol *c = &x->cols[p->col];
-    if (p->dict || !c->is_string)
+    if (p->dict || !c->is_string || c->on_dev)
         return;
     pa_err e;
     pa_err_init(&e);
@@ -694,6 +697,18 @@ static int layout_column(dec *x, int r, pa_err *err)
     c->d.rows = (uint64_t)pos;
     c->bytes_total = sb;
     size_t n = (size_t)pos;
+    if (c->on_dev) {
+        /* Whole 32-bit words of validity: kn_decode_pages' contract. Strings
+         * by their bound (dev_string_bound): the device finds the sizes. */
+        size_t vb = c->is_string ? (size_t)sb : n * (size_t)pa_type_width(c->d.type.id);
+        c->dv_bytes_cap = sb;
+        if ((rc = dev_alloc(x, c, vb, &c->dv_values, err)) != PA_OK ||
+            (c->is_string && (rc = dev_alloc(x, c, (n + 1) * 4, (void **)&c->dv_offsets, err)) != PA_OK) ||
+            (c->d.kc.max_def_level > 0 &&
+             (rc = dev_alloc(x, c, (n + 31) / 32 * 4, (void **)&c->dv_validity, err)) != PA_OK))
+            return rc;
+        return PA_OK;
+    }
     if (c->is_string) {
         if ((rc = col_alloc(x, c, (n + 1) * 4, (void **)&c->d.offsets, err)) != PA_OK ||
             (rc = col_alloc(x, c, (size_t)sb, (void **)&c->d.bytes, err)) != PA_OK)
@@ -708,13 +723,6 @@ static int layout_column(dec *x, int r, pa_err *err)
             at += (int64_t)p->str_bytes;
         }
         c->d.offsets[n] = (int32_t)at;
-    } else if (c->on_dev) {
-        /* Whole 32-bit words of validity: kn_decode_pages' contract. */
-        if ((rc = dev_alloc(x, c, n * (size_t)pa_type_width(c->d.type.id), &c->dv_values, err)) != PA_OK ||
-            (c->d.kc.max_def_level > 0 &&
-             (rc = dev_alloc(x, c, (n + 31) / 32 * 4, (void **)&c->dv_validity, err)) != PA_OK))
-            return rc;
-        return PA_OK;
     } else if ((rc = col_alloc(x, c, n * (size_t)pa_type_width(c->d.type.id), &c->d.values, err)) != PA_OK) {
         return rc;
     }
@@ -803,6 +811,27 @@ static bool bound_strings(dec *x, dcol *c)
     return total <= INT32_MAX;
 }
 
+/* The strings of an on_dev column's pages, bounded from what the host
+ * knows before the device decodes them: a PLAIN page's strings lie inside
+ * its values' bytes, a dictionary page's are at most its values times the
+ * longest entry. pick_device_columns made sure the bounds fit in 2^31-1. */
+static void dev_string_bound(dec *x, dcol *c)
+{
+    uint64_t maxlen = 0;
+    if (c->dict_page >= 0 && c->dict.offsets)
+        for (uint64_t k = 0; k < c->dict.n; k++) {
+            uint64_t len = (uint64_t)(c->dict.offsets[k + 1] - c->dict.offsets[k]);
+            maxlen = len > maxlen ? len : maxlen;
+        }
+    for (size_t i = c->first_page; i < c->end_page; i++) {
+        dpage *p = &x->pages[i];
+        if (p->dict)
+            continue;
+        int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
+        p->str_bytes = enc == PQ_ENC_PLAIN ? (uint64_t)p->h.uncompressed_page_size : (uint64_t)p->rows * maxlen;
+    }
+}
+
 typedef struct column_ctx {
     dec *x;
     const int *order;      /* read columns, largest first */
@@ -825,7 +854,9 @@ static void column_task(void *ctx, size_t k)
         if (x->pages[c->dict_page].failed)
             return;
     }
-    if (c->is_string && !bound_strings(x, c))
+    if (c->on_dev && c->is_string)
+        dev_string_bound(x, c);
+    else if (c->is_string && !bound_strings(x, c))
         for (size_t i = a; i < b; i++) {
             measure_task(x, i);
             if (x->pages[i].failed)
@@ -1004,9 +1035,14 @@ static void pick_device_columns(dec *x)
     for (int r = 0; r < s->n_rcols; r++) {
         dcol *c = &x->cols[r];
         const pq_column_desc *d = &s->rcols[r].desc[x->u->file];
-        if (!c->used || !c->output || c->is_string || filter_reads(s, r) || needs_fixup(d))
+        if (!c->used || !c->output || filter_reads(s, r) || needs_fixup(d))
             continue;
         bool ok = c->end_page > c->first_page;
+        /* Strings: what dev_string_bound will size them by, from the headers
+         * (a dictionary's entries are shorter than its page). */
+        uint64_t bound = 0, dict_size = 0;
+        if (c->is_string && c->dict_page >= 0)
+            dict_size = (uint64_t)x->pages[c->dict_page].h.uncompressed_page_size;
         for (size_t i = c->first_page; ok && i < c->end_page; i++) {
             const dpage *p = &x->pages[i];
             if (p->dict) {
@@ -1021,6 +1057,10 @@ static void pick_device_columns(dec *x)
             j.col = c->d.kc;
             bool dict = j.page.encoding == PQ_ENC_PLAIN_DICTIONARY || j.page.encoding == PQ_ENC_RLE_DICTIONARY;
             ok = kn_decode_pages_supported(&j) && (!dict || c->dict_page >= 0);
+            if (c->is_string)
+                bound += dict ? (uint64_t)(p->rows > 0 ? p->rows : 0) * dict_size
+                              : (uint64_t)(p->h.uncompressed_page_size > 0 ? p->h.uncompressed_page_size : 0);
+            ok = ok && bound <= INT32_MAX;
         }
         if (ok) {
             c->on_dev = true;
@@ -1080,16 +1120,19 @@ static uint64_t place(placer *pl, const uint8_t *src, uint64_t len, bool in_buf,
 /* kn_decode_pages' scratch for page p: 4 bytes per value for dictionary
  * indices and RLE booleans, 8 for DELTA_BINARY_PACKED values (16-byte
  * aligned slices). */
-static uint64_t scratch_bytes(const dpage *p)
+static uint64_t scratch_bytes(const dec *x, const dpage *p)
 {
     int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
-    uint64_t per = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY || enc == PQ_ENC_RLE ? 4
-                   : enc == PQ_ENC_DELTA_BINARY_PACKED                           ? 8
-                                                                                 : 0;
+    bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+    uint64_t per = x->cols[p->col].is_string          ? (dict ? 8 : 4)   /* (indices and) offsets, see kernels.h */
+                   : dict || enc == PQ_ENC_RLE        ? 4
+                   : enc == PQ_ENC_DELTA_BINARY_PACKED ? 8
+                                                       : 0;
     return per ? (((uint64_t)p->rows + 1) * per + 15) & ~(uint64_t)15 : 0;
 }
 
-static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, uint8_t **valid, pa_err *err)
+static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, int32_t **offs, uint8_t **valid,
+                          pa_err *err)
 {
     pq_scan *s = x->s;
     kn_ctx kn = {s->dev, s->stream};
@@ -1110,10 +1153,10 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             nc++;
             unc_bytes += p->data_len;
         }
-        scr_bytes += scratch_bytes(p);
+        scr_bytes += scratch_bytes(x, p);
     }
     raw_bytes = pl.at;
-    size_t max_copies = np * 2 + (size_t)s->n_rcols * 2 + 2;
+    size_t max_copies = np * 2 + (size_t)s->n_rcols * 3 + 2;
     void **dsts = pa_calloc(max_copies, sizeof *dsts);
     const void **srcs = pa_calloc(max_copies, sizeof *srcs);
     size_t *sizes = pa_calloc(max_copies, sizeof *sizes);
@@ -1139,15 +1182,32 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
         PA_TRY(rc = scratch_alloc(x, &ds, nc * sizeof *cjobs, (void **)&dcjobs, err));
         PA_TRY(rc = pinned_alloc(x, nc * sizeof *cjobs, (void **)&cjobs, err));
     }
-    /* Dictionaries (decoded by dict_task on the host) go up through pinned staging. */
+    /* Dictionaries (decoded by dict_task on the host) go up through pinned
+     * staging, a string dictionary's offsets and bytes as one copy; a string
+     * column's first offset, 0, with them (kn_decode_pages places the pages
+     * after it). */
+    int32_t *zero = NULL;
     for (int r = 0; r < s->n_rcols && rc == PA_OK; r++) {
         dcol *c = &x->cols[r];
+        if (c->on_dev && c->is_string && (zero || (rc = pinned_alloc(x, sizeof *zero, (void **)&zero, err)) == PA_OK)) {
+            *zero = 0;
+            dsts[n_copies] = c->dv_offsets, srcs[n_copies] = zero, sizes[n_copies++] = sizeof *zero;
+        }
+        if (rc != PA_OK)
+            break;
         if (!c->on_dev || c->dict_page < 0)
             continue;
-        size_t db = (size_t)c->dict.n * (size_t)pa_type_width(c->d.type.id);
+        size_t ob = c->is_string ? ((size_t)c->dict.n + 1) * 4 : 0;
+        size_t db = c->is_string ? ob + (size_t)c->dict.offsets[c->dict.n]
+                                 : (size_t)c->dict.n * (size_t)pa_type_width(c->d.type.id);
         void *h = NULL;
         if ((rc = pinned_alloc(x, db, &h, err)) == PA_OK && (rc = dev_alloc(x, c, db, &ddict[r], err)) == PA_OK) {
-            memcpy(h, c->dict.values, db);
+            if (c->is_string) {
+                memcpy(h, c->dict.offsets, ob);
+                memcpy((uint8_t *)h + ob, c->dict.bytes, db - ob);
+            } else {
+                memcpy(h, c->dict.values, db);
+            }
             dsts[n_copies] = ddict[r], srcs[n_copies] = h, sizes[n_copies++] = db;
         }
     }
@@ -1201,13 +1261,17 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             j->uncompressed_size = (uint64_t)p->h.uncompressed_page_size;
             j->codec = KN_CODEC_UNCOMPRESSED;
             j->col = c->d.kc;
-            if (j->page.encoding == PQ_ENC_PLAIN_DICTIONARY || j->page.encoding == PQ_ENC_RLE_DICTIONARY)
+            if ((j->page.encoding == PQ_ENC_PLAIN_DICTIONARY || j->page.encoding == PQ_ENC_RLE_DICTIONARY) &&
+                c->is_string)
+                j->dict = (kn_dict){NULL, ddict[p->col], (uint8_t *)ddict[p->col] + (c->dict.n + 1) * 4, c->dict.n};
+            else if (j->page.encoding == PQ_ENC_PLAIN_DICTIONARY || j->page.encoding == PQ_ENC_RLE_DICTIONARY)
                 j->dict = (kn_dict){ddict[p->col], NULL, NULL, c->dict.n};
-            if ((j->scratch_size = scratch_bytes(p)) > 0) {
+            if ((j->scratch_size = scratch_bytes(x, p)) > 0) {
                 j->scratch = scr + at_scr;
                 at_scr += j->scratch_size;
             }
-            j->out = (kn_out){c->dv_values, NULL, NULL, c->dv_validity, c->d.rows, 0};
+            j->out = c->is_string ? (kn_out){NULL, c->dv_offsets, c->dv_values, c->dv_validity, c->d.rows, c->dv_bytes_cap}
+                                  : (kn_out){c->dv_values, NULL, NULL, c->dv_validity, c->d.rows, 0};
             j->row_offset = (uint64_t)p->pos;
         }
         dsts[n_copies] = djobs, srcs[n_copies] = jobs, sizes[n_copies++] = np * sizeof *jobs;
@@ -1243,6 +1307,12 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
                 break;
             vals[r] = c->dv_values;
             c->dv_values = NULL;
+            if (c->dv_offsets) {
+                if ((rc = dv_chunk_adopt(x->chunk, c->dv_offsets, err)) != PA_OK)
+                    break;
+                offs[r] = c->dv_offsets;
+                c->dv_offsets = NULL;
+            }
             if (c->dv_validity) {
                 if ((rc = dv_chunk_adopt(x->chunk, c->dv_validity, err)) != PA_OK)
                     break;
@@ -1266,12 +1336,16 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             idx_of = c;
         }
         pa_column src = {.type = c->d.type, .length = (int64_t)c->d.rows, .data = c->dv_values,
-                         .validity = c->dv_validity};
+                         .offsets = c->dv_offsets, .validity = c->dv_validity};
         pa_column dst = {.type = c->d.type};
-        if ((rc = upload_alloc(x, c, (size_t)n * (size_t)pa_type_width(c->d.type.id), &dst.data, err)) == PA_OK &&
+        /* Strings kept: at most the column's bound of bytes (the host knows no more). */
+        size_t vb = c->is_string ? (size_t)c->dv_bytes_cap : (size_t)n * (size_t)pa_type_width(c->d.type.id);
+        if ((rc = upload_alloc(x, c, vb, &dst.data, err)) == PA_OK &&
+            (!c->is_string || (rc = upload_alloc(x, c, ((size_t)n + 1) * 4, (void **)&dst.offsets, err)) == PA_OK) &&
             (!c->dv_validity || (rc = upload_alloc(x, c, ((size_t)n + 7) / 8, (void **)&dst.validity, err)) == PA_OK))
             rc = kn_take(&kn, &src, didx, (int64_t)n, &dst, err);
         vals[r] = dst.data;
+        offs[r] = dst.offsets;
         valid[r] = dst.validity;
     }
     if (didx)
@@ -1309,7 +1383,7 @@ static int assemble(dec *x, const uint32_t *sel, uint64_t n, dv_chunk **out, pa_
     }
     if (!dv_host_visible(s->dev) && (rc = upload_columns(x, n, vals, offs, valid, err)) != PA_OK)
         goto done;
-    if (x->n_dev_cols > 0 && ((rc = device_columns(x, sel, n, vals, valid, err)) != PA_OK ||
+    if (x->n_dev_cols > 0 && ((rc = device_columns(x, sel, n, vals, offs, valid, err)) != PA_OK ||
                               (rc = dv_chunk_set_ready(x->chunk, s->stream, err)) != PA_OK))
         goto done;
     x->chunk->length = (int64_t)n;
@@ -1401,6 +1475,9 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
         pa_parallel_for(w->tp, x.n_pages, measure_task, &x);
         PA_TRY(rc = batch_result(&x, err));
         for (int r = 0; r < s->n_rcols; r++)
+            if (x.cols[r].on_dev && x.cols[r].is_string)
+                dev_string_bound(&x, &x.cols[r]);
+        for (int r = 0; r < s->n_rcols; r++)
             if (x.cols[r].used)
                 PA_TRY(rc = layout_column(&x, r, err));
         PA_TRY(rc = decode_pages(&x, err));
@@ -1454,6 +1531,8 @@ done:
             pa_free(x.cols[r].d.segs);
             if (x.cols[r].dv_values)   /* not adopted by a chunk: after the stream's work on it */
                 dv_free_async(s->stream, x.cols[r].dv_values, NULL);
+            if (x.cols[r].dv_offsets)
+                dv_free_async(s->stream, x.cols[r].dv_offsets, NULL);
             if (x.cols[r].dv_validity)
                 dv_free_async(s->stream, x.cols[r].dv_validity, NULL);
         }

@@ -2,7 +2,7 @@
 # test_scan_device.sh - Parquet pages decoded by the device's kernels: the
 # writer's own files (pista gen, SF 0.01 lineitem and orders) with every
 # codec, v1 and v2 data pages, dictionary and PLAIN-only, small row groups
-# and pages, queried on `sim` (pages of fixed-width output columns
+# and pages, queried on `sim` (pages of output columns, strings too,
 # decompressed and decoded by kn_decompress_pages and kn_decode_pages, or
 # decompressed on the host first for GZIP, ZSTD and BROTLI) give exactly
 # what the cpu device gives; EXPLAIN ANALYZE on sim counts pages decoded on
@@ -23,6 +23,8 @@ QUERIES=(
     "SELECT sum(l_extendedprice * l_discount) FROM lineitem WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"
     "SELECT o_orderpriority, count(*), sum(o_totalprice), min(o_orderdate), max(o_custkey) FROM orders WHERE o_orderkey % 7 = 3 GROUP BY 1 ORDER BY 1"
     "SELECT l_orderkey, l_linenumber, l_partkey, l_suppkey, l_tax FROM lineitem WHERE l_orderkey < 200 ORDER BY 1, 2"
+    "SELECT l_shipmode, l_shipinstruct, count(*), sum(length(l_comment)), min(l_comment), max(l_comment), max(l_comment || l_shipmode) FROM lineitem GROUP BY 1, 2 ORDER BY 1, 2"
+    "SELECT o_orderkey, o_clerk, o_orderstatus, o_comment FROM orders WHERE o_orderkey < 300 ORDER BY 1"
 )
 
 # check DIR LABEL: every query on cpu and sim, same output; sim decodes pages on the device.

@@ -509,7 +509,8 @@ static void test_damaged(void **state)
 
 /* What the device does not decode is refused as unsupported, never decoded
  * differently: BIT_PACKED levels, DELTA string encodings, BYTE_STREAM_SPLIT
- * of booleans, strings, RLE of anything but booleans. */
+ * of booleans, DELTA strings and PLAIN FIXED_LEN_BYTE_ARRAY strings, RLE
+ * of anything but booleans. */
 static void test_unsupported(void **state)
 {
     (void)state;
@@ -535,7 +536,18 @@ static void test_unsupported(void **state)
     j.codec = KN_CODEC_UNCOMPRESSED;
     j.col.ptype = KN_PT_BYTE_ARRAY;
     j.col.type.id = PA_TYPE_VARCHAR;
+    assert_true(kn_decode_pages_supported(&j));   /* PLAIN strings */
+    j.page.encoding = KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
     assert_false(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_DELTA_BYTE_ARRAY;
+    assert_false(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_PLAIN;
+    j.col.ptype = KN_PT_FIXED_LEN_BYTE_ARRAY;   /* PLAIN FIXED_LEN_BYTE_ARRAY strings: the host's */
+    j.col.type_length = 4;
+    assert_false(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_RLE_DICTIONARY;    /* their dictionary pages decode there */
+    assert_true(kn_decode_pages_supported(&j));
+    j.col.type_length = 0;
     j.col = column_of(&p);
     j.col.ptype = KN_PT_BOOLEAN;
     j.col.type.id = PA_TYPE_BOOLEAN;
@@ -561,12 +573,392 @@ static void test_unsupported(void **state)
     free_hpage(&p);
 }
 
+/* ------------------------------------------------------------- strings
+ *
+ * VARCHAR pages (BYTE_ARRAY PLAIN, dictionary) decode into offsets and
+ * bytes: the pages of one output one after the other, the first at a start
+ * byte the caller put in the offsets, each later one where the one before
+ * ended, as the host decoder gives them decoding the pages in order. */
+
+typedef struct spage {
+    int maxd;
+    kn_page pg;
+    uint8_t *bytes;
+    size_t size;
+    int32_t *doff;      /* dictionary pages: the dictionary's strings */
+    uint8_t *dbytes;
+    uint64_t dict_n;
+} spage;
+
+static void free_spage(spage *p)
+{
+    free(p->bytes);
+    free(p->doff);
+    free(p->dbytes);
+}
+
+static uint32_t str_len(void) { return rnd() % 10 == 0 ? rnd() % 400 : rnd() % 24; }
+
+static void str_fill(uint8_t *b, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++)
+        b[i] = rnd() % 4 ? (uint8_t)('a' + rnd() % 26) : (uint8_t)rnd();
+}
+
+static spage make_spage(int version, bool dict, int maxd, int n, int null_pct)
+{
+    spage p;
+    memset(&p, 0, sizeof p);
+    p.maxd = maxd;
+    uint8_t *valid = calloc((size_t)n / 8 + 2, 1);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (maxd == 0 || (int)(rnd() % 100) >= null_pct) {
+            valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+            m++;
+        }
+    size_t lcap = (size_t)n + 64, vcap = (size_t)n * 410 + 2048, lsize = 0, vsize = 0;
+    uint8_t *lv = malloc(lcap), *vals = malloc(vcap);
+    if (maxd > 0)
+        assert_int_equal(kn_encode_def_levels(valid, 0, (size_t)n, version == 1, lv, lcap, &lsize, NULL), PA_OK);
+    if (dict) {
+        p.dict_n = 1 + rnd() % (rnd() % 2 ? 4 : 200);
+        p.doff = malloc((p.dict_n + 1) * 4);
+        p.dbytes = malloc(p.dict_n * 400 + 1);
+        p.doff[0] = 0;
+        for (uint64_t d = 0; d < p.dict_n; d++) {
+            uint32_t len = str_len();
+            str_fill(p.dbytes + p.doff[d], len);
+            p.doff[d + 1] = p.doff[d] + (int32_t)len;
+        }
+        int bw = 0;
+        while (((uint64_t)1 << bw) < p.dict_n)
+            bw++;
+        if (rnd() % 4 == 0)
+            bw += (int)(rnd() % (uint32_t)(33 - bw));
+        uint32_t *ix = malloc(((size_t)m + 1) * 4), run = 0;
+        for (int i = 0; i < m; i++) {
+            if (run == 0 || rnd() % 16 == 0)
+                run = rnd() % (uint32_t)p.dict_n;
+            ix[i] = rnd() % 3 ? run : rnd() % (uint32_t)p.dict_n;
+        }
+        vals[0] = (uint8_t)bw;
+        assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, &vsize, NULL), PA_OK);
+        vsize++;
+        free(ix);
+    } else {
+        for (int i = 0; i < m; i++) {
+            uint32_t len = str_len();
+            memcpy(vals + vsize, &len, 4);
+            str_fill(vals + vsize + 4, len);
+            vsize += 4 + (size_t)len;
+        }
+    }
+    p.size = lsize + vsize;
+    p.bytes = malloc(p.size + 1);
+    memcpy(p.bytes, lv, lsize);
+    memcpy(p.bytes + lsize, vals, vsize);
+    p.pg.version = version;
+    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY) : KN_ENC_PLAIN;
+    p.pg.def_level_encoding = KN_ENC_RLE;
+    p.pg.num_values = n;
+    p.pg.num_nulls = n - m;
+    p.pg.def_levels_size = version == 2 ? (uint32_t)lsize : 0;
+    free(valid);
+    free(lv);
+    free(vals);
+    return p;
+}
+
+static kn_column str_column(int maxd) { return (kn_column){KN_PT_BYTE_ARRAY, 0, {PA_TYPE_VARCHAR, 0, 0}, (int16_t)maxd, 0}; }
+
+/* One output of a batch: its pages [first, first + n) of the batch, rows
+ * from `at`, strings from byte `start`. */
+typedef struct sgroup {
+    int first, n, maxd;
+    uint64_t at, cap, bcap;
+    int32_t start;
+    int32_t *offsets;   /* cap + 1 */
+    uint8_t *bytes;     /* bcap */
+    uint8_t *validity;  /* whole words */
+} sgroup;
+
+static void sgroup_alloc(sgroup *g)
+{
+    g->offsets = malloc((g->cap + 1) * 4);
+    g->bytes = malloc(g->bcap + 1);
+    g->validity = malloc((g->cap + 31) / 32 * 4 + 4);
+    memset(g->offsets, 0xa5, (g->cap + 1) * 4);
+    memset(g->bytes, 0xa5, g->bcap + 1);
+    memset(g->validity, 0xa5, (g->cap + 31) / 32 * 4 + 4);
+    g->offsets[g->at] = g->start;
+}
+
+/* The host's answer: the group's pages decoded in order, a page after a
+ * refused one refused as kn_decode_pages does; the statuses in want. */
+static void host_strings(spage *pages, sgroup *g, int32_t *want)
+{
+    bool ok = true;
+    uint64_t at = g->at;
+    for (int i = g->first; i < g->first + g->n; i++) {
+        spage *p = &pages[i];
+        if (!ok) {
+            want[i] = PA_EINVAL;
+            at += (uint64_t)(p->pg.num_values > 0 ? p->pg.num_values : 0);
+            continue;
+        }
+        kn_page_job j;
+        memset(&j, 0, sizeof j);
+        j.src = p->bytes;
+        j.src_size = p->size;
+        j.uncompressed_size = p->size;
+        j.codec = KN_CODEC_UNCOMPRESSED;
+        j.page = p->pg;
+        j.col = str_column(g->maxd);
+        if (p->doff)
+            j.dict = (kn_dict){NULL, p->doff, p->dbytes, p->dict_n};
+        j.out = (kn_out){NULL, g->offsets, g->bytes, g->validity, g->cap, g->bcap};
+        j.row_offset = at;
+        pa_err e;
+        pa_err_init(&e);
+        want[i] = kn_page_job_run(&j, &e);
+        pa_err_close(&e);
+        ok = want[i] == PA_OK;
+        at += (uint64_t)(p->pg.num_values > 0 ? p->pg.num_values : 0);
+    }
+}
+
+/* The groups' pages as one batch on the device; the outputs into each
+ * group's (device) copies, statuses into status. */
+static int device_strings(spage *pages, int np, sgroup *hg, sgroup *dg, int ng, int32_t *status, pa_err *err)
+{
+    kn_page_job *jobs = calloc((size_t)np, sizeof *jobs);
+    void **bufs = calloc((size_t)np * 3 + (size_t)ng * 3, sizeof *bufs);
+    for (int gi = 0; gi < ng; gi++) {
+        sgroup *g = &dg[gi];
+        *g = hg[gi];
+        g->offsets = NULL, g->bytes = NULL, g->validity = NULL;
+        sgroup_alloc(g);   /* poisoned, the start set */
+        void **b = &bufs[(size_t)np * 3 + (size_t)gi * 3];
+        size_t ob = (g->cap + 1) * 4, vb = (g->cap + 31) / 32 * 4 + 4;
+        assert_int_equal(dv_alloc(dev, ob, &b[0], NULL), PA_OK);
+        assert_int_equal(dv_alloc(dev, g->bcap + 1, &b[1], NULL), PA_OK);
+        assert_int_equal(dv_alloc(dev, vb, &b[2], NULL), PA_OK);
+        assert_int_equal(dv_copy_async(stream, b[0], g->offsets, ob, DV_COPY_H2D, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(stream, b[1], g->bytes, g->bcap + 1, DV_COPY_H2D, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(stream, b[2], g->validity, vb, DV_COPY_H2D, NULL), PA_OK);
+        uint64_t at = g->at;
+        for (int i = g->first; i < g->first + g->n; i++) {
+            spage *p = &pages[i];
+            kn_page_job *j = &jobs[i];
+            assert_int_equal(dv_alloc(dev, p->size + 1, &bufs[3 * i], NULL), PA_OK);
+            assert_int_equal(dv_copy_async(stream, bufs[3 * i], p->bytes, p->size + 1, DV_COPY_H2D, NULL), PA_OK);
+            j->src = bufs[3 * i];
+            j->src_size = p->size;
+            j->uncompressed_size = p->size;
+            j->codec = KN_CODEC_UNCOMPRESSED;
+            j->page = p->pg;
+            j->col = str_column(g->maxd);
+            if (p->doff) {
+                size_t db = (p->dict_n + 1) * 4 + (size_t)p->doff[p->dict_n];
+                uint8_t *h = malloc(db + 1);
+                memcpy(h, p->doff, (p->dict_n + 1) * 4);
+                memcpy(h + (p->dict_n + 1) * 4, p->dbytes, (size_t)p->doff[p->dict_n]);
+                assert_int_equal(dv_alloc(dev, db + 1, &bufs[3 * i + 1], NULL), PA_OK);
+                assert_int_equal(dv_copy_async(stream, bufs[3 * i + 1], h, db, DV_COPY_H2D, NULL), PA_OK);
+                assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+                free(h);
+                j->dict = (kn_dict){NULL, bufs[3 * i + 1], (uint8_t *)bufs[3 * i + 1] + (p->dict_n + 1) * 4,
+                                    p->dict_n};
+            }
+            size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 8;
+            assert_int_equal(dv_alloc(dev, sb, &bufs[3 * i + 2], NULL), PA_OK);
+            j->scratch = bufs[3 * i + 2];
+            j->scratch_size = sb;
+            j->out = (kn_out){NULL, b[0], b[1], g->maxd > 0 || rnd() % 2 ? b[2] : NULL, g->cap, g->bcap};
+            j->row_offset = at;
+            j->status = -12345;
+            at += (uint64_t)(p->pg.num_values > 0 ? p->pg.num_values : 0);
+        }
+    }
+    kn_page_job *djobs = NULL;
+    assert_int_equal(dv_alloc(dev, (size_t)np * sizeof *jobs + 1, (void **)&djobs, NULL), PA_OK);
+    assert_int_equal(dv_copy_async(stream, djobs, jobs, (size_t)np * sizeof *jobs, DV_COPY_H2D, NULL), PA_OK);
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    kn_ctx kn = {dev, stream};
+    int rc = kn_decode_pages(&kn, djobs, np, err);
+    int rs = dv_stream_sync(stream, rc == PA_OK ? err : NULL);
+    if (rc == PA_OK)
+        rc = rs;
+    dv_clear_fault(dev);
+    assert_int_equal(dv_copy_async(stream, jobs, djobs, (size_t)np * sizeof *jobs, DV_COPY_D2H, NULL), PA_OK);
+    for (int gi = 0; gi < ng; gi++) {
+        sgroup *g = &dg[gi];
+        void **b = &bufs[(size_t)np * 3 + (size_t)gi * 3];
+        assert_int_equal(dv_copy_async(stream, g->offsets, b[0], (g->cap + 1) * 4, DV_COPY_D2H, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(stream, g->bytes, b[1], g->bcap + 1, DV_COPY_D2H, NULL), PA_OK);
+        assert_int_equal(dv_copy_async(stream, g->validity, b[2], (g->cap + 31) / 32 * 4 + 4, DV_COPY_D2H, NULL),
+                         PA_OK);
+    }
+    assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+    for (int i = 0; i < np; i++)
+        status[i] = jobs[i].status;
+    for (int i = 0; i < np * 3 + ng * 3; i++)
+        if (bufs[i])
+            dv_free(dev, bufs[i]);
+    dv_free(dev, djobs);
+    free(jobs);
+    free(bufs);
+    return rc;
+}
+
+/* Page i of group g (rows from `at`) decoded alike on both sides. */
+static void same_strings(const spage *p, int i, const sgroup *h, const sgroup *d, uint64_t at)
+{
+    uint64_t n = (uint64_t)p->pg.num_values;
+    for (uint64_t r = at; r <= at + n; r++)
+        if (h->offsets[r] != d->offsets[r])
+            fail_msg("string page %d (v%d, enc %d, maxd %d, %llu rows): offset %llu is %d, host %d", i, p->pg.version,
+                     p->pg.encoding, p->maxd, (unsigned long long)n, (unsigned long long)(r - at), d->offsets[r],
+                     h->offsets[r]);
+    for (uint64_t r = at; r < at + n; r++)
+        if (h->maxd > 0 && bit(h->validity, r) != bit(d->validity, r))
+            fail_msg("string page %d: row %llu validity %d, host %d", i, (unsigned long long)(r - at),
+                     bit(d->validity, r), bit(h->validity, r));
+    int32_t a = h->offsets[at], b = h->offsets[at + n];
+    if (b > a && memcmp(h->bytes + a, d->bytes + a, (size_t)(b - a)) != 0)
+        fail_msg("string page %d (v%d, enc %d, maxd %d): string bytes differ", i, p->pg.version, p->pg.encoding,
+                 p->maxd);
+}
+
+/* Random string pages in up to three outputs of one batch, damaged or not;
+ * the device's statuses and outputs are the host's. */
+static void string_rounds(int rounds, bool damaged, int *refused, int *total)
+{
+    for (int round = 0; round < rounds; round++) {
+        int ng = 1 + (int)(rnd() % 3), np = 0;
+        sgroup hg[3], dg[3];
+        spage pages[64];
+        for (int gi = 0; gi < ng; gi++) {
+            sgroup *g = &hg[gi];
+            memset(g, 0, sizeof *g);
+            g->first = np;
+            g->n = 1 + (int)(rnd() % (damaged ? 20 : 12));
+            g->maxd = (int)(rnd() % 2);
+            g->at = rnd() % 5;
+            g->start = (int32_t)(rnd() % 3 ? 0 : rnd() % 100);
+            uint64_t rows = 0, bytes = 0;
+            for (int i = 0; i < g->n; i++) {
+                int n = rnd() % 8 == 0 ? (int)(rnd() % 3) : (int)(rnd() % (damaged ? 300 : 2500));
+                spage *p = &pages[np++];
+                *p = make_spage(1 + (int)(rnd() % 2), rnd() % 2, g->maxd, n, (int)(rnd() % 5) * 25);
+                if (damaged && rnd() % 3 == 0) {
+                    hpage hp = {.pg = p->pg, .bytes = p->bytes, .size = p->size};
+                    damage(&hp);
+                    p->pg = hp.pg;
+                    p->size = hp.size;
+                }
+                rows += (uint64_t)n + 1;   /* room for a num_values one larger */
+                bytes += p->size + (uint64_t)n * 400;
+            }
+            g->cap = g->at + rows + rnd() % 40;
+            g->bcap = (uint64_t)g->start + bytes;
+            sgroup_alloc(g);
+        }
+        int32_t want[64], status[64];
+        for (int gi = 0; gi < ng; gi++)
+            host_strings(pages, &hg[gi], want);
+        pa_err e;
+        pa_err_init(&e);
+        int rc = device_strings(pages, np, hg, dg, ng, status, &e);
+        bool any = false;
+        for (int gi = 0; gi < ng; gi++) {
+            uint64_t at = hg[gi].at;
+            for (int i = hg[gi].first; i < hg[gi].first + hg[gi].n; i++) {
+                (*total)++;
+                if (status[i] != want[i])
+                    fail_msg("round %d page %d (v%d, enc %d, maxd %d): device status %d, host %d (%s)", round, i,
+                             pages[i].pg.version, pages[i].pg.encoding, hg[gi].maxd, status[i], want[i], e.msg);
+                if (want[i] == PA_OK)
+                    same_strings(&pages[i], i, &hg[gi], &dg[gi], at);
+                else
+                    (*refused)++, any = true;
+                at += (uint64_t)(pages[i].pg.num_values > 0 ? pages[i].pg.num_values : 0);
+            }
+        }
+        if (any) {
+            assert_int_not_equal(rc, PA_OK);
+            assert_non_null(strstr(e.msg, "of the batch"));
+        } else if (rc != PA_OK) {
+            fail_msg("round %d: the device refused the batch: %s", round, e.msg);
+        }
+        pa_err_close(&e);
+        for (int gi = 0; gi < ng; gi++) {
+            free(hg[gi].offsets), free(hg[gi].bytes), free(hg[gi].validity);
+            free(dg[gi].offsets), free(dg[gi].bytes), free(dg[gi].validity);
+        }
+        for (int i = 0; i < np; i++)
+            free_spage(&pages[i]);
+    }
+}
+
+static void test_strings(void **state)
+{
+    (void)state;
+    int refused = 0, total = 0;
+    string_rounds(24, false, &refused, &total);
+    assert_int_equal(refused, 0);
+}
+
+static void test_strings_damaged(void **state)
+{
+    (void)state;
+    int refused = 0, total = 0;
+    string_rounds(40, true, &refused, &total);
+    assert_true(refused > total / 10);
+    assert_true(refused < total * 9 / 10);
+}
+
+/* The contract's refusals: a string page after a refused page of its
+ * output, and too small a byte capacity. */
+static void test_strings_contract(void **state)
+{
+    (void)state;
+    spage pages[2] = {make_spage(1, false, 0, 100, 0), make_spage(2, true, 0, 50, 0)};
+    sgroup hg = {.first = 0, .n = 2, .maxd = 0, .at = 0, .cap = 400, .bcap = 100000, .start = 0}, dg;
+    sgroup_alloc(&hg);
+    int32_t status[2];
+    pa_err e;
+    pa_err_init(&e);
+    pages[0].pg.num_values = 99;   /* the page now has bytes left over: refused as corrupt */
+    assert_int_not_equal(device_strings(pages, 2, &hg, &dg, 1, status, &e), PA_OK);
+    assert_int_equal(status[0], PA_ECORRUPT);
+    assert_int_equal(status[1], PA_EINVAL);   /* after a refused page */
+    pa_err_close(&e);
+    free(dg.offsets), free(dg.bytes), free(dg.validity);
+    pages[0].pg.num_values = 100;
+    hg.bcap = 10;   /* the strings need more bytes than the output has */
+    pa_err_init(&e);
+    assert_int_equal(device_strings(pages, 2, &hg, &dg, 1, status, &e), PA_EINVAL);
+    assert_int_equal(status[0], PA_EINVAL);
+    assert_int_equal(status[1], PA_EINVAL);
+    assert_non_null(strstr(e.msg, "page 0 of the batch"));
+    pa_err_close(&e);
+    free(dg.offsets), free(dg.bytes), free(dg.validity);
+    free(hg.offsets), free(hg.bytes), free(hg.validity);
+    free_spage(&pages[0]);
+    free_spage(&pages[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_batches),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_strings_damaged),
+        cmocka_unit_test(test_strings_contract),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
