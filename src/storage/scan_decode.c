@@ -988,8 +988,8 @@ static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs,
     if (k) {
         /* No sync: consumers wait for the chunk's ready event, and the
          * staging buffers are freed once the stream reached the copies. */
-        PA_TRY(rc = dv_copy_batch_async(s->stream, k, dsts, srcs, sizes, DV_COPY_H2D, err));
-        PA_TRY(rc = dv_chunk_set_ready(x->chunk, s->stream, err));
+        PA_TRY(rc = dv_copy_batch_async(x->w->stream, k, dsts, srcs, sizes, DV_COPY_H2D, err));
+        PA_TRY(rc = dv_chunk_set_ready(x->chunk, x->w->stream, err));
     }
 fail:
 done:
@@ -1135,7 +1135,7 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
                           pa_err *err)
 {
     pq_scan *s = x->s;
-    kn_ctx kn = {s->dev, s->stream};
+    kn_ctx kn = {s->dev, x->w->stream};
     dscratch ds = {{0}, 0};
     size_t np = 0, nc = 0, n_copies = 0, host_unc = 0;
     uint64_t raw_bytes = 0, unc_bytes = 0, scr_bytes = 0;
@@ -1277,11 +1277,11 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
         dsts[n_copies] = djobs, srcs[n_copies] = jobs, sizes[n_copies++] = np * sizeof *jobs;
         if (nc)
             dsts[n_copies] = dcjobs, srcs[n_copies] = cjobs, sizes[n_copies++] = nc * sizeof *cjobs;
-        rc = dv_copy_batch_async(s->stream, n_copies, dsts, srcs, sizes, DV_COPY_H2D, err);
+        rc = dv_copy_batch_async(x->w->stream, n_copies, dsts, srcs, sizes, DV_COPY_H2D, err);
     }
     /* The read buffer is read by the copies just queued: handed back in stream order. */
     if (rc == PA_OK) {
-        dv_host_free_async(s->stream, x->u->buf, NULL);
+        dv_host_free_async(x->w->stream, x->u->buf, NULL);
         x->u->buf = NULL;
         x->u->buf_len = 0;
     }
@@ -1325,13 +1325,13 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             memcmp(idx_of->d.segs, c->d.segs, c->d.n_segs * sizeof *c->d.segs) != 0) {
             int32_t *idx = NULL;
             if (didx)
-                dv_free_async(s->stream, didx, NULL);
+                dv_free_async(x->w->stream, didx, NULL);
             didx = NULL;
             if ((rc = pinned_alloc(x, (size_t)n * 4, (void **)&idx, err)) != PA_OK ||
                 (rc = dev_alloc(x, c, (size_t)n * 4, (void **)&didx, err)) != PA_OK)
                 break;
             positions(c, sel, n, idx);
-            if ((rc = dv_copy_async(s->stream, didx, idx, (size_t)n * 4, DV_COPY_H2D, err)) != PA_OK)
+            if ((rc = dv_copy_async(x->w->stream, didx, idx, (size_t)n * 4, DV_COPY_H2D, err)) != PA_OK)
                 break;
             idx_of = c;
         }
@@ -1349,15 +1349,15 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
         valid[r] = dst.validity;
     }
     if (didx)
-        dv_free_async(s->stream, didx, NULL);
+        dv_free_async(x->w->stream, didx, NULL);
 fail:
 done:
     for (int r = 0; ddict && r < s->n_rcols; r++)
         if (ddict[r])
-            dv_free_async(s->stream, ddict[r], NULL);
+            dv_free_async(x->w->stream, ddict[r], NULL);
     pa_free(ddict);
     for (int i = 0; i < ds.n; i++)
-        dv_free_async(s->stream, ds.p[i], NULL);
+        dv_free_async(x->w->stream, ds.p[i], NULL);
     pa_free(dsts);
     pa_free((void *)srcs);
     pa_free(sizes);
@@ -1384,7 +1384,7 @@ static int assemble(dec *x, const uint32_t *sel, uint64_t n, dv_chunk **out, pa_
     if (!dv_host_visible(s->dev) && (rc = upload_columns(x, n, vals, offs, valid, err)) != PA_OK)
         goto done;
     if (x->n_dev_cols > 0 && ((rc = device_columns(x, sel, n, vals, offs, valid, err)) != PA_OK ||
-                              (rc = dv_chunk_set_ready(x->chunk, s->stream, err)) != PA_OK))
+                              (rc = dv_chunk_set_ready(x->chunk, x->w->stream, err)) != PA_OK))
         goto done;
     x->chunk->length = (int64_t)n;
     for (int i = 0; i < s->n_out; i++) {
@@ -1522,19 +1522,19 @@ done:
     pa_free(ccols);
     /* A failure after device work was queued on the unit's buffers (the
      * chunk's, which go now): wait for it first. Only on this error path. */
-    if (rc != PA_OK && x.n_dev_cols > 0 && x.chunk && s->stream)
-        dv_stream_sync(s->stream, NULL);
+    if (rc != PA_OK && x.n_dev_cols > 0 && x.chunk && w->stream)
+        dv_stream_sync(w->stream, NULL);
     dv_chunk_destroy(x.chunk);
     if (x.cols)
         for (int r = 0; r < s->n_rcols; r++) {
             pa_free(x.cols[r].walked);
             pa_free(x.cols[r].d.segs);
             if (x.cols[r].dv_values)   /* not adopted by a chunk: after the stream's work on it */
-                dv_free_async(s->stream, x.cols[r].dv_values, NULL);
+                dv_free_async(w->stream, x.cols[r].dv_values, NULL);
             if (x.cols[r].dv_offsets)
-                dv_free_async(s->stream, x.cols[r].dv_offsets, NULL);
+                dv_free_async(w->stream, x.cols[r].dv_offsets, NULL);
             if (x.cols[r].dv_validity)
-                dv_free_async(s->stream, x.cols[r].dv_validity, NULL);
+                dv_free_async(w->stream, x.cols[r].dv_validity, NULL);
         }
     pa_free(x.cols);
     pthread_mutex_lock(&s->pool_mu);
@@ -1544,8 +1544,8 @@ done:
     pa_free(x.host);
     pa_free(x.host_size);
     for (size_t i = 0; i < x.n_pinned; i++) {   /* staging a queued upload may still read */
-        if (s->stream)
-            dv_host_free_async(s->stream, x.pinned[i], NULL);
+        if (w->stream)
+            dv_host_free_async(w->stream, x.pinned[i], NULL);
         else
             dv_host_free(s->dev, x.pinned[i]);
     }

@@ -170,6 +170,7 @@ typedef struct scan_wctx {
     bool busy;             /* a pool decoder with a task under way (under scan->mu) */
     struct pq_scan *s;     /* pool decoders: the task's scan and unit */
     uint32_t unit;
+    dv_stream *stream;     /* non-host-visible devices: the decoder's uploads and kernels */
 } scan_wctx;
 
 #define SCAN_POOL_MAX 32
@@ -178,7 +179,6 @@ struct pq_scan {
     dv_device *dev;
     io_engine *io;
     pa_threadpool *tp, *own_tp;
-    dv_stream *stream;     /* non-host-visible devices: staging copies */
     pq_scan_options opt;
 
     scan_file *files;

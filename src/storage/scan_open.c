@@ -422,11 +422,12 @@ static int make_units(pq_scan *s, pa_err *err)
 
 /* ------------------------------------------------------------- open/close */
 
-/* The decoders. With several row groups on a host-visible device, whole
- * units decode at once, one per pool thread, each on its own thread: no
- * barrier per unit, and each unit's pages stay in one core's cache. Else
- * one decoder spreads each unit's pages over the pool. A device that is not
- * host-visible uploads through the scan's one stream: one decoder. */
+/* The decoders. With several row groups, whole units decode at once, one
+ * per pool thread, each on its own thread: no barrier per unit, and each
+ * unit's pages stay in one core's cache. Else one decoder spreads each
+ * unit's pages over the pool. On a device that is not host-visible each
+ * decoder has a stream of its own, so the kernels of several row groups
+ * (a unit's pages are few) run on the device at once. */
 static int make_decoders(pq_scan *s, pa_err *err)
 {
     int pool = pa_threadpool_size(s->tp);
@@ -437,7 +438,7 @@ static int make_decoders(pq_scan *s, pa_err *err)
         n = pool;
     if (n > (int)s->n_units)
         n = (int)s->n_units;
-    if (n < 1 || !dv_host_visible(s->dev))
+    if (n < 1)
         n = 1;
     if (!(s->wctx = pa_calloc((size_t)n, sizeof *s->wctx)))
         return pa_error(err, PA_ENOMEM, "out of memory opening a scan");
@@ -445,6 +446,12 @@ static int make_decoders(pq_scan *s, pa_err *err)
     if (n == 1)
         s->wctx[0].tp = s->tp;   /* else NULL: each unit on its pool decoder's thread */
     s->opt.read_ahead += 2 * (n - 1);
+    if (!dv_host_visible(s->dev))
+        for (int i = 0; i < n; i++) {
+            int rc = dv_stream_create(s->dev, &s->wctx[i].stream, err);
+            if (rc != PA_OK)
+                return rc;
+        }
     return PA_OK;
 }
 
@@ -483,8 +490,6 @@ int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err)
         PA_TRY(rc = pa_threadpool_create(opt->decode_threads, &s->own_tp, err));
         s->tp = s->own_tp;
     }
-    if (!dv_host_visible(s->dev))
-        PA_TRY(rc = dv_stream_create(s->dev, &s->stream, err));
     PA_TRY(rc = make_decoders(s, err));
     PA_TRY(rc = pa_queue_create((size_t)s->opt.max_chunks, &s->outq, err));
     if (pthread_create(&s->thread, NULL, scan__thread_main, s) != 0) {
@@ -563,14 +568,14 @@ void pq_scan_close(pq_scan *s)
     for (int i = 0; i < s->n_wctx; i++) {
         pa_free(s->wctx[i].scratch);
         pa_free(s->wctx[i].sel_buf);
+        if (s->wctx[i].stream)
+            dv_stream_destroy(s->wctx[i].stream);
     }
     pa_free(s->wctx);
     pa_free(s->pred_in);
     pa_free(s->pred_out);
     for (int i = 0; i < s->n_pool; i++)
         pa_free(s->pool[i]);
-    if (s->stream)
-        dv_stream_destroy(s->stream);
     if (s->own_tp)
         pa_threadpool_destroy(s->own_tp);
     for (int k = 0; k < s->n_preds; k++)
