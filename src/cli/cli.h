@@ -84,6 +84,7 @@ typedef struct cli_global {
     const char *device;      /* --device / PISTA_DEVICE, default "auto" */
     uint64_t memory_limit;   /* --memory-limit / PISTA_MEMORY_LIMIT, 0 = default */
     int threads;             /* --threads, 0 = all cores */
+    const char *page_decode; /* --page-decode / PISTA_PAGE_DECODE: auto, host, device */
 } cli_global;
 void cli_global_defaults(cli_global *g);
 int cli_global_option(cli_global *g, int argc, char **argv, int *i);

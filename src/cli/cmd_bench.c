@@ -164,7 +164,7 @@ static int bench_device(int argc, char **argv)
 
     bench_ctx c = {.size = (size_t)size, .repeat = repeat};
     pa_err_init(&c.err);
-    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads};
+    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads, .page_decode = g.page_decode};
     void *dev_a = NULL, *dev_b = NULL, *pinned = NULL, *pageable = NULL;
     bench_row rows[10];
     int n = 0, rc;

@@ -198,7 +198,7 @@ int cli_bench_engine(int argc, char **argv)
     pa_err err;
     pa_err_init(&err);
     dv_device *dev = NULL;
-    dv_options dopt = {.spec = o.g.device, .memory_limit = o.g.memory_limit, .cpu_threads = o.g.threads};
+    dv_options dopt = {.spec = o.g.device, .memory_limit = o.g.memory_limit, .cpu_threads = o.g.threads, .page_decode = o.g.page_decode};
     if (dv_open(&dopt, &dev, &err) != PA_OK)
         return cli_fail(&err);
     int threads = o.g.threads;

@@ -302,7 +302,7 @@ int cli_bench_kernels(int argc, char **argv)
 
     kbench b = {.repeat = repeat};
     pa_err_init(&b.err);
-    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads};
+    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads, .page_decode = g.page_decode};
     int rc;
     if ((rc = dv_open(&opt, &b.dev, &b.err)) != PA_OK)
         return cli_fail(&b.err);

@@ -127,6 +127,7 @@ static int scan_once(const bscan_opts *o, dv_device *dev, int threads, bool host
     so.device = dev;
     so.decode_threads = threads;   /* used when the device has no CPU pool */
     so.host_decode = host_decode;
+    so.device_decode = !host_decode;
     pq_scan *scan = NULL;
     dv_stream *consumer = NULL;
     double c0 = cpu_now();

@@ -285,7 +285,7 @@ int cli_bench_tpch(int argc, char **argv)
     bt_query *qs = NULL;
     char out_dir[4096], why[512], *views = NULL;
     int status = 1;
-    dv_options dopt = {.spec = o.g.device, .memory_limit = o.g.memory_limit, .cpu_threads = o.g.threads};
+    dv_options dopt = {.spec = o.g.device, .memory_limit = o.g.memory_limit, .cpu_threads = o.g.threads, .page_decode = o.g.page_decode};
     if (dv_open(&dopt, &dev, &err) != PA_OK)
         goto fail;
     sql_options so = {.dev = dev, .threads = o.g.threads, .mode = o.mode, .data_dir = o.data};

@@ -33,7 +33,7 @@ int cli_cmd_devices(int argc, char **argv)
     pa_err err;
     pa_err_init(&err);
     dv_device *d;
-    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads};
+    dv_options opt = {.spec = g.device, .memory_limit = g.memory_limit, .cpu_threads = g.threads, .page_decode = g.page_decode};
     if (dv_open(&opt, &d, &err) != PA_OK) {
         int rc = cli_fail(&err);
         pa_err_close(&err);

@@ -200,7 +200,7 @@ static int run_cat(const cat_opts *o, const cli_global *g)
     pq_scan *scan = NULL;
     printer p = {0};
     int status = 1, rc;
-    dv_options dopt = {.spec = g->device, .memory_limit = g->memory_limit, .cpu_threads = g->threads};
+    dv_options dopt = {.spec = g->device, .memory_limit = g->memory_limit, .cpu_threads = g->threads, .page_decode = g->page_decode};
     if ((rc = dv_open(&dopt, &dev, &err)) != PA_OK || (!dv_host_visible(dev) && (rc = dv_stream_create(dev, &st, &err))))
         goto done;
     pq_scan_options so;

@@ -349,7 +349,7 @@ static int register_path(shell *sh, const char *path, pa_err *err)
 /* Device, session, tables. Returns 0 or the exit status of a failure. */
 static int open_session(shell *sh, shell_args *a, pa_err *err)
 {
-    dv_options dopt = {.spec = a->g.device, .memory_limit = a->g.memory_limit, .cpu_threads = a->g.threads};
+    dv_options dopt = {.spec = a->g.device, .memory_limit = a->g.memory_limit, .cpu_threads = a->g.threads, .page_decode = a->g.page_decode};
     if (dv_open(&dopt, &sh->dev, err) != PA_OK)
         return cli_fail(err);
     sh->threads = a->g.threads;

@@ -28,7 +28,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nglobal options: --device auto|cpu|sim|cuda[:N]  --memory-limit SIZE  --threads N\n"
-               "environment: PISTA_DEVICE, PISTA_MEMORY_LIMIT\n");
+               "                --page-decode auto|host|device\n"
+               "environment: PISTA_DEVICE, PISTA_MEMORY_LIMIT, PISTA_PAGE_DECODE\n");
 }
 
 int cli_fail(const pa_err *err)
@@ -58,8 +59,8 @@ void cli_global_defaults(cli_global *g)
 int cli_global_option(cli_global *g, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    const char *names[] = {"--device", "--memory-limit", "--threads"};
-    for (int k = 0; k < 3; k++) {
+    const char *names[] = {"--device", "--memory-limit", "--threads", "--page-decode"};
+    for (int k = 0; k < 4; k++) {
         size_t n = strlen(names[k]);
         if (strncmp(a, names[k], n) != 0 || (a[n] != '\0' && a[n] != '='))
             continue;
@@ -73,6 +74,12 @@ int cli_global_option(cli_global *g, int argc, char **argv, int *i)
         (*i)++;
         if (k == 0) {
             g->device = v;
+        } else if (k == 3) {
+            if (strcmp(v, "auto") && strcmp(v, "host") && strcmp(v, "device")) {
+                cli_usage("--page-decode: '%s' is not auto, host or device", v);
+                return -1;
+            }
+            g->page_decode = v;
         } else if (k == 1) {
             pa_err e;
             pa_err_init(&e);

@@ -93,22 +93,46 @@ static int make_pools(dv_device *d, const dv_options *opt, pa_err *err)
     return pa_mempool_create(&pc, pu, &d->pinned, err);
 }
 
+/* dv_options.page_decode, else PISTA_PAGE_DECODE: 0 auto, 1 host, 2 device. */
+static int page_decode_of(const dv_options *opt, int *out, pa_err *err)
+{
+    const char *v = opt->page_decode;
+    bool env = !v || !*v;
+    if (env)
+        v = getenv("PISTA_PAGE_DECODE");
+    if (!v || !*v || !strcmp(v, "auto"))
+        *out = 0;
+    else if (!strcmp(v, "host"))
+        *out = 1;
+    else if (!strcmp(v, "device"))
+        *out = 2;
+    else
+        return pa_error(err, PA_EINVAL, "%s '%s': expected auto, host or device",
+                        env ? "PISTA_PAGE_DECODE" : "page decode", v);
+    return PA_OK;
+}
+
 static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device **out, pa_err *err)
 {
     const dv_ops *ops = backend_for(kind);
     if (!ops)
         return pa_error(err, PA_EDEVICE, "device cuda:%d requested, but this build of Pista has no CUDA "
                         "backend (nvcc was not found when it was built)", ordinal);
+    int page_decode;
+    int rc = page_decode_of(opt, &page_decode, err);
+    if (rc != PA_OK)
+        return rc;
     dv_device *d = pa_calloc(1, sizeof *d);
     if (!d)
         return pa_error(err, PA_ENOMEM, "out of host memory opening a device");
     d->ops = ops;
+    d->page_decode = page_decode;
     d->ordinal = ordinal;
     if (kind != DV_KIND_CUDA)
         snprintf(d->name, sizeof d->name, "%s", ops->name);
     else
         snprintf(d->name, sizeof d->name, "cuda:%d", ordinal);
-    int rc = ops->open(d, ordinal, opt, err);
+    rc = ops->open(d, ordinal, opt, err);
     if (rc != PA_OK) {
         pa_free(d);
         return rc;
@@ -188,6 +212,14 @@ const char *dv_name(const dv_device *d) { return d->name; }
 const char *dv_describe(const dv_device *d) { return d->desc; }
 const char *dv_selection(const dv_device *d) { return d->selection; }
 bool dv_host_visible(const dv_device *d) { return d->host_visible; }
+
+bool dv_decodes_pages(const dv_device *d)
+{
+    if (d->host_visible || d->page_decode == 1)
+        return false;
+    return d->page_decode == 2 || d->ops->kind == DV_KIND_SIM;
+}
+
 pa_threadpool *dv_cpu_threads(dv_device *d) { return d->threads; }
 
 /* ------------------------------------------------------------- memory */

@@ -57,6 +57,9 @@ typedef struct dv_options {
     int sim_delay_us;        /* sim: how long a stream waits before running work enqueued
                                 on it while it was idle; 0 = PISTA_SIM_DELAY_US or 50,
                                 negative = no delay */
+    const char *page_decode; /* where a scan decodes Parquet pages: "auto", "host" or
+                                "device"; NULL = PISTA_PAGE_DECODE or "auto" (see
+                                dv_decodes_pages) */
 } dv_options;
 
 /* What one device is, for listings. */
@@ -87,6 +90,13 @@ const char *dv_describe(const dv_device *d);   /* "cuda:0 (NVIDIA H200, 139.8 Gi
 const char *dv_selection(const dv_device *d);
 /* True when device memory is ordinary host memory (the cpu backend). */
 bool dv_host_visible(const dv_device *d);
+/* Whether scans hand Parquet pages to the device's kernels (kn_decode_pages)
+ * rather than decode them on the host and upload the columns: never on a
+ * host-visible device; "auto" decodes on the device on sim, the test device
+ * of that path, and on the host on cuda, where the device path measured
+ * slower (an H200, 2026-11-27: TPC-H SF 10 lineitem scan 3.3 s against
+ * 0.67 s; README, "Parquet pages on the device"). */
+bool dv_decodes_pages(const dv_device *d);
 /* The cpu and sim backends' thread pool (NULL for cuda): host work may run
  * on it. */
 pa_threadpool *dv_cpu_threads(dv_device *d);

@@ -77,6 +77,7 @@ struct dv_device {
     char selection[320];
     uint64_t memory_total;   /* set by the backend's open */
     bool host_visible;       /* device memory is host memory */
+    int page_decode;         /* 0 auto, 1 host, 2 device (dv_options.page_decode) */
     pa_mempool *pool;        /* device memory */
     pa_mempool *pinned;      /* pinned host memory */
     pa_threadpool *threads;  /* cpu backend only */

@@ -1030,7 +1030,7 @@ static bool filter_reads(const pq_scan *s, int r)
 static void pick_device_columns(dec *x)
 {
     pq_scan *s = x->s;
-    if (dv_host_visible(s->dev) || s->opt.host_decode)
+    if (dv_host_visible(s->dev) || s->opt.host_decode || (!s->opt.device_decode && !dv_decodes_pages(s->dev)))
         return;
     for (int r = 0; r < s->n_rcols; r++) {
         dcol *c = &x->cols[r];

@@ -771,6 +771,8 @@ typedef struct pq_scan_options {
                                  * modulo share_parts: one rank's share of a table split
                                  * over share_parts ranks (0 or 1: every row group) */
     int share_part;
+    bool device_decode;         /* hand pages to the device's kernels even where
+                                 * dv_decodes_pages says no (not on host-visible devices) */
     bool host_decode;           /* decode every page on the host, also on a device that
                                  * decodes pages itself (sim, cuda): the baseline to
                                  * measure against (default false: columns whose pages

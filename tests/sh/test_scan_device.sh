@@ -72,6 +72,30 @@ for cfg in "lz4_raw 1" "snappy 2" "zstd 1" "gzip 2" "uncompressed 1" "brotli 1" 
     check "$dir" "$codec v$pv $*"
 done
 
+# Where pages are decoded: --page-decode host on sim decodes every page on
+# the host (the same answer), PISTA_PAGE_DECODE=host too, and a value that
+# is none of auto, host, device is refused naming it.
+dir="$tmp/lz4_raw-v1"
+Q="${QUERIES[4]}"
+"$PISTA" --device sim --data "$dir" -c "$Q" > "$tmp/dev.out" 2>&1
+for how in "--page-decode host" "--page-decode=host" "env"; do
+    if [ "$how" = env ]; then
+        out=$(PISTA_PAGE_DECODE=host "$PISTA" --device sim --data "$dir" -c "EXPLAIN ANALYZE $Q" 2>&1)
+        PISTA_PAGE_DECODE=host "$PISTA" --device sim --data "$dir" -c "$Q" > "$tmp/host.out" 2>&1
+    else
+        out=$("$PISTA" --device sim $how --data "$dir" -c "EXPLAIN ANALYZE $Q" 2>&1)
+        "$PISTA" --device sim $how --data "$dir" -c "$Q" > "$tmp/host.out" 2>&1
+    fi
+    echo "$out" | grep -q "^data pages decoded: 0 on the device" || fail "$how: pages decoded on the device: $(echo "$out" | grep 'data pages')"
+    cmp -s "$tmp/dev.out" "$tmp/host.out" || fail "$how: the answer differs from the device's decoding"
+done
+out=$("$PISTA" --device sim --page-decode device --data "$dir" -c "EXPLAIN ANALYZE $Q" 2>&1)
+echo "$out" | grep -q "^data pages decoded: [1-9][0-9]* on the device" || fail "--page-decode device: $(echo "$out" | grep 'data pages')"
+"$PISTA" --device sim --page-decode gpu --data "$dir" -c "SELECT 1" > "$tmp/bad.out" 2>&1 && fail "--page-decode gpu accepted"
+grep -q "page-decode: 'gpu' is not auto, host or device" "$tmp/bad.out" || fail "--page-decode gpu: $(head -c 200 "$tmp/bad.out")"
+PISTA_PAGE_DECODE=gpu "$PISTA" --device sim --data "$dir" -c "SELECT 1" > "$tmp/bad.out" 2>&1 && fail "PISTA_PAGE_DECODE=gpu accepted"
+grep -q "PISTA_PAGE_DECODE 'gpu': expected auto, host or device" "$tmp/bad.out" || fail "PISTA_PAGE_DECODE=gpu: $(head -c 200 "$tmp/bad.out")"
+
 # A damaged page of an output column no predicate reads: the bit width byte
 # of o_custkey's first data page (a dictionary page's indices) inverted, so
 # the width exceeds 32. The device refuses the page and the query fails
