@@ -115,6 +115,14 @@ dv_chunk *dv_chunk_retain(dv_chunk *c)
 static void chunk_free(dv_chunk *c, dv_stream *s)
 {
     bool synced = false;
+    /* The producer's work first: a chunk let go before anyone waited for it
+     * (a failed or stopped query) may still have kernels and copies writing
+     * its buffers, which must not go back to the pool for another stream's
+     * use before they finish. A chunk already complete costs no wait. */
+    bool done = true;
+    if (c->ready_ && (dv_event_query(c->ready_, &done, NULL) != PA_OK || !done) &&
+        (!s || dv_stream_wait_event(s, c->ready_, NULL) != PA_OK))
+        dv_event_sync(c->ready_, NULL);
     for (int i = 0; i < c->n_uses_; i++) {
         if (!synced && (!s || dv_stream_wait_event(s, c->uses_[i], NULL) != PA_OK)) {
             dv_event_sync(c->uses_[i], NULL);   /* no stream, or no memory to enqueue: wait here */

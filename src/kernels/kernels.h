@@ -273,7 +273,7 @@ typedef struct kn_page_job {
     const char *where;            /* kn_decode_pages: as kn_codec_job's */
     /* kn_decode_pages' own (a string page's valid values, bytes and first
      * byte in out.bytes, -1 until placed): set by the call, read by nobody else. */
-    int64_t str_values, str_bytes, str_start;
+    int64_t str_values, str_bytes, str_start, str_data;
 } kn_page_job;
 
 /* Run one job (sets job->status and returns it). */
@@ -1029,12 +1029,13 @@ int kn_decompress_pages(const kn_ctx *ctx, kn_codec_job *jobs, int64_t n, pa_err
  * BYTE_STREAM_SPLIT (INT32, INT64, FLOAT, DOUBLE), RLE (BOOLEAN) or
  * PLAIN_DICTIONARY / RLE_DICTIONARY (any fixed-width engine type but
  * BOOLEAN: dict.values holds the dictionary decoded to the engine's width,
- * 4 or 8 bytes), and VARCHAR columns: BYTE_ARRAY values PLAIN, or any
- * string column's dictionary pages (dict.offsets and dict.bytes hold the
- * dictionary's strings). The scratch holds, per value of the page
- * (num_values), 4 bytes for a dictionary page's indices or an RLE page's
- * booleans and 8 for a DELTA page's values; a string page 4 bytes per
- * value and 4 more (PLAIN), 8 per value and 4 more (dictionary).
+ * 4 or 8 bytes), and VARCHAR columns: BYTE_ARRAY values PLAIN or
+ * DELTA_LENGTH_BYTE_ARRAY, or any string column's dictionary pages
+ * (dict.offsets and dict.bytes hold the dictionary's strings). The scratch
+ * holds, per value of the page (num_values), 4 bytes for a dictionary
+ * page's indices or an RLE page's booleans and 8 for a DELTA page's values;
+ * a string page 4 bytes per value and 4 more (PLAIN), 8 per value and 4
+ * more (dictionary), 12 per value and 4 more (DELTA_LENGTH_BYTE_ARRAY).
  * String pages write out.offsets (capacity + 1 entries) and out.bytes
  * (bytes_capacity): the string pages of one output (one out.offsets) come
  * one after the other in the batch, in row order, each at the row where the

@@ -45,7 +45,7 @@ enum why : int {
     W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX, W_D_HEADER, W_D_BLOCK,
     W_D_MINIBLOCKS, W_D_FEWER, W_D_BLOCK_HEADER, W_D_WIDTHS, W_D_WIDTH, W_D_TRUNC, W_BSS_SHORT, W_BSS_LEFT,
     W_RB_PREFIX, W_RB_LEN, W_RB_END, W_RB_RUN, W_RB_VALUE_SHORT, W_RB_VALUE_WIDE, W_RB_TRUNC, W_S_TRUNC,
-    W_S_PAST, W_S_2G, W_S_CAP, W_S_ORDER, W_S_AFTER
+    W_S_PAST, W_S_2G, W_S_CAP, W_S_ORDER, W_S_AFTER, W_DL_NEG, W_DL_PAST
 };
 
 /* A stream's problems, offset by the base of its kind (levels or indices). */
@@ -363,7 +363,16 @@ struct bool_f {
  * the first m into scratch (8 bytes each), sums taken modulo 2^bits. Lane 0
  * reads the headers; a miniblock's values go 32 at a time, one per lane,
  * their running sum a warp scan. */
-__device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t m, uint64_t *scratch, unsigned lane)
+/* DELTA_LENGTH_BYTE_ARRAY's lengths: where the stream ends, and over all
+ * its values (the host checks those past the page's too) their sum and
+ * whether one is negative as an int32. */
+struct len_stats {
+    uint64_t end, sum;
+    bool neg;
+};
+
+__device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t m, uint64_t *scratch, unsigned lane,
+                            len_stats *ls = NULL)
 {
     uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
     int st = W_OK;
@@ -385,10 +394,19 @@ __device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t 
         return st;
     total = __shfl_sync(FULL, total, 0);
     uint64_t last = (uint64_t)zigzag(__shfl_sync(FULL, first, 0)) & mask;
-    if (total == 0)
+    uint64_t my_sum = 0;
+    bool my_neg = false;
+    if (total == 0) {
+        if (ls)
+            *ls = len_stats{__shfl_sync(FULL, pos, 0), 0, false};
         return W_OK;
+    }
     if (lane == 0 && m > 0)
         scratch[0] = last;
+    if (lane == 0) {
+        my_sum = last;
+        my_neg = (int32_t)(uint32_t)last < 0;
+    }
     /* lane 0's miniblock state */
     uint64_t produced = 1, blk_left = 0, mb_left = 0, md = 0, mb_data = 0, mb_end = 0, widths = 0, mb = 0;
     int w = 0, max_w = bits == 32 ? 33 : 64;
@@ -446,6 +464,10 @@ __device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t 
         uint64_t v = (last + x) & mask;
         if (lane < c && produced + lane < m)
             scratch[produced + lane] = v;
+        if (lane < c) {
+            my_sum += v;
+            my_neg = my_neg || (int32_t)(uint32_t)v < 0;
+        }
         last = __shfl_sync(FULL, v, (int)c - 1);
         if (lane == 0) {
             uint64_t adv = 4 * (uint64_t)w;
@@ -454,6 +476,11 @@ __device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t 
             blk_left -= c;
         }
         produced += c;
+    }
+    if (ls) {
+        for (int o = 16; o > 0; o >>= 1)
+            my_sum += __shfl_xor_sync(FULL, my_sum, o);
+        *ls = len_stats{__shfl_sync(FULL, pos, 0), my_sum, __any_sync(FULL, my_neg) != 0};
     }
     return W_OK;
 }
@@ -614,10 +641,18 @@ __device__ int split(const kn_page_job &j, parts_t *pt)
 __device__ inline bool is_dict(int enc) { return enc == KN_ENC_PLAIN_DICTIONARY || enc == KN_ENC_RLE_DICTIONARY; }
 
 /* Scratch a string page needs: its values' end offsets (4 bytes each, and
- * one more), after their dictionary indices (4 bytes each). */
+ * one more), after their dictionary indices (4 bytes each) or their
+ * DELTA_LENGTH_BYTE_ARRAY lengths (8 bytes each). */
 __device__ inline uint64_t str_scratch(const kn_page_job &j, uint64_t n)
 {
-    return (n + 1) * 4 + (is_dict(j.page.encoding) ? n * 4 : 0);
+    bool dlba = j.page.encoding == KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
+    return (n + 1) * 4 + (is_dict(j.page.encoding) ? n * 4 : dlba ? n * 8 : 0);
+}
+
+/* Where a string page's value offsets C start in its scratch (in 4-byte words). */
+__device__ inline uint64_t str_c_at(const kn_page_job &j, uint64_t m)
+{
+    return is_dict(j.page.encoding) ? m : j.page.encoding == KN_ENC_DELTA_LENGTH_BYTE_ARRAY ? 2 * m : 0;
 }
 
 /* String pages, pass 2: the values' start offsets within the page's
@@ -627,10 +662,11 @@ __device__ inline uint64_t str_scratch(const kn_page_job &j, uint64_t n)
  * scan of the entries' lengths. */
 __device__ int str_values(const kn_page_job &j, const parts_t &pt, uint64_t m, unsigned lane, uint64_t *bytes)
 {
-    uint32_t *c = (uint32_t *)j.scratch + (is_dict(j.page.encoding) ? m : 0);
+    uint32_t *c = (uint32_t *)j.scratch + str_c_at(j, m);
+    bool dlba = j.page.encoding == KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
     int st = W_OK;
     uint64_t tot = 0;
-    if (!is_dict(j.page.encoding)) {
+    if (!is_dict(j.page.encoding) && !dlba) {
         if (lane == 0) {
             const uint8_t *p = pt.vals;
             uint64_t size = pt.vals_size, pos = 0;
@@ -664,10 +700,11 @@ __device__ int str_values(const kn_page_job &j, const parts_t &pt, uint64_t m, u
         tot = __shfl_sync(FULL, tot, 0);
     } else {
         const uint32_t *ix = (const uint32_t *)j.scratch;
+        const uint64_t *lens = (const uint64_t *)j.scratch;   /* DELTA_LENGTH_BYTE_ARRAY */
         const int32_t *doff = j.dict.offsets;
         for (uint64_t v0 = 0; v0 < m; v0 += 32) {
             uint64_t v = v0 + lane;
-            uint64_t x = v < m ? (uint64_t)(uint32_t)(doff[ix[v] + 1] - doff[ix[v]]) : 0;
+            uint64_t x = v >= m ? 0 : dlba ? lens[v] : (uint64_t)(uint32_t)(doff[ix[v] + 1] - doff[ix[v]]);
             for (int o = 1; o < 32; o <<= 1) {   /* inclusive scan */
                 uint64_t y = __shfl_up_sync(FULL, x, o);
                 if ((int)lane >= o)
@@ -689,7 +726,7 @@ __device__ int str_values(const kn_page_job &j, const parts_t &pt, uint64_t m, u
 /* Decode job j; every lane of the warp calls it. A string page stops after
  * pass 2 with its valid count and bytes in *sm and *sb: strings_k writes
  * its rows once start_k placed it. */
-__device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t *sb)
+__device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t *sb, uint64_t *sd)
 {
     const kn_page &pg = j.page;
     int cv = conv_of(j.col);
@@ -700,7 +737,8 @@ __device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t 
     bool rle_bool = pg.encoding == KN_ENC_RLE && cv == C_BOOL;
     bool str = cv == C_STR;
     int32_t maxd = j.col.max_def_level;
-    bool fits = str    ? dict || (plain && j.col.ptype == KN_PT_BYTE_ARRAY)
+    bool dlba = pg.encoding == KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
+    bool fits = str    ? dict || ((plain || dlba) && j.col.ptype == KN_PT_BYTE_ARRAY)
                 : dict  ? cv != C_BOOL
                 : delta ? cv == C_I32 || cv == C_I32_I64 || cv == C_I64
                 : bss   ? cv != C_BOOL && cv != C_DEC
@@ -797,6 +835,17 @@ __device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t 
         if (st != R_OK)
             return W_IX_END + st - R_END;
         __syncwarp();
+    } else if (dlba) {   /* kn__dlba_decode: the lengths, then the bytes */
+        len_stats ls = {0, 0, false};
+        int st = delta_values(vals, vals_size, 32, m, (uint64_t *)j.scratch, lane, &ls);
+        if (st != W_OK)
+            return st;
+        __syncwarp();
+        if (ls.neg)
+            return W_DL_NEG;
+        if (ls.sum > vals_size - ls.end)
+            return W_DL_PAST;
+        *sd = ls.end;
     } else if (!str) {
         uint64_t need = cv == C_BOOL ? (m + 7) / 8 : m * (uint64_t)phys_width(cv);
         if (need > vals_size)
@@ -876,7 +925,9 @@ __device__ void str_rows(const kn_page_job &j, unsigned lane)
     split(j, &pt);   /* checked by page() */
     bool dict = is_dict(j.page.encoding);
     uint64_t n = (uint64_t)j.page.num_values, m = (uint64_t)j.str_values, start = (uint64_t)j.str_start;
-    const uint32_t *ix = (const uint32_t *)j.scratch, *c = ix + (dict ? m : 0);
+    const uint32_t *ix = (const uint32_t *)j.scratch, *c = ix + str_c_at(j, m);
+    /* PLAIN: value v's bytes follow its 4-byte length; DELTA_LENGTH_BYTE_ARRAY: all of them after the lengths */
+    uint64_t skip = j.page.encoding == KN_ENC_PLAIN ? 4 : 0, base = (uint64_t)j.str_data;
     int32_t maxd = j.col.max_def_level;
     if (maxd == 0) {
         for (uint64_t r = lane; r < n; r += 32)
@@ -895,7 +946,7 @@ __device__ void str_rows(const kn_page_job &j, unsigned lane)
     uint8_t *ob = j.out.bytes + start;
     for (uint64_t v = lane; v < m; v += 32) {
         uint32_t at = c[v], len = c[v + 1] - at;
-        const uint8_t *src = dict ? j.dict.bytes + j.dict.offsets[ix[v]] : pt.vals + at + 4 * (v + 1);
+        const uint8_t *src = dict ? j.dict.bytes + j.dict.offsets[ix[v]] : pt.vals + base + at + skip * (v + 1);
         for (uint32_t b = 0; b < len; b++)
             ob[at + b] = src[b];
     }
@@ -956,6 +1007,8 @@ __device__ const char *why_text(int w)
     case W_S_CAP: return "string output capacity too small";
     case W_S_ORDER: return "a string page that does not follow the page before it in its output";
     case W_S_AFTER: return "a string page after a refused page of its output";
+    case W_DL_NEG: return "DELTA_LENGTH_BYTE_ARRAY: negative length";
+    case W_DL_PAST: return "DELTA_LENGTH_BYTE_ARRAY: values run past the page end";
     default: return "corrupt page";
     }
 }
@@ -979,11 +1032,12 @@ __global__ void decode_k(decode_args a)
     for (int64_t p = (int64_t)blockIdx.x * PAGES_PER_BLOCK + (threadIdx.x >> 5); p < a.n;
          p += (int64_t)gridDim.x * PAGES_PER_BLOCK) {
         kn_page_job j = a.jobs[p];
-        uint64_t sm = 0, sb = 0;
-        int w = page(j, lane, &sm, &sb);
+        uint64_t sm = 0, sb = 0, sd = 0;
+        int w = page(j, lane, &sm, &sb, &sd);
         if (lane == 0) {
             a.jobs[p].str_values = (int64_t)sm;
             a.jobs[p].str_bytes = (int64_t)sb;
+            a.jobs[p].str_data = (int64_t)sd;
             a.jobs[p].str_start = -1;
             if (w == W_OK)
                 a.jobs[p].status = PA_OK;

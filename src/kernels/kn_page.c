@@ -435,6 +435,7 @@ bool kn_decode_pages_supported(const kn_page_job *j)
         return ci.conv == KN__CV_I32 || ci.conv == KN__CV_I32_I64 || ci.conv == KN__CV_I64 ||
                ci.conv == KN__CV_F32_F64 || ci.conv == KN__CV_F64;
     case KN_ENC_RLE: return ci.conv == KN__CV_BOOL;
+    case KN_ENC_DELTA_LENGTH_BYTE_ARRAY: return ci.conv == KN__CV_BA_STR;
     case KN_ENC_PLAIN_DICTIONARY:
     case KN_ENC_RLE_DICTIONARY: return ci.conv != KN__CV_BOOL;
     default: return false;

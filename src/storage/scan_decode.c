@@ -812,8 +812,8 @@ static bool bound_strings(dec *x, dcol *c)
 }
 
 /* The strings of an on_dev column's pages, bounded from what the host
- * knows before the device decodes them: a PLAIN page's strings lie inside
- * its values' bytes, a dictionary page's are at most its values times the
+ * knows before the device decodes them: a PLAIN or DELTA_LENGTH_BYTE_ARRAY
+ * page's strings lie inside its bytes, a dictionary page's are at most its values times the
  * longest entry. pick_device_columns made sure the bounds fit in 2^31-1. */
 static void dev_string_bound(dec *x, dcol *c)
 {
@@ -828,7 +828,8 @@ static void dev_string_bound(dec *x, dcol *c)
         if (p->dict)
             continue;
         int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
-        p->str_bytes = enc == PQ_ENC_PLAIN ? (uint64_t)p->h.uncompressed_page_size : (uint64_t)p->rows * maxlen;
+        bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
+        p->str_bytes = dict ? (uint64_t)p->rows * maxlen : (uint64_t)p->h.uncompressed_page_size;
     }
 }
 
@@ -1124,7 +1125,7 @@ static uint64_t scratch_bytes(const dec *x, const dpage *p)
 {
     int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
-    uint64_t per = x->cols[p->col].is_string          ? (dict ? 8 : 4)   /* (indices and) offsets, see kernels.h */
+    uint64_t per = x->cols[p->col].is_string          ? (dict ? 8 : enc == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY ? 12 : 4)   /* see kernels.h */
                    : dict || enc == PQ_ENC_RLE        ? 4
                    : enc == PQ_ENC_DELTA_BINARY_PACKED ? 8
                                                        : 0;

@@ -85,7 +85,8 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     bool is_dict = pg->encoding == KN_ENC_PLAIN_DICTIONARY || pg->encoding == KN_ENC_RLE_DICTIONARY;
     if (!kn_decode_pages_supported(&j) || (is_dict && !dict) || !sim_open())
         return;
-    int w = pa_type_width(col->type.id);
+    bool str = col->type.id == PA_TYPE_VARCHAR;
+    int w = str ? 0 : pa_type_width(col->type.id);
     uint64_t lv = pg->version == 2 ? (uint64_t)pg->rep_levels_size + pg->def_levels_size : 0;
     size_t total = (size_t)(lv + pg->size);
     uint8_t *bytes = malloc(total + 1);
@@ -99,27 +100,47 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     j.uncompressed_size = total;
     j.page.data = NULL;
     j.page.levels = NULL;
-    if (is_dict) {
+    if (is_dict && str) {   /* offsets, then bytes, in one buffer */
+        size_t ob = ((size_t)dict->n + 1) * 4, db = ob + (size_t)dict->offsets[dict->n];
+        uint8_t *h = malloc(db + 1);
+        memcpy(h, dict->offsets, ob);
+        memcpy(h + ob, dict->bytes, db - ob);
+        ddict = up(h, db);
+        if (dv_stream_sync(sim_stream, NULL) != PA_OK)
+            abort();
+        free(h);
+        j.dict = (kn_dict){NULL, ddict, (uint8_t *)ddict + ob, dict->n};
+    } else if (is_dict) {
         ddict = up(dict->values, (size_t)dict->n * (size_t)w);
         j.dict = (kn_dict){ddict, NULL, NULL, dict->n};
     }
-    if (is_dict || pg->encoding == KN_ENC_DELTA_BINARY_PACKED) {   /* indices, or DELTA's values */
-        j.scratch_size = (rows + 1) * 8;
+    if (is_dict || str || pg->encoding == KN_ENC_DELTA_BINARY_PACKED) {   /* indices, offsets, DELTA's values */
+        j.scratch_size = (rows + 1) * 12;
         if (dv_alloc(sim_dev, (size_t)j.scratch_size, &dscr, NULL) != PA_OK)
             abort();
         j.scratch = dscr;
     }
-    size_t vb = (size_t)(rows + 1) * (size_t)w, wb = (size_t)(rows + 31) / 32 * 4 + 4;
-    if (dv_alloc(sim_dev, vb, &dvals, NULL) != PA_OK || dv_alloc(sim_dev, wb, &dvalid, NULL) != PA_OK)
+    /* Strings: the bytes the host measured, the offsets from 0. */
+    size_t vb = str ? (size_t)host_out->bytes_capacity + 1 : (size_t)(rows + 1) * (size_t)w;
+    size_t ob = str ? (size_t)(rows + 1) * 4 : 0, wb = (size_t)(rows + 31) / 32 * 4 + 4;
+    void *doffs = NULL;
+    int32_t zero = 0;
+    if (dv_alloc(sim_dev, vb, &dvals, NULL) != PA_OK || dv_alloc(sim_dev, wb, &dvalid, NULL) != PA_OK ||
+        (str && dv_alloc(sim_dev, ob, &doffs, NULL) != PA_OK))
         abort();
-    j.out = (kn_out){dvals, NULL, NULL, col->max_def_level > 0 ? dvalid : NULL, rows, 0};
+    if (str && dv_copy_async(sim_stream, doffs, &zero, 4, DV_COPY_H2D, NULL) != PA_OK)
+        abort();
+    j.out = str ? (kn_out){NULL, doffs, dvals, col->max_def_level > 0 ? dvalid : NULL, rows, host_out->bytes_capacity}
+                : (kn_out){dvals, NULL, NULL, col->max_def_level > 0 ? dvalid : NULL, rows, 0};
     djob = up(&j, sizeof j);
     kn_ctx kn = {sim_dev, sim_stream};
     int rc = kn_decode_pages(&kn, djob, 1, NULL);
     int rs = dv_stream_sync(sim_stream, NULL);
     dv_clear_fault(sim_dev);
     uint8_t *vals = malloc(vb), *valid = malloc(wb);
-    if (dv_copy_async(sim_stream, &j, djob, sizeof j, DV_COPY_D2H, NULL) != PA_OK ||
+    int32_t *offs = str ? malloc(ob) : NULL;
+    if ((str && dv_copy_async(sim_stream, offs, doffs, ob, DV_COPY_D2H, NULL) != PA_OK) ||
+        dv_copy_async(sim_stream, &j, djob, sizeof j, DV_COPY_D2H, NULL) != PA_OK ||
         dv_copy_async(sim_stream, vals, dvals, vb, DV_COPY_D2H, NULL) != PA_OK ||
         dv_copy_async(sim_stream, valid, dvalid, wb, DV_COPY_D2H, NULL) != PA_OK ||
         dv_stream_sync(sim_stream, NULL) != PA_OK)
@@ -136,7 +157,11 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
         for (uint64_t r = 0; r < rows; r++) {
             bool hvalid = !host_out->validity || ((host_out->validity[r >> 3] >> (r & 7)) & 1);
             bool dvd = col->max_def_level == 0 || ((valid[r >> 3] >> (r & 7)) & 1);
-            if (hvalid != dvd || (hvalid && memcmp(hv + r * (uint64_t)w, vals + r * (uint64_t)w, (size_t)w) != 0)) {
+            bool same = !hvalid || (str ? offs[r + 1] == host_out->offsets[r + 1] &&
+                                              memcmp(vals + offs[r], host_out->bytes + host_out->offsets[r],
+                                                     (size_t)(offs[r + 1] - offs[r])) == 0
+                                        : memcmp(hv + r * (uint64_t)w, vals + r * (uint64_t)w, (size_t)w) == 0);
+            if (hvalid != dvd || !same || (str && offs[r + 1] != host_out->offsets[r + 1])) {
                 fprintf(stderr, "fuzz: device decode differs from the host at row %llu\n", (unsigned long long)r);
                 abort();
             }
@@ -144,7 +169,10 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     }
     free(vals);
     free(valid);
+    free(offs);
     free(bytes);
+    if (doffs)
+        dv_free(sim_dev, doffs);
     dv_free(sim_dev, dsrc);
     dv_free(sim_dev, djob);
     dv_free(sim_dev, dvals);

@@ -8,7 +8,7 @@
 # what the cpu device gives; EXPLAIN ANALYZE on sim counts pages decoded on
 # the device (and those decompressed on the host first), on cpu none; a
 # file DuckDB writes with v2 pages (DELTA_BINARY_PACKED integers,
-# BYTE_STREAM_SPLIT floats and doubles, NULLs) decodes on the device to
+# BYTE_STREAM_SPLIT floats and doubles, strings, NULLs) decodes on the device to
 # what cpu and DuckDB give; and a page damaged on disk fails the query on
 # sim with the file, row group and column named, as on cpu.
 set -u
@@ -122,8 +122,8 @@ else
     ORACLE="$PISTA_SOURCE_DIR/tests/oracle/oracle.mjs"
     dir="$tmp/duckdb_v2"
     mkdir -p "$dir"
-    Q="SELECT sum(a), sum(b), sum(f), sum(d), count(*) FILTER (WHERE flag), count(nflag), sum(nd), min(nd), max(f), count(nd) FROM t"
-    if ! node "$ORACLE" -c "COPY (SELECT i::INT AS a, i::BIGINT * 1000 AS b, (i / 3.0)::FLOAT AS f, (i / 7.0)::DOUBLE AS d, i % 3 = 0 AS flag, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END AS nflag, CASE WHEN i % 7 = 0 THEN NULL ELSE (i * 1.5)::DOUBLE END AS nd FROM range(100000) r(i)) TO '$dir/t.parquet' (FORMAT parquet, PARQUET_VERSION v2, COMPRESSION snappy, ROW_GROUP_SIZE 30000); SELECT 1" > "$tmp/w.log" 2>&1; then
+    Q="SELECT sum(a), sum(b), sum(f), sum(d), count(*) FILTER (WHERE flag), count(nflag), sum(nd), min(nd), max(f), count(nd), sum(length(s)), min(s), max(s), count(ns), sum(length(ns)), max(ns) FROM t"
+    if ! node "$ORACLE" -c "COPY (SELECT i::INT AS a, i::BIGINT * 1000 AS b, (i / 3.0)::FLOAT AS f, (i / 7.0)::DOUBLE AS d, i % 3 = 0 AS flag, CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END AS nflag, CASE WHEN i % 7 = 0 THEN NULL ELSE (i * 1.5)::DOUBLE END AS nd, 'v' || (i * 7919 % 100003)::VARCHAR AS s, CASE WHEN i % 9 = 0 THEN NULL ELSE repeat(chr(97 + (i % 26)::INT), (i % 13)::INT) || i::VARCHAR END AS ns FROM range(100000) r(i)) TO '$dir/t.parquet' (FORMAT parquet, PARQUET_VERSION v2, COMPRESSION snappy, ROW_GROUP_SIZE 30000); SELECT 1" > "$tmp/w.log" 2>&1; then
         fail "DuckDB could not write the v2 file: $(head -c 300 "$tmp/w.log")"
     else
         node "$ORACLE" -c "CREATE VIEW t AS SELECT * FROM '$dir/t.parquet'; $Q" > "$tmp/duck.out" 2>&1
@@ -134,9 +134,9 @@ else
         else
             echo "ok DuckDB v2 file: $(tail -n 1 "$tmp/sim.out")"
         fi
-        ex=$("$PISTA" --device sim --data "$dir" -c "EXPLAIN ANALYZE SELECT sum(f), sum(d), sum(nd), sum(a) FROM t" 2>&1)
+        ex=$("$PISTA" --device sim --data "$dir" -c "EXPLAIN ANALYZE SELECT sum(f), sum(d), sum(nd), sum(a), max(s), max(ns) FROM t" 2>&1)
         if ! echo "$ex" | grep -q "data pages decoded: [1-9][0-9]* on the device (0 of them decompressed on the host first), 0 on the host"; then
-            fail "DuckDB v2 file: BYTE_STREAM_SPLIT and DELTA pages not all decoded on the device: $(echo "$ex" | grep -i "pages decoded")"
+            fail "DuckDB v2 file: BYTE_STREAM_SPLIT, DELTA and string pages not all decoded on the device: $(echo "$ex" | grep -i "pages decoded")"
         fi
     fi
 fi

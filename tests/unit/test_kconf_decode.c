@@ -537,8 +537,8 @@ static void test_unsupported(void **state)
     j.col.ptype = KN_PT_BYTE_ARRAY;
     j.col.type.id = PA_TYPE_VARCHAR;
     assert_true(kn_decode_pages_supported(&j));   /* PLAIN strings */
-    j.page.encoding = KN_ENC_DELTA_LENGTH_BYTE_ARRAY;
-    assert_false(kn_decode_pages_supported(&j));
+    j.page.encoding = KN_ENC_DELTA_LENGTH_BYTE_ARRAY;   /* strings' lengths DELTA_BINARY_PACKED */
+    assert_true(kn_decode_pages_supported(&j));
     j.page.encoding = KN_ENC_DELTA_BYTE_ARRAY;
     assert_false(kn_decode_pages_supported(&j));
     j.page.encoding = KN_ENC_PLAIN;
@@ -575,7 +575,7 @@ static void test_unsupported(void **state)
 
 /* ------------------------------------------------------------- strings
  *
- * VARCHAR pages (BYTE_ARRAY PLAIN, dictionary) decode into offsets and
+ * VARCHAR pages (BYTE_ARRAY PLAIN, DELTA_LENGTH_BYTE_ARRAY, dictionary) decode into offsets and
  * bytes: the pages of one output one after the other, the first at a start
  * byte the caller put in the offsets, each later one where the one before
  * ended, as the host decoder gives them decoding the pages in order. */
@@ -605,8 +605,11 @@ static void str_fill(uint8_t *b, uint32_t len)
         b[i] = rnd() % 4 ? (uint8_t)('a' + rnd() % 26) : (uint8_t)rnd();
 }
 
-static spage make_spage(int version, bool dict, int maxd, int n, int null_pct)
+enum { S_PLAIN, S_DICT, S_DLBA };
+
+static spage make_spage(int version, int enc, int maxd, int n, int null_pct)
 {
+    bool dict = enc == S_DICT;
     spage p;
     memset(&p, 0, sizeof p);
     p.maxd = maxd;
@@ -646,6 +649,23 @@ static spage make_spage(int version, bool dict, int maxd, int n, int null_pct)
         assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, &vsize, NULL), PA_OK);
         vsize++;
         free(ix);
+    } else if (enc == S_DLBA) {   /* the project's encoder: lengths DELTA_BINARY_PACKED, then the bytes */
+        int32_t *off = malloc(((size_t)m + 1) * 4);
+        uint8_t *sb = malloc((size_t)m * 400 + 1);
+        off[0] = 0;
+        for (int i = 0; i < m; i++) {
+            uint32_t len = str_len();
+            str_fill(sb + off[i], len);
+            off[i + 1] = off[i] + (int32_t)len;
+        }
+        kn_column col = {KN_PT_BYTE_ARRAY, 0, {PA_TYPE_VARCHAR, 0, 0}, 0, 0};
+        kn_values in = {NULL, off, sb, (uint64_t)m};
+        size_t cap = kn_encode_bound(KN_ENC_DELTA_LENGTH_BYTE_ARRAY, &col, &in, NULL, (size_t)m);
+        assert_true(cap > 0 && cap <= vcap);
+        assert_int_equal(kn_encode_values(KN_ENC_DELTA_LENGTH_BYTE_ARRAY, &col, &in, NULL, (size_t)m, vals, vcap,
+                                          &vsize, NULL), PA_OK);
+        free(off);
+        free(sb);
     } else {
         for (int i = 0; i < m; i++) {
             uint32_t len = str_len();
@@ -659,7 +679,9 @@ static spage make_spage(int version, bool dict, int maxd, int n, int null_pct)
     memcpy(p.bytes, lv, lsize);
     memcpy(p.bytes + lsize, vals, vsize);
     p.pg.version = version;
-    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY) : KN_ENC_PLAIN;
+    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
+                    : enc == S_DLBA ? KN_ENC_DELTA_LENGTH_BYTE_ARRAY
+                                    : KN_ENC_PLAIN;
     p.pg.def_level_encoding = KN_ENC_RLE;
     p.pg.num_values = n;
     p.pg.num_nulls = n - m;
@@ -771,7 +793,7 @@ static int device_strings(spage *pages, int np, sgroup *hg, sgroup *dg, int ng, 
                 j->dict = (kn_dict){NULL, bufs[3 * i + 1], (uint8_t *)bufs[3 * i + 1] + (p->dict_n + 1) * 4,
                                     p->dict_n};
             }
-            size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 8;
+            size_t sb = ((size_t)(p->pg.num_values > 0 ? p->pg.num_values : 0) + 1) * 12;
             assert_int_equal(dv_alloc(dev, sb, &bufs[3 * i + 2], NULL), PA_OK);
             j->scratch = bufs[3 * i + 2];
             j->scratch_size = sb;
@@ -851,7 +873,7 @@ static void string_rounds(int rounds, bool damaged, int *refused, int *total)
             for (int i = 0; i < g->n; i++) {
                 int n = rnd() % 8 == 0 ? (int)(rnd() % 3) : (int)(rnd() % (damaged ? 300 : 2500));
                 spage *p = &pages[np++];
-                *p = make_spage(1 + (int)(rnd() % 2), rnd() % 2, g->maxd, n, (int)(rnd() % 5) * 25);
+                *p = make_spage(1 + (int)(rnd() % 2), (int)(rnd() % 3), g->maxd, n, (int)(rnd() % 5) * 25);
                 if (damaged && rnd() % 3 == 0) {
                     hpage hp = {.pg = p->pg, .bytes = p->bytes, .size = p->size};
                     damage(&hp);
@@ -924,7 +946,7 @@ static void test_strings_damaged(void **state)
 static void test_strings_contract(void **state)
 {
     (void)state;
-    spage pages[2] = {make_spage(1, false, 0, 100, 0), make_spage(2, true, 0, 50, 0)};
+    spage pages[2] = {make_spage(1, S_PLAIN, 0, 100, 0), make_spage(2, S_DICT, 0, 50, 0)};
     sgroup hg = {.first = 0, .n = 2, .maxd = 0, .at = 0, .cap = 400, .bcap = 100000, .start = 0}, dg;
     sgroup_alloc(&hg);
     int32_t status[2];

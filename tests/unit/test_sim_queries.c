@@ -31,7 +31,11 @@ static void open_side(side *x, const char *spec)
     const char *d = getenv("PISTA_TEST_DATA");
     char dir[600];
     snprintf(dir, sizeof dir, "%s/parquet/sf0.01", d ? d : "tests/data");
-    dv_options o = {.spec = spec, .cpu_threads = 2};
+    /* Pages decoded on the host: the scan then knows its strings' bytes,
+     * which the sync counts below rely on (pages the device decodes leave
+     * them to the offsets, a second sync for the download: test_scan_device.sh
+     * and the sim TPC-H and differential tests run that path). */
+    dv_options o = {.spec = spec, .cpu_threads = 2, .page_decode = "host"};
     pa_err e;
     pa_err_init(&e);
     if (dv_open(&o, &x->dev, &e) != PA_OK)
