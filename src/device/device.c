@@ -118,7 +118,7 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
     if (!ops)
         return pa_error(err, PA_EDEVICE, "device cuda:%d requested, but this build of Pista has no CUDA "
                         "backend (nvcc was not found when it was built)", ordinal);
-    int page_decode;
+    int page_decode = 0;
     int rc = page_decode_of(opt, &page_decode, err);
     if (rc != PA_OK)
         return rc;
