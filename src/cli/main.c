@@ -75,11 +75,7 @@ int cli_global_option(cli_global *g, int argc, char **argv, int *i)
         if (k == 0) {
             g->device = v;
         } else if (k == 3) {
-            if (strcmp(v, "auto") && strcmp(v, "host") && strcmp(v, "device")) {
-                cli_usage("--page-decode: '%s' is not auto, host or device", v);
-                return -1;
-            }
-            g->page_decode = v;
+            g->page_decode = v;   /* checked by dv_open */
         } else if (k == 1) {
             pa_err e;
             pa_err_init(&e);

@@ -93,7 +93,7 @@ static int make_pools(dv_device *d, const dv_options *opt, pa_err *err)
     return pa_mempool_create(&pc, pu, &d->pinned, err);
 }
 
-/* dv_options.page_decode, else PISTA_PAGE_DECODE: 0 auto, 1 host, 2 device. */
+/* dv_options.page_decode, else PISTA_PAGE_DECODE, as DV__PAGES_*. */
 static int page_decode_of(const dv_options *opt, int *out, pa_err *err)
 {
     const char *v = opt->page_decode;
@@ -101,14 +101,14 @@ static int page_decode_of(const dv_options *opt, int *out, pa_err *err)
     if (env)
         v = getenv("PISTA_PAGE_DECODE");
     if (!v || !*v || !strcmp(v, "auto"))
-        *out = 0;
+        *out = DV__PAGES_AUTO;
     else if (!strcmp(v, "host"))
-        *out = 1;
+        *out = DV__PAGES_HOST;
     else if (!strcmp(v, "device"))
-        *out = 2;
+        *out = DV__PAGES_DEVICE;
     else
         return pa_error(err, PA_EINVAL, "%s '%s': expected auto, host or device",
-                        env ? "PISTA_PAGE_DECODE" : "page decode", v);
+                        env ? "PISTA_PAGE_DECODE" : "--page-decode", v);
     return PA_OK;
 }
 
@@ -118,7 +118,7 @@ static int open_kind(dv_kind kind, int ordinal, const dv_options *opt, dv_device
     if (!ops)
         return pa_error(err, PA_EDEVICE, "device cuda:%d requested, but this build of Pista has no CUDA "
                         "backend (nvcc was not found when it was built)", ordinal);
-    int page_decode = 0;
+    int page_decode = DV__PAGES_AUTO;
     int rc = page_decode_of(opt, &page_decode, err);
     if (rc != PA_OK)
         return rc;
@@ -215,9 +215,9 @@ bool dv_host_visible(const dv_device *d) { return d->host_visible; }
 
 bool dv_decodes_pages(const dv_device *d)
 {
-    if (d->host_visible || d->page_decode == 1)
+    if (d->host_visible || d->page_decode == DV__PAGES_HOST)
         return false;
-    return d->page_decode == 2 || d->ops->kind == DV_KIND_SIM;
+    return d->page_decode == DV__PAGES_DEVICE || d->ops->kind == DV_KIND_SIM;
 }
 
 pa_threadpool *dv_cpu_threads(dv_device *d) { return d->threads; }

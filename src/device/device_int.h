@@ -68,6 +68,9 @@ typedef struct dv_ops {
     int (*fault_inherit)(dv_stream *s, const int64_t *from, int64_t *to, pa_err *err);
 } dv_ops;
 
+/* Where scans decode Parquet pages (dv_options.page_decode). */
+enum { DV__PAGES_AUTO, DV__PAGES_HOST, DV__PAGES_DEVICE };
+
 struct dv_device {
     const dv_ops *ops;
     int ordinal;
@@ -77,7 +80,7 @@ struct dv_device {
     char selection[320];
     uint64_t memory_total;   /* set by the backend's open */
     bool host_visible;       /* device memory is host memory */
-    int page_decode;         /* 0 auto, 1 host, 2 device (dv_options.page_decode) */
+    int page_decode;         /* DV__PAGES_* (dv_options.page_decode) */
     pa_mempool *pool;        /* device memory */
     pa_mempool *pinned;      /* pinned host memory */
     pa_threadpool *threads;  /* cpu backend only */

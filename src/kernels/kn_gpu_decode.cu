@@ -1,9 +1,9 @@
 /*
  * kn_gpu_decode.cu - kn_decode_pages on the device: Parquet data pages of
- * fixed-width columns (PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY values;
- * definition levels in the RLE/bit-packed hybrid, v1 and v2 pages) decoded
- * into their rows, one warp per page. See kernels.h for the contract and
- * kn_gpu.h for entries and faults.
+ * fixed-width and string columns (the encodings kernels.h lists; definition
+ * levels in the RLE/bit-packed hybrid, v1 and v2 pages) decoded into their
+ * rows, one warp per page. See kernels.h for the contract and kn_gpu.h for
+ * entries and faults.
  *
  * Design notes
  * - A hybrid stream (levels, dictionary indices) is read run by run: lane 0
@@ -22,6 +22,12 @@
  *   NULL; lane 0 writes the group's validity bits as at most two masked
  *   atomic updates of 32-bit words (a page's first and last rows may share
  *   a word with the neighbouring pages, which other warps decode at once).
+ * - String pages stop after pass 2 with their values' offsets C[0..m] in
+ *   scratch and their byte count in the job. start_k (one warp) then places
+ *   the string pages of each output one after the other, from the byte the
+ *   caller set, and strings_k writes each page's offsets (row r ends at
+ *   start + C[valid rows through r]), validity and bytes. The host never
+ *   needs a page's size.
  * - What is corrupt is what kn_page_decode refuses (kn_page.c, kn_rle.c,
  *   kn_dict.c, kn_plain.c): the same checks, so a page decodes to the same
  *   values or is refused on every device. A refused page gets its status
@@ -358,11 +364,6 @@ struct bool_f {
     }
 };
 
-/* Pass 2 of a DELTA_BINARY_PACKED page: every value of the stream decoded
- * (kn__delta_decode decodes past the page's m to check the whole stream),
- * the first m into scratch (8 bytes each), sums taken modulo 2^bits. Lane 0
- * reads the headers; a miniblock's values go 32 at a time, one per lane,
- * their running sum a warp scan. */
 /* DELTA_LENGTH_BYTE_ARRAY's lengths: where the stream ends, and over all
  * its values (the host checks those past the page's too) their sum and
  * whether one is negative as an int32. */
@@ -371,6 +372,11 @@ struct len_stats {
     bool neg;
 };
 
+/* Pass 2 of a DELTA_BINARY_PACKED page: every value of the stream decoded
+ * (kn__delta_decode decodes past the page's m to check the whole stream),
+ * the first m into scratch (8 bytes each), sums taken modulo 2^bits. Lane 0
+ * reads the headers; a miniblock's values go 32 at a time, one per lane,
+ * their running sum a warp scan. */
 __device__ int delta_values(const uint8_t *p, uint64_t size, int bits, uint64_t m, uint64_t *scratch, unsigned lane,
                             len_stats *ls = NULL)
 {
@@ -640,8 +646,8 @@ __device__ int split(const kn_page_job &j, parts_t *pt)
 
 __device__ inline bool is_dict(int enc) { return enc == KN_ENC_PLAIN_DICTIONARY || enc == KN_ENC_RLE_DICTIONARY; }
 
-/* Scratch a string page needs: its values' end offsets (4 bytes each, and
- * one more), after their dictionary indices (4 bytes each) or their
+/* Scratch a string page needs: its values' offsets C[0..m] (4 bytes each,
+ * and one more), after their dictionary indices (4 bytes each) or their
  * DELTA_LENGTH_BYTE_ARRAY lengths (8 bytes each). */
 __device__ inline uint64_t str_scratch(const kn_page_job &j, uint64_t n)
 {
@@ -656,10 +662,10 @@ __device__ inline uint64_t str_c_at(const kn_page_job &j, uint64_t m)
 }
 
 /* String pages, pass 2: the values' start offsets within the page's
- * strings, C[0..m] (C[m] = their bytes), into scratch (after the
- * dictionary indices of a dictionary page). PLAIN: lane 0 walks the length
- * prefixes (kn__plain_decode's checks, in its order); dictionary: a warp
- * scan of the entries' lengths. */
+ * strings, C[0..m] (C[m] = their bytes), into scratch (str_c_at). PLAIN:
+ * lane 0 walks the length prefixes (kn__plain_decode's checks, in its
+ * order); dictionary and DELTA_LENGTH_BYTE_ARRAY: a warp scan of the
+ * entries' or the decoded lengths. */
 __device__ int str_values(const kn_page_job &j, const parts_t &pt, uint64_t m, unsigned lane, uint64_t *bytes)
 {
     uint32_t *c = (uint32_t *)j.scratch + str_c_at(j, m);

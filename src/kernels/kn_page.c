@@ -458,13 +458,11 @@ int kn__cpu_decode_pages(const kn_ctx *ctx, kn_page_job *jobs, int64_t n, pa_err
     bool prev_ok = false;         /* and whether it decoded */
     for (int64_t i = 0; i < n; i++) {
         kn_page_job *j = &jobs[i];
+        kn__colinfo ci;
+        bool str = kn__colinfo_get(&j->col, &ci, NULL) == PA_OK && ci.is_string;
         pa_err e;
         pa_err_init(&e);
         int rc;
-        kn__colinfo ci;
-        bool str = kn__colinfo_get(&j->col, &ci, &e) == PA_OK && ci.is_string;
-        pa_err_close(&e);
-        pa_err_init(&e);
         bool cont = str && j->out.offsets && j->out.offsets == prev;
         bool dict = j->page.encoding == KN_ENC_PLAIN_DICTIONARY || j->page.encoding == KN_ENC_RLE_DICTIONARY;
         if (cont && j->row_offset != next_row)

@@ -777,6 +777,24 @@ static void fixup_column(dcol *c, const pq_column_desc *d)
  * memory. */
 #define DICT_BOUND_MAX ((uint64_t)32 << 20)
 
+/* A data page's values encoding. */
+static int32_t data_encoding(const dpage *p)
+{
+    return p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
+}
+
+/* The longest entry of string column c's dictionary (0 without one). */
+static uint64_t dict_maxlen(const dcol *c)
+{
+    uint64_t maxlen = 0;
+    if (c->dict_page >= 0 && c->dict.offsets)
+        for (uint64_t k = 0; k < c->dict.n; k++) {
+            uint64_t len = (uint64_t)(c->dict.offsets[k + 1] - c->dict.offsets[k]);
+            maxlen = len > maxlen ? len : maxlen;
+        }
+    return maxlen;
+}
+
 /* Column c decoded by one task, pages in order, needs no exact page starts:
  * each page continues at the end offset the page before wrote, so an upper
  * bound of the string bytes is enough to size the buffer. PLAIN strings lie
@@ -785,12 +803,7 @@ static void fixup_column(dcol *c, const pq_column_desc *d)
  * returns true, or false when a page needs the measuring pass. */
 static bool bound_strings(dec *x, dcol *c)
 {
-    uint64_t maxlen = 0, total = 0;
-    if (c->dict_page >= 0 && c->dict.offsets)
-        for (uint64_t k = 0; k < c->dict.n; k++) {
-            uint64_t len = (uint64_t)(c->dict.offsets[k + 1] - c->dict.offsets[k]);
-            maxlen = len > maxlen ? len : maxlen;
-        }
+    uint64_t maxlen = dict_maxlen(c), total = 0;
     for (size_t i = c->first_page; i < c->end_page; i++) {
         dpage *p = &x->pages[i];
         if (p->dict)
@@ -813,21 +826,17 @@ static bool bound_strings(dec *x, dcol *c)
 
 /* The strings of an on_dev column's pages, bounded from what the host
  * knows before the device decodes them: a PLAIN or DELTA_LENGTH_BYTE_ARRAY
- * page's strings lie inside its bytes, a dictionary page's are at most its values times the
- * longest entry. pick_device_columns made sure the bounds fit in 2^31-1. */
+ * page's strings lie inside its bytes, a dictionary page's are at most its
+ * values times the longest entry. pick_device_columns made sure the bounds
+ * fit in 2^31-1. */
 static void dev_string_bound(dec *x, dcol *c)
 {
-    uint64_t maxlen = 0;
-    if (c->dict_page >= 0 && c->dict.offsets)
-        for (uint64_t k = 0; k < c->dict.n; k++) {
-            uint64_t len = (uint64_t)(c->dict.offsets[k + 1] - c->dict.offsets[k]);
-            maxlen = len > maxlen ? len : maxlen;
-        }
+    uint64_t maxlen = dict_maxlen(c);
     for (size_t i = c->first_page; i < c->end_page; i++) {
         dpage *p = &x->pages[i];
         if (p->dict)
             continue;
-        int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
+        int32_t enc = data_encoding(p);
         bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
         p->str_bytes = dict ? (uint64_t)p->rows * maxlen : (uint64_t)p->h.uncompressed_page_size;
     }
@@ -1118,14 +1127,15 @@ static uint64_t place(placer *pl, const uint8_t *src, uint64_t len, bool in_buf,
     return at;
 }
 
-/* kn_decode_pages' scratch for page p: 4 bytes per value for dictionary
- * indices and RLE booleans, 8 for DELTA_BINARY_PACKED values (16-byte
- * aligned slices). */
+/* kn_decode_pages' scratch for page p (kernels.h), in 16-byte aligned
+ * slices: per value 4 bytes for dictionary indices and RLE booleans, 8 for
+ * DELTA_BINARY_PACKED values; strings 4 for their offsets, plus 4 for
+ * dictionary indices or 8 for DELTA_LENGTH_BYTE_ARRAY lengths. */
 static uint64_t scratch_bytes(const dec *x, const dpage *p)
 {
-    int32_t enc = p->h.type == PQ_PAGE_DATA_PAGE_V2 ? p->h.data_page_v2.encoding : p->h.data_page.encoding;
+    int32_t enc = data_encoding(p);
     bool dict = enc == PQ_ENC_PLAIN_DICTIONARY || enc == PQ_ENC_RLE_DICTIONARY;
-    uint64_t per = x->cols[p->col].is_string          ? (dict ? 8 : enc == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY ? 12 : 4)   /* see kernels.h */
+    uint64_t per = x->cols[p->col].is_string ? 4 + (dict ? 4 : enc == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY ? 8 : 0)
                    : dict || enc == PQ_ENC_RLE        ? 4
                    : enc == PQ_ENC_DELTA_BINARY_PACKED ? 8
                                                        : 0;

@@ -92,7 +92,7 @@ done
 out=$("$PISTA" --device sim --page-decode device --data "$dir" -c "EXPLAIN ANALYZE $Q" 2>&1)
 echo "$out" | grep -q "^data pages decoded: [1-9][0-9]* on the device" || fail "--page-decode device: $(echo "$out" | grep 'data pages')"
 "$PISTA" --device sim --page-decode gpu --data "$dir" -c "SELECT 1" > "$tmp/bad.out" 2>&1 && fail "--page-decode gpu accepted"
-grep -q "page-decode: 'gpu' is not auto, host or device" "$tmp/bad.out" || fail "--page-decode gpu: $(head -c 200 "$tmp/bad.out")"
+grep -q "page-decode 'gpu': expected auto, host or device" "$tmp/bad.out" || fail "--page-decode gpu: $(head -c 200 "$tmp/bad.out")"
 PISTA_PAGE_DECODE=gpu "$PISTA" --device sim --data "$dir" -c "SELECT 1" > "$tmp/bad.out" 2>&1 && fail "PISTA_PAGE_DECODE=gpu accepted"
 grep -q "PISTA_PAGE_DECODE 'gpu': expected auto, host or device" "$tmp/bad.out" || fail "PISTA_PAGE_DECODE=gpu: $(head -c 200 "$tmp/bad.out")"
 

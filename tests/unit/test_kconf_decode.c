@@ -135,13 +135,10 @@ static uint64_t plain_value(const kind *k)
     return k->pw == 4 ? (uint32_t)v : v;
 }
 
-static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int null_pct)
+/* Validity of n rows (all valid when maxd is 0, else null_pct% NULL) as
+ * definition levels in lv; returns the valid count. */
+static int page_levels(int version, int maxd, int n, int null_pct, uint8_t *lv, size_t lcap, size_t *lsize)
 {
-    bool dict = enc == E_DICT;
-    hpage p;
-    memset(&p, 0, sizeof p);
-    p.k = *k;
-    p.maxd = maxd;
     uint8_t *valid = calloc((size_t)n / 8 + 2, 1);
     int m = 0;
     for (int i = 0; i < n; i++)
@@ -149,10 +146,62 @@ static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int
             valid[i >> 3] |= (uint8_t)(1u << (i & 7));
             m++;
         }
+    *lsize = 0;
+    if (maxd > 0)
+        assert_int_equal(kn_encode_def_levels(valid, 0, (size_t)n, version == 1, lv, lcap, lsize, NULL), PA_OK);
+    free(valid);
+    return m;
+}
+
+/* m indices into a dictionary of dict_n entries as a dictionary page's
+ * values: the bit width byte (sometimes wider than needed, up to 32), then
+ * runs and noise, so both run kinds occur. */
+static void dict_indices(uint64_t dict_n, int m, uint8_t *vals, size_t vcap, size_t *vsize)
+{
+    int bw = 0;
+    while (((uint64_t)1 << bw) < dict_n)
+        bw++;
+    if (rnd() % 4 == 0)
+        bw += (int)(rnd() % (uint32_t)(33 - bw));
+    uint32_t *ix = malloc(((size_t)m + 1) * 4), run = 0;
+    for (int i = 0; i < m; i++) {
+        if (run == 0 || rnd() % 16 == 0)
+            run = rnd() % (uint32_t)dict_n;
+        ix[i] = rnd() % 3 ? run : rnd() % (uint32_t)dict_n;
+    }
+    vals[0] = (uint8_t)bw;
+    assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, vsize, NULL), PA_OK);
+    (*vsize)++;
+    free(ix);
+}
+
+/* The page's bytes (levels, then values) and header fields. */
+static uint8_t *page_finish(kn_page *pg, int version, int32_t encoding, int n, int m, const uint8_t *lv, size_t lsize,
+                            const uint8_t *vals, size_t vsize, size_t *size)
+{
+    *size = lsize + vsize;
+    uint8_t *b = malloc(*size + 1);
+    memcpy(b, lv, lsize);
+    memcpy(b + lsize, vals, vsize);
+    pg->version = version;
+    pg->encoding = encoding;
+    pg->def_level_encoding = KN_ENC_RLE;
+    pg->num_values = n;
+    pg->num_nulls = n - m;
+    pg->def_levels_size = version == 2 ? (uint32_t)lsize : 0;
+    return b;
+}
+
+static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int null_pct)
+{
+    bool dict = enc == E_DICT;
+    hpage p;
+    memset(&p, 0, sizeof p);
+    p.k = *k;
+    p.maxd = maxd;
     size_t lcap = (size_t)n + 64, vcap = (size_t)n * 10 + 2048, lsize = 0, vsize = 0;
     uint8_t *lv = malloc(lcap), *vals = malloc(vcap);
-    if (maxd > 0)
-        assert_int_equal(kn_encode_def_levels(valid, 0, (size_t)n, version == 1, lv, lcap, &lsize, NULL), PA_OK);
+    int m = page_levels(version, maxd, n, null_pct, lv, lcap, &lsize);
     if (dict) {
         p.dict_n = 1 + rnd() % (rnd() % 2 ? 5 : 300);
         p.dict = malloc(p.dict_n * (size_t)k->ow + 1);
@@ -160,22 +209,7 @@ static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int
             uint64_t v = rnd64();
             memcpy(p.dict + d * (uint64_t)k->ow, &v, (size_t)k->ow);
         }
-        int bw = 0;
-        while (((uint64_t)1 << bw) < p.dict_n)
-            bw++;
-        if (rnd() % 4 == 0)
-            bw += (int)(rnd() % (uint32_t)(33 - bw));   /* wider than needed, up to 32 */
-        uint32_t *ix = malloc(((size_t)m + 1) * 4);
-        uint32_t run = 0;
-        for (int i = 0; i < m; i++) {   /* runs and noise, so both run kinds occur */
-            if (run == 0 || rnd() % 16 == 0)
-                run = rnd() % (uint32_t)p.dict_n;
-            ix[i] = rnd() % 3 ? run : rnd() % (uint32_t)p.dict_n;
-        }
-        vals[0] = (uint8_t)bw;
-        assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, &vsize, NULL), PA_OK);
-        vsize++;
-        free(ix);
+        dict_indices(p.dict_n, m, vals, vcap, &vsize);
     } else if (enc == E_DELTA) {
         /* Runs, noise and the extremes of the physical type (full-range deltas). */
         bool i32 = k->ptype == KN_PT_INT32;
@@ -230,21 +264,12 @@ static hpage make_page(int version, int enc, int maxd, const kind *k, int n, int
             vsize += (size_t)k->pw;
         }
     }
-    p.size = lsize + vsize;
-    p.bytes = malloc(p.size + 1);
-    memcpy(p.bytes, lv, lsize);
-    memcpy(p.bytes + lsize, vals, vsize);
-    p.pg.version = version;
-    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
-                    : enc == E_DELTA ? KN_ENC_DELTA_BINARY_PACKED
-                    : enc == E_BSS   ? KN_ENC_BYTE_STREAM_SPLIT
-                    : enc == E_RLE   ? KN_ENC_RLE
-                                     : KN_ENC_PLAIN;
-    p.pg.def_level_encoding = KN_ENC_RLE;
-    p.pg.num_values = n;
-    p.pg.num_nulls = n - m;
-    p.pg.def_levels_size = version == 2 ? (uint32_t)lsize : 0;
-    free(valid);
+    int32_t e = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
+                : enc == E_DELTA ? KN_ENC_DELTA_BINARY_PACKED
+                : enc == E_BSS   ? KN_ENC_BYTE_STREAM_SPLIT
+                : enc == E_RLE   ? KN_ENC_RLE
+                                 : KN_ENC_PLAIN;
+    p.bytes = page_finish(&p.pg, version, e, n, m, lv, lsize, vals, vsize, &p.size);
     free(lv);
     free(vals);
     return p;
@@ -613,17 +638,9 @@ static spage make_spage(int version, int enc, int maxd, int n, int null_pct)
     spage p;
     memset(&p, 0, sizeof p);
     p.maxd = maxd;
-    uint8_t *valid = calloc((size_t)n / 8 + 2, 1);
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (maxd == 0 || (int)(rnd() % 100) >= null_pct) {
-            valid[i >> 3] |= (uint8_t)(1u << (i & 7));
-            m++;
-        }
     size_t lcap = (size_t)n + 64, vcap = (size_t)n * 410 + 2048, lsize = 0, vsize = 0;
     uint8_t *lv = malloc(lcap), *vals = malloc(vcap);
-    if (maxd > 0)
-        assert_int_equal(kn_encode_def_levels(valid, 0, (size_t)n, version == 1, lv, lcap, &lsize, NULL), PA_OK);
+    int m = page_levels(version, maxd, n, null_pct, lv, lcap, &lsize);
     if (dict) {
         p.dict_n = 1 + rnd() % (rnd() % 2 ? 4 : 200);
         p.doff = malloc((p.dict_n + 1) * 4);
@@ -634,21 +651,7 @@ static spage make_spage(int version, int enc, int maxd, int n, int null_pct)
             str_fill(p.dbytes + p.doff[d], len);
             p.doff[d + 1] = p.doff[d] + (int32_t)len;
         }
-        int bw = 0;
-        while (((uint64_t)1 << bw) < p.dict_n)
-            bw++;
-        if (rnd() % 4 == 0)
-            bw += (int)(rnd() % (uint32_t)(33 - bw));
-        uint32_t *ix = malloc(((size_t)m + 1) * 4), run = 0;
-        for (int i = 0; i < m; i++) {
-            if (run == 0 || rnd() % 16 == 0)
-                run = rnd() % (uint32_t)p.dict_n;
-            ix[i] = rnd() % 3 ? run : rnd() % (uint32_t)p.dict_n;
-        }
-        vals[0] = (uint8_t)bw;
-        assert_int_equal(kn_rle_encode(ix, (size_t)m, bw, vals + 1, vcap - 1, &vsize, NULL), PA_OK);
-        vsize++;
-        free(ix);
+        dict_indices(p.dict_n, m, vals, vcap, &vsize);
     } else if (enc == S_DLBA) {   /* the project's encoder: lengths DELTA_BINARY_PACKED, then the bytes */
         int32_t *off = malloc(((size_t)m + 1) * 4);
         uint8_t *sb = malloc((size_t)m * 400 + 1);
@@ -674,19 +677,10 @@ static spage make_spage(int version, int enc, int maxd, int n, int null_pct)
             vsize += 4 + (size_t)len;
         }
     }
-    p.size = lsize + vsize;
-    p.bytes = malloc(p.size + 1);
-    memcpy(p.bytes, lv, lsize);
-    memcpy(p.bytes + lsize, vals, vsize);
-    p.pg.version = version;
-    p.pg.encoding = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
-                    : enc == S_DLBA ? KN_ENC_DELTA_LENGTH_BYTE_ARRAY
-                                    : KN_ENC_PLAIN;
-    p.pg.def_level_encoding = KN_ENC_RLE;
-    p.pg.num_values = n;
-    p.pg.num_nulls = n - m;
-    p.pg.def_levels_size = version == 2 ? (uint32_t)lsize : 0;
-    free(valid);
+    int32_t e = dict ? (rnd() % 2 ? KN_ENC_RLE_DICTIONARY : KN_ENC_PLAIN_DICTIONARY)
+                : enc == S_DLBA ? KN_ENC_DELTA_LENGTH_BYTE_ARRAY
+                                : KN_ENC_PLAIN;
+    p.bytes = page_finish(&p.pg, version, e, n, m, lv, lsize, vals, vsize, &p.size);
     free(lv);
     free(vals);
     return p;
