@@ -308,6 +308,45 @@ int ex_topn(ex_plan *p, ex_op *input, const ex_sort_key *keys, int n_keys, int64
  * rows passed. limit, offset >= 0. */
 int ex_limit(ex_plan *p, ex_op *input, int64_t limit, int64_t offset, ex_op **out, pa_err *err);
 
+/* Window functions (op_window.c): every input column, then one column per
+ * function, named names[i] (NULL: the function's name). The rows are
+ * sorted by the partition keys (ascending, NULLs last) and the order keys
+ * below the op (a SORT the builder adds), and come out in that order.
+ * Values: ROW_NUMBER, RANK, DENSE_RANK, NTILE (n buckets), COUNT_STAR and
+ * COUNT BIGINT; PERCENT_RANK, CUME_DIST and AVG DOUBLE; SUM as the
+ * group-by SUM (ex_agg_type); SHIFT (lag n > 0 / lead n < 0: the argument
+ * n rows before, NULL outside the partition), FIRST_VALUE, LAST_VALUE,
+ * NTH_VALUE (n >= 1), MIN and MAX the argument's type. FIRST_VALUE and the
+ * ones after it are over each row's frame; the aggregates ignore NULLs and
+ * SUM/AVG/MIN/MAX are NULL over a frame without values. RANGE with an
+ * offset needs exactly one order key, a number (DECIMAL up to 18 digits);
+ * its offsets are in the key's representation (unscaled DECIMAL). A window
+ * holds fewer than 2^31 rows. */
+typedef enum ex_window_kind {
+    EX_WIN_ROW_NUMBER, EX_WIN_RANK, EX_WIN_DENSE_RANK, EX_WIN_NTILE, EX_WIN_PERCENT_RANK, EX_WIN_CUME_DIST,
+    EX_WIN_SHIFT, EX_WIN_FIRST_VALUE, EX_WIN_LAST_VALUE, EX_WIN_NTH_VALUE, EX_WIN_COUNT_STAR, EX_WIN_COUNT,
+    EX_WIN_SUM, EX_WIN_AVG, EX_WIN_MIN, EX_WIN_MAX,
+} ex_window_kind;
+typedef enum ex_frame_bound {
+    EX_FB_UNBOUNDED_PRECEDING, EX_FB_PRECEDING, EX_FB_CURRENT_ROW, EX_FB_FOLLOWING, EX_FB_UNBOUNDED_FOLLOWING,
+} ex_frame_bound;
+typedef struct ex_window_frame {
+    bool rows;                /* ROWS; else RANGE */
+    ex_frame_bound start, end;
+    int64_t start_n, end_n;   /* offsets: ROWS rows, RANGE over an integer-like key */
+    double start_d, end_d;    /* RANGE over a DOUBLE key */
+} ex_window_frame;
+typedef struct ex_window_fn {
+    ex_window_kind kind;
+    int column;               /* the argument's input column; -1 none */
+    int64_t n;                /* NTILE, SHIFT, NTH_VALUE */
+    ex_window_frame frame;    /* FIRST_VALUE .. MAX */
+} ex_window_fn;
+/* The output type of fn over an input whose column types are in_types. */
+int ex_window_type(const ex_window_fn *fn, const pa_type *in_types, pa_type *out, pa_err *err);
+int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const ex_sort_key *order, int n_order,
+              const ex_window_fn *fns, int n_fns, const char *const *names, ex_op **out, pa_err *err);
+
 /* Hash join (op_join*.c). The build side is a pipeline breaker (its
  * chunks are gathered, then one hash table is built); the probe side
  * streams. Keys are column indexes, probe_keys[k] of probe matched with

@@ -60,7 +60,7 @@
 #define EX_OP_KIND_LIST(X)                                                    \
     X(SCAN) X(FILTER) X(PROJECT) X(HASH_JOIN) X(AGGREGATE) X(DISTINCT)        \
     X(SORT) X(TOPN) X(LIMIT) X(UNION_ALL) X(RECHUNK) X(VALUES) X(RESULT)   \
-    X(ROWS) X(SERIES)
+    X(ROWS) X(SERIES) X(WINDOW)
 
 typedef enum ex_op_kind {
 #define EX__K(name) EX_OP_##name,

@@ -1227,6 +1227,94 @@ int kn_concat_bytes(const kn_ctx *ctx, const pa_column *srcs, int n, int64_t *by
  * validity bits shifted into place. PA_EOVERFLOW past 2 GiB of strings. */
 int kn_concat(const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *dst, pa_err *err);
 
+/* ----------------------------------------------------------------------
+ * Window functions (kn_window.c; kn_gpu_window.cu on sim and cuda)
+ *
+ * Over rows sorted by (partition keys, order keys), in one buffer per
+ * column (at most INT32_MAX - 1 rows: positions are int32), the value of a
+ * window function at every row, computed in three steps:
+ * - kn_window_bounds: where each row's partition and peer group (rows equal
+ *   on every key) begin and end;
+ * - kn_window_frames: each row's frame [start, end) (empty when start >=
+ *   end) by the frame clause;
+ * - kn_window_tree (aggregates over frames): a segment tree over the
+ *   argument, so any frame is O(log rows);
+ * - kn_window_eval: the values of rows [first, first + n), into a chunk.
+ * Keys are equal as GROUP BY keys are (NULL = NULL, NaN = NaN, -0.0 = 0.0).
+ * ---------------------------------------------------------------------- */
+
+#define KN_WINDOW_MAX_KEYS 32
+
+/* The arrays of kn_window_bounds, rows int32 each, one after another. */
+enum {
+    KN_WB_PART_START, KN_WB_PART_END,   /* the row's partition [start, end) */
+    KN_WB_PEER_START, KN_WB_PEER_END,   /* its peer group [start, end) */
+    KN_WB_PEER_GROUP,                   /* the peer groups before its own, over all rows */
+    KN_WB__COUNT
+};
+
+/* Frame bounds; ROWS counts rows, RANGE compares the ORDER BY key. */
+typedef enum kn_frame_bound {
+    KN_FB_UNBOUNDED_PRECEDING, KN_FB_PRECEDING, KN_FB_CURRENT_ROW, KN_FB_FOLLOWING, KN_FB_UNBOUNDED_FOLLOWING,
+} kn_frame_bound;
+
+typedef struct kn_window_frame {
+    int32_t rows;            /* 1: ROWS, 0: RANGE */
+    int32_t start, end;      /* kn_frame_bound */
+    int32_t descending;      /* RANGE with an offset: the ORDER BY key's direction */
+    int64_t start_n, end_n;  /* offsets >= 0: ROWS rows; RANGE over an integer-like key (INTEGER,
+                                BIGINT, DECIMAL up to 18 digits: unscaled) in its representation */
+    double start_d, end_d;   /* RANGE over a DOUBLE key */
+} kn_window_frame;
+
+typedef enum kn_window_kind {
+    KN_WIN_ROW_NUMBER, KN_WIN_RANK, KN_WIN_DENSE_RANK, KN_WIN_NTILE,   /* BIGINT */
+    KN_WIN_PERCENT_RANK, KN_WIN_CUME_DIST,                             /* DOUBLE */
+    KN_WIN_SHIFT,          /* lag (n > 0) / lead (n < 0): the row n before, inside the partition */
+    KN_WIN_FIRST_VALUE, KN_WIN_LAST_VALUE, KN_WIN_NTH_VALUE,           /* of the frame */
+    KN_WIN_COUNT_STAR, KN_WIN_COUNT,                                   /* BIGINT, of the frame */
+    KN_WIN_SUM, KN_WIN_AVG, KN_WIN_MIN, KN_WIN_MAX,                    /* of the frame's non-NULL values */
+} kn_window_kind;
+
+typedef struct kn_window_fn {
+    int32_t kind;            /* kn_window_kind */
+    int64_t n;               /* NTILE buckets (>= 1), SHIFT offset, NTH_VALUE n (>= 1) */
+} kn_window_fn;
+
+/* The functions whose value is a row of the argument: kn_window_eval gives
+ * the row's position (-1: NULL), and the caller takes (kn_take) it. */
+bool kn_window_takes(int kind);
+/* The functions that read the frames (and need kn_window_frames). */
+bool kn_window_framed(int kind);
+/* Result type of a function that does not take (ex_agg_type's rules for
+ * the aggregates); PA_EINVAL for a SUM/AVG of a non-number. */
+int kn_window_type(int kind, pa_type arg, pa_type *out, pa_err *err);
+
+size_t kn_window_bounds_scratch(int64_t rows);
+/* keys[0 .. n_part): partition keys; keys[n_part .. n_keys): order keys. */
+int kn_window_bounds(const kn_ctx *ctx, const pa_column *keys, int n_part, int n_keys, int64_t rows, int32_t *bounds,
+                     void *scratch, size_t scratch_bytes, pa_err *err);
+/* frames: 2 arrays of rows int32 (starts, then ends). order_key: the one
+ * ORDER BY key (INTEGER, BIGINT, DECIMAL up to 18 digits, DOUBLE), read
+ * only by RANGE with an offset (NULL otherwise); its NULLs are together at
+ * one end of each partition and a NULL row's offset bounds are its peers. */
+int kn_window_frames(const kn_ctx *ctx, const kn_window_frame *f, const int32_t *bounds, int64_t rows,
+                     const pa_column *order_key, int32_t *frames, pa_err *err);
+/* Bytes of the segment tree of an aggregate (COUNT, SUM, AVG, MIN, MAX)
+ * over rows values; 0 for the other functions. */
+size_t kn_window_tree_bytes(int kind, int64_t rows);
+int kn_window_tree(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, int64_t rows, void *tree,
+                   size_t tree_bytes, pa_err *err);
+/* Rows [first, first + n) of the function: into out (rows 0 .. n, of
+ * kn_window_type's type; validity required for SUM and AVG, which are NULL
+ * over frames without values) or, for kn_window_takes functions, into idx.
+ * frames: NULL unless kn_window_framed; tree: NULL unless an aggregate
+ * other than COUNT_STAR; arg: the argument column (NULL for those without).
+ * PA_EOVERFLOW: a SUM that leaves its type. */
+int kn_window_eval(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,
+                   const int32_t *frames, const void *tree, int64_t rows, int64_t first, int64_t n, pa_column *out,
+                   int32_t *idx, pa_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -182,7 +182,21 @@ extern "C" {
       (ctx, t, key, first, count, out, err))                                                                    \
     X(agg_emit, (const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, int64_t first,                  \
                  int64_t count, pa_column *out, pa_err *err),                                                   \
-      (ctx, t, f, first, count, out, err))
+      (ctx, t, f, first, count, out, err))                                                                    \
+    /* window functions */                                                                                      \
+    X(window_bounds, (const kn_ctx *ctx, const pa_column *keys, int n_part, int n_keys, int64_t rows,           \
+                      int32_t *bounds, void *scratch, size_t scratch_bytes, pa_err *err),                       \
+      (ctx, keys, n_part, n_keys, rows, bounds, scratch, scratch_bytes, err))                                   \
+    X(window_frames, (const kn_ctx *ctx, const kn_window_frame *f, const int32_t *bounds, int64_t rows,         \
+                      const pa_column *order_key, int32_t *frames, pa_err *err),                                \
+      (ctx, f, bounds, rows, order_key, frames, err))                                                           \
+    X(window_tree, (const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, int64_t rows, void *tree,  \
+                    size_t tree_bytes, pa_err *err),                                                            \
+      (ctx, fn, arg, rows, tree, tree_bytes, err))                                                              \
+    X(window_eval, (const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,     \
+                    const int32_t *frames, const void *tree, int64_t rows, int64_t first, int64_t n,            \
+                    pa_column *out, int32_t *idx, pa_err *err),                                                 \
+      (ctx, fn, arg, bounds, frames, tree, rows, first, n, out, idx, err))
 
 /* Kernels without a GPU implementation: the loops run on the cpu device and
  * as enqueued host functions (kn__sim_<name>) on sim; on cuda they are

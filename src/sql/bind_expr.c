@@ -631,10 +631,6 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
         return NULL;
     }
-    if (f->over) {
-        sq_fail(c, loc, PA_EUNSUPPORTED, "window functions (%s(...) OVER ...) are not supported", fn);
-        return NULL;
-    }
     if (f->n_agg_order) {
         sq_fail(c, loc, PA_EUNSUPPORTED, "ORDER BY inside %s(...) is not supported", fn);
         return NULL;
@@ -752,6 +748,400 @@ static sq_expr *bind_grouping(sq_ctx *c, PgQuery__GroupingFunc *f, sq_scope *sc,
     return e->tx ? e : NULL;
 }
 
+/* ------------------------------------------------------ window functions */
+
+/* PostgreSQL's frame option bits (nodes/parsenodes.h). */
+enum {
+    FO_NONDEFAULT = 0x1, FO_RANGE = 0x2, FO_ROWS = 0x4, FO_GROUPS = 0x8, FO_BETWEEN = 0x10,
+    FO_START_UNBOUNDED_PRECEDING = 0x20, FO_END_UNBOUNDED_PRECEDING = 0x40,
+    FO_START_UNBOUNDED_FOLLOWING = 0x80, FO_END_UNBOUNDED_FOLLOWING = 0x100,
+    FO_START_CURRENT_ROW = 0x200, FO_END_CURRENT_ROW = 0x400,
+    FO_START_OFFSET_PRECEDING = 0x800, FO_END_OFFSET_PRECEDING = 0x1000,
+    FO_START_OFFSET_FOLLOWING = 0x2000, FO_END_OFFSET_FOLLOWING = 0x4000,
+    FO_EXCLUDE = 0x8000 | 0x10000 | 0x20000,
+};
+
+/* The value of a constant expression as text; false (and an error) when
+ * it is not a constant or is NULL. */
+static bool win_const(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, char *buf, size_t cap, pa_type *t)
+{
+    sq_aggctx none = {false, false, what, false, false};
+    sq_expr *e = sq_bind_expr(c, n, sc, &none);
+    if (!e)
+        return false;
+    if (e->kind == SQ_E_CAST && e->args[0]->kind == SQ_E_CONST)
+        e = e->args[0];
+    if (e->kind != SQ_E_CONST || ex_expr_const_text(e->tx, buf, cap) != PA_OK) {
+        sq_fail(c, e->loc, PA_EUNSUPPORTED, "%s must be a constant (not NULL)", what);
+        return false;
+    }
+    *t = e->type;
+    return true;
+}
+
+static bool win_int(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, int64_t *v)
+{
+    char b[128];
+    pa_type t;
+    if (!win_const(c, n, sc, what, b, sizeof b, &t))
+        return false;
+    char *end;
+    errno = 0;
+    long long x = strtoll(b, &end, 10);
+    if (*end || errno || (t.id != PA_TYPE_INTEGER && t.id != PA_TYPE_BIGINT)) {
+        sq_fail(c, loc_of(n), PA_EINVAL, "%s must be an integer, not %s", what, b);
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+/* A RANGE offset in the representation of the ORDER BY key's type. */
+static bool win_range_offset(sq_ctx *c, pgn *n, sq_scope *sc, pa_type key, int64_t *vi, double *vd)
+{
+    char b[128];
+    pa_type t;
+    if (!win_const(c, n, sc, "a RANGE offset", b, sizeof b, &t))
+        return false;
+    char *end;
+    errno = 0;
+    long double x = strtold(b, &end);
+    if (*end || errno || !(x >= 0)) {
+        sq_fail(c, loc_of(n), PA_EINVAL, "invalid preceding or following size in window function: %s", b);
+        return false;
+    }
+    if (key.id == PA_TYPE_DOUBLE) {
+        *vd = (double)x;
+        return true;
+    }
+    long double scale = 1;
+    for (int k = 0; key.id == PA_TYPE_DECIMAL && k < key.scale; k++)
+        scale *= 10;
+    long double u = x * scale;
+    if (u != (long double)(int64_t)u || u > 9e18L) {
+        sq_fail(c, loc_of(n), PA_EINVAL, "RANGE offset %s does not fit the ORDER BY column's type %s", b,
+                pa_type_name(key.id));
+        return false;
+    }
+    *vi = (int64_t)u;
+    return true;
+}
+
+/* The named window `name` of the block's WINDOW clause, or NULL. */
+static PgQuery__WindowDef *named_window(sq_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_windows; i++) {
+        PgQuery__WindowDef *w = c->windows[i]->window_def;
+        if (w && w->name && !strcmp(w->name, name))
+            return w;
+    }
+    return NULL;
+}
+
+static sq_expr *bind_window(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    if (ag && ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot contain window function calls");
+        return NULL;
+    }
+    if (ag && ag->in_window) {
+        sq_fail(c, loc, PA_EINVAL, "window function calls cannot be nested");
+        return NULL;
+    }
+    if (!ag || !ag->window) {
+        sq_fail(c, loc, PA_EINVAL, "window functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return NULL;
+    }
+    if (f->agg_distinct) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "DISTINCT is not implemented for window functions");
+        return NULL;
+    }
+    if (f->n_agg_order) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "ORDER BY inside %s(...) OVER is not supported", fn);
+        return NULL;
+    }
+    /* The window: its own clauses, or a named one (OVER w), or a named one
+     * extended with ORDER BY and a frame (OVER (w ORDER BY ...)). */
+    PgQuery__WindowDef *w = f->over, *base = NULL;
+    if (w->name && *w->name) {
+        if (!(base = named_window(c, w->name))) {
+            sq_fail(c, w->location >= 0 ? w->location : loc, PA_EINVAL, "window \"%s\" does not exist", w->name);
+            return NULL;
+        }
+        w = base;
+        base = NULL;
+    } else if (w->refname && *w->refname) {
+        if (!(base = named_window(c, w->refname))) {
+            sq_fail(c, w->location >= 0 ? w->location : loc, PA_EINVAL, "window \"%s\" does not exist", w->refname);
+            return NULL;
+        }
+        if (w->n_partition_clause) {
+            sq_fail(c, w->location, PA_EINVAL, "cannot override PARTITION BY clause of window \"%s\"", w->refname);
+            return NULL;
+        }
+        if (w->n_order_clause && base->n_order_clause) {
+            sq_fail(c, w->location, PA_EINVAL, "cannot override ORDER BY clause of window \"%s\"", w->refname);
+            return NULL;
+        }
+        if (base->frame_options & FO_NONDEFAULT) {
+            sq_fail(c, w->location, PA_EINVAL, "cannot copy window \"%s\" because it has a frame clause", w->refname);
+            return NULL;
+        }
+    }
+    size_t n_part = base ? base->n_partition_clause : w->n_partition_clause;
+    pgn **part = base ? base->partition_clause : w->partition_clause;
+    size_t n_order = base && base->n_order_clause ? base->n_order_clause : w->n_order_clause;
+    pgn **order = base && base->n_order_clause ? base->order_clause : w->order_clause;
+    int fo = w->frame_options;
+
+    static const struct {
+        const char *name;
+        int kind, min_args, max_args;
+    } fns[] = {
+        {"row_number", EX_WIN_ROW_NUMBER, 0, 0},     {"rank", EX_WIN_RANK, 0, 0},
+        {"dense_rank", EX_WIN_DENSE_RANK, 0, 0},     {"percent_rank", EX_WIN_PERCENT_RANK, 0, 0},
+        {"cume_dist", EX_WIN_CUME_DIST, 0, 0},       {"ntile", EX_WIN_NTILE, 1, 1},
+        {"lag", EX_WIN_SHIFT, 1, 3},                 {"lead", EX_WIN_SHIFT, 1, 3},
+        {"first_value", EX_WIN_FIRST_VALUE, 1, 1},   {"last_value", EX_WIN_LAST_VALUE, 1, 1},
+        {"nth_value", EX_WIN_NTH_VALUE, 2, 2},       {"count", EX_WIN_COUNT, 1, 1},
+        {"sum", EX_WIN_SUM, 1, 1},                   {"avg", EX_WIN_AVG, 1, 1},
+        {"min", EX_WIN_MIN, 1, 1},                   {"max", EX_WIN_MAX, 1, 1},
+        {"bool_and", EX_WIN_MIN, 1, 1},              {"every", EX_WIN_MIN, 1, 1},
+        {"bool_or", EX_WIN_MAX, 1, 1},
+    };
+    int kind = -1, min_args = 0, max_args = 0;
+    for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)
+        if (!strcmp(fn, fns[k].name)) {
+            kind = fns[k].kind;
+            min_args = fns[k].min_args;
+            max_args = fns[k].max_args;
+        }
+    if (kind < 0) {
+        sq_fail(c, loc, PA_EUNSUPPORTED,
+                sq_is_aggregate_name(fn) ? "%s as a window function is not supported"
+                                         : "%s is not a window function (or not supported as one)", fn);
+        return NULL;
+    }
+    if (f->agg_star) {
+        if (kind != EX_WIN_COUNT) {
+            sq_fail(c, loc, PA_EINVAL, "%s(*) is not a function; only count(*)", fn);
+            return NULL;
+        }
+        kind = EX_WIN_COUNT_STAR;
+        min_args = max_args = 0;
+    }
+    if ((int)f->n_args < min_args || (int)f->n_args > max_args) {
+        sq_fail(c, loc, PA_EINVAL, "%s takes %d%s argument%s", fn, min_args,
+                max_args > min_args ? (max_args - min_args > 1 ? " to 3" : " or 2") : "", max_args == 1 ? "" : "s");
+        return NULL;
+    }
+    if (f->agg_filter && kind < EX_WIN_COUNT_STAR) {
+        sq_fail(c, loc, PA_EINVAL, "FILTER is not implemented for non-aggregate window functions");
+        return NULL;
+    }
+    if (fo & FO_GROUPS) {
+        sq_fail(c, w->location, PA_EUNSUPPORTED, "GROUPS frames are not supported (ROWS and RANGE are)");
+        return NULL;
+    }
+    if (fo & FO_EXCLUDE) {
+        sq_fail(c, w->location, PA_EUNSUPPORTED, "EXCLUDE in a frame is not supported");
+        return NULL;
+    }
+
+    sq_win *win = sq_alloc(&c->A, sizeof *win);
+    int n_all = (int)(f->n_args + n_part + n_order) + 2;
+    sq_expr **args = sq_alloc(&c->A, (size_t)n_all * sizeof *args);
+    ex_sort_key *okeys = sq_alloc(&c->A, (n_order + 1) * sizeof *okeys);
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    if (!win || !args || !okeys || !e) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    memset(win, 0, sizeof *win);
+    win->fn.kind = (ex_window_kind)kind;
+    win->fn.column = -1;
+    win->fn.n = 1;
+    win->order = okeys;
+    int na = 0;
+    bool saved = ag->in_window;
+    ag->in_window = true;
+    sq_expr *arg = NULL, *dflt = NULL;
+    if (kind != EX_WIN_ROW_NUMBER && kind != EX_WIN_RANK && kind != EX_WIN_DENSE_RANK && kind != EX_WIN_NTILE &&
+        kind != EX_WIN_PERCENT_RANK && kind != EX_WIN_CUME_DIST && kind != EX_WIN_COUNT_STAR) {
+        if (!(arg = sq_bind_expr(c, f->args[0], sc, ag)))
+            goto fail;
+    }
+    if ((!strcmp(fn, "bool_and") || !strcmp(fn, "bool_or") || !strcmp(fn, "every")) &&
+        arg->type.id != PA_TYPE_BOOLEAN) {
+        sq_fail(c, loc, PA_EINVAL, "%s needs a boolean, not %s", fn, pa_type_name(arg->type.id));
+        goto fail;
+    }
+    if (f->agg_filter) {
+        sq_aggctx fa = *ag;
+        sq_expr *filt = sq_bind_expr(c, f->agg_filter, sc, &fa);
+        if (!filt)
+            goto fail;
+        if (filt->type.id != PA_TYPE_BOOLEAN) {
+            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
+            goto fail;
+        }
+        if (kind == EX_WIN_COUNT_STAR) {
+            kind = EX_WIN_COUNT;
+            win->fn.kind = EX_WIN_COUNT;
+            arg = sq_const(c, ex_expr_int(c->plan, 1, c->err), loc);
+        }
+        sq_expr *wv[2] = {filt, arg};
+        if (!(arg = sq_make(c, SQ_E_CASE, 0, wv, 2, loc)))
+            goto fail;
+    }
+    if (kind == EX_WIN_NTILE && !win_int(c, f->args[0], sc, "the argument of ntile", &win->fn.n))
+        goto fail;
+    if (kind == EX_WIN_NTH_VALUE && !win_int(c, f->args[1], sc, "the argument of nth_value", &win->fn.n))
+        goto fail;
+    if ((kind == EX_WIN_NTILE || kind == EX_WIN_NTH_VALUE) && win->fn.n < 1) {
+        sq_fail(c, loc, PA_EINVAL, "argument of %s must be greater than zero", fn);
+        goto fail;
+    }
+    if (kind == EX_WIN_SHIFT) {
+        int64_t off = 1;
+        if (f->n_args > 1 && !win_int(c, f->args[1], sc, "the offset of lag and lead", &off))
+            goto fail;
+        if (off < -(int64_t)INT32_MAX || off > INT32_MAX)
+            off = off < 0 ? -(int64_t)INT32_MAX : INT32_MAX;
+        win->fn.n = !strcmp(fn, "lag") ? off : -off;
+        if (f->n_args > 2) {
+            if (!(dflt = sq_bind_expr(c, f->args[2], sc, ag)))
+                goto fail;
+            pa_type t;
+            if (!sq_common_type(c, arg->type, dflt->type, &t)) {
+                sq_fail(c, loc_of(f->args[2]), PA_EINVAL, "the default of %s (%s) does not match its argument (%s)",
+                        fn, pa_type_name(dflt->type.id), pa_type_name(arg->type.id));
+                goto fail;
+            }
+        }
+    }
+    if (arg) {
+        args[na++] = arg;
+        win->n_arg = 1;
+    }
+    if (dflt) {
+        args[na++] = dflt;
+        win->n_dflt = 1;
+    }
+    for (size_t i = 0; i < n_part; i++)
+        if (!(args[na++] = sq_bind_expr(c, part[i], sc, ag)))
+            goto fail;
+    win->n_part = (int)n_part;
+    for (size_t i = 0; i < n_order; i++) {
+        PgQuery__SortBy *sb = order[i]->sort_by;
+        if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
+            sq_fail(c, sb->location, PA_EUNSUPPORTED, "ORDER BY ... USING is not supported");
+            goto fail;
+        }
+        bool desc = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+        okeys[i].descending = desc;
+        okeys[i].nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
+                               : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
+                                                                                                 : desc;
+        okeys[i].column = -1;
+        if (!(args[na++] = sq_bind_expr(c, sb->node, sc, ag)))
+            goto fail;
+    }
+    win->n_order = (int)n_order;
+    ag->in_window = saved;
+
+    /* The frame (PostgreSQL's default: RANGE UNBOUNDED PRECEDING to CURRENT
+     * ROW, which without ORDER BY is the whole partition). */
+    ex_window_frame *fr = &win->fn.frame;
+    fr->rows = (fo & FO_ROWS) != 0;
+    fr->start = fo & FO_START_UNBOUNDED_PRECEDING ? EX_FB_UNBOUNDED_PRECEDING
+                : fo & FO_START_OFFSET_PRECEDING   ? EX_FB_PRECEDING
+                : fo & FO_START_OFFSET_FOLLOWING   ? EX_FB_FOLLOWING
+                : fo & FO_START_UNBOUNDED_FOLLOWING ? EX_FB_UNBOUNDED_FOLLOWING
+                                                    : EX_FB_CURRENT_ROW;
+    fr->end = fo & FO_END_UNBOUNDED_FOLLOWING ? EX_FB_UNBOUNDED_FOLLOWING
+              : fo & FO_END_OFFSET_PRECEDING   ? EX_FB_PRECEDING
+              : fo & FO_END_OFFSET_FOLLOWING   ? EX_FB_FOLLOWING
+              : fo & FO_END_UNBOUNDED_PRECEDING ? EX_FB_UNBOUNDED_PRECEDING
+                                                : EX_FB_CURRENT_ROW;
+    if (!(fo & FO_NONDEFAULT)) {
+        fr->rows = false;
+        fr->start = EX_FB_UNBOUNDED_PRECEDING;
+        fr->end = EX_FB_CURRENT_ROW;
+    }
+    if (fr->start == EX_FB_UNBOUNDED_FOLLOWING) {
+        sq_fail(c, w->location, PA_EINVAL, "frame start cannot be UNBOUNDED FOLLOWING");
+        return NULL;
+    }
+    if (fr->end == EX_FB_UNBOUNDED_PRECEDING) {
+        sq_fail(c, w->location, PA_EINVAL, "frame end cannot be UNBOUNDED PRECEDING");
+        return NULL;
+    }
+    if ((fr->start == EX_FB_FOLLOWING && (fr->end == EX_FB_PRECEDING || fr->end == EX_FB_CURRENT_ROW)) ||
+        (fr->start == EX_FB_CURRENT_ROW && fr->end == EX_FB_PRECEDING)) {
+        sq_fail(c, w->location, PA_EINVAL, "frame starting from %s cannot have %s rows",
+                fr->start == EX_FB_CURRENT_ROW ? "current row" : "following rows",
+                fr->start == EX_FB_CURRENT_ROW ? "preceding" : "preceding or current");
+        return NULL;
+    }
+    bool start_off = fr->start == EX_FB_PRECEDING || fr->start == EX_FB_FOLLOWING;
+    bool end_off = fr->end == EX_FB_PRECEDING || fr->end == EX_FB_FOLLOWING;
+    if ((start_off || end_off) && !fr->rows) {
+        if (n_order != 1) {
+            sq_fail(c, w->location, PA_EINVAL, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
+            return NULL;
+        }
+        pa_type kt = args[na - 1]->type;
+        if (kt.id != PA_TYPE_INTEGER && kt.id != PA_TYPE_BIGINT && kt.id != PA_TYPE_DOUBLE &&
+            kt.id != PA_TYPE_DECIMAL) {
+            sq_fail(c, w->location, PA_EUNSUPPORTED,
+                    "RANGE with offset PRECEDING/FOLLOWING over an ORDER BY column of type %s is not supported (numbers are)",
+                    pa_type_name(kt.id));
+            return NULL;
+        }
+        if ((start_off && !win_range_offset(c, w->start_offset, sc, kt, &fr->start_n, &fr->start_d)) ||
+            (end_off && !win_range_offset(c, w->end_offset, sc, kt, &fr->end_n, &fr->end_d)))
+            return NULL;
+    } else {
+        if ((start_off && !win_int(c, w->start_offset, sc, "a ROWS offset", &fr->start_n)) ||
+            (end_off && !win_int(c, w->end_offset, sc, "a ROWS offset", &fr->end_n)))
+            return NULL;
+        if (fr->start_n < 0 || fr->end_n < 0) {
+            sq_fail(c, w->location, PA_EINVAL, "frame starting or ending offset must not be negative");
+            return NULL;
+        }
+    }
+
+    pa_type t;
+    pa_type at = arg ? arg->type : (pa_type){PA_TYPE_BIGINT, 0, 0};
+    ex_window_fn probe = win->fn;
+    probe.column = arg ? 0 : -1;
+    if (ex_window_type(&probe, &at, &t, c->err) != PA_OK) {
+        c->err_loc = loc;
+        return NULL;
+    }
+    if (dflt)
+        sq_common_type(c, arg->type, dflt->type, &t);
+    memset(e, 0, sizeof *e);
+    e->kind = SQ_E_WINDOW;
+    e->loc = loc;
+    e->col = -1;
+    e->type = t;
+    e->n_args = na;
+    e->args = args;
+    e->win = win;
+    e->depth = 1;
+    for (int i = 0; i < na; i++)
+        if (args[i]->depth + 1 > e->depth)
+            e->depth = args[i]->depth + 1;
+    e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
+    return e->tx ? e : NULL;
+fail:
+    ag->in_window = saved;
+    return NULL;
+}
+
 static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggctx *ag)
 {
     int loc = f->location;
@@ -760,10 +1150,8 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     snprintf(lname, sizeof lname, "%s", fn ? fn : "");
     for (char *p = lname; *p; p++)
         *p = (char)tolower((unsigned char)*p);
-    if (f->over) {
-        sq_fail(c, loc, PA_EUNSUPPORTED, "window functions (%s(...) OVER ...) are not supported", lname);
-        return NULL;
-    }
+    if (f->over)
+        return bind_window(c, f, lname, sc, ag);
     if (sq_is_aggregate_name(lname))
         return bind_agg(c, f, lname, sc, ag);
     if (f->agg_star || f->agg_distinct) {

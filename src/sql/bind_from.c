@@ -431,7 +431,7 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
         if ((rc = bind_using(c, unames, n_using, sc, lstart, rstart, rend, lb, lcol, rcol, &on, &n_on, &cap_on)))
             return rc;
     } else if (j->quals) {
-        sq_aggctx ag = {false, false, "JOIN conditions"};
+        sq_aggctx ag = {false, false, "JOIN conditions", false, false};
         sq_expr *q = sq_bind_expr(c, j->quals, sc, &ag);
         if (!q)
             return c->err->code;

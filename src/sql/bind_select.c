@@ -52,6 +52,90 @@ static void render_list(pgn **v, size_t n, char *buf, size_t cap)
     }
 }
 
+static void cat(char *buf, size_t cap, const char *s)
+{
+    size_t used = strlen(buf);
+    if (used + 1 < cap)
+        strncat(buf, s, cap - used - 1);
+}
+
+static void render_bound(PgQuery__WindowDef *w, bool start, char *buf, size_t cap)
+{
+    int fo = w->frame_options;
+    char off[128];
+    render(start ? w->start_offset : w->end_offset, off, sizeof off);
+    if (fo & (start ? 0x20 : 0x40))
+        cat(buf, cap, "UNBOUNDED PRECEDING");
+    else if (fo & (start ? 0x80 : 0x100))
+        cat(buf, cap, "UNBOUNDED FOLLOWING");
+    else if (fo & (start ? 0x800 : 0x1000)) {
+        cat(buf, cap, off);
+        cat(buf, cap, " PRECEDING");
+    } else if (fo & (start ? 0x2000 : 0x4000)) {
+        cat(buf, cap, off);
+        cat(buf, cap, " FOLLOWING");
+    } else
+        cat(buf, cap, "CURRENT ROW");
+}
+
+/* DuckDB's name for a window function call: the call, then OVER with its
+ * partition, order and (when given) frame. */
+static void render_window(PgQuery__FuncCall *f, const char *fn, char *buf, size_t cap)
+{
+    PgQuery__WindowDef *w = f->over;
+    if (f->agg_star)
+        snprintf(buf, cap, "count()");
+    else {
+        snprintf(buf, cap, "%s(", fn);
+        render_list(f->args, f->n_args, buf, cap);
+        cat(buf, cap, ")");
+    }
+    if (w->name && *w->name) {   /* OVER w: DuckDB spells the window out; its name will do */
+        cat(buf, cap, " OVER ");
+        cat(buf, cap, w->name);
+        return;
+    }
+    cat(buf, cap, " OVER (");
+    bool sp = false;
+    if (w->refname && *w->refname) {
+        cat(buf, cap, w->refname);
+        sp = true;
+    }
+    if (w->n_partition_clause) {
+        cat(buf, cap, sp ? " PARTITION BY " : "PARTITION BY ");
+        render_list(w->partition_clause, w->n_partition_clause, buf, cap);
+        sp = true;
+    }
+    if (w->n_order_clause) {
+        cat(buf, cap, sp ? " ORDER BY " : "ORDER BY ");
+        for (size_t i = 0; i < w->n_order_clause; i++) {
+            PgQuery__SortBy *sb = w->order_clause[i]->sort_by;
+            char k[256];
+            render(sb->node, k, sizeof k);
+            if (i)
+                cat(buf, cap, ", ");
+            cat(buf, cap, k);
+            if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC)
+                cat(buf, cap, " DESC");
+            if (sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST)
+                cat(buf, cap, " NULLS FIRST");
+            else if (sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST)
+                cat(buf, cap, " NULLS LAST");
+        }
+        sp = true;
+    }
+    int fo = w->frame_options;
+    if (fo & 0x1) {
+        bool whole = (fo & 0x20) && (fo & 0x100);
+        cat(buf, cap, sp ? " " : "");
+        cat(buf, cap, (fo & 0x4) || whole ? "ROWS BETWEEN " : "RANGE BETWEEN ");
+        render_bound(w, true, buf, cap);
+        cat(buf, cap, " AND ");
+        render_bound(w, false, buf, cap);
+    }
+    cat(buf, cap, ")");
+}
+
 /* DuckDB's name for an unaliased expression (the common cases). */
 static void render(pgn *n, char *buf, size_t cap)
 {
@@ -96,6 +180,10 @@ static void render(pgn *n, char *buf, size_t cap)
     case PG_QUERY__NODE__NODE_FUNC_CALL: {
         PgQuery__FuncCall *f = n->func_call;
         const char *fn = f->n_funcname ? sq_node_name(f->funcname[f->n_funcname - 1]) : "?";
+        if (f->over) {
+            render_window(f, fn, buf, cap);
+            return;
+        }
         if (f->agg_star) {
             snprintf(buf, cap, "count_star()");
             return;
@@ -204,6 +292,220 @@ static int collect_aggs(sq_ctx *c, sq_expr *e, aggstate *st)
     }
     if (e->kind == SQ_E_SUBQ && e->subq->test)
         return collect_aggs(c, e->subq->test, st);
+    return PA_OK;
+}
+
+static sq_node *project(sq_ctx *c, sq_node *in, sq_expr **exprs, int n, const char **names);
+
+/* ------------------------------------------------------ window functions */
+
+typedef struct winplan {
+    sq_vec calls;             /* the SQ_E_WINDOW nodes */
+    sq_expr **repl;           /* what each becomes: a column (or a CASE for lag/lead's default) */
+    sq_vec pre;               /* the pre-projection: the input's columns, then computed operands */
+} winplan;
+
+static int collect_windows(sq_ctx *c, sq_expr *e, winplan *wp)
+{
+    if (!e)
+        return PA_OK;
+    if (e->kind == SQ_E_WINDOW) {
+        for (int i = 0; i < wp->calls.n; i++)
+            if (wp->calls.v[i] == e)
+                return PA_OK;
+        return push(c, &wp->calls, e);
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        int rc = collect_windows(c, e->args[i], wp);
+        if (rc)
+            return rc;
+    }
+    return PA_OK;
+}
+
+/* The column id of operand e in the pre-projection (added when new). */
+static int pre_col(sq_ctx *c, winplan *wp, sq_expr *e, int *col)
+{
+    for (int i = 0; i < wp->pre.n; i++)
+        if (sq_expr_equal(wp->pre.v[i], e)) {
+            *col = i;
+            return PA_OK;
+        }
+    *col = wp->pre.n;
+    return push(c, &wp->pre, e);
+}
+
+static sq_expr *replace_windows(sq_ctx *c, sq_expr *e, const winplan *wp)
+{
+    if (!e || !sq_expr_has(e, SQ_E_WINDOW))
+        return e;
+    if (e->kind == SQ_E_WINDOW) {
+        for (int i = 0; i < wp->calls.n; i++)
+            if (wp->calls.v[i] == e)
+                return wp->repl[i];
+        sq_fail(c, e->loc, PA_EINTERNAL, "window function not planned");
+        return NULL;
+    }
+    sq_expr **a = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *a);
+    if (!a) {
+        sq_fail(c, e->loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < e->n_args; i++)
+        if (!(a[i] = replace_windows(c, e->args[i], wp)))
+            return NULL;
+    return sq_rebuild(c, e, a);
+}
+
+/* Same PARTITION BY and ORDER BY (as pre-projection columns). */
+static bool same_window(const sq_node *n, const int *part, int n_part, const ex_sort_key *keys, int n_keys)
+{
+    if (n->n_wpart != n_part || n->n_keys != n_keys)
+        return false;
+    for (int i = 0; i < n_part; i++)
+        if (n->wpart[i] != part[i])
+            return false;
+    for (int i = 0; i < n_keys; i++)
+        if (n->keys[i].column != keys[i].column || n->keys[i].descending != keys[i].descending ||
+            n->keys[i].nulls_first != keys[i].nulls_first)
+            return false;
+    return true;
+}
+
+/* The window functions of exprs, computed by WINDOW nodes over *node (one
+ * per distinct PARTITION BY / ORDER BY), after a projection of their
+ * operands; exprs then read the results. */
+static int plan_windows(sq_ctx *c, sq_node **node, sq_expr **exprs, int n)
+{
+    winplan wp = {0};
+    int rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = collect_windows(c, exprs[i], &wp)))
+            return rc;
+    sq_node *in = *node;
+    for (int i = 0; i < in->n_out; i++)
+        if ((rc = push(c, &wp.pre, sq_col_ref(c, in->out[i], -1))))
+            return rc;
+    int nw = wp.calls.n;
+    int **ops = sq_alloc(&c->A, (size_t)nw * sizeof *ops);   /* per call: pre-projection positions of its operands */
+    int *helper = sq_alloc(&c->A, (size_t)nw * sizeof *helper);
+    wp.repl = sq_alloc(&c->A, (size_t)nw * sizeof *wp.repl);
+    if (!ops || !helper || !wp.repl)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    int one = -1;   /* a non-NULL constant: lag/lead's default is taken where its shift is NULL */
+    for (int w = 0; w < nw; w++) {
+        sq_expr *e = wp.calls.v[w];
+        if (!(ops[w] = sq_alloc(&c->A, (size_t)(e->n_args + 1) * sizeof(int))))
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int a = 0; a < e->n_args; a++)
+            if (a < e->win->n_arg || a >= e->win->n_arg + e->win->n_dflt)
+                if ((rc = pre_col(c, &wp, e->args[a], &ops[w][a])))
+                    return rc;
+        helper[w] = -1;
+        if (e->win->n_dflt) {
+            if (one < 0 && (rc = pre_col(c, &wp, sq_const(c, ex_expr_int(c->plan, 1, c->err), -1), &one)))
+                return rc;
+            helper[w] = one;
+        }
+    }
+    sq_node *pre = project(c, in, wp.pre.v, wp.pre.n, NULL);
+    if (!pre)
+        return c->err->code;
+    pre->est = in->est;
+    sq_node *cur = pre;
+    /* WINDOW nodes, one per distinct window, each adding its calls. */
+    bool *done = sq_alloc(&c->A, (size_t)nw * sizeof *done);
+    if (!done)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    memset(done, 0, (size_t)nw * sizeof *done);
+    for (int w = 0; w < nw; w++) {
+        if (done[w])
+            continue;
+        sq_expr *e = wp.calls.v[w];
+        sq_win *wi = e->win;
+        int np = wi->n_part, nk = wi->n_order, base = wi->n_arg + wi->n_dflt;
+        int *part = sq_alloc(&c->A, (size_t)(np + 1) * sizeof *part);
+        ex_sort_key *keys = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof *keys);
+        int cap = 2 * nw + 1;
+        ex_window_fn *fns = sq_alloc(&c->A, (size_t)cap * sizeof *fns);
+        sq_node *wn = sq_node_new(c, SQ_L_WINDOW, cur->n_out + cap);
+        if (!part || !keys || !fns || !wn)
+            return c->err->code ? c->err->code : sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < np; i++)
+            part[i] = pre->out[ops[w][base + i]];
+        for (int i = 0; i < nk; i++) {
+            keys[i] = wi->order[i];
+            keys[i].column = pre->out[ops[w][base + np + i]];
+        }
+        wn->in[0] = cur;
+        wn->wpart = part;
+        wn->n_wpart = np;
+        wn->keys = keys;
+        wn->n_keys = nk;
+        wn->wfns = fns;
+        wn->est = cur->est;
+        memcpy(wn->out, cur->out, (size_t)cur->n_out * sizeof(int));
+        wn->n_out = cur->n_out;
+        for (int v = w; v < nw; v++) {
+            sq_expr *x = wp.calls.v[v];
+            sq_win *xi = x->win;
+            int xb = xi->n_arg + xi->n_dflt;
+            int *xp = sq_alloc(&c->A, (size_t)(xi->n_part + 1) * sizeof *xp);
+            ex_sort_key *xk = sq_alloc(&c->A, (size_t)(xi->n_order + 1) * sizeof *xk);
+            if (!xp || !xk)
+                return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+            for (int i = 0; i < xi->n_part; i++)
+                xp[i] = pre->out[ops[v][xb + i]];
+            for (int i = 0; i < xi->n_order; i++) {
+                xk[i] = xi->order[i];
+                xk[i].column = pre->out[ops[v][xb + xi->n_part + i]];
+            }
+            if (done[v] || !same_window(wn, xp, xi->n_part, xk, xi->n_order))
+                continue;
+            done[v] = true;
+            ex_window_fn f = xi->fn;
+            f.column = xi->n_arg ? pre->out[ops[v][0]] : -1;
+            pa_type t;
+            pa_type at = xi->n_arg ? x->args[0]->type : (pa_type){PA_TYPE_BIGINT, 0, 0};
+            ex_window_fn probe = f;
+            probe.column = xi->n_arg ? 0 : -1;
+            if (ex_window_type(&probe, &at, &t, c->err) != PA_OK)
+                return c->err->code;
+            int col = sq_new_col(c, "window", t);
+            if (col < 0)
+                return c->err->code;
+            fns[wn->n_wfns++] = f;
+            wn->out[wn->n_out++] = col;
+            sq_expr *val = sq_col_ref(c, col, x->loc);
+            if (xi->n_dflt) {
+                /* lag/lead with a default: the default where the shifted
+                 * non-NULL constant is NULL (outside the partition). */
+                ex_window_fn h = f;
+                h.column = pre->out[helper[v]];
+                int hcol = sq_new_col(c, "window", (pa_type){PA_TYPE_INTEGER, 0, 0});
+                if (hcol < 0)
+                    return c->err->code;
+                fns[wn->n_wfns++] = h;
+                wn->out[wn->n_out++] = hcol;
+                sq_expr *isn = sq_make(c, SQ_E_ISNULL, 0, (sq_expr *[]){sq_col_ref(c, hcol, x->loc)}, 1, x->loc);
+                sq_expr *d = sq_cast(c, x->args[xi->n_arg], x->type, x->loc);
+                sq_expr *v2 = sq_cast(c, val, x->type, x->loc);
+                sq_expr *cw[3] = {isn, d, v2};
+                if (!(val = sq_make(c, SQ_E_CASE, 0, cw, 3, x->loc)))
+                    return c->err->code;
+            }
+            if (!val)
+                return c->err->code;
+            wp.repl[v] = val;
+        }
+        cur = wn;
+    }
+    /* The defaults of lag/lead read columns of the row: the window nodes
+     * pass every input column on, so the CASE can read them above. */
+    for (int i = 0; i < n; i++)
+        if (!(exprs[i] = replace_windows(c, exprs[i], &wp)))
+            return c->err->code;
+    *node = cur;
     return PA_OK;
 }
 
@@ -492,7 +794,7 @@ static int group_key(sq_ctx *c, gbind *b, pgn *g, int *idx)
                 e = b->sel->v[k];
     }
     if (!e) {
-        sq_aggctx gag = {false, false, "GROUP BY"};
+        sq_aggctx gag = {false, false, "GROUP BY", false, false};
         if (!(e = sq_bind_expr(c, g, b->sc, &gag)))
             return c->err->code;
     }
@@ -720,8 +1022,25 @@ static int bind_values(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const c
     return PA_OK;
 }
 
+static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out,
+                         const char ***names_out, sq_subq *corr_for);
+
+/* One SELECT block, with its WINDOW clause's names visible in it only. */
 static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out, const char ***names_out,
                       sq_subq *corr_for)
+{
+    PgQuery__Node **saved = c->windows;
+    size_t n_saved = c->n_windows;
+    c->windows = s->window_clause;
+    c->n_windows = s->n_window_clause;
+    int rc = bind_block_in(c, s, outer, out, names_out, corr_for);
+    c->windows = saved;
+    c->n_windows = n_saved;
+    return rc;
+}
+
+static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out,
+                         const char ***names_out, sq_subq *corr_for)
 {
     int rc = PA_OK;
     int block_start = c->n_cols;
@@ -731,8 +1050,12 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         return sq_fail(c, -1, PA_EINVAL, "SELECT needs at least one column (a bare SELECT returns nothing to show)");
     if (s->into_clause)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "SELECT INTO is not supported (use CREATE TABLE ... AS)");
-    if (s->n_window_clause)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "window functions are not supported");
+    for (size_t i = 0; i < s->n_window_clause; i++) {
+        PgQuery__WindowDef *w = s->window_clause[i]->window_def;
+        for (size_t j = 0; w && j < i; j++)
+            if (s->window_clause[j]->window_def && !strcmp(s->window_clause[j]->window_def->name, w->name))
+                return sq_fail(c, w->location, PA_EINVAL, "window \"%s\" is already defined", w->name);
+    }
     if (s->n_locking_clause)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "FOR UPDATE/SHARE is not supported");
     if (s->group_distinct)
@@ -765,7 +1088,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
         if ((rc = push(c, &plain, f.conj[i])))
             return rc;
     if (s->where_clause) {
-        sq_aggctx ag = {false, false, "WHERE"};
+        sq_aggctx ag = {false, false, "WHERE", false, false};
         sq_expr *w = sq_bind_expr(c, s->where_clause, &sc, &ag);
         if (!w)
             return c->err->code;
@@ -800,7 +1123,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     sq_vec sel = {0};
     const char **names = NULL;
     int n_names_cap = 0;
-    sq_aggctx ag = {true, false, "the select list"};
+    sq_aggctx ag = {true, false, "the select list", true, false};
     for (size_t i = 0; i < s->n_target_list; i++) {
         PgQuery__ResTarget *t = s->target_list[i]->res_target;
         pgn *v = t->val;
@@ -886,7 +1209,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
      * computed with the others. */
     sq_expr *having = NULL;
     if (s->having_clause) {
-        sq_aggctx hag = {true, false, "HAVING"};
+        sq_aggctx hag = {true, false, "HAVING", false, false};
         if (!(having = sq_bind_expr(c, s->having_clause, &sc, &hag)))
             return c->err->code;
     }
@@ -921,7 +1244,7 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
             order_pos[i] = pos;
             continue;
         }
-        sq_aggctx oag = {true, false, "ORDER BY"};
+        sq_aggctx oag = {true, false, "ORDER BY", true, false};
         sq_expr *e = sq_bind_expr(c, sb->node, &sc, &oag);
         if (!e)
             return c->err->code;
@@ -1038,6 +1361,15 @@ static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_nod
     for (int i = 0; i < sel.n; i++)
         if (sq_expr_has(sel.v[i], SQ_E_SUBQ) && !(sel.v[i] = sq_join_subqueries(c, sel.v[i], &node)))
             return c->err->code ? c->err->code : PA_EINTERNAL;
+
+    /* Window functions: over the rows so far (after GROUP BY and HAVING). */
+    bool windows = false;
+    for (int i = 0; i < sel.n; i++)
+        windows |= sq_expr_has(sel.v[i], SQ_E_WINDOW);
+    if (windows && corr_for && corr.n)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "window functions in a correlated subquery are not supported");
+    if (windows && (rc = plan_windows(c, &node, sel.v, sel.n)))
+        return rc;
 
     /* Correlated subquery: its inner columns ride along as hidden outputs. */
     int n_hidden_order = sel.n - n_vis;

@@ -302,9 +302,16 @@ static void node_refs(const sq_node *n, uint8_t *set)
             if (n->aggs[i].arg >= 0)
                 set[n->aggs[i].arg] = 1;
     }
-    if (n->kind == SQ_L_SORT)
+    if (n->kind == SQ_L_SORT || n->kind == SQ_L_WINDOW)
         for (int i = 0; i < n->n_keys; i++)
             set[n->keys[i].column] = 1;
+    if (n->kind == SQ_L_WINDOW) {
+        for (int i = 0; i < n->n_wpart; i++)
+            set[n->wpart[i]] = 1;
+        for (int i = 0; i < n->n_wfns; i++)
+            if (n->wfns[i].column >= 0)
+                set[n->wfns[i].column] = 1;
+    }
     if (n->kind == SQ_L_DISTINCT)
         for (int i = 0; i < n->n_out; i++)
             set[n->out[i]] = 1;
@@ -680,6 +687,16 @@ static int dist_unary(dctx *d, sq_node *n, bool only0, dprop *out)
                 return c->err->code;
         *out = D_PART;
         return exchange(d, &n->in[0], X_REPART, keys, n->in[0]->n_out, "rows for DISTINCT");
+    }
+    if (n->kind == SQ_L_WINDOW && n->n_wpart > 0) {   /* each partition on one rank */
+        sq_expr **keys = sq_alloc(&c->A, (size_t)n->n_wpart * sizeof *keys);
+        if (!keys)
+            return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        for (int i = 0; i < n->n_wpart; i++)
+            if (!(keys[i] = sq_col_ref(c, n->wpart[i], -1)))
+                return c->err->code;
+        *out = D_PART;
+        return exchange(d, &n->in[0], X_REPART, keys, n->n_wpart, "rows by window partition");
     }
     if (n->kind == SQ_L_SORT || n->kind == SQ_L_LIMIT) {
         if (n->limit >= 0 && n->offset >= 0 && n->limit <= INT64_MAX - n->offset &&

@@ -208,6 +208,7 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_CONCAT: return e->sub ? ex_expr_concat(p, ax[0], ax + 1, n - 1, err) : ex_expr_concat(p, NULL, ax, n, err);
     case SQ_E_MATH: return ex_expr_math(p, (ex_math)e->sub, ax[0], n > 1 ? ax[1] : NULL, (int)e->n, e->flag, err);
     case SQ_E_AGG:
+    case SQ_E_WINDOW:
     case SQ_E_GROUPING: return ex_expr_col_typed(p, 0, e->type, err);
     }
     pa_error(err, PA_EINTERNAL, "expression kind %d", (int)e->kind);
@@ -307,11 +308,12 @@ sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args)
     r->n = e->n;
     r->text = e->text;
     r->subq = e->subq;
+    r->win = e->win;
     r->type = e->type;
     r->tx = e->tx;
     for (int i = 0; i < e->n_args; i++)
         r->args[i] = args[i];
-    if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG || e->kind == SQ_E_GROUPING)
+    if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG || e->kind == SQ_E_GROUPING || e->kind == SQ_E_WINDOW)
         return measure(c, r) ? r : NULL;
     return typed(c, r, twin(c, r, r->args));
 }
@@ -342,6 +344,7 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b)
         if (a->n != b->n)
             return false;
         break;
+    case SQ_E_WINDOW: return false;   /* each call is its own (a == b above) */
     default: break;
     }
     for (int i = 0; i < a->n_args; i++)

@@ -40,6 +40,7 @@ ex_expr *sq_lower_expr(sq_ctx *c, const sq_expr *e, const int *ids, int n_ids)
     }
     case SQ_E_CONST: return e->tx;
     case SQ_E_AGG: sq_fail(c, e->loc, PA_EINTERNAL, "planning: aggregate left in an expression"); return NULL;
+    case SQ_E_WINDOW: sq_fail(c, e->loc, PA_EINTERNAL, "planning: window function left in an expression"); return NULL;
     case SQ_E_GROUPING: sq_fail(c, e->loc, PA_EINVAL, "GROUPING needs a GROUP BY"); return NULL;
     default: break;
     }
@@ -680,6 +681,54 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
         if (rc == PA_OK)
             ex_op_set_estimate(*op, n->est);
         return rc;
+    }
+    case SQ_L_WINDOW: {
+        /* The input's needed columns pass through; then the functions. */
+        uint8_t *cn = set_new(c, need);
+        if (!cn)
+            return oom(c);
+        if (!need)
+            for (int i = 0; i < n->n_out; i++)
+                cn[n->out[i]] = 1;
+        for (int i = 0; i < n->n_wpart; i++)
+            cn[n->wpart[i]] = 1;
+        for (int i = 0; i < n->n_keys; i++)
+            cn[n->keys[i].column] = 1;
+        for (int i = 0; i < n->n_wfns; i++)
+            if (n->wfns[i].column >= 0)
+                cn[n->wfns[i].column] = 1;
+        int nf = n->n_wfns, *cids, ncid;
+        for (int i = 0; i < nf; i++)
+            cn[n->out[n->n_out - nf + i]] = 0;   /* made here */
+        if ((rc = sq_lower(c, n->in[0], cn, op, &cids, &ncid)))
+            return rc;
+        int *part = sq_alloc(&c->A, (size_t)(n->n_wpart + 1) * sizeof *part);
+        ex_sort_key *keys = sq_alloc(&c->A, (size_t)(n->n_keys + 1) * sizeof *keys);
+        ex_window_fn *fns = sq_alloc(&c->A, (size_t)(nf + 1) * sizeof *fns);
+        const char **names = sq_alloc(&c->A, (size_t)(nf + 1) * sizeof *names);
+        int *out = sq_alloc(&c->A, (size_t)(ncid + nf + 1) * sizeof *out);
+        if (!part || !keys || !fns || !names || !out)
+            return oom(c);
+        for (int i = 0; i < n->n_wpart; i++)
+            part[i] = find(cids, ncid, n->wpart[i]);
+        for (int i = 0; i < n->n_keys; i++) {
+            keys[i] = n->keys[i];
+            keys[i].column = find(cids, ncid, n->keys[i].column);
+        }
+        for (int i = 0; i < nf; i++) {
+            fns[i] = n->wfns[i];
+            fns[i].column = fns[i].column >= 0 ? find(cids, ncid, fns[i].column) : -1;
+            names[i] = c->cols[n->out[n->n_out - nf + i]].name;
+        }
+        if ((rc = ex_window(c->plan, *op, part, n->n_wpart, keys, n->n_keys, fns, nf, names, op, c->err)))
+            return rc;
+        ex_op_set_estimate(*op, n->est);
+        memcpy(out, cids, (size_t)ncid * sizeof *out);
+        for (int i = 0; i < nf; i++)
+            out[ncid + i] = n->out[n->n_out - nf + i];
+        *ids = out;
+        *n_ids = ncid + nf;
+        return PA_OK;
     }
     case SQ_L_UNION: {
         ex_op **in = sq_alloc(&c->A, (size_t)n->n_ins * sizeof *in);

@@ -121,7 +121,17 @@ typedef enum sq_ekind {
     SQ_E_AGG,                 /* during binding only */
     SQ_E_GROUPING,            /* GROUPING(args): during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
+    SQ_E_WINDOW,              /* a window function (win): during binding only */
 } sq_ekind;
+
+/* A window function call: args of its sq_expr are the argument (n_arg 0
+ * or 1), the lag/lead default (n_dflt 0 or 1), the PARTITION BY
+ * expressions, then the ORDER BY ones. */
+typedef struct sq_win {
+    ex_window_fn fn;          /* column unused until planned */
+    int n_arg, n_dflt, n_part, n_order;
+    ex_sort_key *order;       /* n_order directions (column unused) */
+} sq_win;
 
 typedef struct sq_subq sq_subq;
 
@@ -139,6 +149,7 @@ typedef struct sq_expr {
     const char *text;         /* LIKE pattern */
     ex_expr *tx;              /* typed twin in ctx->plan */
     sq_subq *subq;            /* SUBQ */
+    sq_win *win;              /* WINDOW */
 } sq_expr;
 
 /* --------------------------------------------------------------- columns */
@@ -154,6 +165,7 @@ typedef enum sq_lkind {
     SQ_L_UNION, SQ_L_VALUES,
     SQ_L_ROWS,                /* a materialized WITH query's result (rows) */
     SQ_L_SERIES,              /* generate_series / range: n_rows values from series_start by series_step */
+    SQ_L_WINDOW,              /* window functions: out = the input's columns, then one per function */
 } sq_lkind;
 
 typedef enum sq_jkind {
@@ -207,6 +219,12 @@ typedef struct sq_node {
     /* ROWS */
     const ex_result *rows;
     const char *label;        /* EXPLAIN's name for it (NULL: ROWS' own) */
+    /* WINDOW: PARTITION BY column ids, ORDER BY in keys/n_keys (column ids),
+     * the functions (argument column = a column id) */
+    int *wpart;
+    int n_wpart;
+    ex_window_fn *wfns;
+    int n_wfns;
     /* SCAN: read only rank share_part's share of share_parts (distribute.c) */
     int share_part, share_parts;
 } sq_node;
@@ -281,6 +299,8 @@ typedef struct sq_ctx {
     bool passive;             /* several ranks: this rank's part is done; rank 0 has the result */
     int64_t dist_read;        /* several ranks: bytes read by the parts run for exchanges */
     const char *dist_note;    /* EXPLAIN: how the statement was spread (arena) */
+    PgQuery__Node **windows;  /* the SELECT block's WINDOW clause (named windows) */
+    size_t n_windows;
     ex_result **mats;         /* materialized WITH results, freed after the statement */
     const char **mat_names;   /* their names (arena) */
     int n_mats, cap_mats;
@@ -344,6 +364,8 @@ typedef struct sq_aggctx {
     bool allow;               /* aggregates may appear here */
     bool inside;              /* binding an aggregate's argument */
     const char *clause;       /* for the error: "WHERE", "GROUP BY"... */
+    bool window;              /* window functions may appear here (select list, ORDER BY) */
+    bool in_window;           /* binding a window function's arguments */
 } sq_aggctx;
 typedef struct sq_from {
     sq_node **rels;
