@@ -319,7 +319,7 @@ int ex_limit(ex_plan *p, ex_op *input, int64_t limit, int64_t offset, ex_op **ou
  * NTH_VALUE (n >= 1), MIN and MAX the argument's type. FIRST_VALUE and the
  * ones after it are over each row's frame; the aggregates ignore NULLs and
  * SUM/AVG/MIN/MAX are NULL over a frame without values. RANGE with an
- * offset needs exactly one order key, a number (DECIMAL up to 18 digits);
+ * offset needs exactly one order key, a number;
  * its offsets are in the key's representation (unscaled DECIMAL). A window
  * holds fewer than 2^31 rows. */
 typedef enum ex_window_kind {

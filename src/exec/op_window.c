@@ -533,9 +533,9 @@ int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const 
                                     "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
                 pa_type t = input->types[order[0].column];
                 if (t.id != PA_TYPE_INTEGER && t.id != PA_TYPE_BIGINT && t.id != PA_TYPE_DOUBLE &&
-                    !(t.id == PA_TYPE_DECIMAL && t.precision <= PA_DECIMAL64_MAX_PRECISION))
+                    t.id != PA_TYPE_DECIMAL)
                     return pa_error(err, PA_EUNSUPPORTED,
-                                    "RANGE with an offset over an ORDER BY column of type %s (numbers up to 18 digits only)",
+                                    "RANGE with an offset over an ORDER BY column of type %s (numbers only)",
                                     pa_type_name(t.id));
             }
             if (fr->start == KN_FB_UNBOUNDED_FOLLOWING)

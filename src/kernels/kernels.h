@@ -1263,7 +1263,7 @@ typedef struct kn_window_frame {
     int32_t start, end;      /* kn_frame_bound */
     int32_t descending;      /* RANGE with an offset: the ORDER BY key's direction */
     int64_t start_n, end_n;  /* offsets >= 0: ROWS rows; RANGE over an integer-like key (INTEGER,
-                                BIGINT, DECIMAL up to 18 digits: unscaled) in its representation */
+                                BIGINT, DECIMAL: unscaled) in its representation */
     double start_d, end_d;   /* RANGE over a DOUBLE key */
 } kn_window_frame;
 
@@ -1295,7 +1295,7 @@ size_t kn_window_bounds_scratch(int64_t rows);
 int kn_window_bounds(const kn_ctx *ctx, const pa_column *keys, int n_part, int n_keys, int64_t rows, int32_t *bounds,
                      void *scratch, size_t scratch_bytes, pa_err *err);
 /* frames: 2 arrays of rows int32 (starts, then ends). order_key: the one
- * ORDER BY key (INTEGER, BIGINT, DECIMAL up to 18 digits, DOUBLE), read
+ * ORDER BY key (INTEGER, BIGINT, DECIMAL, DOUBLE), read
  * only by RANGE with an offset (NULL otherwise); its NULLs are together at
  * one end of each partition and a NULL row's offset bounds are its peers. */
 int kn_window_frames(const kn_ctx *ctx, const kn_window_frame *f, const int32_t *bounds, int64_t rows,

@@ -122,9 +122,8 @@ int kn__window_frames_check(const kn_window_frame *f, int64_t rows, const pa_col
             return pa_error(err, PA_EINVAL, "window frames: RANGE with an offset needs the ORDER BY key");
         kn__kclass c = kn__key_class(order_key->type);
         if (order_key->type.id == PA_TYPE_BOOLEAN || order_key->type.id == PA_TYPE_DATE ||
-            !(kn__kc_is_int(c) || c == KN__KC_F64))
-            return pa_error(err, PA_EUNSUPPORTED,
-                            "RANGE with an offset over an ORDER BY key of type %s (numbers up to 18 digits only)",
+            !(kn__kc_is_int(c) || c == KN__KC_I128 || c == KN__KC_F64))
+            return pa_error(err, PA_EUNSUPPORTED, "RANGE with an offset over an ORDER BY key of type %s (numbers only)",
                             pa_type_name(order_key->type.id));
         if (order_key->length < rows)
             return pa_error(err, PA_EINVAL, "window frames: the ORDER BY key has %lld rows of %lld",

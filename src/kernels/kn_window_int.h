@@ -88,10 +88,10 @@ static inline PA_HD int kn__win_new_peer(const kn__win_keys *K, int64_t i)
 
 /* ------------------------------------------------------------- frames */
 
-/* The order key at j as a number: 128-bit for integer-like keys. */
+/* The order key at j as a number: 128-bit for integer-like keys and DECIMALs. */
 static inline PA_HD __int128 kn__win_key_i(const pa_column *k, int64_t j)
 {
-    return kn__ld_int(k, kn__key_class(k->type), j);
+    return kn__ld_i128(k, kn__key_class(k->type), j);
 }
 
 /* First j in [lo, hi) where the key is past t (strict) or reaches it, in

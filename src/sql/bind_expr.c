@@ -1042,8 +1042,7 @@ static sq_expr *bind_window(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_
         bool desc = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
         okeys[i].descending = desc;
         okeys[i].nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST ? true
-                               : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST ? false
-                                                                                                 : desc;
+                               : false;   /* NULLS LAST by default, DESC too, as the statement's ORDER BY */
         okeys[i].column = -1;
         if (!(args[na++] = sq_bind_expr(c, sb->node, sc, ag)))
             goto fail;

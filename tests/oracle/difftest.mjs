@@ -84,6 +84,14 @@ const W = {
   limit: 1 / 2,                              // LIMIT (only under a total order)
   offset: 1 / 3,
   unaliased: 1 / 4,                          // plain column left unaliased at top level
+  // Window functions (top-level SELECTs): only those whose value does not
+  // depend on how ties are broken (ranks, and aggregates over RANGE frames,
+  // which take every peer, or over the whole partition).
+  window: 1 / 4,                             // a SELECT gets 1-2 window items
+  winFn: { rank: 2, denseRank: 2, percentRank: 1, cumeDist: 1, countStar: 2, count: 1, sum: 3, avg: 2, min: 2, max: 2 },
+  winFrame: { default: 4, whole: 2, rangeOffset: 2 },
+  winPart: { 0: 2, 1: 3, 2: 1 },             // PARTITION BY expressions
+  winOrder: { 0: 1, 1: 4, 2: 1 },            // ORDER BY expressions
 };
 
 // ------------------------------------------------------------------ schema
@@ -832,6 +840,87 @@ class Gen {
     return null;
   }
 
+  // ---- window functions
+  // A window function call. g: in a grouped SELECT, {keys, aggs}: its
+  // operands are group keys and aggregates (windows run after GROUP BY).
+  winItem(scope, g) {
+    const r = this.r;
+    const rows = Math.max(1, g ? 30 : (scope.rows ?? 1000));
+    const pickOp = (numeric) => {
+      if (g) {
+        const pool = [...g.keys, ...g.aggs].filter((e) => !numeric || isNum(e.t));
+        return pool.length ? r.one(pool) : null;
+      }
+      return numeric ? this.numCol(scope) : this.operand(scope);
+    };
+    const part = [];
+    for (let i = Number(r.pick(W.winPart)); i > 0; i--) {
+      const k = g ? (g.keys.length ? r.one(g.keys) : null) : this.groupKey(scope);
+      if (k && !part.some((x) => x.sql === k.sql)) part.push(k);
+    }
+    const order = [];
+    for (let i = Number(r.pick(W.winOrder)); i > 0; i--) {
+      const k = pickOp(false);
+      if (k && !order.some((x) => x.sql === k.sql)) order.push(k);
+    }
+    const fn = r.pick(W.winFn);
+    let call, t;
+    switch (fn) {
+      case 'rank': case 'denseRank':
+        call = fn === 'rank' ? 'RANK()' : 'DENSE_RANK()';
+        t = { k: 'big', lo: 1, hi: rows };
+        break;
+      case 'percentRank': case 'cumeDist':
+        call = fn === 'percentRank' ? 'PERCENT_RANK()' : 'CUME_DIST()';
+        t = { k: 'dbl', lo: 0, hi: 1 };
+        break;
+      case 'countStar': call = 'COUNT(*)'; t = { k: 'big', lo: 0, hi: rows }; break;
+      case 'count': call = `COUNT(${(pickOp(false) ?? { sql: '1' }).sql})`; t = { k: 'big', lo: 0, hi: rows }; break;
+      case 'sum': case 'avg': {
+        const e = pickOp(true);
+        if (!e) return null;
+        if (fn === 'avg') {
+          call = `AVG(${e.sql})`;
+          t = { k: 'dbl', lo: e.t.lo, hi: e.t.hi, nul: true };
+        } else {
+          const k = e.t.k === 'dec' ? 'dec' : e.t.k === 'dbl' ? 'dbl' : 'hug';
+          t = { k, s: e.t.s, lo: Math.min(0, (e.t.lo ?? 0) * rows), hi: Math.max(0, (e.t.hi ?? 0) * rows), nul: true, wide: k === 'dec' };
+          if (!fits(t)) return null;
+          call = `SUM(${e.sql})`;
+        }
+        break;
+      }
+      default: {
+        const e = pickOp(false);
+        if (!e) return null;
+        call = `${fn.toUpperCase()}(${e.sql})`;
+        t = { ...e.t, nul: true };
+      }
+    }
+    const ranking = fn === 'rank' || fn === 'denseRank' || fn === 'percentRank' || fn === 'cumeDist';
+    const terms = order.map((o) => `${o.sql}${r.chance(0.4) ? ' DESC' : ''}${r.chance(0.3) ? r.one([' NULLS FIRST', ' NULLS LAST']) : ''}`);
+    let frame = '';
+    if (!ranking) {
+      const f = r.pick(W.winFrame);
+      const key = order.length === 1 && (order[0].t.k === 'int' || order[0].t.k === 'big' || order[0].t.k === 'dec') ? order[0] : null;
+      if (f === 'whole') frame = r.one([' ROWS', ' RANGE']) + ' BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING';
+      else if (f === 'rangeOffset' && key) {
+        const span = Math.max(1, Math.round(((key.t.hi ?? 100) - (key.t.lo ?? 0)) / 20));
+        const b = () => r.one([`${r.int(0, span)} PRECEDING`, 'CURRENT ROW', `${r.int(0, span)} FOLLOWING`, 'UNBOUNDED PRECEDING', 'UNBOUNDED FOLLOWING']);
+        let a = b(), z = b();
+        const rankOf = (x) => (x.startsWith('UNBOUNDED P') ? 0 : x.endsWith('PRECEDING') ? 1 : x === 'CURRENT ROW' ? 2 : x.startsWith('UNBOUNDED F') ? 4 : 3);
+        if (rankOf(a) > rankOf(z)) [a, z] = [z, a];
+        if (a.startsWith('UNBOUNDED F')) a = 'CURRENT ROW';
+        if (z.startsWith('UNBOUNDED P')) z = 'CURRENT ROW';
+        frame = ` RANGE BETWEEN ${a} AND ${z}`;
+      }
+    }
+    const parts = [];
+    if (part.length) parts.push(`PARTITION BY ${part.map((p) => p.sql).join(', ')}`);
+    if (terms.length) parts.push(`ORDER BY ${terms.join(', ')}`);
+    return { sql: `${call} OVER (${parts.join(' ')}${frame})`, t, window: true };
+  }
+
   // ---- SELECT
   // opts: level (nesting depth: 0 top), parent (scope for correlation),
   // derived (a FROM subquery or CTE: outputs named by level), kinds (UNION
@@ -877,6 +966,11 @@ class Gen {
           : what === 'date' ? (this.anyCol(scope, (c) => c.k === 'date') ?? this.num(scope))
             : { ...this.pred(scope, 1, false), t: { k: 'bool' } });
       }
+      if (level === 0 && !opts.derived && !opts.kinds && r.chance(W.window))
+        for (let i = r.int(1, 2); i > 0; i--) {
+          const w = this.winItem(scope, null);
+          if (w) addItem(w);
+        }
       distinct = r.chance(W.distinct);
     } else {
       const nk = shape === 'global' ? 0 : r.int(1, 3);
@@ -913,6 +1007,10 @@ class Gen {
         groupBy = sets ? ` GROUP BY ${sets}(${keys.map((k) => k.sql).join(', ')})` : ` GROUP BY ${parts.join(', ')}`;
       }
       if (r.chance(W.having)) having = ` HAVING ${this.havingPred(scope)}`;
+      if (level === 0 && !opts.derived && r.chance(W.window)) {
+        const w = this.winItem(scope, { keys, aggs });
+        if (w) addItem(w);
+      }
     }
     for (const it of items) cols.push({ name: it.name, k: it.t.k, s: it.t.s ?? 0, wide: it.t.wide, lo: it.t.lo, hi: it.t.hi, vals: it.t.vals, pats: it.t.pats, gen: it.t.gen, nul: it.t.nul, key: it.simple ? it.col.key : undefined, d: it.simple ? it.col.d : undefined });
     const list = items.map((it) => (it.unaliased ? it.sql : `${it.sql} AS ${it.name}`)).join(', ');
