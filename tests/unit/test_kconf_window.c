@@ -587,6 +587,7 @@ static void test_refusals(void **state)
     assert_int_equal(KC_STATUS(dev, stream, &e, kn_window_frames(&ec, &f, b, 1, &vk, b, &e)), PA_EUNSUPPORTED);
     pa_type t;
     assert_int_equal(kn_window_type(KN_WIN_SUM, (pa_type){PA_TYPE_VARCHAR, 0, 0}, &t, &e), PA_EINVAL);
+    pa_err_close(&e);
 }
 
 int main(void)
