@@ -1141,6 +1141,51 @@ fail:
     return NULL;
 }
 
+sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr **part, int np, sq_expr **order,
+                        const ex_sort_key *dirs, int no, int loc)
+{
+    sq_win *win = sq_alloc(&c->A, sizeof *win);
+    sq_expr **args = sq_alloc(&c->A, (size_t)(np + no + 1) * sizeof *args);
+    ex_sort_key *okeys = sq_alloc(&c->A, (size_t)(no + 1) * sizeof *okeys);
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    if (!win || !args || !okeys || !e) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    memset(win, 0, sizeof *win);
+    memset(e, 0, sizeof *e);
+    win->fn.kind = kind;
+    win->fn.column = -1;
+    win->fn.n = 1;
+    win->fn.frame = (ex_window_frame){false, EX_FB_UNBOUNDED_PRECEDING, EX_FB_CURRENT_ROW, 0, 0, 0, 0};
+    win->n_part = np;
+    win->n_order = no;
+    win->order = okeys;
+    e->depth = 1;
+    for (int i = 0; i < np + no; i++) {
+        args[i] = i < np ? part[i] : order[i - np];
+        if (!args[i])
+            return NULL;
+        if (args[i]->depth + 1 > e->depth)
+            e->depth = args[i]->depth + 1;
+    }
+    for (int i = 0; i < no; i++)
+        okeys[i] = dirs[i];
+    pa_type t;
+    ex_window_fn probe = win->fn;
+    if (ex_window_type(&probe, NULL, &t, c->err) != PA_OK)
+        return NULL;
+    e->kind = SQ_E_WINDOW;
+    e->loc = loc;
+    e->col = -1;
+    e->type = t;
+    e->n_args = np + no;
+    e->args = args;
+    e->win = win;
+    e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
+    return e->tx ? e : NULL;
+}
+
 static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggctx *ag)
 {
     int loc = f->location;

@@ -1119,6 +1119,9 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     if (subq.n && (rc = sq_apply_conjuncts(c, node, subq.v, subq.n, &node)))
         return rc;
 
+    bool distinct_on = s->n_distinct_clause && s->distinct_clause[0] &&
+                       s->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET;
+
     /* Select list. */
     sq_vec sel = {0};
     const char **names = NULL;
@@ -1255,13 +1258,58 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                 break;
             }
         if (order_pos[i] < 0) {
-            if (s->n_distinct_clause)
+            if (s->n_distinct_clause && !distinct_on)
                 return sq_fail(c, sb->location, PA_EINVAL,
                                "for SELECT DISTINCT, ORDER BY expressions must appear in the select list");
             order_pos[i] = sel.n;
             if ((rc = push(c, &sel, e)))
                 return rc;
         }
+    }
+    /* DISTINCT ON (exprs): names, positions or expressions, as ORDER BY's;
+     * the leading ORDER BY keys must be among them (PostgreSQL's rule). */
+    int n_on = distinct_on ? (int)s->n_distinct_clause : 0;
+    int *on_pos = sq_alloc(&c->A, (size_t)(n_on + 1) * sizeof(int));
+    if (!on_pos)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < n_on; i++) {
+        pgn *dn = s->distinct_clause[i];
+        int pos = -1;
+        int r = position_of(c, dn, n_vis, &pos);
+        if (r < 0)
+            return r;
+        if (r == 0 && dn->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && dn->column_ref->n_fields == 1) {
+            const char *nm = sq_node_name(dn->column_ref->fields[0]);
+            for (int k = 0; nm && k < n_vis; k++)
+                if (!strcmp(names[k], nm)) {
+                    pos = k;
+                    r = 1;
+                    break;
+                }
+        }
+        if (r != 1) {
+            sq_aggctx dag = {true, false, "DISTINCT ON", false, false};
+            sq_expr *e = sq_bind_expr(c, dn, &sc, &dag);
+            if (!e)
+                return c->err->code;
+            for (int k = 0; k < sel.n && pos < 0; k++)
+                if (sq_expr_equal(sel.v[k], e))
+                    pos = k;
+            if (pos < 0) {
+                pos = sel.n;
+                if ((rc = push(c, &sel, e)))
+                    return rc;
+            }
+        }
+        on_pos[i] = pos;
+    }
+    for (int i = 0; i < n_on && i < n_order; i++) {
+        bool found = false;
+        for (int k = 0; k < n_on && !found; k++)
+            found = on_pos[k] == order_pos[i] || sq_expr_equal(sel.v[on_pos[k]], sel.v[order_pos[i]]);
+        if (!found)
+            return sq_fail(c, s->sort_clause[i]->sort_by->location, PA_EINVAL,
+                           "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
     }
     if (sc.used_outer)
         return sq_fail(c, -1, PA_EUNSUPPORTED,
@@ -1362,6 +1410,27 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
         if (sq_expr_has(sel.v[i], SQ_E_SUBQ) && !(sel.v[i] = sq_join_subqueries(c, sel.v[i], &node)))
             return c->err->code ? c->err->code : PA_EINTERNAL;
 
+    /* DISTINCT ON: the first row of each group by the ORDER BY (any without
+     * one): row_number() over (partition by the DISTINCT ON expressions
+     * order by the ORDER BY keys) = 1, a hidden column filtered below. */
+    int on_rn = -1;
+    if (n_on) {
+        sq_expr **part = sq_alloc(&c->A, (size_t)n_on * sizeof *part);
+        sq_expr **ord = sq_alloc(&c->A, (size_t)(n_order + 1) * sizeof *ord);
+        if (!part || !ord)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < n_on; i++)
+            part[i] = sel.v[on_pos[i]];
+        for (int i = 0; i < n_order; i++)
+            ord[i] = sel.v[order_pos[i]];
+        sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, part, n_on, ord, keys, n_order, -1);
+        if (!rn)
+            return c->err->code;
+        on_rn = sel.n;
+        if ((rc = push(c, &sel, rn)))
+            return rc;
+    }
+
     /* Window functions: over the rows so far (after GROUP BY and HAVING). */
     bool windows = false;
     for (int i = 0; i < sel.n; i++)
@@ -1398,9 +1467,12 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     if (!(node = project(c, node, sel.v, sel.n, all_names)))
         return c->err->code;
 
-    if (s->n_distinct_clause) {
-        if (s->distinct_clause[0] && s->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET)
-            return sq_fail(c, -1, PA_EUNSUPPORTED, "DISTINCT ON is not supported");
+    if (on_rn >= 0) {
+        sq_expr *eq[2] = {sq_col_ref(c, node->out[on_rn], -1), sq_const(c, ex_expr_bigint(c->plan, 1, c->err), -1)};
+        sq_expr *first = sq_make(c, SQ_E_CMP, EX_EQ, eq, 2, -1);
+        if (!first || !(node = sq_filter(c, node, &first, 1)))
+            return c->err->code;
+    } else if (s->n_distinct_clause) {
         sq_node *d = sq_node_new(c, SQ_L_DISTINCT, node->n_out);
         if (!d)
             return c->err->code;
@@ -1532,8 +1604,6 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
     bool is_union = s->op == PG_QUERY__SET_OPERATION__SETOP_UNION;
     bool intersect = s->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT;
     const char *what = is_union ? "UNION" : intersect ? "INTERSECT" : "EXCEPT";
-    if (!is_union && s->all)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "%s ALL is not supported (%s without ALL is)", what, what);
     sq_node *l, *r;
     const char **ln, **rn;
     pgn ln_node = {0}, rn_node = {0};
@@ -1548,8 +1618,9 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
     if (l->n_out != r->n_out)
         return sq_fail(c, -1, PA_EINVAL, "each %s query must have the same number of columns (%d and %d)", what,
                        l->n_out, r->n_out);
-    if (!is_union && 2 * l->n_out > 32)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "%s of more than 16 columns is not supported", what);
+    int extra = !is_union && s->all;   /* INTERSECT / EXCEPT ALL: each row's number among its equals */
+    if (!is_union && 2 * (l->n_out + extra) > 32)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "%s of more than %d columns is not supported", what, 16 - extra);
     sq_node *u = sq_node_new(c, SQ_L_UNION, l->n_out);
     if (!u)
         return c->err->code;
@@ -1576,6 +1647,20 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
         }
         if (cast && !(side[k] = project(c, side[k], ex.v, ex.n, NULL)))
             return c->err->code;
+        if (extra) {
+            /* The n-th copy of a row on one side meets the n-th copy on the
+             * other: (row, n) is distinct, so INTERSECT / EXCEPT of those
+             * keeps min(l, r) / max(l - r, 0) copies. */
+            sq_vec all = {0};
+            for (int i = 0; i < side[k]->n_out; i++)
+                if ((rc = push(c, &all, sq_col_ref(c, side[k]->out[i], -1))))
+                    return rc;
+            sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, all.v, all.n, NULL, NULL, 0, -1);
+            if (!rn || (rc = push(c, &all, rn)) || (rc = plan_windows(c, &side[k], all.v, all.n)))
+                return rc ? rc : c->err->code;
+            if (!(side[k] = project(c, side[k], all.v, all.n, NULL)))
+                return c->err->code;
+        }
         u->ins[k] = side[k];
         u->in_cols[k] = side[k]->out;
     }

@@ -378,6 +378,11 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag);
 int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
                    sq_subq *corr_for);
 int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int col);
+/* A window function without argument (ROW_NUMBER, RANK...) over the
+ * default frame, PARTITION BY part, ORDER BY order in the directions of
+ * dirs (their columns unused): DISTINCT ON, INTERSECT / EXCEPT ALL. */
+sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr **part, int np, sq_expr **order,
+                        const ex_sort_key *dirs, int no, int loc);
 const char *sq_node_name(pgn *n);
 
 /* suggest.c: the closest of the names offered to an unknown one (NULL when

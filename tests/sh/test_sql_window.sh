@@ -3,7 +3,8 @@
 # cume_dist, ntile), lag/lead with offsets and defaults, first/last/nth_value,
 # and count/sum/avg/min/max/bool_and/bool_or over ROWS and RANGE frames
 # (UNBOUNDED / n PRECEDING / CURRENT ROW / n FOLLOWING), FILTER, named
-# windows, windows over aggregates, in ORDER BY, under DISTINCT and UNION.
+# windows, windows over aggregates, in ORDER BY, under DISTINCT and UNION;
+# DISTINCT ON, which is planned as a window.
 # Large results are checked through aggregates of every row's values.
 # Expected rows from DuckDB 1.5.6 (tests/oracle/oracle.mjs); the refusals
 # use PostgreSQL's messages where it has them.
@@ -900,6 +901,69 @@ check "RANGE offsets over a DECIMAL(38) key (a SUM per group)" \
 197|1354449.30|3|197
 199|3307318.64|6|175"
 
+# DISTINCT ON (PostgreSQL's): row_number() over its groups = 1.
+check "DISTINCT ON: the first row of each group by the ORDER BY" \
+  "select distinct on (n_regionkey) n_regionkey, n_name, n_nationkey from nation order by n_regionkey, n_nationkey desc" \
+"n_regionkey|n_name|n_nationkey
+0|MOZAMBIQUE|16
+1|UNITED STATES|24
+2|VIETNAM|21
+3|UNITED KINGDOM|23
+4|SAUDI ARABIA|20"
+
+check "DISTINCT ON by position and expression, ORDER BY keys beyond them" \
+  "select distinct on (1, 3) n_regionkey, n_name, n_nationkey % 3 as m from nation order by 1, 3, n_name" \
+"n_regionkey|n_name|m
+0|ALGERIA|0
+0|MOZAMBIQUE|1
+0|ETHIOPIA|2
+1|CANADA|0
+1|ARGENTINA|1
+1|BRAZIL|2
+2|CHINA|0
+2|INDIA|2
+3|FRANCE|0
+3|GERMANY|1
+3|UNITED KINGDOM|2
+4|EGYPT|1
+4|IRAQ|2"
+
+check "DISTINCT ON a column not in the select list, the most expensive order per customer" \
+  "select distinct on (o_custkey) o_orderkey, o_totalprice from orders where o_custkey < 40 order by o_custkey, o_totalprice desc, o_orderkey" \
+"o_orderkey|o_totalprice
+9154|357345.46
+38276|201568.55
+26407|275581.07
+7141|271505.25
+14404|354885.81
+13601|256717.52
+17668|322342.37
+12800|302431.56
+6022|304442.62
+11011|248409.17
+39937|310673.97
+896|248402.10
+17056|267380.45
+18151|276303.00
+31974|278142.58
+358|362024.17
+42914|258000.55
+10149|169118.62
+57475|273999.85
+42212|254173.13
+8577|329481.67
+50310|279545.76
+54368|308920.79
+23168|326036.51
+38850|339194.75
+2980|223259.35"
+
+check "DISTINCT ON over a join, counted" \
+  "select count(*), sum(k) from (select distinct on (l_orderkey, l_suppkey % 2) l_orderkey k from lineitem) t" \
+"count_star()|sum(k)
+25801|773085063"
+
+refused "DISTINCT ON not leading the ORDER BY" "select distinct on (n_regionkey) n_regionkey, n_name from nation order by n_name" "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
 refused "a window function in WHERE" "select n_name from nation where row_number() over () > 1" "window functions are not allowed in WHERE"
 refused "a window function in GROUP BY" "select n_regionkey from nation group by row_number() over ()" "window functions are not allowed in GROUP BY"
 refused "a window function inside an aggregate" "select sum(row_number() over ()) from nation" "aggregate function calls cannot contain window function calls"
