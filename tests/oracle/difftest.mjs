@@ -53,7 +53,7 @@ const W = {
   inSubDistinct: 1 / 5,                      // SELECT DISTINCT in an IN (subquery)
   inSubNull: 1 / 5,                          // an IN (subquery) whose result holds NULLs
   fracConst: 1 / 10,                         // integer compared with a constant like 12.5
-  setop: { none: 14, union: 1, unionAll: 1, intersect: 1, except: 1 },
+  setop: { none: 14, union: 1, unionAll: 1, intersect: 1, except: 1, intersectAll: 1 / 2, exceptAll: 1 / 2 },
   nFilters: { 0: 2, 1: 4, 2: 3, 3: 1 },
   pred: {
     cmp: 8, colcmp: 2, between: 3, inList: 3, like: 3, isNull: 1,
@@ -1180,7 +1180,8 @@ class Gen {
     // INTERSECT and EXCEPT compare rows the same way (they are distinct too).
     const exact = !a.cols.some((c) => c.k === 'dbl');
     const word = !exact || op === 'unionAll' ? 'UNION ALL'
-      : op === 'union' ? 'UNION' : op === 'intersect' ? 'INTERSECT' : 'EXCEPT';
+      : op === 'union' ? 'UNION' : op === 'intersect' ? 'INTERSECT' : op === 'except' ? 'EXCEPT'
+        : op === 'intersectAll' ? 'INTERSECT ALL' : 'EXCEPT ALL';
     sql += `${a.sql} ${word} ${b.sql}`;
     const order = { total: false, keys: [] };
     if (r.chance(0.5)) {
