@@ -570,6 +570,108 @@ static sq_expr *agg_node(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc)
     return e->tx ? e : NULL;
 }
 
+sq_expr *sq_agg(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc)
+{
+    return agg_node(c, k, arg, loc);
+}
+
+/* Ordered-set aggregates: percentile_cont(p) / percentile_disc(p) WITHIN
+ * GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x), median(x) (DuckDB's
+ * percentile_cont(0.5)). A placeholder that bind_select turns into
+ * aggregates over row_number() windows before grouping. */
+static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    if (!ag || !ag->allow) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return NULL;
+    }
+    if (ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
+        return NULL;
+    }
+    if (f->agg_distinct || f->agg_star) {
+        sq_fail(c, loc, PA_EINVAL, "%s takes neither DISTINCT nor *", fn);
+        return NULL;
+    }
+    bool median = !strcmp(fn, "median"), mode = !strcmp(fn, "mode");
+    int kind = median || !strcmp(fn, "percentile_cont") ? 0 : mode ? 2 : 1;
+    size_t want_args = median ? 1 : mode ? 0 : 1;
+    if (median ? f->agg_within_group || f->n_agg_order : !f->agg_within_group || f->n_agg_order != 1) {
+        sq_fail(c, loc, PA_EINVAL, median ? "median takes its argument, not WITHIN GROUP"
+                                          : "%s needs WITHIN GROUP (ORDER BY one expression)", fn);
+        return NULL;
+    }
+    if (f->n_args != want_args) {
+        sq_fail(c, loc, PA_EINVAL, "%s takes %zu argument%s", fn, want_args, want_args == 1 ? "" : "s");
+        return NULL;
+    }
+    double p = 0.5;
+    if (!median && !mode) {
+        sq_aggctx none = {false, false, "a percentile", false, false};
+        sq_expr *pe = sq_bind_expr(c, f->args[0], sc, &none);
+        if (!pe)
+            return NULL;
+        char b[128];
+        if (pe->kind == SQ_E_CAST && pe->args[0]->kind == SQ_E_CONST)
+            pe = pe->args[0];
+        if (pe->kind != SQ_E_CONST || ex_expr_const_text(pe->tx, b, sizeof b) != PA_OK ||
+            (pe->type.id != PA_TYPE_INTEGER && pe->type.id != PA_TYPE_BIGINT && pe->type.id != PA_TYPE_DECIMAL &&
+             pe->type.id != PA_TYPE_DOUBLE)) {
+            sq_fail(c, loc_of(f->args[0]), PA_EUNSUPPORTED, "the fraction of %s must be a constant number", fn);
+            return NULL;
+        }
+        p = strtod(b, NULL);
+        if (!(p >= 0 && p <= 1)) {
+            sq_fail(c, loc_of(f->args[0]), PA_EINVAL, "percentile value %s is not between 0 and 1", b);
+            return NULL;
+        }
+    }
+    pgn *xn = median ? f->args[0] : f->agg_order[0]->sort_by->node;
+    bool desc = !median && f->agg_order[0]->sort_by->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+    ag->inside = true;
+    sq_expr *x = sq_bind_expr(c, xn, sc, ag);
+    sq_expr *filt = x && f->agg_filter ? sq_bind_expr(c, f->agg_filter, sc, ag) : NULL;
+    ag->inside = false;
+    if (!x || (f->agg_filter && !filt))
+        return NULL;
+    if (kind == 0 && x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
+        x->type.id != PA_TYPE_DOUBLE) {
+        sq_fail(c, loc, PA_EINVAL, "%s of %s is not defined (it needs a number; percentile_disc takes any type)", fn,
+                pa_type_name(x->type.id));
+        return NULL;
+    }
+    if (filt) {
+        if (filt->type.id != PA_TYPE_BOOLEAN) {
+            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
+            return NULL;
+        }
+        sq_expr *w[2] = {filt, x};
+        if (!(x = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
+            return NULL;
+    }
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    sq_expr **args = sq_alloc(&c->A, sizeof *args);
+    if (!e || !args) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    memset(e, 0, sizeof *e);
+    e->kind = SQ_E_OSAGG;
+    e->sub = kind;
+    e->flag = desc;
+    memcpy(&e->n, &p, sizeof p);
+    e->loc = loc;
+    e->col = -1;
+    e->type = kind == 0 ? (pa_type){PA_TYPE_DOUBLE, 0, 0} : x->type;
+    e->n_args = 1;
+    e->args = args;
+    args[0] = x;
+    e->depth = x->depth + 1;
+    e->tx = ex_expr_col_typed(c->plan, 0, e->type, c->err);
+    return e->tx ? e : NULL;
+}
+
 /* The variances and standard deviations from exact sums, as DOUBLE:
  * (n * sum(x^2) - sum(x)^2) / (n * (n - 1)) (samp) or / n^2 (pop), with
  * n = count(x). For integers and DECIMAL the numerator is exact (DECIMAL
@@ -1141,11 +1243,12 @@ fail:
     return NULL;
 }
 
-sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr **part, int np, sq_expr **order,
+sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr *arg, sq_expr **part, int np, sq_expr **order,
                         const ex_sort_key *dirs, int no, int loc)
 {
     sq_win *win = sq_alloc(&c->A, sizeof *win);
-    sq_expr **args = sq_alloc(&c->A, (size_t)(np + no + 1) * sizeof *args);
+    int na = arg ? 1 : 0;
+    sq_expr **args = sq_alloc(&c->A, (size_t)(na + np + no + 1) * sizeof *args);
     ex_sort_key *okeys = sq_alloc(&c->A, (size_t)(no + 1) * sizeof *okeys);
     sq_expr *e = sq_alloc(&c->A, sizeof *e);
     if (!win || !args || !okeys || !e) {
@@ -1158,12 +1261,13 @@ sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr **part, int np, 
     win->fn.column = -1;
     win->fn.n = 1;
     win->fn.frame = (ex_window_frame){false, EX_FB_UNBOUNDED_PRECEDING, EX_FB_CURRENT_ROW, 0, 0, 0, 0};
+    win->n_arg = na;
     win->n_part = np;
     win->n_order = no;
     win->order = okeys;
     e->depth = 1;
-    for (int i = 0; i < np + no; i++) {
-        args[i] = i < np ? part[i] : order[i - np];
+    for (int i = 0; i < na + np + no; i++) {
+        args[i] = i < na ? arg : i < na + np ? part[i - na] : order[i - na - np];
         if (!args[i])
             return NULL;
         if (args[i]->depth + 1 > e->depth)
@@ -1173,13 +1277,14 @@ sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr **part, int np, 
         okeys[i] = dirs[i];
     pa_type t;
     ex_window_fn probe = win->fn;
-    if (ex_window_type(&probe, NULL, &t, c->err) != PA_OK)
+    probe.column = arg ? 0 : -1;
+    if (ex_window_type(&probe, arg ? &arg->type : NULL, &t, c->err) != PA_OK)
         return NULL;
     e->kind = SQ_E_WINDOW;
     e->loc = loc;
     e->col = -1;
     e->type = t;
-    e->n_args = np + no;
+    e->n_args = na + np + no;
     e->args = args;
     e->win = win;
     e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
@@ -1196,6 +1301,14 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         *p = (char)tolower((unsigned char)*p);
     if (f->over)
         return bind_window(c, f, lname, sc, ag);
+    if (!strcmp(lname, "percentile_cont") || !strcmp(lname, "percentile_disc") || !strcmp(lname, "mode") ||
+        !strcmp(lname, "median"))
+        return bind_osagg(c, f, lname, sc, ag);
+    if (f->agg_within_group) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "%s is not an ordered-set aggregate (WITHIN GROUP is for percentile_cont, "
+                                         "percentile_disc and mode)", lname);
+        return NULL;
+    }
     if (sq_is_aggregate_name(lname))
         return bind_agg(c, f, lname, sc, ag);
     if (f->agg_star || f->agg_distinct) {

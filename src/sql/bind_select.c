@@ -184,6 +184,24 @@ static void render(pgn *n, char *buf, size_t cap)
             render_window(f, fn, buf, cap);
             return;
         }
+        if (f->agg_within_group && f->n_agg_order == 1) {   /* DuckDB's names */
+            PgQuery__SortBy *sb = f->agg_order[0]->sort_by;
+            char k[256];
+            render(sb->node, k, sizeof k);
+            bool desc = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+            if (!strcmp(fn, "mode")) {
+                snprintf(buf, cap, "\"mode\"() WITHIN GROUP ( ORDER BY %s%s)", k, desc ? " DESC" : "");
+                return;
+            }
+            char a[128];
+            render(f->n_args ? f->args[0] : NULL, a, sizeof a);
+            snprintf(buf, cap, "%s(%s ORDER BY %s%s)",
+                     !strcmp(fn, "percentile_cont") ? "quantile_cont"
+                     : !strcmp(fn, "percentile_disc") ? "quantile_disc"
+                                                        : fn,
+                     a, k, desc ? " DESC" : "");
+            return;
+        }
         if (f->agg_star) {
             snprintf(buf, cap, "count_star()");
             return;
@@ -506,6 +524,185 @@ static int plan_windows(sq_ctx *c, sq_node **node, sq_expr **exprs, int n)
         if (!(exprs[i] = replace_windows(c, exprs[i], &wp)))
             return c->err->code;
     *node = cur;
+    return PA_OK;
+}
+
+/* ------------------------------------------------ ordered-set aggregates */
+
+static int collect_kind(sq_ctx *c, sq_expr *e, sq_ekind k, sq_vec *v)
+{
+    if (!e)
+        return PA_OK;
+    if (e->kind == k) {
+        for (int i = 0; i < v->n; i++)
+            if (v->v[i] == e)
+                return PA_OK;
+        return push(c, v, e);
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        int rc = collect_kind(c, e->args[i], k, v);
+        if (rc)
+            return rc;
+    }
+    if (e->kind == SQ_E_SUBQ && e->subq->test)
+        return collect_kind(c, e->subq->test, k, v);
+    return PA_OK;
+}
+
+/* e with every node of from[i] replaced by to[i]. */
+static sq_expr *replace_nodes(sq_ctx *c, sq_expr *e, sq_expr **from, sq_expr **to, int n)
+{
+    if (!e)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (e == from[i])
+            return to[i];
+    bool any = false;
+    sq_expr **a = sq_alloc(&c->A, (size_t)(e->n_args ? e->n_args : 1) * sizeof *a);
+    if (!a) {
+        sq_fail(c, e->loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < e->n_args; i++) {
+        if (!(a[i] = replace_nodes(c, e->args[i], from, to, n)))
+            return NULL;
+        any |= a[i] != e->args[i];
+    }
+    if (e->kind == SQ_E_SUBQ && e->subq->test &&
+        !(e->subq->test = replace_nodes(c, e->subq->test, from, to, n)))
+        return NULL;
+    return any ? sq_rebuild(c, e, a) : e;
+}
+
+static sq_expr *bin(sq_ctx *c, sq_ekind k, int sub, sq_expr *a, sq_expr *b)
+{
+    sq_expr *v[2] = {a, b};
+    return a && b ? sq_make(c, k, sub, v, 2, -1) : NULL;
+}
+
+static sq_expr *dconst(sq_ctx *c, double v) { return sq_const(c, ex_expr_double(c->plan, v, c->err), -1); }
+static sq_expr *iconst(sq_ctx *c, int64_t v) { return sq_const(c, ex_expr_bigint(c->plan, v, c->err), -1); }
+
+/* MIN(CASE WHEN cond THEN x END). */
+static sq_expr *min_where(sq_ctx *c, sq_expr *cond, sq_expr *x)
+{
+    sq_expr *w[2] = {cond, x};
+    sq_expr *cw = cond && x ? sq_make(c, SQ_E_CASE, 0, w, 2, -1) : NULL;
+    return cw ? sq_agg(c, EX_AGG_MIN, cw, -1) : NULL;
+}
+
+/* percentile_cont / percentile_disc / mode in exprs, computed from windows
+ * over the rows before grouping (partitioned by the group keys), then
+ * aggregates that pick the rows they name:
+ *   rn = row_number() OVER (PARTITION BY keys ORDER BY x NULLS LAST),
+ *   n  = count(x) OVER (PARTITION BY keys);
+ *   percentile_disc(p): the value at rn = max(1, ceil(p * n));
+ *   percentile_cont(p): at pos = p * (n - 1) (0-based) the values at
+ *     floor(pos) and ceil(pos), interpolated, in DOUBLE;
+ *   mode(): cnt = count(x) OVER (PARTITION BY keys, x), then the value at
+ *     row_number() OVER (PARTITION BY keys ORDER BY cnt DESC, x) = 1.
+ * as PostgreSQL defines them. */
+static int plan_ordered_sets(sq_ctx *c, sq_node **node, const aggstate *st, sq_expr **exprs, int n_exprs,
+                             sq_expr **having)
+{
+    sq_vec os = {0};
+    int rc;
+    for (int i = 0; i < n_exprs; i++)
+        if ((rc = collect_kind(c, exprs[i], SQ_E_OSAGG, &os)))
+            return rc;
+    if ((rc = collect_kind(c, *having, SQ_E_OSAGG, &os)))
+        return rc;
+    if (!os.n)
+        return PA_OK;
+    int ng = st->groups.n;
+    sq_expr **keys = st->groups.v;
+    /* stage 1: rn and n (cont, disc) or cnt (mode) */
+    sq_vec w1 = {0};
+    for (int i = 0; i < os.n; i++) {
+        sq_expr *o = os.v[i], *x = o->args[0];
+        ex_sort_key dir = {-1, o->flag, false};
+        if (o->sub == 2) {
+            sq_expr **pk = sq_alloc(&c->A, (size_t)(ng + 1) * sizeof *pk);
+            if (!pk)
+                return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+            for (int k = 0; k < ng; k++)
+                pk[k] = keys[k];
+            pk[ng] = x;
+            /* (the second slot repeats the first: only the first is read) */
+            sq_expr *cnt = sq_window_call(c, EX_WIN_COUNT, x, pk, ng + 1, NULL, NULL, 0, o->loc);
+            if ((rc = push(c, &w1, cnt)) || (rc = push(c, &w1, cnt)))
+                return rc;
+        } else if ((rc = push(c, &w1, sq_window_call(c, EX_WIN_ROW_NUMBER, NULL, keys, ng, &x, &dir, 1, o->loc))) ||
+                   (rc = push(c, &w1, sq_window_call(c, EX_WIN_COUNT, x, keys, ng, NULL, NULL, 0, o->loc))))
+            return rc;
+    }
+    if ((rc = plan_windows(c, node, w1.v, w1.n)))
+        return rc;
+    /* stage 2 (mode): the first row by (cnt DESC, x) */
+    sq_vec w2 = {0};
+    int *w2_of = sq_alloc(&c->A, (size_t)os.n * sizeof(int));
+    if (!w2_of)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < os.n; i++) {
+        sq_expr *o = os.v[i];
+        w2_of[i] = -1;
+        if (o->sub != 2)
+            continue;
+        sq_expr *ord[2] = {w1.v[2 * i], o->args[0]};
+        ex_sort_key dirs[2] = {{-1, true, false}, {-1, o->flag, false}};
+        w2_of[i] = w2.n;
+        if ((rc = push(c, &w2, sq_window_call(c, EX_WIN_ROW_NUMBER, NULL, keys, ng, ord, dirs, 2, o->loc))))
+            return rc;
+        if (!w2.v[w2.n - 1])
+            return c->err->code;
+    }
+    if (w2.n && (rc = plan_windows(c, node, w2.v, w2.n)))
+        return rc;
+    /* the aggregates */
+    sq_expr **to = sq_alloc(&c->A, (size_t)os.n * sizeof *to);
+    if (!to)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < os.n; i++) {
+        sq_expr *o = os.v[i], *x = o->args[0], *v = NULL;
+        double p;
+        memcpy(&p, &o->n, sizeof p);
+        if (o->sub == 2) {
+            sq_expr *cnt = w1.v[2 * i], *rk = w2.v[w2_of[i]];
+            v = min_where(c, bin(c, SQ_E_AND, 0, bin(c, SQ_E_CMP, EX_EQ, rk, iconst(c, 1)),
+                                 bin(c, SQ_E_CMP, EX_GT, cnt, iconst(c, 0))), x);
+        } else {
+            sq_expr *rn = w1.v[2 * i], *n = w1.v[2 * i + 1];
+            if (o->sub == 1) {
+                sq_expr *k = sq_math(c, EX_CEIL, bin(c, SQ_E_ARITH, EX_MUL, dconst(c, p), n), NULL, 0, false, -1);
+                sq_expr *at = bin(c, SQ_E_OR, 0, bin(c, SQ_E_CMP, EX_EQ, rn, k),
+                                  bin(c, SQ_E_AND, 0, bin(c, SQ_E_CMP, EX_LT, k, dconst(c, 1)),
+                                      bin(c, SQ_E_CMP, EX_EQ, rn, iconst(c, 1))));
+                v = min_where(c, at, x);
+            } else {
+                sq_expr *xd = sq_cast(c, x, (pa_type){PA_TYPE_DOUBLE, 0, 0}, -1);
+                sq_expr *pos = bin(c, SQ_E_ARITH, EX_MUL, dconst(c, p), bin(c, SQ_E_ARITH, EX_SUB, n, iconst(c, 1)));
+                sq_expr *lo = sq_math(c, EX_FLOOR, pos, NULL, 0, false, -1);
+                sq_expr *hi = sq_math(c, EX_CEIL, pos, NULL, 0, false, -1);
+                sq_expr *xl = min_where(c, bin(c, SQ_E_CMP, EX_EQ, rn, bin(c, SQ_E_ARITH, EX_ADD, lo, dconst(c, 1))), xd);
+                sq_expr *xh = min_where(c, bin(c, SQ_E_CMP, EX_EQ, rn, bin(c, SQ_E_ARITH, EX_ADD, hi, dconst(c, 1))), xd);
+                /* the group's n, after grouping: count(x) */
+                sq_expr *cnt = sq_agg(c, EX_AGG_COUNT, x, -1);
+                sq_expr *gpos = bin(c, SQ_E_ARITH, EX_MUL, dconst(c, p),
+                                    sq_cast(c, bin(c, SQ_E_ARITH, EX_SUB, cnt, iconst(c, 1)),
+                                            (pa_type){PA_TYPE_DOUBLE, 0, 0}, -1));
+                sq_expr *frac = bin(c, SQ_E_ARITH, EX_SUB, gpos, sq_math(c, EX_FLOOR, gpos, NULL, 0, false, -1));
+                v = bin(c, SQ_E_ARITH, EX_ADD, xl, bin(c, SQ_E_ARITH, EX_MUL, bin(c, SQ_E_ARITH, EX_SUB, xh, xl), frac));
+            }
+        }
+        if (!v)
+            return c->err->code ? c->err->code : sq_fail(c, o->loc, PA_EINTERNAL, "ordered-set aggregate");
+        to[i] = v;
+    }
+    for (int i = 0; i < n_exprs; i++)
+        if (!(exprs[i] = replace_nodes(c, exprs[i], os.v, to, os.n)))
+            return c->err->code;
+    if (*having && !(*having = replace_nodes(c, *having, os.v, to, os.n)))
+        return c->err->code;
     return PA_OK;
 }
 
@@ -1315,6 +1512,22 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
         return sq_fail(c, -1, PA_EUNSUPPORTED,
                        "a correlated reference outside the subquery's WHERE conditions is not supported");
 
+    /* Ordered-set aggregates: windows over the rows, then plain aggregates. */
+    {
+        sq_vec os = {0};
+        for (int i = 0; i < sel.n; i++)
+            if ((rc = collect_kind(c, sel.v[i], SQ_E_OSAGG, &os)))
+                return rc;
+        if ((rc = collect_kind(c, having, SQ_E_OSAGG, &os)))
+            return rc;
+        if (os.n && (with_sets || corr.n))
+            return sq_fail(c, os.v[0]->loc, PA_EUNSUPPORTED,
+                           "percentile_cont, percentile_disc, median and mode with grouping sets or in a correlated "
+                           "subquery are not supported");
+        if (os.n && (rc = plan_ordered_sets(c, &node, &st, sel.v, sel.n, &having)))
+            return rc;
+    }
+
     /* Aggregation. */
     for (int i = 0; i < sel.n; i++)
         if ((rc = collect_aggs(c, sel.v[i], &st)))
@@ -1423,7 +1636,7 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
             part[i] = sel.v[on_pos[i]];
         for (int i = 0; i < n_order; i++)
             ord[i] = sel.v[order_pos[i]];
-        sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, part, n_on, ord, keys, n_order, -1);
+        sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, NULL, part, n_on, ord, keys, n_order, -1);
         if (!rn)
             return c->err->code;
         on_rn = sel.n;
@@ -1655,7 +1868,7 @@ static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const ch
             for (int i = 0; i < side[k]->n_out; i++)
                 if ((rc = push(c, &all, sq_col_ref(c, side[k]->out[i], -1))))
                     return rc;
-            sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, all.v, all.n, NULL, NULL, 0, -1);
+            sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, NULL, all.v, all.n, NULL, NULL, 0, -1);
             if (!rn || (rc = push(c, &all, rn)) || (rc = plan_windows(c, &side[k], all.v, all.n)))
                 return rc ? rc : c->err->code;
             if (!(side[k] = project(c, side[k], all.v, all.n, NULL)))

@@ -209,6 +209,7 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_MATH: return ex_expr_math(p, (ex_math)e->sub, ax[0], n > 1 ? ax[1] : NULL, (int)e->n, e->flag, err);
     case SQ_E_AGG:
     case SQ_E_WINDOW:
+    case SQ_E_OSAGG:
     case SQ_E_GROUPING: return ex_expr_col_typed(p, 0, e->type, err);
     }
     pa_error(err, PA_EINTERNAL, "expression kind %d", (int)e->kind);
@@ -313,7 +314,8 @@ sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args)
     r->tx = e->tx;
     for (int i = 0; i < e->n_args; i++)
         r->args[i] = args[i];
-    if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG || e->kind == SQ_E_GROUPING || e->kind == SQ_E_WINDOW)
+    if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG || e->kind == SQ_E_GROUPING || e->kind == SQ_E_WINDOW ||
+        e->kind == SQ_E_OSAGG)
         return measure(c, r) ? r : NULL;
     return typed(c, r, twin(c, r, r->args));
 }
@@ -341,6 +343,7 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b)
         break;
     case SQ_E_DATE_ADD:
     case SQ_E_MATH:
+    case SQ_E_OSAGG:
         if (a->n != b->n)
             return false;
         break;

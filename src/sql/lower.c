@@ -41,6 +41,7 @@ ex_expr *sq_lower_expr(sq_ctx *c, const sq_expr *e, const int *ids, int n_ids)
     case SQ_E_CONST: return e->tx;
     case SQ_E_AGG: sq_fail(c, e->loc, PA_EINTERNAL, "planning: aggregate left in an expression"); return NULL;
     case SQ_E_WINDOW: sq_fail(c, e->loc, PA_EINTERNAL, "planning: window function left in an expression"); return NULL;
+    case SQ_E_OSAGG: sq_fail(c, e->loc, PA_EINTERNAL, "planning: ordered-set aggregate left in an expression"); return NULL;
     case SQ_E_GROUPING: sq_fail(c, e->loc, PA_EINVAL, "GROUPING needs a GROUP BY"); return NULL;
     default: break;
     }

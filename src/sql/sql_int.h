@@ -122,6 +122,8 @@ typedef enum sq_ekind {
     SQ_E_GROUPING,            /* GROUPING(args): during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */
     SQ_E_WINDOW,              /* a window function (win): during binding only */
+    SQ_E_OSAGG,               /* ordered-set aggregate of args[0]: sub 0 percentile_cont, 1 percentile_disc,
+                                 2 mode; flag DESC; n the fraction's double bits; during binding only */
 } sq_ekind;
 
 /* A window function call: args of its sq_expr are the argument (n_arg 0
@@ -378,11 +380,13 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag);
 int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
                    sq_subq *corr_for);
 int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int col);
-/* A window function without argument (ROW_NUMBER, RANK...) over the
- * default frame, PARTITION BY part, ORDER BY order in the directions of
- * dirs (their columns unused): DISTINCT ON, INTERSECT / EXCEPT ALL. */
-sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr **part, int np, sq_expr **order,
+/* A window function (arg NULL: none) over the default frame, PARTITION BY
+ * part, ORDER BY order in the directions of dirs (their columns unused):
+ * DISTINCT ON, INTERSECT / EXCEPT ALL, ordered-set aggregates. */
+sq_expr *sq_window_call(sq_ctx *c, ex_window_kind kind, sq_expr *arg, sq_expr **part, int np, sq_expr **order,
                         const ex_sort_key *dirs, int no, int loc);
+/* An aggregate node of kind k over arg (NULL for COUNT(*)). */
+sq_expr *sq_agg(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc);
 const char *sq_node_name(pgn *n);
 
 /* suggest.c: the closest of the names offered to an unknown one (NULL when

@@ -964,6 +964,48 @@ check "DISTINCT ON over a join, counted" \
 25801|773085063"
 
 refused "DISTINCT ON not leading the ORDER BY" "select distinct on (n_regionkey) n_regionkey, n_name from nation order by n_name" "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"
+# Ordered-set aggregates (PostgreSQL's definitions), planned with windows:
+# percentile_cont, percentile_disc, mode, and DuckDB's median.
+check "median, percentile_cont/disc, mode per group" \
+  "select n_regionkey, median(n_nationkey) m, percentile_cont(0.25) within group (order by n_nationkey) pc, percentile_disc(0.25) within group (order by n_nationkey) pd, mode() within group (order by n_nationkey % 3) mo from nation group by 1 order by 1" \
+"n_regionkey|m|pc|pd|mo
+0|14.00|5.00|5|0
+1|3.00|2.00|2|0
+2|12.00|9.00|9|0
+3|19.00|7.00|7|1
+4|11.00|10.00|10|1"
+
+check "PostgreSQL's definitions at the edges: fractions 0 and 1, DESC, NULLs ignored, mode ties to the first in order" \
+  "select percentile_disc(0.6) within group (order by x) d6, percentile_disc(0.5) within group (order by x) d5, percentile_disc(0) within group (order by x) d0, percentile_disc(1) within group (order by x) d1, percentile_cont(0.6) within group (order by x) c6, percentile_disc(0.6) within group (order by x desc) dd, percentile_cont(0.6) within group (order by x desc) cd, mode() within group (order by y) m, mode() within group (order by y desc) md from (values (10, 3), (20, 1), (30, 3), (40, 1), (null, null), (50, 2)) t(x, y)" \
+"d6|d5|d0|d1|c6|dd|cd|m|md
+30|30|10|50|34.00|30|26.00|1|3"
+
+check "ordered-set aggregates of dates, strings and DECIMALs beside plain ones, in HAVING" \
+  "select o_orderpriority, count(*) c, median(o_custkey) m, percentile_disc(0.9) within group (order by o_orderdate) d, mode() within group (order by o_clerk) mc, percentile_cont(0.1) within group (order by o_custkey desc) pc from orders group by 1 having median(o_totalprice) > 100 order by 1" \
+"o_orderpriority|c|m|d|mc|pc
+1-URGENT|3020|757.00|1997-11-28|Clerk#000000497|1357.00
+2-HIGH|3065|761.00|1997-12-12|Clerk#000000648|1349.00
+3-MEDIUM|2941|740.00|1997-12-05|Clerk#000000543|1346.00
+4-NOT SPECIFIED|3024|757.00|1997-12-05|Clerk#000000258|1354.00
+5-LOW|2950|766.00|1997-11-21|Clerk#000000409|1366.00"
+
+check "over all of lineitem, no GROUP BY" \
+  "select median(l_quantity) m, percentile_disc(0.33) within group (order by l_shipmode) s, mode() within group (order by l_linenumber) l, percentile_cont(0.99) within group (order by l_extendedprice) p from lineitem" \
+"m|s|l|p
+25.00|MAIL|1|86049.39"
+
+check "FILTER, and groups whose values are all NULL" \
+  "select l_returnflag, percentile_disc(0.5) within group (order by l_extendedprice) filter (where l_discount > 0.05) f, median(case when l_quantity > 100 then l_quantity end) n from lineitem group by 1 order by 1" \
+"l_returnflag|f|n
+A|33668.80|
+N|33966.40|
+R|34311.75|"
+
+refused "a percentile outside [0, 1]" "select percentile_cont(1.5) within group (order by n_nationkey) from nation" "percentile value 1.5 is not between 0 and 1"
+refused "percentile_cont of strings" "select percentile_cont(0.5) within group (order by n_name) from nation" "percentile_cont of VARCHAR is not defined"
+refused "WITHIN GROUP on a plain aggregate" "select sum(n_nationkey) within group (order by n_nationkey) from nation" "sum is not an ordered-set aggregate"
+refused "a non-constant fraction" "select percentile_disc(n_nationkey) within group (order by n_nationkey) from nation" "the fraction of percentile_disc must be a constant number"
+refused "ordered-set aggregates with grouping sets" "select n_regionkey, median(n_nationkey) from nation group by rollup(1)" "with grouping sets or in a correlated subquery are not supported"
 refused "a window function in WHERE" "select n_name from nation where row_number() over () > 1" "window functions are not allowed in WHERE"
 refused "a window function in GROUP BY" "select n_regionkey from nation group by row_number() over ()" "window functions are not allowed in GROUP BY"
 refused "a window function inside an aggregate" "select sum(row_number() over ()) from nation" "aggregate function calls cannot contain window function calls"
