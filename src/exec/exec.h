@@ -502,6 +502,11 @@ int ex_result_unpack(dv_device *dev, int n_columns, const char *const *names, co
 /* Print helpers for tools and tests (the answers format: '|' separated,
  * header line of names, PA_FMT_ANSWER values). Returns bytes written or -1. */
 int ex_result_write_csv(const ex_result *r, FILE *f, char sep, bool header);
+/* The same with every value in full (a DECIMAL's every digit, a DOUBLE's
+ * shortest round-trip digits as DuckDB writes them; NULL an empty field,
+ * fields quoted as RFC 4180 wants, an empty string as ""); the header line
+ * when asked. 0, or -1 when writing failed (errno) or memory ran out. */
+int ex_result_write_csv_full(const ex_result *r, FILE *f, char sep, bool header);
 /* The plan with pipelines, device, each operator's estimate ("~N rows" when
  * set with ex_op_set_estimate, else the builders' guess "est N") and (after
  * a run) per-operator rows, time and memory, as text lines into f. */

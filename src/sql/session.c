@@ -9,6 +9,9 @@
 #include <string.h>
 #include <strings.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int sql_session_create(const sql_options *opt, sql_session **out, pa_err *err)
 {
@@ -185,6 +188,46 @@ static char *lower_name(const char *s)
     return d;
 }
 
+/* A query's root made writable to Parquet: wide DECIMALs (sums) are
+ * written in 64 bits, through checked casts. */
+static int writable(sq_ctx *c, ex_op **root)
+{
+    int n = ex_op_columns(*root);
+    ex_expr *ex[1024];
+    const char *names[1024];
+    if (n > 1024)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "writing more than 1024 columns is not supported");
+    for (int i = 0; i < n; i++) {
+        pa_type t = ex_op_column_type(*root, i);
+        names[i] = ex_op_column_name(*root, i);
+        ex[i] = ex_expr_col(c->plan, *root, i, c->err);
+        if (ex[i] && t.id == PA_TYPE_DECIMAL && t.precision > 18)
+            ex[i] = ex_expr_cast(c->plan, ex[i], (pa_type){PA_TYPE_DECIMAL, 18, t.scale}, c->err);
+        if (!ex[i])
+            return c->err->code;
+    }
+    return ex_project(c->plan, *root, ex, names, n, root, c->err);
+}
+
+/* r's rows as the Parquet file path (through a temporary file renamed at
+ * the end: the file is whole or not there). */
+static int write_parquet(sq_ctx *c, const ex_result *r, const char *path, const pq_writer_options *wo)
+{
+    pq_writer *w = NULL;
+    pq_write_column *cols = pa_calloc((size_t)r->n_columns + 1, sizeof *cols);
+    if (!cols)
+        return pa_error(c->err, PA_ENOMEM, "writing %s: out of memory", path);
+    for (int i = 0; i < r->n_columns; i++)
+        cols[i] = (pq_write_column){r->names[i], r->types[i], true};
+    int rc = pq_writer_create(path, cols, (uint32_t)r->n_columns, wo, &w, c->err);
+    pa_free(cols);
+    for (int k = 0; rc == PA_OK && k < r->n_chunks; k++)
+        rc = pq_writer_write(w, r->chunks[k]->columns, r->chunks[k]->length, c->err);
+    if (w)
+        rc = rc == PA_OK ? pq_writer_close(w, c->err) : (pq_writer_abort(w), rc);
+    return rc;
+}
+
 /* CREATE TABLE name AS SELECT: run, write <data dir>/<name>.parquet. */
 static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *res)
 {
@@ -221,47 +264,18 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
         return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE AS is not supported across ranks yet");
     }
     int rc = compile(c, st->query, false, &root);
-    if (rc == PA_OK) {
-        /* Wide DECIMALs (sums) are written in 64 bits: checked casts. */
-        int n = ex_op_columns(root);
-        ex_expr *ex[1024];
-        const char *names[1024];
-        if (n > 1024)
-            rc = sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE with more than 1024 columns");
-        for (int i = 0; rc == PA_OK && i < n; i++) {
-            pa_type t = ex_op_column_type(root, i);
-            names[i] = ex_op_column_name(root, i);
-            ex[i] = ex_expr_col(c->plan, root, i, c->err);
-            if (ex[i] && t.id == PA_TYPE_DECIMAL && t.precision > 18)
-                ex[i] = ex_expr_cast(c->plan, ex[i], (pa_type){PA_TYPE_DECIMAL, 18, t.scale}, c->err);
-            if (!ex[i])
-                rc = c->err->code;
-        }
-        if (rc == PA_OK)
-            rc = ex_project(c->plan, root, ex, names, n, &root, c->err);
-    }
+    if (rc == PA_OK)
+        rc = writable(c, &root);
     if (rc == PA_OK)
         rc = run(c, root, &r);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.parquet", s->data_dir, name);
-    pq_writer *w = NULL;
     if (rc == PA_OK) {
-        pq_write_column *cols = pa_calloc((size_t)r->n_columns + 1, sizeof *cols);
-        if (!cols)
-            rc = pa_error(c->err, PA_ENOMEM, "CREATE TABLE");
-        for (int i = 0; rc == PA_OK && i < r->n_columns; i++)
-            cols[i] = (pq_write_column){r->names[i], r->types[i], true};
         pq_writer_options wo;
         pq_writer_options_init(&wo);
         wo.no_replace = true; /* a file made since the catalog was read (another process) is kept */
-        if (rc == PA_OK)
-            rc = pq_writer_create(path, cols, (uint32_t)r->n_columns, &wo, &w, c->err);
-        pa_free(cols);
+        rc = write_parquet(c, r, path, &wo);
     }
-    for (int k = 0; rc == PA_OK && k < r->n_chunks; k++)
-        rc = pq_writer_write(w, r->chunks[k]->columns, r->chunks[k]->length, c->err);
-    if (w)
-        rc = rc == PA_OK ? pq_writer_close(w, c->err) : (pq_writer_abort(w), rc);
     if (rc == PA_OK)
         rc = sql_register_table(s, name, path, c->err);
     if (rc == PA_OK) {
@@ -272,6 +286,178 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
     }
     ex_result_destroy(r);
     pa_free(name);
+    return rc;
+}
+
+/* ------------------------------------------------------------- COPY TO */
+
+/* An option's value as text ("" when it has none). */
+static const char *opt_text(PgQuery__DefElem *d, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!d->arg)
+        return buf;
+    switch (d->arg->node_case) {
+    case PG_QUERY__NODE__NODE_STRING: snprintf(buf, cap, "%s", d->arg->string->sval); break;
+    case PG_QUERY__NODE__NODE_INTEGER: snprintf(buf, cap, "%d", d->arg->integer->ival); break;
+    case PG_QUERY__NODE__NODE_BOOLEAN: snprintf(buf, cap, "%s", d->arg->boolean->boolval ? "true" : "false"); break;
+    case PG_QUERY__NODE__NODE_A_STAR: snprintf(buf, cap, "*"); break;
+    default: snprintf(buf, cap, "?"); break;
+    }
+    return buf;
+}
+
+/* A boolean option (HEADER): no value, true/false/on/off/1/0. */
+static int opt_bool(sq_ctx *c, PgQuery__DefElem *d, bool *out)
+{
+    char b[64];
+    const char *v = opt_text(d, b, sizeof b);
+    if (!*v || !strcasecmp(v, "true") || !strcasecmp(v, "on") || !strcmp(v, "1"))
+        *out = true;
+    else if (!strcasecmp(v, "false") || !strcasecmp(v, "off") || !strcmp(v, "0"))
+        *out = false;
+    else
+        return sq_fail(c, d->location, PA_EINVAL, "%s requires a Boolean value, not \"%s\"", d->defname, v);
+    return PA_OK;
+}
+
+/* r's rows as CSV at path, through a temporary file beside it renamed at
+ * the end. */
+static int write_csv(sq_ctx *c, const ex_result *r, const char *path, char sep, bool header)
+{
+    char tmp[4200];
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path + 1) : 0;
+    snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.%ld.XXXXXX", dir_len, path, slash ? slash + 1 : path, (long)getpid());
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return pa_error(c->err, PA_EIO, "COPY: cannot create a file beside %s: %s", path, strerror(errno));
+    fchmod(fd, 0644);   /* mkstemp's 0600 is for the temporary name only */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return pa_error(c->err, PA_EIO, "COPY: %s: %s", path, strerror(errno));
+    }
+    int w = ex_result_write_csv_full(r, f, sep, header);
+    int e = errno;
+    if (fclose(f) != 0 && w == 0) {
+        w = -1;
+        e = errno;
+    }
+    if (w != 0) {
+        unlink(tmp);
+        return pa_error(c->err, PA_EIO, "COPY: writing %s failed: %s", path, strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        e = errno;
+        unlink(tmp);
+        return pa_error(c->err, PA_EIO, "COPY: cannot put the file at %s: %s", path, strerror(e));
+    }
+    return PA_OK;
+}
+
+/* COPY (query) TO 'file' / COPY table TO 'file', WITH (FORMAT parquet |
+ * csv, HEADER, DELIMITER 'c', COMPRESSION codec): the file is written
+ * whole or not at all (a temporary file renamed), replacing one there. */
+static int copy_to(sq_ctx *c, PgQuery__CopyStmt *st, sql_result *res)
+{
+    sql_session *s = c->s;
+    if (st->is_from)
+        return sq_fail(c, -1, PA_EUNSUPPORTED,
+                       "COPY FROM is not supported: tables are Parquet files (--data DIR, read_parquet('path'))");
+    if (st->is_program)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "COPY TO PROGRAM is not supported");
+    if (!st->filename || !*st->filename)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "COPY TO STDOUT is not supported: name a file");
+    if (st->n_attlist || st->where_clause)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "COPY with a column list or WHERE is not supported (COPY (SELECT ...) TO is)");
+    if (s->opt.world && nt_size(s->opt.world) > 1)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "COPY is not supported across ranks yet");
+    size_t fl = strlen(st->filename);
+    bool parquet = fl >= 8 && !strcasecmp(st->filename + fl - 8, ".parquet"), header = false;
+    char sep = ',';
+    pq_writer_options wo;
+    pq_writer_options_init(&wo);
+    for (size_t i = 0; i < st->n_options; i++) {
+        PgQuery__DefElem *d = st->options[i]->def_elem;
+        if (!d)
+            continue;
+        char b[256];
+        const char *v = opt_text(d, b, sizeof b);
+        int rc = PA_OK;
+        if (!strcasecmp(d->defname, "format")) {
+            if (!strcasecmp(v, "parquet"))
+                parquet = true;
+            else if (!strcasecmp(v, "csv"))
+                parquet = false;
+            else
+                rc = sq_fail(c, d->location, PA_EUNSUPPORTED, "COPY format \"%s\" is not supported (parquet, csv)", v);
+        } else if (!strcasecmp(d->defname, "header"))
+            rc = opt_bool(c, d, &header);
+        else if (!strcasecmp(d->defname, "delimiter")) {
+            if (strlen(v) != 1 || *v == '"' || *v == '\n' || *v == '\r')
+                rc = sq_fail(c, d->location, PA_EINVAL, "COPY delimiter must be a single one-byte character other than a quote or line break");
+            sep = *v;
+        } else if (!strcasecmp(d->defname, "compression") || !strcasecmp(d->defname, "codec")) {
+            static const struct {
+                const char *name;
+                int32_t codec;
+            } codecs[] = {{"lz4_raw", PQ_CODEC_LZ4_RAW}, {"lz4", PQ_CODEC_LZ4_RAW}, {"snappy", PQ_CODEC_SNAPPY},
+                          {"zstd", PQ_CODEC_ZSTD},       {"gzip", PQ_CODEC_GZIP},     {"brotli", PQ_CODEC_BROTLI},
+                          {"uncompressed", PQ_CODEC_UNCOMPRESSED}};
+            int k = -1;
+            for (int j = 0; j < (int)(sizeof codecs / sizeof codecs[0]); j++)
+                if (!strcasecmp(v, codecs[j].name))
+                    k = j;
+            if (k < 0)
+                rc = sq_fail(c, d->location, PA_EUNSUPPORTED,
+                             "COPY compression \"%s\" is not supported (lz4_raw, snappy, zstd, gzip, brotli, uncompressed)", v);
+            else
+                wo.codec = codecs[k].codec;
+        } else
+            rc = sq_fail(c, d->location, PA_EUNSUPPORTED, "COPY option \"%s\" is not supported (FORMAT, HEADER, DELIMITER, COMPRESSION)",
+                         d->defname);
+        if (rc != PA_OK)
+            return rc;
+    }
+    /* The rows: the query, or every column of the table. */
+    PgQuery__ParseResult *tree = NULL;
+    pgn *query = st->query;
+    if (!query) {
+        char *name = lower_name(st->relation->relname);
+        char text[600];
+        if (!name)
+            return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        if (strchr(name, '"') || strlen(name) > 500) {
+            pa_free(name);
+            return sq_fail(c, st->relation->location, PA_EINVAL, "bad table name");
+        }
+        snprintf(text, sizeof text, "SELECT * FROM \"%s\"", name);
+        pa_free(name);
+        int off, rc = sq_parse(text, &tree, &off, c->err);
+        if (rc != PA_OK)
+            return rc;
+        query = tree->stmts[0]->stmt;
+    }
+    ex_op *root;
+    ex_result *r = NULL;
+    int rc = compile(c, query, false, &root);
+    if (rc == PA_OK && parquet)
+        rc = writable(c, &root);
+    if (rc == PA_OK)
+        rc = run(c, root, &r);
+    if (rc == PA_OK)
+        rc = parquet ? write_parquet(c, r, st->filename, &wo) : write_csv(c, r, st->filename, sep, header);
+    if (rc == PA_OK) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "COPY %lld", (long long)r->n_rows);
+        if (!(res->text = pa_strdup(msg)))
+            rc = pa_error(c->err, PA_ENOMEM, "COPY");
+    }
+    ex_result_destroy(r);
+    if (tree)
+        pg_query__parse_result__free_unpacked(tree, NULL);
     return rc;
 }
 
@@ -404,6 +590,7 @@ static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
         res->kind = SQL_RESULT_OK;
         return create_table(c, stmt->create_table_as_stmt, res);
     case PG_QUERY__NODE__NODE_VIEW_STMT: res->kind = SQL_RESULT_OK; return create_view(c, stmt->view_stmt, text, res);
+    case PG_QUERY__NODE__NODE_COPY_STMT: res->kind = SQL_RESULT_OK; return copy_to(c, stmt->copy_stmt, res);
     case PG_QUERY__NODE__NODE_DROP_STMT: res->kind = SQL_RESULT_OK; return drop(c, stmt->drop_stmt, res);
     case PG_QUERY__NODE__NODE_CREATE_STMT:
         return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE with columns is not supported: tables are Parquet files "

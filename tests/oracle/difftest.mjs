@@ -72,7 +72,10 @@ const W = {
   // functions that make new text (their constants ASCII, as the data)
   textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1 },
   item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
-  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1 },
+  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1, ordered: 1 },
+  // percentile_cont / median of integers (DuckDB keeps a DECIMAL's type and
+  // rounds), percentile_disc of anything, mode of anything but DOUBLE.
+  orderedAgg: { cont: 2, disc: 2, mode: 2, median: 1 },
   aggFilter: 1 / 6,                          // agg(...) FILTER (WHERE p)
   groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
   groupBy: { expr: 4, position: 2, alias: 1 },
@@ -803,6 +806,23 @@ class Gen {
         const span = Math.max(Math.abs(e.t.lo ?? 0), Math.abs(e.t.hi ?? 0));
         return { sql: `${fn}(${e.sql})`, t: { k: 'dbl', lo: 0, hi: fn.startsWith('VAR') ? span * span : span, nul: true } };
       }
+      case 'ordered': {
+        const how = r.pick(W.orderedAgg);
+        // Not 0 with DESC: DuckDB 1.5 then gives the smallest value (PostgreSQL the first in the order).
+        const dir = r.chance(0.3) ? ' DESC' : '';
+        const frac = r.one(dir ? ['0.1', '0.25', '0.5', '0.6', '0.75', '0.9', '1'] : ['0', '0.1', '0.25', '0.5', '0.6', '0.75', '0.9', '1']);
+        if (how === 'cont' || how === 'median') {
+          const e = this.anyCol(scope, (c) => c.k === 'int' || c.k === 'big');
+          if (!e) return { sql: 'COUNT(*)', t: { k: 'big', lo: 0, hi: rows } };
+          const sql = how === 'median' ? `MEDIAN(${e.sql})` : `PERCENTILE_CONT(${frac}) WITHIN GROUP (ORDER BY ${e.sql}${dir})`;
+          return { sql, t: { k: 'dbl', lo: e.t.lo, hi: e.t.hi, nul: true }, os: true };
+        }
+        const e = this.operand(scope);
+        if (how === 'mode' && e.t.k === 'dbl') return { sql: `MIN(${e.sql})`, t: { ...e.t, nul: true } };
+        const sql = how === 'mode' ? `MODE() WITHIN GROUP (ORDER BY ${e.sql}${dir})`
+          : `PERCENTILE_DISC(${frac}) WITHIN GROUP (ORDER BY ${e.sql}${dir})`;
+        return { sql, t: { ...e.t, nul: true }, os: true };
+      }
       case 'boolAgg': {
         const p = this.pred(scope, 1, false);
         return { sql: `${r.one(['BOOL_AND', 'BOOL_OR'])}(${p.sql})`, t: { k: 'bool', nul: true } };
@@ -993,7 +1013,7 @@ class Gen {
       // (Not with the same key twice under two names: DuckDB then NULLs it where PostgreSQL does not.)
       const bare = (x) => x.sql.replace(/\b[a-z]\w*\./g, "");
       const twice = keys.some((k, i) => keys.findIndex((x) => bare(x) === bare(k)) !== i);
-      const sets = keys.length && !twice && r.chance(W.groupingSets) ? r.one(['ROLLUP', 'CUBE']) : null;
+      const sets = keys.length && !twice && !aggs.some((a) => a.os) && r.chance(W.groupingSets) ? r.one(['ROLLUP', 'CUBE']) : null;
       if (sets) for (let i = 0; i < sel.length; i++) if (sel[i].groupKey) sel[i] = { ...sel[i], t: { ...sel[i].t, nul: true } };
       for (const e of sel) {
         if (e.groupKey && byPos === 'expr' && r.chance(0.15) && sel.length > 1) continue;
