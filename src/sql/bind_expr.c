@@ -194,7 +194,7 @@ static int typmod_int(PgQuery__TypeName *tn, size_t i, int dflt)
     return tn->typmods[i]->a_const->ival->ival;
 }
 
-static int type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t)
+int sq_type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t)
 {
     const char *w = type_word(tn);
     if (!strcmp(w, "int4") || !strcmp(w, "int") || !strcmp(w, "integer") || !strcmp(w, "int2") ||
@@ -273,7 +273,7 @@ static int interval_of(sq_ctx *c, pgn *n, int64_t *amount, ex_unit *unit)
 static sq_expr *bind_cast(sq_ctx *c, PgQuery__TypeCast *tc, sq_scope *sc, sq_aggctx *ag, int loc)
 {
     pa_type t;
-    if (type_of(c, tc->type_name, &t) != PA_OK)
+    if (sq_type_of(c, tc->type_name, &t) != PA_OK)
         return NULL;
     pgn *a = tc->arg;
     /* date 'YYYY-MM-DD' and friends: typed literals. */

@@ -20,6 +20,7 @@ void sq_table_free(sq_table *t)
         pa_free(t->col_names[i]);
     pa_free(t->col_names);
     pa_free(t->col_types);
+    pa_free(t->col_nullable);
     pa_free(t->stats);
     pa_free(t->name);
     pa_free(t->source);
@@ -127,11 +128,13 @@ int sq_table_load_paths(const char *name, const char *const *paths, int n, const
             t->n_cols = (int)m->n_leaves;
             t->col_names = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_names);
             t->col_types = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_types);
+            t->col_nullable = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_nullable);
             t->stats = pa_calloc((size_t)t->n_cols + 1, sizeof *t->stats);
-            if (!t->col_names || !t->col_types || !t->stats)
+            if (!t->col_names || !t->col_types || !t->col_nullable || !t->stats)
                 rc = pa_error(err, PA_ENOMEM, "table %s", name);
             for (int c = 0; rc == PA_OK && c < t->n_cols; c++) {
                 t->col_types[c] = d[c].type;
+                t->col_nullable[c] = d[c].nullable;
                 if (!(t->col_names[c] = pa_strdup(d[c].name)))
                     rc = pa_error(err, PA_ENOMEM, "table %s", name);
                 for (char *p = t->col_names[c]; p && *p; p++)

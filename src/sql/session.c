@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -228,6 +229,21 @@ static int write_parquet(sq_ctx *c, const ex_result *r, const char *path, const 
     return rc;
 }
 
+/* A table name becomes <data dir>/<name>.parquet or a folder <name>: it
+ * must stay a plain file name in that directory ("../x" wrote outside it),
+ * and names starting with '.' are the writer's temporary files. */
+static bool name_ok(sq_ctx *c, const char *name, int loc)
+{
+    if (!name[0] || strchr(name, '/') || name[0] == '.' || strlen(name) > 200) {
+        sq_fail(c, loc, PA_EINVAL,
+                "table name \"%s\" cannot be a file name in the data directory (it is empty, longer than 200 "
+                "bytes, holds '/' or starts with '.')",
+                name);
+        return false;
+    }
+    return true;
+}
+
 /* CREATE TABLE name AS SELECT: run, write <data dir>/<name>.parquet. */
 static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *res)
 {
@@ -239,16 +255,9 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
     char *name = lower_name(st->into->rel->relname);
     if (!name)
         return sq_fail(c, -1, PA_ENOMEM, "out of memory");
-    /* The name becomes <data dir>/<name>.parquet: it must stay a plain file
-     * name in that directory ("../x" wrote outside it), and names starting
-     * with '.' are the writer's temporary files. */
-    if (!name[0] || strchr(name, '/') || name[0] == '.' || strlen(name) > 200) {
-        int rc = sq_fail(c, st->into->rel->location, PA_EINVAL,
-                         "table name \"%s\" cannot be a file name in the data directory (it is empty, longer than 200 "
-                         "bytes, holds '/' or starts with '.')",
-                         name);
+    if (!name_ok(c, name, st->into->rel->location)) {
         pa_free(name);
-        return rc;
+        return c->err->code;
     }
     if (sq_catalog_find(s, name)) {
         int rc = st->if_not_exists ? PA_OK : sq_fail(c, st->into->rel->location, PA_EINVAL, "table \"%s\" already exists", name);
@@ -286,6 +295,285 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
     }
     ex_result_destroy(r);
     pa_free(name);
+    return rc;
+}
+
+/* ------------------------------------------------- CREATE TABLE, INSERT */
+
+/* CREATE TABLE name (column type [NOT NULL], ...): a folder <data
+ * dir>/<name> holding one Parquet file of no rows with the columns (NOT
+ * NULL ones REQUIRED); INSERT adds files beside it. */
+static int create_table_cols(sq_ctx *c, PgQuery__CreateStmt *st, sql_result *res)
+{
+    sql_session *s = c->s;
+    int loc = st->relation->location;
+    if (!s->data_dir)
+        return sq_fail(c, -1, PA_EINVAL, "CREATE TABLE needs a data directory (--data DIR)");
+    if (st->n_inh_relations || st->partspec || st->of_typename || st->n_constraints || st->n_options)
+        return sq_fail(c, loc, PA_EUNSUPPORTED,
+                       "CREATE TABLE with INHERITS, PARTITION BY, OF, WITH or table constraints is not supported");
+    if (s->opt.world && nt_size(s->opt.world) > 1)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE is not supported across ranks yet");
+    char *name = lower_name(st->relation->relname);
+    if (!name)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    int rc = PA_OK;
+    size_t n = st->n_table_elts;
+    pq_write_column *cols = pa_calloc(n + 1, sizeof *cols);
+    char **names = pa_calloc(n + 1, sizeof *names);
+    if (!cols || !names)
+        rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    if (rc == PA_OK && !name_ok(c, name, loc))
+        rc = c->err->code;
+    if (rc == PA_OK && sq_catalog_find(s, name)) {
+        if (st->if_not_exists && !(res->text = pa_strdup("CREATE TABLE (exists)")))
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        else if (!st->if_not_exists)
+            rc = sq_fail(c, loc, PA_EINVAL, "table \"%s\" already exists", name);
+        goto done;
+    }
+    if (rc == PA_OK && n == 0)
+        rc = sq_fail(c, loc, PA_EINVAL, "CREATE TABLE needs at least one column");
+    for (size_t i = 0; rc == PA_OK && i < n; i++) {
+        PgQuery__ColumnDef *cd = st->table_elts[i]->column_def;
+        if (!cd) {
+            rc = sq_fail(c, loc, PA_EUNSUPPORTED, "CREATE TABLE: only column definitions are supported (no LIKE, no table constraints)");
+            break;
+        }
+        if (!(names[i] = lower_name(cd->colname))) {
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+            break;
+        }
+        for (size_t j = 0; j < i && rc == PA_OK; j++)
+            if (!strcmp(names[j], names[i]))
+                rc = sq_fail(c, cd->location, PA_EINVAL, "column \"%s\" specified more than once", names[i]);
+        pa_type t;
+        if (rc == PA_OK && (rc = sq_type_of(c, cd->type_name, &t)) == PA_OK && t.id == PA_TYPE_DECIMAL &&
+            t.precision > 18)
+            rc = sq_fail(c, cd->type_name->location, PA_EUNSUPPORTED,
+                         "DECIMAL(%d,%d): columns of more than 18 digits cannot be stored yet", t.precision, t.scale);
+        bool nullable = !cd->is_not_null;
+        for (size_t k = 0; rc == PA_OK && k < cd->n_constraints; k++) {
+            PgQuery__Constraint *k_ = cd->constraints[k]->constraint;
+            if (k_ && k_->contype == PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL)
+                nullable = false;
+            else if (!k_ || k_->contype != PG_QUERY__CONSTR_TYPE__CONSTR_NULL)
+                rc = sq_fail(c, k_ ? k_->location : cd->location, PA_EUNSUPPORTED,
+                             "column \"%s\": constraints other than NOT NULL (PRIMARY KEY, UNIQUE, CHECK, DEFAULT, "
+                             "REFERENCES) are not supported", names[i]);
+        }
+        if (cd->raw_default && rc == PA_OK)
+            rc = sq_fail(c, cd->location, PA_EUNSUPPORTED, "column \"%s\": DEFAULT is not supported", names[i]);
+        cols[i] = (pq_write_column){names[i], t, nullable};
+    }
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/%s", s->data_dir, name);
+    snprintf(path, sizeof path, "%s/part-000000.parquet", dir);
+    bool made = false;
+    if (rc == PA_OK) {
+        struct stat sb;
+        char file[4200];
+        snprintf(file, sizeof file, "%s.parquet", dir);
+        if (stat(file, &sb) == 0 || stat(dir, &sb) == 0)
+            rc = sq_fail(c, loc, PA_EINVAL, "table \"%s\": %s exists already in the data directory", name,
+                         stat(file, &sb) == 0 ? file : dir);
+        else if (mkdir(dir, 0755) != 0)
+            rc = pa_error(c->err, PA_EIO, "CREATE TABLE %s: cannot make %s: %s", name, dir, strerror(errno));
+        else
+            made = true;
+    }
+    if (rc == PA_OK) {
+        pq_writer *w = NULL;
+        pq_writer_options wo;
+        pq_writer_options_init(&wo);
+        wo.no_replace = true;
+        rc = pq_writer_create(path, cols, (uint32_t)n, &wo, &w, c->err);
+        if (rc == PA_OK)
+            rc = pq_writer_close(w, c->err);
+    }
+    if (rc == PA_OK)
+        rc = sql_register_table(s, name, dir, c->err);
+    if (rc == PA_OK && !(res->text = pa_strdup("CREATE TABLE")))
+        rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    if (rc != PA_OK && made) {   /* nothing left behind */
+        unlink(path);
+        rmdir(dir);
+    }
+done:
+    for (size_t i = 0; names && i < n; i++)
+        pa_free(names[i]);
+    pa_free(names);
+    pa_free(cols);
+    pa_free(name);
+    return rc;
+}
+
+/* Output j of n is a bare NULL (SELECT NULL, a VALUES column of NULLs):
+ * it takes the target column's type, whatever the literal's own. */
+static bool untyped_null(const sq_node *n, int j)
+{
+    const sq_node *p = n;
+    while (p && (p->kind == SQ_L_SORT || p->kind == SQ_L_LIMIT) && p->in[0] && p->in[0]->n_out == p->n_out)
+        p = p->in[0];
+    if (!p || j >= p->n_out || !p->exprs)
+        return false;
+    if (p->kind == SQ_L_PROJECT)
+        return p->exprs[j]->kind == SQ_E_CONST && p->exprs[j]->flag;
+    if (p->kind != SQ_L_VALUES)
+        return false;
+    for (int64_t r = 0; r < p->n_rows; r++) {
+        const sq_expr *e = p->exprs[r * p->n_out + j];
+        if (e->kind != SQ_E_CONST || !e->flag)
+            return false;
+    }
+    return true;
+}
+
+/* The next free part number of folder dir (1 + the largest part-N.parquet). */
+static long next_part(const char *dir)
+{
+    long next = 1;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        long k;
+        char tail[16];
+        if (sscanf(de->d_name, "part-%ld.%15s", &k, tail) == 2 && !strcmp(tail, "parquet") && k >= next)
+            next = k + 1;
+    }
+    if (d)
+        closedir(d);
+    return next;
+}
+
+/* INSERT INTO table [(columns)] VALUES ... | SELECT ...: the rows cast to
+ * the table's types (columns not named are NULL) go to a new Parquet file
+ * in the table's folder, written whole under a temporary name, then the
+ * table is read again. */
+static int insert(sq_ctx *c, PgQuery__InsertStmt *st, sql_result *res)
+{
+    sql_session *s = c->s;
+    int loc = st->relation->location;
+    if (st->on_conflict_clause || st->n_returning_list || st->with_clause)
+        return sq_fail(c, loc, PA_EUNSUPPORTED, "INSERT with ON CONFLICT, RETURNING or WITH is not supported");
+    if (!st->select_stmt)
+        return sq_fail(c, loc, PA_EUNSUPPORTED, "INSERT ... DEFAULT VALUES is not supported");
+    if (s->opt.world && nt_size(s->opt.world) > 1)
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "INSERT is not supported across ranks yet");
+    char *name = lower_name(st->relation->relname);
+    if (!name)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    sq_table *t = sq_catalog_find(s, name);
+    struct stat sb;
+    int rc = PA_OK;
+    if (!t)
+        rc = sq_fail(c, loc, PA_ENOTFOUND, "relation \"%s\" does not exist", name);
+    else if (t->is_view)
+        rc = sq_fail(c, loc, PA_EINVAL, "cannot insert into view \"%s\"", name);
+    else if (t->n_paths < 1 || stat(t->source, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        rc = sq_fail(c, loc, PA_EUNSUPPORTED,
+                     "cannot insert into \"%s\": it is the file %s; INSERT adds files to a table made by CREATE TABLE "
+                     "%s (columns), a folder of Parquet files",
+                     name, t->source, name);
+    pa_free(name);
+    if (rc != PA_OK)
+        return rc;
+    int nt = t->n_cols;
+    int *src = pa_malloc((size_t)nt * sizeof *src);   /* query column of each table column, -1: NULL */
+    if (!src)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    for (int i = 0; i < nt; i++)
+        src[i] = st->n_cols ? -1 : i;
+    for (size_t j = 0; rc == PA_OK && j < st->n_cols; j++) {
+        PgQuery__ResTarget *rt = st->cols[j]->res_target;
+        int k = -1;
+        for (int i = 0; rt && i < nt; i++)
+            if (!strcasecmp(t->col_names[i], rt->name))
+                k = i;
+        if (k < 0)
+            rc = sq_fail(c, rt ? rt->location : loc, PA_ENOTFOUND, "column \"%s\" of relation \"%s\" does not exist",
+                         rt ? rt->name : "?", t->name);
+        else if (src[k] >= 0)
+            rc = sq_fail(c, rt->location, PA_EINVAL, "column \"%s\" specified more than once", t->col_names[k]);
+        else
+            src[k] = (int)j;
+    }
+    int n_target = st->n_cols ? (int)st->n_cols : nt;
+    ex_op *root = NULL;
+    ex_result *r = NULL;
+    sq_node *qn = NULL;
+    const char **qnames = NULL;
+    if (rc == PA_OK)
+        rc = sq_bind_select(c, st->select_stmt, NULL, &qn, &qnames, NULL);
+    if (rc == PA_OK)
+        rc = sq_lower_root(c, qn, qnames, &root);
+    if (rc == PA_OK && ex_op_columns(root) != n_target)
+        rc = sq_fail(c, -1, PA_EINVAL, "INSERT has more %s than %s", ex_op_columns(root) > n_target ? "expressions" : "target columns",
+                     ex_op_columns(root) > n_target ? "target columns" : "expressions");
+    if (rc == PA_OK) {
+        ex_expr **ex = pa_calloc((size_t)nt + 1, sizeof *ex);
+        if (!ex)
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        for (int i = 0; rc == PA_OK && i < nt; i++) {
+            ex[i] = src[i] < 0 || untyped_null(qn, src[i])
+                        ? ex_expr_null(c->plan, t->col_types[i], c->err)
+                        : ex_expr_cast(c->plan, ex_expr_col(c->plan, root, src[i], c->err), t->col_types[i], c->err);
+            if (!ex[i])
+                rc = pa_error(c->err, c->err->code ? c->err->code : PA_EINVAL, "column \"%s\" is of type %s: %s",
+                              t->col_names[i], pa_type_name(t->col_types[i].id), c->err->msg);
+        }
+        if (rc == PA_OK)
+            rc = ex_project(c->plan, root, ex, (const char *const *)t->col_names, nt, &root, c->err);
+        pa_free(ex);
+    }
+    if (rc == PA_OK)
+        rc = run(c, root, &r);
+    /* NOT NULL columns */
+    for (int i = 0; rc == PA_OK && t->col_nullable && i < nt; i++) {
+        if (t->col_nullable[i])
+            continue;
+        for (int k = 0; rc == PA_OK && k < r->n_chunks; k++)
+            for (int64_t row = 0; row < r->chunks[k]->length; row++)
+                if (!pa_column_valid(&r->chunks[k]->columns[i], row)) {
+                    rc = sq_fail(c, -1, PA_EINVAL, "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+                                 t->col_names[i], t->name);
+                    break;
+                }
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", t->source);
+    char tname[256];
+    snprintf(tname, sizeof tname, "%s", t->name);
+    if (rc == PA_OK && r->n_rows > 0) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/part-%06ld.parquet", dir, next_part(dir));
+        pq_write_column *cols = pa_calloc((size_t)nt + 1, sizeof *cols);
+        pq_writer *w = NULL;
+        pq_writer_options wo;
+        pq_writer_options_init(&wo);
+        wo.no_replace = true;   /* another process's insert made the same part: fail, keep it */
+        if (!cols)
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        for (int i = 0; rc == PA_OK && i < nt; i++)
+            cols[i] = (pq_write_column){t->col_names[i], t->col_types[i], !t->col_nullable || t->col_nullable[i]};
+        if (rc == PA_OK)
+            rc = pq_writer_create(path, cols, (uint32_t)nt, &wo, &w, c->err);
+        pa_free(cols);
+        for (int k = 0; rc == PA_OK && k < r->n_chunks; k++)
+            rc = pq_writer_write(w, r->chunks[k]->columns, r->chunks[k]->length, c->err);
+        if (w)
+            rc = rc == PA_OK ? pq_writer_close(w, c->err) : (pq_writer_abort(w), rc);
+        if (rc == PA_OK)
+            rc = sql_register_table(s, tname, dir, c->err);   /* t is freed here */
+    }
+    if (rc == PA_OK) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "INSERT 0 %lld", (long long)r->n_rows);
+        if (!(res->text = pa_strdup(msg)))
+            rc = sq_fail(c, -1, PA_ENOMEM, "out of memory");
+    }
+    ex_result_destroy(r);
+    pa_free(src);
     return rc;
 }
 
@@ -592,13 +880,12 @@ static int statement(sq_ctx *c, pgn *stmt, const char *text, sql_result *res)
     case PG_QUERY__NODE__NODE_VIEW_STMT: res->kind = SQL_RESULT_OK; return create_view(c, stmt->view_stmt, text, res);
     case PG_QUERY__NODE__NODE_COPY_STMT: res->kind = SQL_RESULT_OK; return copy_to(c, stmt->copy_stmt, res);
     case PG_QUERY__NODE__NODE_DROP_STMT: res->kind = SQL_RESULT_OK; return drop(c, stmt->drop_stmt, res);
-    case PG_QUERY__NODE__NODE_CREATE_STMT:
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE with columns is not supported: tables are Parquet files "
-                                               "(use --data DIR, read_parquet('path') or CREATE TABLE name AS SELECT)");
-    case PG_QUERY__NODE__NODE_INSERT_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_STMT: res->kind = SQL_RESULT_OK; return create_table_cols(c, stmt->create_stmt, res);
+    case PG_QUERY__NODE__NODE_INSERT_STMT: res->kind = SQL_RESULT_OK; return insert(c, stmt->insert_stmt, res);
     case PG_QUERY__NODE__NODE_UPDATE_STMT:
     case PG_QUERY__NODE__NODE_DELETE_STMT:
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "INSERT, UPDATE and DELETE are not supported: Pista reads Parquet files");
+        return sq_fail(c, -1, PA_EUNSUPPORTED, "UPDATE and DELETE are not supported: tables are Parquet files, which "
+                                               "Pista adds to (INSERT) but never rewrites");
     default: return sq_fail(c, -1, PA_EUNSUPPORTED, "this kind of statement is not supported");
     }
 }

@@ -78,6 +78,7 @@ typedef struct sq_table {
     int n_cols;
     char **col_names;
     pa_type *col_types;
+    bool *col_nullable;       /* OPTIONAL in the first file (a NOT NULL column is REQUIRED) */
     sq_colstat *stats;
     int64_t rows;
 } sq_table;
@@ -377,6 +378,8 @@ typedef struct sq_from {
 } sq_from;
 int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f);
 sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag);
+/* The engine type of a type name (CAST, CREATE TABLE). */
+int sq_type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t);
 int sq_bind_select(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
                    sq_subq *corr_for);
 int sq_scope_add(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int col);
