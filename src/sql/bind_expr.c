@@ -678,7 +678,49 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
  * arithmetic, an overflow an error), so only the last division rounds;
  * DOUBLE sums round as they go. One row gives NULL for samp, as in
  * PostgreSQL; a rounding below zero is clamped to 0. */
-static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc)
+/* The window call tpl with another function kind over arg (its
+ * partition, order and frame kept): variance windows from sums. */
+static sq_expr *win_like(sq_ctx *c, const sq_expr *tpl, ex_window_kind kind, sq_expr *arg)
+{
+    const sq_win *tw = tpl->win;
+    int skip = tw->n_arg + tw->n_dflt, n = 1 + tpl->n_args - skip;
+    sq_win *w = sq_alloc(&c->A, sizeof *w);
+    sq_expr **args = sq_alloc(&c->A, (size_t)n * sizeof *args);
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    if (!w || !args || !e || !arg) {
+        if (arg)
+            sq_fail(c, tpl->loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    *w = *tw;
+    w->fn.kind = kind;
+    w->n_arg = 1;
+    w->n_dflt = 0;
+    args[0] = arg;
+    for (int i = skip; i < tpl->n_args; i++)
+        args[1 + i - skip] = tpl->args[i];
+    *e = *tpl;
+    e->args = args;
+    e->n_args = n;
+    e->win = w;
+    e->depth = arg->depth + 1 > tpl->depth ? arg->depth + 1 : tpl->depth;
+    ex_window_fn probe = w->fn;
+    probe.column = 0;
+    if (ex_window_type(&probe, &arg->type, &e->type, c->err) != PA_OK)
+        return NULL;
+    e->tx = ex_expr_col_typed(c->plan, 0, e->type, c->err);
+    return e->tx ? e : NULL;
+}
+
+/* tpl NULL: the aggregates SUM / COUNT; else windows like tpl. */
+static sq_expr *sum_or_count(sq_ctx *c, const sq_expr *tpl, bool count, sq_expr *x, int loc)
+{
+    if (tpl)
+        return win_like(c, tpl, count ? EX_WIN_COUNT : EX_WIN_SUM, x);
+    return x ? agg_node(c, count ? EX_AGG_COUNT : EX_AGG_SUM, x, loc) : NULL;
+}
+
+static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, const sq_expr *tpl)
 {
     pa_type dbl = {PA_TYPE_DOUBLE, 0, 0};
     if (x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
@@ -694,8 +736,8 @@ static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc)
         return NULL;
     sq_expr *xx[2] = {x, x};
     sq_expr *sq = sq_make(c, SQ_E_ARITH, EX_MUL, xx, 2, loc);
-    sq_expr *s1 = agg_node(c, EX_AGG_SUM, x, loc), *s2 = sq ? agg_node(c, EX_AGG_SUM, sq, loc) : NULL;
-    sq_expr *n = agg_node(c, EX_AGG_COUNT, x, loc);
+    sq_expr *s1 = sum_or_count(c, tpl, false, x, loc), *s2 = sum_or_count(c, tpl, false, sq, loc);
+    sq_expr *n = sum_or_count(c, tpl, true, x, loc);
     if (!s1 || !s2 || !n)
         return NULL;
     sq_expr *a[2] = {n, s2}, *b[2] = {s1, s1};
@@ -799,7 +841,7 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
                 return NULL;
         }
         if (var)
-            return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc);
+            return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, NULL);
         sq_expr *e = agg_node(c, k, arg, loc);
         if (e && f->agg_distinct && (k == EX_AGG_SUM || k == EX_AGG_AVG))
             e->flag = true;   /* SUM / AVG (DISTINCT): bind_select's aggregate() */
@@ -1011,7 +1053,12 @@ static sq_expr *bind_window(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_
         {"min", EX_WIN_MIN, 1, 1},                   {"max", EX_WIN_MAX, 1, 1},
         {"bool_and", EX_WIN_MIN, 1, 1},              {"every", EX_WIN_MIN, 1, 1},
         {"bool_or", EX_WIN_MAX, 1, 1},
+        /* the variances: sums and a count over the window (variance()) */
+        {"stddev", EX_WIN_COUNT, 1, 1},              {"stddev_samp", EX_WIN_COUNT, 1, 1},
+        {"stddev_pop", EX_WIN_COUNT, 1, 1},          {"variance", EX_WIN_COUNT, 1, 1},
+        {"var_samp", EX_WIN_COUNT, 1, 1},            {"var_pop", EX_WIN_COUNT, 1, 1},
     };
+    bool var = !strncmp(fn, "stddev", 6) || !strncmp(fn, "var", 3);
     int kind = -1, min_args = 0, max_args = 0;
     for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)
         if (!strcmp(fn, fns[k].name)) {
@@ -1237,6 +1284,8 @@ static sq_expr *bind_window(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_
         if (args[i]->depth + 1 > e->depth)
             e->depth = args[i]->depth + 1;
     e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
+    if (e->tx && var)
+        return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, e);
     return e->tx ? e : NULL;
 fail:
     ag->in_window = saved;

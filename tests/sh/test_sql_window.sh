@@ -901,6 +901,122 @@ check "RANGE offsets over a DECIMAL(38) key (a SUM per group)" \
 197|1354449.30|3|197
 199|3307318.64|6|175"
 
+check "stddev and variances over windows (from exact sums over the frame)" \
+  "select n_regionkey, n_nationkey, stddev(n_nationkey) over (partition by n_regionkey) s, var_pop(n_nationkey) over (order by n_nationkey rows between 2 preceding and current row) v, stddev_pop(cast(n_nationkey as double)) over () sp from nation order by 1, 2" \
+"n_regionkey|n_nationkey|s|v|sp
+0|0|7.11|0.00|7.21
+0|5|7.11|0.67|7.21
+0|14|7.11|0.67|7.21
+0|15|7.11|0.67|7.21
+0|16|7.11|0.67|7.21
+1|1|10.45|0.25|7.21
+1|2|10.45|0.67|7.21
+1|3|10.45|0.67|7.21
+1|17|10.45|0.67|7.21
+1|24|10.45|0.67|7.21
+2|8|5.68|0.67|7.21
+2|9|5.68|0.67|7.21
+2|12|5.68|0.67|7.21
+2|18|5.68|0.67|7.21
+2|21|5.68|0.67|7.21
+3|6|8.26|0.67|7.21
+3|7|8.26|0.67|7.21
+3|19|8.26|0.67|7.21
+3|22|8.26|0.67|7.21
+3|23|8.26|0.67|7.21
+4|4|5.77|0.67|7.21
+4|10|5.77|0.67|7.21
+4|11|5.77|0.67|7.21
+4|13|5.77|0.67|7.21
+4|20|5.77|0.67|7.21"
+
+check "var_samp over a moving frame of DECIMALs" \
+  "select o_custkey, o_orderkey, var_samp(o_totalprice) over (partition by o_custkey order by o_orderkey rows between 1 preceding and 1 following) v from orders where o_custkey < 8 order by 1, 2" \
+"o_custkey|o_orderkey|v
+1|9154|54036844622.05
+1|14656|27501474649.74
+1|24322|10415672046.33
+1|31653|5047433920.30
+1|34019|8424822927.86
+1|36422|11285480941.15
+1|43879|13987935329.04
+1|52263|3510046186.62
+1|53283|6588774969.06
+2|6980|368160353.58
+2|10563|4007327055.04
+2|16129|4591442169.77
+2|20257|6409530417.02
+2|28167|5921435638.65
+2|29408|3600410447.30
+2|29956|1825360553.22
+2|38276|5460408998.49
+2|40070|7673756336.26
+2|44962|38231653.57
+4|320|15453909979.22
+4|739|7753201264.54
+4|6532|8341712092.20
+4|10688|3097158385.95
+4|10788|2983779232.14
+4|13728|432138987.84
+4|14947|4274603563.29
+4|15395|4279593157.23
+4|20386|2179720506.97
+4|22466|2832867053.57
+4|24416|1324123794.07
+4|25280|1193534464.60
+4|25893|7081932876.27
+4|26407|4421208209.71
+4|26722|9775822097.07
+4|26852|4650160090.07
+4|28417|4678446059.85
+4|29574|2363769621.50
+4|34755|5934886854.71
+4|36386|7111475627.60
+4|38117|9423857455.52
+4|41600|6238029298.65
+4|44486|8212910388.44
+4|46951|85019869.36
+4|54018|6712991700.60
+4|54404|7188596918.46
+4|54722|180063789.60
+4|56196|476222292.90
+4|58146|12641067155.94
+4|59079|13411565697.76
+4|59140|17411343743.11
+5|7141|29162590923.42
+5|8260|14583977419.74
+5|11682|6259141372.88
+5|11746|496773931.14
+5|14308|1057121555.05
+5|18725|1139372447.81
+5|44129|554247603.19
+5|52673|301845706.13
+5|54886|602307360.58
+7|10402|14048131628.18
+7|13031|11584358055.92
+7|14145|3655804859.48
+7|14404|7495428304.60
+7|18435|7596320514.34
+7|19841|7489758561.49
+7|23011|10274244502.37
+7|24609|22343751192.25
+7|33443|2830603366.45
+7|33701|2436380314.85
+7|35844|1264304253.83
+7|37634|632502937.40
+7|38497|1646800130.87
+7|38759|1836019026.65
+7|42725|207787687.38
+7|44868|4026247645.08
+7|44934|2790540854.60
+7|48739|4176044705.13
+7|50592|1825987418.50
+7|52288|165612998.63
+7|52903|1243746505.69
+7|53957|3260556618.12
+7|54855|7860657171.85
+7|57767|15299078692.21"
+
 # DISTINCT ON (PostgreSQL's): row_number() over its groups = 1.
 check "DISTINCT ON: the first row of each group by the ORDER BY" \
   "select distinct on (n_regionkey) n_regionkey, n_name, n_nationkey from nation order by n_regionkey, n_nationkey desc" \
@@ -1023,7 +1139,7 @@ refused "a negative ROWS offset" "select sum(n_nationkey) over (order by n_natio
 refused "DISTINCT in a window aggregate" "select count(distinct n_nationkey) over () from nation" "DISTINCT is not implemented for window functions"
 refused "a non-constant lag offset" "select lag(n_name, n_nationkey) over () from nation" "the offset of lag and lead must be a constant"
 refused "SUM of strings over a window" "select sum(n_name) over () from nation" "SUM of VARCHAR is not defined"
-refused "an aggregate without a window form here" "select stddev(n_nationkey) over () from nation" "stddev as a window function is not supported"
+refused "an aggregate without a window form here" "select string_agg(n_name, ',') over () from nation" "string_agg is not a window function"
 refused "a scalar function with OVER" "select upper(n_name) over () from nation" "upper is not a window function"
 refused "a window function in a correlated subquery" "select n_name, (select count(*) over () from region where r_regionkey = n_regionkey) from nation" "window functions in a correlated subquery are not supported"
 
