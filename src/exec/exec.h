@@ -159,7 +159,8 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
  * naming the function. A count over 10^8 is PA_EINVAL ("requested length
  * too large"). EX_CONCAT_WS is ex_expr_concat's step, not for callers. */
 typedef enum ex_textfn {
-    EX_UPPER, EX_LOWER, EX_INITCAP, EX_CONCAT, EX_CONCAT_WS, EX_REPLACE, EX_LPAD, EX_RPAD, EX_REPEAT, EX_REVERSE
+    EX_UPPER, EX_LOWER, EX_INITCAP, EX_CONCAT, EX_CONCAT_WS, EX_REPLACE, EX_LPAD, EX_RPAD, EX_REPEAT, EX_REVERSE,
+    EX_TRANSLATE, EX_MD5
 } ex_textfn;
 ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err);
 /* concat(args) (sep NULL) and concat_ws(sep, args), as PostgreSQL: the

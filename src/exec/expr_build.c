@@ -562,7 +562,8 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
     return finish_strict(p, e, err);
 }
 
-_Static_assert((int)EX_REVERSE == KN_TEXT_REVERSE && (int)EX_CONCAT_WS == KN_TEXT_CONCAT_WS,
+_Static_assert((int)EX_REVERSE == KN_TEXT_REVERSE && (int)EX_CONCAT_WS == KN_TEXT_CONCAT_WS &&
+                   (int)EX_MD5 == KN_TEXT_MD5 && (int)EX_TRANSLATE == KN_TEXT_TRANSLATE,
                "ex_textfn and kn_textfn agree");
 
 /* Counts of lpad, rpad and repeat: PostgreSQL errs past 1 GB of result; a
@@ -571,15 +572,17 @@ _Static_assert((int)EX_REVERSE == KN_TEXT_REVERSE && (int)EX_CONCAT_WS == KN_TEX
 
 ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err)
 {
-    static const char *const names[] = {"upper", "lower", "initcap", "||",     "concat_ws",
-                                        "replace", "lpad", "rpad",   "repeat", "reverse"};
-    if (!a || (unsigned)fn > EX_REVERSE)
+    static const char *const names[] = {"upper",  "lower", "initcap", "||",      "concat_ws", "replace",
+                                        "lpad",   "rpad",  "repeat",  "reverse", "translate", "md5"};
+    if (!a || (unsigned)fn > EX_MD5)
         return NULL;
     const char *name = names[fn];
     bool pad = fn == EX_LPAD || fn == EX_RPAD;
     if (pad && !c && !(c = ex_expr_varchar(p, " ", err)))
         return NULL;
-    int n = fn == EX_CONCAT || fn == EX_REPEAT ? 2 : fn == EX_CONCAT_WS || fn == EX_REPLACE || pad ? 3 : 1;
+    int n = fn == EX_CONCAT || fn == EX_REPEAT                                         ? 2
+            : fn == EX_CONCAT_WS || fn == EX_REPLACE || fn == EX_TRANSLATE || pad ? 3
+                                                                                  : 1;
     if ((n > 1 && !b) || (n > 2 && !c))
         return NULL;
     bool b_count = pad || fn == EX_REPEAT;
@@ -597,13 +600,14 @@ ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr 
     }
     if (b_count && !(b = ex__cast(p, b, T(PA_TYPE_BIGINT), err)))
         return NULL;
-    if (fn == EX_REPLACE || b_count) {
+    if (fn == EX_REPLACE || fn == EX_TRANSLATE || b_count) {
         /* The size of the result rests on these: constants only. */
         for (int k = 1; k < n; k++) {
             const ex_expr *x = k == 1 ? b : c;
             if (x->kind != EX__CONST) {
                 pa_error(err, PA_EUNSUPPORTED, "%s: the %s must be a constant", name,
-                         fn == EX_REPLACE ? (k == 1 ? "text to replace" : "replacement")
+                         fn == EX_REPLACE     ? (k == 1 ? "text to replace" : "replacement")
+                         : fn == EX_TRANSLATE ? (k == 1 ? "characters to replace" : "replacement characters")
                          : k == 1          ? (fn == EX_REPEAT ? "count" : "length")
                                            : "fill text");
                 return NULL;

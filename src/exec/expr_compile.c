@@ -298,7 +298,8 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         /* REPLACE's, LPAD's, RPAD's and REPEAT's b and c are constants, as
          * the kernels take them (the bound of the result rests on them). */
         int b = -1, c2 = -1;
-        bool consts = e->sub == EX_REPLACE || e->sub == EX_LPAD || e->sub == EX_RPAD || e->sub == EX_REPEAT;
+        bool consts = e->sub == EX_REPLACE || e->sub == EX_LPAD || e->sub == EX_RPAD || e->sub == EX_REPEAT ||
+                      e->sub == EX_TRANSLATE;
         if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK)
             return rc;
         for (int k = 1; k < e->n_args; k++) {

@@ -771,10 +771,14 @@ typedef enum kn_strfn {
  * b leaves a). LPAD/RPAD: a filled on the left/right with the characters of
  * constant c, repeated, to BIGINT constant b characters, or cut to its first
  * b (b <= 0 or an empty c and a shorter: a cut, possibly ''). REPEAT: a
- * BIGINT constant b times (b <= 0: ''). REVERSE: a's characters backwards. */
+ * BIGINT constant b times (b <= 0: ''). REVERSE: a's characters backwards.
+ * TRANSLATE: each character of a found in constant b (its first place
+ * there) replaced by the character of constant c at that place, or dropped
+ * when c is shorter. MD5: the MD5 digest of a's bytes, 32 lowercase hex
+ * digits. */
 typedef enum kn_textfn {
     KN_TEXT_UPPER, KN_TEXT_LOWER, KN_TEXT_INITCAP, KN_TEXT_CONCAT, KN_TEXT_CONCAT_WS, KN_TEXT_REPLACE,
-    KN_TEXT_LPAD, KN_TEXT_RPAD, KN_TEXT_REPEAT, KN_TEXT_REVERSE
+    KN_TEXT_LPAD, KN_TEXT_RPAD, KN_TEXT_REPEAT, KN_TEXT_REVERSE, KN_TEXT_TRANSLATE, KN_TEXT_MD5
 } kn_textfn;
 
 enum { KN_F_A_CONST = 1, KN_F_B_CONST = 2, KN_F_C_CONST = 4 };

@@ -226,9 +226,9 @@ static int check_text(const kn_program *p, pa_err *err)
             continue;
         n++;
         bool b_const = in->sub == KN_TEXT_REPLACE || in->sub == KN_TEXT_LPAD || in->sub == KN_TEXT_RPAD ||
-                       in->sub == KN_TEXT_REPEAT;
+                       in->sub == KN_TEXT_REPEAT || in->sub == KN_TEXT_TRANSLATE;
         bool c_const = b_const && in->sub != KN_TEXT_REPEAT;
-        if (in->sub > KN_TEXT_REVERSE || in->type.id != PA_TYPE_VARCHAR || in->a < 0 ||
+        if (in->sub > KN_TEXT_MD5 || in->type.id != PA_TYPE_VARCHAR || in->a < 0 ||
             (b_const && (in->b < 0 || !(in->flags & KN_F_B_CONST))) ||
             (c_const && (in->c < 0 || !(in->flags & KN_F_C_CONST))))
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad TEXT operands", i);

@@ -110,6 +110,10 @@ int kn__op_text(kn__eval *e, const kn_insn *in)
             len = cb > 0 ? cb * a.len : 0;
             break;
         case KN_TEXT_REVERSE: len = kn__s_reverse(a, slot); break;
+        case KN_TEXT_TRANSLATE:
+            len = kn__s_translate(a, operand_str(e, in, 1, i), operand_str(e, in, 2, i), slot);
+            break;
+        case KN_TEXT_MD5: len = kn__s_md5(a, slot); break;
         default: return pa_error(e->err, PA_EINVAL, "expression program: TEXT function %d", in->sub);
         }
         D[i].p = slot;

@@ -607,6 +607,8 @@ __device__ __noinline__ bool text_fn(const prog_v &P, const kn_insn *in, int64_t
         len = b.i > 0 ? b.i * a.s.len : 0;
         break;
     case KN_TEXT_REVERSE: len = kn__s_reverse(a.s, slot); break;
+    case KN_TEXT_TRANSLATE: len = kn__s_translate(a.s, b.s, c.s, slot); break;
+    case KN_TEXT_MD5: len = kn__s_md5(a.s, slot); break;
     default: break;
     }
     d->s.p = slot;

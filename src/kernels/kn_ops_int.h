@@ -313,6 +313,10 @@ static inline PA_HD void kn__text_rule(const kn_program *p, const kn_insn *in, i
         return;
     }
     case KN_TEXT_REVERSE: k[0] = 1; return;
+    case KN_TEXT_TRANSLATE:   /* each character (a byte at least) becomes at most one of c's */
+        k[0] = kn__max_char_bytes(kn_program_pool(p) + cs[in->c].str_off, cs[in->c].str_len);
+        return;
+    case KN_TEXT_MD5: *per_row = 32; return;
     }
 }
 

@@ -207,4 +207,103 @@ static inline PA_HD int64_t kn__s_reverse(kn__str a, char *d)
     return a.len;
 }
 
+/* TRANSLATE: each character of a that occurs in from (its first place i
+ * there) becomes to's i-th character, or nothing when to has fewer; the
+ * others stay. Characters as kn__s_u8next reads them. */
+static inline PA_HD int64_t kn__s_translate(kn__str a, kn__str from, kn__str to, char *d)
+{
+    int64_t o = 0;
+    for (int64_t i = 0; i < a.len;) {
+        int64_t at = i;
+        bool bad;
+        kn__s_u8next(a.p, a.len, &i, &bad);
+        int64_t cl = i - at, idx = -1, k = 0;
+        for (int64_t f = 0; f < from.len && idx < 0; k++) {
+            int64_t fa = f;
+            kn__s_u8next(from.p, from.len, &f, &bad);
+            bool eq = f - fa == cl;
+            for (int64_t b = 0; eq && b < cl; b++)
+                eq = from.p[fa + b] == a.p[at + b];
+            if (eq)
+                idx = k;
+        }
+        if (idx < 0) {
+            kn__s_copy(d + o, a.p + at, cl);
+            o += cl;
+            continue;
+        }
+        int64_t t = 0;
+        for (int64_t j = 0; j < idx && t < to.len; j++)
+            kn__s_u8next(to.p, to.len, &t, &bad);
+        if (t < to.len) {
+            int64_t ta = t;
+            kn__s_u8next(to.p, to.len, &t, &bad);
+            kn__s_copy(d + o, to.p + ta, t - ta);
+            o += t - ta;
+        }
+    }
+    return o;
+}
+
+/* MD5 (RFC 1321) of a's bytes as 32 lowercase hex digits. */
+static inline PA_HD uint32_t kn__md5_rotl(uint32_t x, int c) { return (x << c) | (x >> (32 - c)); }
+
+static inline PA_HD int64_t kn__s_md5(kn__str a, char *d)
+{
+    const uint32_t K[64] = {
+        0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
+        0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
+        0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
+        0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
+        0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
+        0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
+        0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+        0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
+    const int R[16] = {7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21};
+    uint32_t h[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
+    uint64_t bits = (uint64_t)a.len * 8;
+    int64_t total = ((a.len + 8) / 64 + 1) * 64;   /* the message, 0x80, zeros, the length */
+    for (int64_t blk = 0; blk < total; blk += 64) {
+        uint32_t w[16];
+        for (int j = 0; j < 16; j++) {
+            uint32_t v = 0;
+            for (int b = 0; b < 4; b++) {
+                int64_t at = blk + 4 * j + b;
+                uint32_t byte = at < a.len    ? (uint8_t)a.p[at]
+                                : at == a.len ? 0x80u
+                                : at >= total - 8 ? (uint32_t)((bits >> (8 * (at - (total - 8)))) & 0xff)
+                                                  : 0u;
+                v |= byte << (8 * b);
+            }
+            w[j] = v;
+        }
+        uint32_t A = h[0], B = h[1], C = h[2], D = h[3];
+        for (int i = 0; i < 64; i++) {
+            uint32_t F;
+            int g;
+            if (i < 16)
+                F = (B & C) | (~B & D), g = i;
+            else if (i < 32)
+                F = (D & B) | (~D & C), g = (5 * i + 1) & 15;
+            else if (i < 48)
+                F = B ^ C ^ D, g = (3 * i + 5) & 15;
+            else
+                F = C ^ (B | ~D), g = (7 * i) & 15;
+            uint32_t t = D;
+            D = C;
+            C = B;
+            B = B + kn__md5_rotl(A + F + K[i] + w[g], R[(i >> 4) * 4 + (i & 3)]);
+            A = t;
+        }
+        h[0] += A, h[1] += B, h[2] += C, h[3] += D;
+    }
+    const char *hex = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        uint32_t byte = (h[i >> 2] >> (8 * (i & 3))) & 0xff;
+        d[2 * i] = hex[byte >> 4];
+        d[2 * i + 1] = hex[byte & 15];
+    }
+    return 32;
+}
+
 #endif /* PISTA_KN_TEXT_H */

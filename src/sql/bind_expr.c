@@ -1403,7 +1403,8 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     } text_fns[] = {
         {"upper", EX_UPPER, 1, 1},     {"lower", EX_LOWER, 1, 1}, {"initcap", EX_INITCAP, 1, 1},
         {"reverse", EX_REVERSE, 1, 1}, {"replace", EX_REPLACE, 3, 3}, {"lpad", EX_LPAD, 2, 3},
-        {"rpad", EX_RPAD, 2, 3},       {"repeat", EX_REPEAT, 2, 2},
+        {"rpad", EX_RPAD, 2, 3},       {"repeat", EX_REPEAT, 2, 2},   {"translate", EX_TRANSLATE, 3, 3},
+        {"md5", EX_MD5, 1, 1},
     };
     for (size_t k = 0; k < sizeof text_fns / sizeof text_fns[0]; k++) {
         if (strcmp(lname, text_fns[k].name) != 0)

@@ -642,4 +642,26 @@ check "ALL in WHERE" \
 refused "a correlated ALL" "select n_name from nation n where n_nationkey > all (select r_regionkey from region where r_regionkey = n.n_regionkey)" "a correlated subquery under ANY or ALL is not supported"
 
 [ $fail -eq 0 ] && echo PASS || echo FAIL
+check "translate: characters replaced by place, extra ones dropped; md5 of text, of '' and of NULL" \
+  "select n_name, translate(n_name, 'AEIN', 'aei') t, md5(n_name) m, md5('') e, md5(case when n_nationkey < 3 then null else 'x' end) n from nation where n_nationkey < 6 order by 1" \
+"n_name|t|m|e|n
+ALGERIA|aLGeRia|1512741c3493826a58c162d5d2bb381d|d41d8cd98f00b204e9800998ecf8427e|
+ARGENTINA|aRGeTia|6b65600130f8f8d7b9d2c3a582a89f2e|d41d8cd98f00b204e9800998ecf8427e|
+BRAZIL|BRaZiL|a38cbb23017269895ea4921bfe91e1df|d41d8cd98f00b204e9800998ecf8427e|
+CANADA|CaaDa|cf11da476a9fc9481d298a824f805638|d41d8cd98f00b204e9800998ecf8427e|9dd4e461268c8034f5c8564e155c67a6
+EGYPT|eGYPT|21e9696e5d0bdb290c923637d0a6d908|d41d8cd98f00b204e9800998ecf8427e|9dd4e461268c8034f5c8564e155c67a6
+ETHIOPIA|eTHiOPia|57c45407f34346ac9480cbfa41053d4b|d41d8cd98f00b204e9800998ecf8427e|9dd4e461268c8034f5c8564e155c67a6"
+
+check "translate with multi-byte replacement characters; md5 of long texts (several blocks)" \
+  "select l_linenumber, translate(l_shipinstruct, 'ERON', 'ЭЯ0') t, md5(l_comment || l_comment || l_comment) m from lineitem where l_orderkey = 1 order by 1" \
+"l_linenumber|t|m
+1|DЭLIVЭЯ I PЭЯS0|33c2edeaacd4238ed210006fd692feff
+2|TAKЭ BACK ЯЭTUЯ|ece88e8c39392352ff1cebb1b52e84a4
+3|TAKЭ BACK ЯЭTUЯ|2662d49982ccd001e4448e2ab7d5e522
+4|0Э|580f602930942bb08747eaecffc663bb
+5|0Э|d11dc7de60730478a191a809053ff27b
+6|DЭLIVЭЯ I PЭЯS0|95b8e4be232bc96749197420a7f5fefa"
+
+refused "translate of a non-constant set" "select translate(n_name, n_name, 'x') from nation" "translate: the characters to replace must be a constant"
+
 exit $fail
