@@ -1812,6 +1812,11 @@ static sq_node *set_difference(sq_ctx *c, sq_node *l, sq_node *r, bool intersect
 static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, const char ***names,
                             sq_subq *corr_for);
 
+sq_node *sq_set_difference(sq_ctx *c, sq_node *l, sq_node *r, bool intersect)
+{
+    return set_difference(c, l, r, intersect);
+}
+
 static int bind_setop(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const char ***names)
 {
     bool is_union = s->op == PG_QUERY__SET_OPERATION__SETOP_UNION;
@@ -1977,10 +1982,6 @@ static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, c
     PgQuery__SelectStmt *s = n->select_stmt;
     sq_cte *saved = c->ctes;
     if (s->with_clause) {
-        if (s->with_clause->recursive) {
-            c->ctes = saved;
-            return sq_fail(c, s->with_clause->location, PA_EUNSUPPORTED, "WITH RECURSIVE is not supported");
-        }
         for (size_t i = 0; i < s->with_clause->n_ctes; i++) {
             PgQuery__CommonTableExpr *d = s->with_clause->ctes[i]->common_table_expr;
             sq_cte *q = sq_alloc(&c->A, sizeof *q);
@@ -1993,6 +1994,8 @@ static int bind_select_stmt(sq_ctx *c, pgn *n, sq_scope *outer, sq_node **out, c
             q->def = d;
             q->next = c->ctes;
             sq_cte_decide(c, q);
+            if (s->with_clause->recursive)
+                sq_cte_recursive(c, q);
             c->ctes = q;
         }
     }

@@ -281,6 +281,11 @@ typedef struct sq_cte {
     bool materialize;
     ex_result *rows;          /* once run; freed with the statement (ctx->mats) */
     const char **names;
+    /* WITH RECURSIVE whose UNION's second term reads the query itself:
+     * evaluated by iterating (cte.c); while its second term is bound,
+     * references read the last iteration's rows (work). */
+    bool recursive;
+    const ex_result *work;
 } sq_cte;
 
 /* --------------------------------------------------------------- context */
@@ -408,6 +413,12 @@ bool sq_is_aggregate_name(const char *fn);
  * over its result, run on first use. */
 void sq_cte_decide(sq_ctx *c, sq_cte *q);
 int sq_cte_ref(sq_ctx *c, sq_cte *q, sq_node **out, const char ***names);
+/* A WITH RECURSIVE query that reads itself (in the second term of its
+ * UNION): marks q recursive (cte.c). */
+void sq_cte_recursive(sq_ctx *c, sq_cte *q);
+/* l's distinct rows that are (intersect) or are not in r, NULLs equal
+ * (bind_select.c). */
+sq_node *sq_set_difference(sq_ctx *c, sq_node *l, sq_node *r, bool intersect);
 /* Run a lowered root in the statement's session (session.c); sq_run_ex
  * may keep the result in device memory (for ROWS only: a WITH result). */
 int sq_run(sq_ctx *c, ex_plan *plan, ex_op *root, ex_result **out);
