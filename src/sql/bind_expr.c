@@ -1652,6 +1652,76 @@ static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_agg
 
 static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag);
 
+/* The same aggregate of a correlated subquery: the subquery rewritten as
+ * (SELECT agg(its column) FROM ... WHERE ...), a correlated scalar
+ * aggregate, decorrelated as those are (COUNT 0, MIN and MAX NULL for an
+ * outer row without inner rows). Only a plain SELECT of one column. */
+static sq_expr *correlated_agg(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, ex_agg_kind k, int loc)
+{
+    const PgQuery__SelectStmt *o = sl->subselect && sl->subselect->node_case == PG_QUERY__NODE__NODE_SELECT_STMT
+                                       ? sl->subselect->select_stmt
+                                       : NULL;
+    if (!o || o->op != PG_QUERY__SET_OPERATION__SETOP_NONE || o->n_target_list != 1 || o->n_group_clause ||
+        o->having_clause || o->n_distinct_clause || o->limit_count || o->limit_offset || o->n_window_clause ||
+        o->with_clause || !o->target_list[0]->res_target || !o->target_list[0]->res_target->val ||
+        o->target_list[0]->res_target->val->node_case == PG_QUERY__NODE__NODE_A_STAR ||
+        (o->target_list[0]->res_target->val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+         o->target_list[0]->res_target->val->column_ref->n_fields &&
+         o->target_list[0]->res_target->val->column_ref->fields[o->target_list[0]->res_target->val->column_ref->n_fields - 1]
+                 ->node_case == PG_QUERY__NODE__NODE_A_STAR)) {
+        sq_fail(c, loc, PA_EUNSUPPORTED,
+                "a correlated subquery under ANY or ALL must be a plain SELECT of one column (no GROUP BY, DISTINCT, "
+                "LIMIT or set operation)");
+        return NULL;
+    }
+    PgQuery__SelectStmt *sel = sq_alloc(&c->A, sizeof *sel);
+    PgQuery__FuncCall *fc = sq_alloc(&c->A, sizeof *fc);
+    PgQuery__String *fname = sq_alloc(&c->A, sizeof *fname);
+    PgQuery__ResTarget *rt = sq_alloc(&c->A, sizeof *rt);
+    PgQuery__SubLink *sl2 = sq_alloc(&c->A, sizeof *sl2);
+    pgn *nodes = sq_alloc(&c->A, 4 * sizeof *nodes);
+    pgn **lists = sq_alloc(&c->A, 3 * sizeof *lists);
+    if (!sel || !fc || !fname || !rt || !sl2 || !nodes || !lists) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    *fname = (PgQuery__String)PG_QUERY__STRING__INIT;
+    fname->sval = (char *)(k == EX_AGG_MIN ? "min" : k == EX_AGG_MAX ? "max" : "count");
+    *fc = (PgQuery__FuncCall)PG_QUERY__FUNC_CALL__INIT;
+    for (int i = 0; i < 4; i++)
+        nodes[i] = (pgn)PG_QUERY__NODE__INIT;
+    nodes[0].node_case = PG_QUERY__NODE__NODE_STRING;
+    nodes[0].string = fname;
+    lists[0] = &nodes[0];
+    lists[1] = o->target_list[0]->res_target->val;
+    fc->n_funcname = 1;
+    fc->funcname = &lists[0];
+    fc->agg_star = k == EX_AGG_COUNT_STAR;
+    fc->n_args = fc->agg_star ? 0 : 1;
+    fc->args = fc->agg_star ? NULL : &lists[1];
+    fc->location = loc;
+    nodes[1].node_case = PG_QUERY__NODE__NODE_FUNC_CALL;
+    nodes[1].func_call = fc;
+    *rt = (PgQuery__ResTarget)PG_QUERY__RES_TARGET__INIT;
+    rt->val = &nodes[1];
+    rt->location = loc;
+    nodes[2].node_case = PG_QUERY__NODE__NODE_RES_TARGET;
+    nodes[2].res_target = rt;
+    lists[2] = &nodes[2];
+    *sel = *o;
+    sel->n_target_list = 1;
+    sel->target_list = &lists[2];
+    nodes[3].node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
+    nodes[3].select_stmt = sel;
+    *sl2 = *sl;
+    sl2->sub_link_type = PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK;
+    sl2->testexpr = NULL;
+    sl2->n_oper_name = 0;
+    sl2->subselect = &nodes[3];
+    sq_aggctx ag = {false, false, "ANY / ALL", false, false};
+    return bind_sublink(c, sl2, sc, &ag);
+}
+
 /* One aggregate (kind k; COUNT(*) with k = EX_AGG_COUNT_STAR) of an
  * uncorrelated subquery's only column, as a scalar subquery. */
 static sq_expr *subquery_agg(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, ex_agg_kind k, int loc)
@@ -1668,10 +1738,8 @@ static sq_expr *subquery_agg(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, ex_a
     sq_node *plan;
     if (sq_bind_select(c, sl->subselect, sc, &plan, &names, inner) != PA_OK)
         return NULL;
-    if (inner->n_corr || inner->grouped) {
-        sq_fail(c, loc, PA_EUNSUPPORTED, "a correlated subquery under ANY or ALL is not supported (only with = ANY, as IN)");
-        return NULL;
-    }
+    if (inner->n_corr || inner->grouped)
+        return correlated_agg(c, sl, sc, k, loc);
     if (plan->n_out != 1) {
         sq_fail(c, loc, PA_EINVAL, "subquery has too many columns");
         return NULL;

@@ -639,7 +639,68 @@ check "ALL in WHERE" \
 "count_star()
 1093"
 
-refused "a correlated ALL" "select n_name from nation n where n_nationkey > all (select r_regionkey from region where r_regionkey = n.n_regionkey)" "a correlated subquery under ANY or ALL is not supported"
+check "a correlated ALL: over no inner rows it is TRUE" \
+  "select n_name from nation n where n_nationkey > all (select r_regionkey from region where r_regionkey = n.n_regionkey) order by 1" \
+"n_name
+BRAZIL
+CANADA
+CHINA
+ETHIOPIA
+FRANCE
+GERMANY
+INDIA
+INDONESIA
+IRAN
+IRAQ
+JAPAN
+JORDAN
+KENYA
+MOROCCO
+MOZAMBIQUE
+PERU
+ROMANIA
+RUSSIA
+SAUDI ARABIA
+UNITED KINGDOM
+UNITED STATES
+VIETNAM"
+
+check "correlated ANY and ALL in the select list, with NULL and empty inner sets" \
+  "select n_name, n_nationkey < any (select s_suppkey from supplier s where s.s_nationkey = n.n_nationkey and s_acctbal > 9000) a, n_nationkey = all (select s_nationkey from supplier s where s.s_nationkey = n.n_nationkey) b, n_nationkey <= all (select case when s_suppkey % 3 = 0 then null else s_nationkey end from supplier s where s.s_nationkey = n.n_nationkey) c from nation n order by 1" \
+"n_name|a|b|c
+ALGERIA|true|true|
+ARGENTINA|false|true|
+BRAZIL|true|true|
+CANADA|true|true|true
+CHINA|false|true|
+EGYPT|false|true|
+ETHIOPIA|false|true|
+FRANCE|true|true|
+GERMANY|true|true|
+INDIA|false|true|
+INDONESIA|false|true|
+IRAN|false|true|
+IRAQ|false|true|true
+JAPAN|false|true|
+JORDAN|false|true|
+KENYA|false|true|
+MOROCCO|false|true|true
+MOZAMBIQUE|false|true|
+PERU|false|true|
+ROMANIA|true|true|true
+RUSSIA|true|true|
+SAUDI ARABIA|false|true|true
+UNITED KINGDOM|false|true|
+UNITED STATES|true|true|
+VIETNAM|false|true|true"
+
+check "a correlated ALL over an expression of the inner rows" \
+  "select count(*) from orders o where o_totalprice >= all (select l_extendedprice from lineitem l where l.l_orderkey = o.o_orderkey)" \
+"count_star()
+13653"
+
+refused "a correlated ANY with a non-equality correlation" "select count(*) from nation n where n_regionkey < any (select r_regionkey from region r where r.r_regionkey >= n.n_regionkey)" "a correlated aggregate subquery needs equality correlations"
+refused "a correlated ANY over a grouped subquery" "select count(*) from nation n where n_regionkey < any (select count(*) from region r where r.r_regionkey = n.n_regionkey group by r_name)" "a correlated subquery with GROUP BY is not supported"
 
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 check "translate: characters replaced by place, extra ones dropped; md5 of text, of '' and of NULL" \
