@@ -123,9 +123,19 @@ static int bind_select_text(sq_ctx *c, const char *sql, sq_node **out, const cha
     sq_cte *saved = c->ctes;
     c->ctes = NULL;
     pgn *q = pr->stmts[0]->stmt;
-    if (q->node_case == PG_QUERY__NODE__NODE_VIEW_STMT)
-        q = q->view_stmt->query;
+    PgQuery__ViewStmt *vs = q->node_case == PG_QUERY__NODE__NODE_VIEW_STMT ? q->view_stmt : NULL;
+    if (vs)
+        q = vs->query;
     int rc = sq_bind_select(c, q, NULL, out, names, NULL);
+    if (rc == PA_OK && vs && vs->n_aliases) {   /* CREATE VIEW v (a, b) AS ...: the first columns renamed */
+        const char **nm = sq_alloc(&c->A, (size_t)((*out)->n_out + 1) * sizeof *nm);
+        if (!nm)
+            rc = sq_fail(c, loc, PA_ENOMEM, "view: out of memory");
+        for (int i = 0; rc == PA_OK && i < (*out)->n_out; i++)
+            nm[i] = i < (int)vs->n_aliases ? lower(c, sq_node_name(vs->aliases[i])) : (*names)[i];
+        if (rc == PA_OK)
+            *names = nm;
+    }
     c->ctes = saved;
     if (rc != PA_OK && c->err_loc >= 0)
         c->err_loc = loc;

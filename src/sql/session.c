@@ -759,13 +759,21 @@ static int create_view(sq_ctx *c, PgQuery__ViewStmt *v, const char *text, sql_re
     int rc = PA_OK;
     if (old && (!old->is_view || !v->replace))
         rc = sq_fail(c, v->view->location, PA_EINVAL, "%s \"%s\" already exists", old->is_view ? "view" : "table", name);
-    if (v->n_aliases && rc == PA_OK)
-        rc = sq_fail(c, v->view->location, PA_EUNSUPPORTED, "column names after a view's name are not supported");
+
     /* Check that it binds now: errors belong to CREATE VIEW, not to its use. */
     sq_node *n = NULL;
     const char **names = NULL;
     if (rc == PA_OK)
         rc = sq_bind_select(c, v->query, NULL, &n, &names, NULL);
+    if (rc == PA_OK && (int)v->n_aliases > n->n_out)
+        rc = sq_fail(c, v->view->location, PA_EINVAL, "CREATE VIEW specifies more column names than columns");
+    for (size_t i = 0; rc == PA_OK && i < v->n_aliases; i++) {   /* CREATE VIEW v (a, b): the first columns' names */
+        char *nm = sq_strdup(&c->A, sq_node_name(v->aliases[i]));
+        for (char *p = nm; p && *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (!(names[i] = nm))
+            rc = sq_fail(c, -1, PA_ENOMEM, "CREATE VIEW");
+    }
     sq_table *t = NULL;
     if (rc == PA_OK) {
         t = pa_calloc(1, sizeof *t);

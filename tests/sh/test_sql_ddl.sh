@@ -29,6 +29,13 @@ echo "$out" | grep -q 'already exists' && echo "ok   ctas error names it" || { e
 out=$(printf "create view v as select n_name from nation where n_nationkey < 3;\nselect count(*) as n from v;\ndrop view v;\nselect count(*) from v;\n" | "$PISTA" --data "$T" --answers 2>&1)
 echo "$out" | grep -qx '3' && echo "ok   view" || { echo "FAIL view: $out"; fail=1; }
 echo "$out" | grep -q 'table "v" does not exist' && echo "ok   drop view" || { echo "FAIL drop view: $out"; fail=1; }
+out=$(printf "create view v2 (k, nm) as select n_nationkey, n_name, n_regionkey from nation;\nselect k, nm, n_regionkey from v2 where k < 2 order by k;\n" | "$PISTA" --data "$T" --answers 2>&1)
+check "a view's column list names its first columns" "CREATE VIEW
+k|nm|n_regionkey
+0|ALGERIA|0
+1|ARGENTINA|1" "$out"
+out=$("$PISTA" --data "$T" -c "create view v3 (a, b) as select n_nationkey from nation" 2>&1)
+echo "$out" | grep -q "CREATE VIEW specifies more column names than columns" && echo "ok   too many view column names" || { echo "FAIL view names: $out"; fail=1; }
 
 out=$("$PISTA" --answers -c "select count(*) as n from read_parquet('$T/nation.parquet') where n_regionkey = 1" 2>&1)
 check "read_parquet" "n
