@@ -28,7 +28,7 @@ int kn__op_like(kn__eval *e, const kn_insn *in)
     int64_t inner_pct = 0;
     for (int64_t j = 1; j + 1 < m; j++)
         inner_pct += p[j] == '%';
-    bool plain = !inner_pct && !memchr(p, '_', (size_t)m);
+    bool plain = !inner_pct && !memchr(p, '_', (size_t)m) && !memchr(p, KN_LIKE_ESC, (size_t)m);
     if (plain && m >= 1 && p[m - 1] == '%' && p[0] != '%') {
         for (int i = 0; i < n; i++)
             D[i] = (uint8_t)((A[i].len >= m - 1 && memcmp(A[i].p, p, (size_t)(m - 1)) == 0) ^ neg);

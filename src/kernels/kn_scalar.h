@@ -67,12 +67,17 @@ static inline PA_HD int64_t kn__s_char_to_byte(const char *s, int64_t n, int64_t
 
 /* ------------------------------------------------------------------- LIKE
  *
- * '%' and '_' (one code point), no escape character. The pattern splits at
+ * '%' and '_' (one code point). The byte KN_LIKE_ESC (0x01) makes the byte
+ * after it literal: LIKE ... ESCAPE is bound to that form ('%', '_' and
+ * 0x01 itself written ESC + byte), so the matcher has one escape rule
+ * whatever character the query chose. The pattern splits at
  * '%' into segments: the first is anchored at the start, the last at the
  * end, the middle ones are found leftmost in order. A segment matched at a
  * given position has one end (each '_' takes exactly one code point), so
  * leftmost is exact and no backtracking is needed.
  */
+
+#define KN_LIKE_ESC '\x01'
 
 /* Index of the first byte c in p[0, n), or -1. */
 static inline PA_HD int64_t kn__s_find_byte(const char *p, int64_t n, char c)
@@ -81,6 +86,34 @@ static inline PA_HD int64_t kn__s_find_byte(const char *p, int64_t n, char c)
         if (p[i] == c)
             return i;
     return -1;
+}
+
+/* Index of the first byte c of pattern p[0, n) that no KN_LIKE_ESC
+ * escapes, or -1. */
+static inline PA_HD int64_t kn__s_find_wild(const char *p, int64_t n, char c)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (p[i] == KN_LIKE_ESC) {
+            i++;
+            continue;
+        }
+        if (p[i] == c)
+            return i;
+    }
+    return -1;
+}
+
+/* Characters a pattern segment matches (an escaped byte is one). */
+static inline PA_HD int64_t kn__s_pat_chars(const char *p, int64_t n)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (p[i] == KN_LIKE_ESC && i + 1 < n)
+            i++;
+        if (((unsigned char)p[i] & 0xC0) != 0x80)
+            c++;
+    }
+    return c;
 }
 
 /* Index of the leftmost occurrence of needle[0, k) (k > 0) in h[0, n), or -1. */
@@ -199,7 +232,11 @@ static inline PA_HD int64_t kn__s_seg_at(const char *s, int64_t n, int64_t pos, 
     for (int64_t j = 0; j < k; j++) {
         if (pos >= n)
             return -1;
-        if (seg[j] == '_') {
+        if (seg[j] == KN_LIKE_ESC && j + 1 < k) {   /* the next byte, literally */
+            if (s[pos] != seg[++j])
+                return -1;
+            pos++;
+        } else if (seg[j] == '_') {
             pos += kn__s_u8len((unsigned char)s[pos]);
             if (pos > n)
                 return -1;
@@ -215,7 +252,7 @@ static inline PA_HD int64_t kn__s_seg_at(const char *s, int64_t n, int64_t pos, 
 /* s[0, n) LIKE pat[0, m). */
 static inline PA_HD bool kn__s_like(const char *s, int64_t n, const char *pat, int64_t m)
 {
-    int64_t k = kn__s_find_byte(pat, m, '%');
+    int64_t k = kn__s_find_wild(pat, m, '%');
     if (k < 0)
         return kn__s_seg_at(s, n, 0, pat, m) == n;
     int64_t pos = kn__s_seg_at(s, n, 0, pat, k);
@@ -224,13 +261,13 @@ static inline PA_HD bool kn__s_like(const char *s, int64_t n, const char *pat, i
     int64_t pi = k + 1;
     for (;;) {
         const char *seg = pat + pi;
-        int64_t sk = kn__s_find_byte(seg, m - pi, '%');
+        int64_t sk = kn__s_find_wild(seg, m - pi, '%');
         if (sk < 0) {
             /* Last segment: step back its length in characters from the end. */
             sk = m - pi;
             if (sk == 0)
                 return true;
-            int64_t chars = kn__s_count_chars(seg, sk), start = n;
+            int64_t chars = kn__s_pat_chars(seg, sk), start = n;
             while (chars > 0 && start > pos) {
                 start--;
                 if (((unsigned char)s[start] & 0xC0) != 0x80)
@@ -239,7 +276,7 @@ static inline PA_HD bool kn__s_like(const char *s, int64_t n, const char *pat, i
             return chars == 0 && start >= pos && kn__s_seg_at(s, n, start, seg, sk) == n;
         }
         if (sk > 0) {
-            if (kn__s_find_byte(seg, sk, '_') < 0) {
+            if (kn__s_find_byte(seg, sk, '_') < 0 && kn__s_find_byte(seg, sk, KN_LIKE_ESC) < 0) {
                 int64_t f = pos < n ? kn__s_find(s + pos, n - pos, seg, sk) : -1;
                 if (f < 0)
                     return false;

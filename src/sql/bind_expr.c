@@ -369,6 +369,71 @@ static sq_expr *nullif(sq_ctx *c, sq_expr *a, sq_expr *b, int loc)
     return sq_make(c, SQ_E_CASE, 0, w, 3, loc);
 }
 
+
+/* Bytes of the UTF-8 character that starts with byte b (1 for a stray byte). */
+static int utf8_len(unsigned char b)
+{
+    return b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 1;
+}
+
+/* The constant pattern of [I]LIKE r, in the matcher's form (kn_scalar.h):
+ * with ESCAPE 'e' (r is like_escape(pattern, e)) a character after e is
+ * literal, written KN_LIKE_ESC + byte when it is '%', '_' or that byte;
+ * without ESCAPE the pattern as it is (its KN_LIKE_ESC bytes escaped). */
+static const char *like_pattern(sq_ctx *c, pgn *r, const char *what, int loc)
+{
+    const char *pat = NULL, *esc = "";
+    if (r && r->node_case == PG_QUERY__NODE__NODE_A_CONST && r->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
+        pat = r->a_const->sval->sval;
+    else if (r && r->node_case == PG_QUERY__NODE__NODE_FUNC_CALL && r->func_call->n_funcname &&
+             !strcmp(sq_node_name(r->func_call->funcname[r->func_call->n_funcname - 1]), "like_escape") &&
+             r->func_call->n_args == 2) {
+        pgn *p = r->func_call->args[0], *e = r->func_call->args[1];
+        if (p->node_case == PG_QUERY__NODE__NODE_A_CONST && p->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL &&
+            e->node_case == PG_QUERY__NODE__NODE_A_CONST && e->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL) {
+            pat = p->a_const->sval->sval;
+            esc = e->a_const->sval->sval;
+        }
+    }
+    if (!pat) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "%s needs a constant pattern (and a constant ESCAPE)", what);
+        return NULL;
+    }
+    size_t el = strlen(esc);
+    if (el > 1 && (el > 4 || utf8_len((unsigned char)esc[0]) != (int)el)) {
+        sq_fail(c, loc, PA_EINVAL, "invalid escape string (ESCAPE takes one character)");
+        return NULL;
+    }
+    size_t n = strlen(pat);
+    char *out = sq_alloc(&c->A, 2 * n + 1);
+    if (!out) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        bool escaped = false;
+        if (el && !strncmp(pat + i, esc, el)) {
+            i += el;
+            if (i >= n) {
+                sq_fail(c, loc, PA_EINVAL, "LIKE pattern must not end with escape character");
+                return NULL;
+            }
+            escaped = true;
+        }
+        size_t cl = (size_t)utf8_len((unsigned char)pat[i]);
+        if (cl < 1 || i + cl > n)
+            cl = 1;
+        if (pat[i] == '\x01' || (escaped && (pat[i] == '%' || pat[i] == '_')))
+            out[o++] = '\x01';
+        memcpy(out + o, pat + i, cl);
+        o += cl;
+        i += cl;
+    }
+    out[o] = 0;
+    return out;
+}
+
 static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx *ag)
 {
     const char *op = x->n_name ? sq_node_name(x->name[x->n_name - 1]) : "";
@@ -453,14 +518,11 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
         return e && !strcmp(op, "<>") ? sq_make(c, SQ_E_NOT, 0, &e, 1, loc) : e;
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE: {
-        pgn *r = x->rexpr;
-        if (!r || r->node_case != PG_QUERY__NODE__NODE_A_CONST || r->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL) {
-            sq_fail(c, loc, PA_EUNSUPPORTED, "LIKE needs a constant pattern");
+        const char *pat = like_pattern(c, x->rexpr, "LIKE", loc);
+        if (!pat)
             return NULL;
-        }
         sq_expr *a = sq_bind_expr(c, x->lexpr, sc, ag);
-        const char *pat = sq_strdup(&c->A, r->a_const->sval->sval);
-        return pat ? sq_like(c, a, pat, !strcmp(op, "!~~"), loc) : NULL;
+        return sq_like(c, a, pat, !strcmp(op, "!~~"), loc);
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN:
     case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN: {
@@ -489,16 +551,13 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE: {
         /* lower(a) LIKE lower(pattern): the case mapping of upper/lower. */
-        pgn *r = x->rexpr;
-        if (!r || r->node_case != PG_QUERY__NODE__NODE_A_CONST || r->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL) {
-            sq_fail(c, loc, PA_EUNSUPPORTED, "ILIKE needs a constant pattern");
+        const char *p = like_pattern(c, x->rexpr, "ILIKE", loc);
+        if (!p)
             return NULL;
-        }
         sq_expr *a = as_text(c, sq_bind_expr(c, x->lexpr, sc, ag), false);
         if (!a)
             return NULL;
         sq_expr *la = sq_make(c, SQ_E_TEXT, EX_LOWER, &a, 1, loc);
-        const char *p = r->a_const->sval->sval;
         size_t cap = 2 * strlen(p) + 8;   /* lower case takes at most 1.5 times the bytes */
         ex_expr *lp = ex_expr_text(c->plan, EX_LOWER, ex_expr_varchar(c->plan, p, c->err), NULL, NULL, c->err);
         char *pat = sq_alloc(&c->A, cap);

@@ -725,4 +725,24 @@ check "translate with multi-byte replacement characters; md5 of long texts (seve
 
 refused "translate of a non-constant set" "select translate(n_name, n_name, 'x') from nation" "translate: the characters to replace must be a constant"
 
+check "LIKE ... ESCAPE: escaped % and _ are literal, backslash as the escape, ILIKE and NOT LIKE too" \
+  "select x, x like 'a!_b' escape '!' e, x like 'a_b' n, x like '%!%' escape '!' p, x like '%\%' escape '\' q, x not like 'a##%' escape '#' r, x ilike 'A!_%' escape '!' i, x like '_!%' escape '!' s from (values ('a_b'), ('axb'), ('a%b'), ('50%'), ('a\b'), ('A_B'), ('a#c'), ('a#%')) t(x) order by 1" \
+"x|e|n|p|q|r|i|s
+50%|false|false|true|true|true|false|false
+A_B|false|false|false|false|true|true|false
+a#%|false|false|true|true|false|false|false
+a#c|false|false|false|false|false|false|false
+a%b|false|true|false|false|true|false|false
+a\b|false|true|false|false|true|false|false
+a_b|true|true|false|false|true|true|false
+axb|false|true|false|false|true|false|false"
+
+check "LIKE ... ESCAPE over a table" \
+  "select count(*) from lineitem where l_comment like '%a!%%' escape '!' or l_comment like 'ca_e%' escape '#'" \
+"count_star()
+313"
+
+refused "a pattern ending in its escape character" "select 'a' like 'a!' escape '!'" "LIKE pattern must not end with escape character"
+refused "an ESCAPE of two characters" "select 'a' like 'a' escape '!!'" "invalid escape string"
+
 exit $fail
