@@ -508,6 +508,9 @@ int ex_result_write_csv(const ex_result *r, FILE *f, char sep, bool header);
  * fields quoted as RFC 4180 wants, an empty string as ""); the header line
  * when asked. 0, or -1 when writing failed (errno) or memory ran out. */
 int ex_result_write_csv_full(const ex_result *r, FILE *f, char sep, bool header);
+/* x as DuckDB's CSV writer (and Python's repr) print a double, into buf
+ * (cap bytes); its length, as snprintf counts it. */
+size_t ex_format_double_repr(double x, char *buf, size_t cap);
 /* The plan with pipelines, device, each operator's estimate ("~N rows" when
  * set with ex_op_set_estimate, else the builders' guess "est N") and (after
  * a run) per-operator rows, time and memory, as text lines into f. */

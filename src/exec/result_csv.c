@@ -16,7 +16,7 @@
  * shortest round-trip digits, positional when the decimal exponent is in
  * [-4, 16) with at least one fractional digit ("100.0", "0.0001",
  * "-0.0"), else d.ddde+XX ("1e+16", "1e-05"); nan, inf, -inf. */
-static size_t format_double_repr(double x, char *buf, size_t cap)
+size_t ex_format_double_repr(double x, char *buf, size_t cap)
 {
     if (isnan(x) || isinf(x))
         return (size_t)snprintf(buf, cap, "%s", isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
@@ -113,7 +113,7 @@ int ex_result_write_csv_full(const ex_result *r, FILE *f, char sep, bool header)
                     continue;
                 size_t n;
                 if (col->type.id == PA_TYPE_DOUBLE)
-                    n = format_double_repr(((const double *)col->data)[row], buf, cap);
+                    n = ex_format_double_repr(((const double *)col->data)[row], buf, cap);
                 else if ((n = pa_format_value(col, row, PA_FMT_FULL, buf, cap)) >= cap) {   /* a long string */
                     char *nb = pa_malloc(n + 1);
                     if (!nb)

@@ -195,7 +195,7 @@ static void test_double_repr(void **state)
                           "1.5e-10", "5e-324", "2.5", "0.30000000000000004", "0.3333333333333333",
                           "1.2345678901234568e+17", "12345678.9", "-7e+22", "0.0"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        format_double_repr(cases[i], buf, sizeof buf);
+        ex_format_double_repr(cases[i], buf, sizeof buf);
         assert_string_equal(buf, want[i]);
     }
 }
