@@ -262,43 +262,56 @@ static bnd ref_bounds(const rows *r, int64_t i, bool skey)
 static void ref_frame(const rows *r, const kn_window_frame *f, int64_t i, bool skey, int64_t *fs, int64_t *fe)
 {
     bnd b = ref_bounds(r, i, skey);
-    int64_t s = b.pe, e = b.ps;   /* empty unless found */
-    for (int64_t j = b.ps; j < b.pe; j++) {
-        bool in_s, in_e;
-        if (f->rows) {
+    int64_t s, e;
+    if (f->rows) {   /* rows of the partition from the first satisfying the start to the last satisfying the end */
+        s = b.pe, e = b.ps;
+        for (int64_t j = b.ps; j < b.pe; j++) {
             int64_t d = j - i;
-            in_s = f->start == KN_FB_UNBOUNDED_PRECEDING || (f->start == KN_FB_PRECEDING && d >= -f->start_n) ||
-                   (f->start == KN_FB_CURRENT_ROW && d >= 0) || (f->start == KN_FB_FOLLOWING && d >= f->start_n);
-            in_e = f->end == KN_FB_UNBOUNDED_FOLLOWING || (f->end == KN_FB_PRECEDING && d <= -f->end_n) ||
-                   (f->end == KN_FB_CURRENT_ROW && d <= 0) || (f->end == KN_FB_FOLLOWING && d <= f->end_n);
-        } else {
-            bool offs = !valid(&r->okey, i) || !valid(&r->okey, j);
-            double d = 0;
-            if (!offs)
-                d = r->desc ? okey_at(r, i) - okey_at(r, j) : okey_at(r, j) - okey_at(r, i);
-            double so = r->dbl ? f->start_d : (double)f->start_n, eo = r->dbl ? f->end_d : (double)f->end_n;
-            /* a NULL-keyed current row: offsets act as its peers; a NULL row j is in no offset frame of a
-             * non-NULL row */
-            bool cur_null = !valid(&r->okey, i);
-            bool s_off = f->start == KN_FB_PRECEDING || f->start == KN_FB_FOLLOWING;
-            bool e_off = f->end == KN_FB_PRECEDING || f->end == KN_FB_FOLLOWING;
-            if (f->start == KN_FB_UNBOUNDED_PRECEDING)
-                in_s = true;
-            else if (f->start == KN_FB_CURRENT_ROW || (s_off && cur_null))
-                in_s = j >= b.qs;
-            else
-                in_s = !offs && d >= (f->start == KN_FB_PRECEDING ? -so : so);
-            if (f->end == KN_FB_UNBOUNDED_FOLLOWING)
-                in_e = true;
-            else if (f->end == KN_FB_CURRENT_ROW || (e_off && cur_null))
-                in_e = j < b.qe;
-            else
-                in_e = !offs && d <= (f->end == KN_FB_PRECEDING ? -eo : eo);
+            bool in_s = f->start == KN_FB_UNBOUNDED_PRECEDING || (f->start == KN_FB_PRECEDING && d >= -f->start_n) ||
+                        (f->start == KN_FB_CURRENT_ROW && d >= 0) || (f->start == KN_FB_FOLLOWING && d >= f->start_n);
+            bool in_e = f->end == KN_FB_UNBOUNDED_FOLLOWING || (f->end == KN_FB_PRECEDING && d <= -f->end_n) ||
+                        (f->end == KN_FB_CURRENT_ROW && d <= 0) || (f->end == KN_FB_FOLLOWING && d <= f->end_n);
+            if (in_s && j < s)
+                s = j;
+            if (in_e)
+                e = j + 1;
         }
-        if (in_s && j < s)
-            s = j;
-        if (in_e)
-            e = j + 1;
+    } else {
+        /* RANGE: the non-NULL keys of the partition are [nlo, nhi), its NULL
+         * ones before or after them. An offset bound of a non-NULL row is
+         * the first non-NULL row at or past the bound's value (by the
+         * distance d in the sort order), NULL rows apart: the NULLs at the
+         * partition's start are in a frame that starts UNBOUNDED, as in
+         * DuckDB and PostgreSQL. A NULL row's offset bounds are its peers. */
+        int64_t nlo = b.ps, nhi = b.pe;
+        while (nlo < b.pe && !valid(&r->okey, nlo))
+            nlo++;
+        while (nhi > nlo && !valid(&r->okey, nhi - 1))
+            nhi--;
+        bool cur_null = !valid(&r->okey, i);
+        double so = r->dbl ? f->start_d : (double)f->start_n, eo = r->dbl ? f->end_d : (double)f->end_n;
+        /* first non-NULL j with d(j) >= t (or > t when strict), else nhi */
+        #define FIRST_AT(t, strict)                                                                    \
+            __extension__({                                                                            \
+                int64_t p_ = nhi;                                                                      \
+                for (int64_t j = nhi - 1; j >= nlo; j--) {                                             \
+                    double d = r->desc ? okey_at(r, i) - okey_at(r, j) : okey_at(r, j) - okey_at(r, i); \
+                    if ((strict) ? d > (t) : d >= (t))                                                 \
+                        p_ = j;                                                                        \
+                }                                                                                      \
+                p_;                                                                                    \
+            })
+        switch (f->start) {
+        case KN_FB_UNBOUNDED_PRECEDING: s = b.ps; break;
+        case KN_FB_CURRENT_ROW: s = b.qs; break;
+        default: s = cur_null ? b.qs : FIRST_AT(f->start == KN_FB_PRECEDING ? -so : so, false); break;
+        }
+        switch (f->end) {
+        case KN_FB_UNBOUNDED_FOLLOWING: e = b.pe; break;
+        case KN_FB_CURRENT_ROW: e = b.qe; break;
+        default: e = cur_null ? b.qe : FIRST_AT(f->end == KN_FB_PRECEDING ? -eo : eo, true); break;
+        }
+        #undef FIRST_AT
     }
     if (e < s)
         e = s;
@@ -565,8 +578,8 @@ static void test_small(void **state)
 static void test_medium(void **state)
 {
     (void)state;
-    for (int k = 0; k < 4; k++)
-        check_rows(500 + (int64_t)(next() % 1500), k & 1);
+    for (int k = 0; k < 3; k++)
+        check_rows(300 + (int64_t)(next() % 1200), k & 1);
 }
 
 /* The host's checks: bad arguments refused before anything runs. */
