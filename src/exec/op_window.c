@@ -12,7 +12,8 @@
  *   reads (keys and arguments) concatenated into one buffer each, then the
  *   bounds of partitions and peer groups, each function's frames and
  *   segment tree (kernels.h, window functions).
- * - Source (ordered): one output chunk per input chunk, in order: the input
+ * - Source: one output chunk per input chunk (in order, one worker, when a
+ *   VARCHAR value is taken from other rows; else any worker, any order): the input
  *   chunk's columns as they are, then each function's values for its rows
  *   (kn_window_eval). Functions whose value is another row's argument
  *   (lag, lead, first/last/nth_value, min, max) give positions, and the
@@ -294,10 +295,11 @@ static void release(ex_op *op, win_state *s, dv_stream *st)
 
 /* Chunk k's output: its columns, then every function's values, except the
  * VARCHAR values taken from other rows (strings: done once counted). */
-static int start_chunk(ex_op *op, ex_worker *w, win_state *s, int k, dv_chunk **out, bool *strings, pa_err *err)
+static int start_chunk(ex_op *op, ex_worker *w, win_state *s, int k, int64_t first, dv_chunk **out, bool *strings,
+                       pa_err *err)
 {
     dv_chunk *in = s->src.chunks[k], *c = NULL;
-    int64_t m = in->length, first = s->at;
+    int64_t m = in->length;
     int rc = ex_chunk_new(op, w, op->n_cols, &c, err);
     if (rc != PA_OK)
         return rc;
@@ -392,7 +394,7 @@ static int win_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out,
     if (!s->making && s->next < s->src.n) {
         bool strings;
         dv_chunk *c = NULL;
-        if ((rc = start_chunk(op, w, s, s->next, &c, &strings, err)) == PA_OK) {
+        if ((rc = start_chunk(op, w, s, s->next, s->at, &c, &strings, err)) == PA_OK) {
             if (strings)
                 s->making = c;
             else
@@ -422,6 +424,33 @@ static int win_source_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out,
     return rc;
 }
 
+/* Without VARCHAR values taken from other rows nothing waits: any worker
+ * makes the next chunk (its kernels on its own stream), and the window's
+ * buffers, which other workers' kernels may still read, go back when the
+ * query ends (destroy). */
+static int win_source_next_any(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
+{
+    (void)local;
+    win_state *s = op->state;
+    *out = NULL;
+    pthread_mutex_lock(&s->mu);
+    int k = s->next < s->src.n ? s->next++ : -1;
+    int64_t first = s->at;
+    if (k >= 0)
+        s->at += s->src.chunks[k]->length;
+    pthread_mutex_unlock(&s->mu);
+    if (k < 0)
+        return PA_OK;
+    bool strings;
+    int rc = start_chunk(op, w, s, k, first, out, &strings, err);
+    if (rc == PA_OK && strings) {   /* not reached: such windows are ordered */
+        dv_chunk_release(*out, w->stream);
+        *out = NULL;
+        rc = pa_error(err, PA_EINTERNAL, "%s: strings in an unordered window", op->label);
+    }
+    return rc;
+}
+
 static void win_destroy(ex_op *op)
 {
     win_state *s = op->state;
@@ -436,6 +465,10 @@ static void win_destroy(ex_op *op)
     op->state = NULL;
 }
 
+/* Rows come out in the window's order, one worker, when some function
+ * takes VARCHAR values from other rows (their byte counts are waited for);
+ * otherwise chunks come out in any order, from every worker (SQL promises
+ * no order without ORDER BY). */
 static const ex_op_vt window_vt = {
     .kind = EX_OP_WINDOW,
     .local_init = win_local_init,
@@ -443,6 +476,17 @@ static const ex_op_vt window_vt = {
     .source_open = win_source_open,
     .source_next = win_source_next,
     .ordered = true,
+    .sink = win_sink,
+    .finalize = win_finalize,
+    .destroy = win_destroy,
+};
+static const ex_op_vt window_any_vt = {
+    .kind = EX_OP_WINDOW,
+    .local_init = win_local_init,
+    .local_free = win_local_free,
+    .source_open = win_source_open,
+    .source_next = win_source_next_any,
+    .ordered = false,
     .sink = win_sink,
     .finalize = win_finalize,
     .destroy = win_destroy,
@@ -555,8 +599,11 @@ int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const 
     ex_op *below = input;
     if (s->n_keys && (rc = ex_sort(p, input, sk, s->n_keys, &below, err)) != PA_OK)
         return rc;
+    bool strings = false;
+    for (int i = 0; i < n_fns; i++)
+        strings |= kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR;
     ex_op *op;
-    if ((rc = ex_op_new(p, &window_vt, n_in + n_fns, &op, err)) != PA_OK)
+    if ((rc = ex_op_new(p, strings ? &window_vt : &window_any_vt, n_in + n_fns, &op, err)) != PA_OK)
         return rc;
     for (int c = 0; c < n_in; c++)
         if ((rc = ex_op_set_column(op, c, input->names[c], input->types[c], err)) != PA_OK)
