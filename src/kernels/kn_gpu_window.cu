@@ -136,20 +136,15 @@ extern "C" int SIMT_NAME(kn__gpu_window_bounds)(const kn_ctx *ctx, const pa_colu
                                                 int64_t rows, int32_t *bounds, void *scratch, size_t scratch_bytes,
                                                 pa_err *err)
 {
-    kn__win_keys *K = (kn__win_keys *)pa_malloc(sizeof *K);
-    if (!K)
-        return pa_error(err, PA_ENOMEM, "window bounds: out of memory");
-    int rc = kn__window_keys(keys, n_part, n_keys, rows, K, err);
+    kn__win_keys K;
+    int rc = kn__window_keys(keys, n_part, n_keys, rows, &K, err);
     if (rc == PA_OK && scratch_bytes < kn_window_bounds_scratch(rows))
         rc = pa_error(err, PA_EINVAL, "window bounds: %zu scratch bytes for %zu", scratch_bytes,
                       kn_window_bounds_scratch(rows));
-    if (rc != PA_OK || rows == 0) {
-        pa_free(K);
+    if (rc != PA_OK || rows == 0)
         return rc;
-    }
     kn__win_keys *dk = NULL;
-    rc = stage(ctx, *K, &dk, err);
-    pa_free(K);
+    rc = stage(ctx, K, &dk, err);
     if (rc != PA_OK)
         return rc;
     int32_t *pid = (int32_t *)scratch, *pstart = pid + rows, *qstart = pstart + rows;

@@ -197,14 +197,10 @@ int kn__cpu_window_bounds(const kn_ctx *ctx, const pa_column *keys, int n_part, 
                           int32_t *bounds, void *scratch, size_t scratch_bytes, pa_err *err)
 {
     (void)ctx, (void)scratch, (void)scratch_bytes;
-    kn__win_keys *K = pa_malloc(sizeof *K);
-    if (!K)
-        return pa_error(err, PA_ENOMEM, "window bounds: out of memory");
+    kn__win_keys k_, *K = &k_;
     int rc = kn__window_keys(keys, n_part, n_keys, rows, K, err);
-    if (rc != PA_OK) {
-        pa_free(K);
+    if (rc != PA_OK)
         return rc;
-    }
     int32_t *ps = bounds, *pe = bounds + rows, *qs = bounds + 2 * rows, *qe = bounds + 3 * rows,
             *g = bounds + 4 * rows;
     int32_t p0 = 0, q0 = 0, groups = -1;
@@ -228,7 +224,6 @@ int kn__cpu_window_bounds(const kn_ctx *ctx, const pa_column *keys, int n_part, 
         if (qs[i] == i)
             q1 = (int32_t)i;
     }
-    pa_free(K);
     return PA_OK;
 }
 

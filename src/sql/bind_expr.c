@@ -634,6 +634,24 @@ sq_expr *sq_agg(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc)
     return agg_node(c, k, arg, loc);
 }
 
+/* The value of a constant expression as text; false (and an error) when
+ * it is not a constant or is NULL. */
+static bool win_const(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, char *buf, size_t cap, pa_type *t)
+{
+    sq_aggctx none = {false, false, what, false, false};
+    sq_expr *e = sq_bind_expr(c, n, sc, &none);
+    if (!e)
+        return false;
+    if (e->kind == SQ_E_CAST && e->args[0]->kind == SQ_E_CONST)
+        e = e->args[0];
+    if (e->kind != SQ_E_CONST || ex_expr_const_text(e->tx, buf, cap) != PA_OK) {
+        sq_fail(c, e->loc, PA_EUNSUPPORTED, "%s must be a constant (not NULL)", what);
+        return false;
+    }
+    *t = e->type;
+    return true;
+}
+
 /* Ordered-set aggregates: percentile_cont(p) / percentile_disc(p) WITHIN
  * GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x), median(x) (DuckDB's
  * percentile_cont(0.5)). A placeholder that bind_select turns into
@@ -667,17 +685,13 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
     }
     double p = 0.5;
     if (!median && !mode) {
-        sq_aggctx none = {false, false, "a percentile", false, false};
-        sq_expr *pe = sq_bind_expr(c, f->args[0], sc, &none);
-        if (!pe)
+        char b[128], what[64];
+        pa_type pt;
+        snprintf(what, sizeof what, "the fraction of %s", fn);
+        if (!win_const(c, f->args[0], sc, what, b, sizeof b, &pt))
             return NULL;
-        char b[128];
-        if (pe->kind == SQ_E_CAST && pe->args[0]->kind == SQ_E_CONST)
-            pe = pe->args[0];
-        if (pe->kind != SQ_E_CONST || ex_expr_const_text(pe->tx, b, sizeof b) != PA_OK ||
-            (pe->type.id != PA_TYPE_INTEGER && pe->type.id != PA_TYPE_BIGINT && pe->type.id != PA_TYPE_DECIMAL &&
-             pe->type.id != PA_TYPE_DOUBLE)) {
-            sq_fail(c, loc_of(f->args[0]), PA_EUNSUPPORTED, "the fraction of %s must be a constant number", fn);
+        if (pt.id != PA_TYPE_INTEGER && pt.id != PA_TYPE_BIGINT && pt.id != PA_TYPE_DECIMAL && pt.id != PA_TYPE_DOUBLE) {
+            sq_fail(c, loc_of(f->args[0]), PA_EINVAL, "%s must be a number, not %s", what, pa_type_name(pt.id));
             return NULL;
         }
         p = strtod(b, NULL);
@@ -963,24 +977,6 @@ enum {
     FO_START_OFFSET_FOLLOWING = 0x2000, FO_END_OFFSET_FOLLOWING = 0x4000,
     FO_EXCLUDE = 0x8000 | 0x10000 | 0x20000,
 };
-
-/* The value of a constant expression as text; false (and an error) when
- * it is not a constant or is NULL. */
-static bool win_const(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, char *buf, size_t cap, pa_type *t)
-{
-    sq_aggctx none = {false, false, what, false, false};
-    sq_expr *e = sq_bind_expr(c, n, sc, &none);
-    if (!e)
-        return false;
-    if (e->kind == SQ_E_CAST && e->args[0]->kind == SQ_E_CONST)
-        e = e->args[0];
-    if (e->kind != SQ_E_CONST || ex_expr_const_text(e->tx, buf, cap) != PA_OK) {
-        sq_fail(c, e->loc, PA_EUNSUPPORTED, "%s must be a constant (not NULL)", what);
-        return false;
-    }
-    *t = e->type;
-    return true;
-}
 
 static bool win_int(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, int64_t *v)
 {
