@@ -156,11 +156,15 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 static char *sorted_rows(char *text)
 {
     char **v = NULL;
-    size_t n = 0, len = 0;
+    size_t n = 0, cap = 0, len = 0;
     char *save = NULL;
     strtok_r(text, "\n", &save);   /* the header */
     for (char *l = strtok_r(NULL, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        v = realloc(v, (n + 1) * sizeof *v);
+        if (n == cap) {   /* doubling: one realloc per row was quadratic copying (100 s under ASan) */
+            cap = cap ? 2 * cap : 1024;
+            v = realloc(v, cap * sizeof *v);
+            assert_non_null(v);
+        }
         v[n++] = l;
         len += strlen(l) + 1;
     }
