@@ -327,6 +327,7 @@ typedef enum ex_window_kind {
     EX_WIN_ROW_NUMBER, EX_WIN_RANK, EX_WIN_DENSE_RANK, EX_WIN_NTILE, EX_WIN_PERCENT_RANK, EX_WIN_CUME_DIST,
     EX_WIN_SHIFT, EX_WIN_FIRST_VALUE, EX_WIN_LAST_VALUE, EX_WIN_NTH_VALUE, EX_WIN_COUNT_STAR, EX_WIN_COUNT,
     EX_WIN_SUM, EX_WIN_AVG, EX_WIN_MIN, EX_WIN_MAX,
+    EX_WIN_STRING_AGG,        /* a partition's values joined, at its first row (the string_agg aggregate) */
 } ex_window_kind;
 typedef enum ex_frame_bound {
     EX_FB_UNBOUNDED_PRECEDING, EX_FB_PRECEDING, EX_FB_CURRENT_ROW, EX_FB_FOLLOWING, EX_FB_UNBOUNDED_FOLLOWING,
@@ -337,11 +338,14 @@ typedef struct ex_window_frame {
     int64_t start_n, end_n;   /* offsets: ROWS rows, RANGE over an integer-like key */
     double start_d, end_d;    /* RANGE over a DOUBLE key */
 } ex_window_frame;
+#define EX_WINDOW_SEP_MAX 64
 typedef struct ex_window_fn {
     ex_window_kind kind;
     int column;               /* the argument's input column; -1 none */
     int64_t n;                /* NTILE, SHIFT, NTH_VALUE */
     ex_window_frame frame;    /* FIRST_VALUE .. MAX */
+    const char *sep;          /* STRING_AGG: the separator (at most EX_WINDOW_SEP_MAX bytes) */
+    int32_t sep_len;
 } ex_window_fn;
 /* The output type of fn over an input whose column types are in_types. */
 int ex_window_type(const ex_window_fn *fn, const pa_type *in_types, pa_type *out, pa_err *err);

@@ -26,7 +26,8 @@
 #include <string.h>
 
 /* The kernels' enums are the builder's. */
-_Static_assert(EX_WIN_MAX == (int)KN_WIN_MAX && EX_WIN_SHIFT == (int)KN_WIN_SHIFT &&
+_Static_assert(EX_WINDOW_SEP_MAX == KN_WINDOW_SEP_MAX && EX_WIN_MAX == (int)KN_WIN_MAX && EX_WIN_SHIFT == (int)KN_WIN_SHIFT &&
+                   EX_WIN_STRING_AGG == (int)KN_WIN_STRING_AGG &&
                    EX_WIN_COUNT_STAR == (int)KN_WIN_COUNT_STAR && EX_WIN_NTILE == (int)KN_WIN_NTILE &&
                    EX_FB_UNBOUNDED_FOLLOWING == (int)KN_FB_UNBOUNDED_FOLLOWING && EX_FB_PRECEDING == (int)KN_FB_PRECEDING,
                "window enums");
@@ -37,6 +38,7 @@ typedef struct win_fn {
         int64_t n;
         kn_window_frame frame;
     } d;
+    kn_window_fn fn;          /* kind, n and separator, as the kernels take them */
     pa_type type;             /* of the output */
     int32_t *frames;          /* 2 x rows, framed kinds */
     void *tree;
@@ -250,9 +252,8 @@ static int win_finalize(ex_op *op, ex_query *q, pa_err *err)
         }
         f->tree_bytes = kn_window_tree_bytes(f->d.kind, n);
         if (rc == PA_OK && f->tree_bytes) {
-            kn_window_fn fn = {f->d.kind, f->d.n};
             if ((rc = ex_alloc(op, f->tree_bytes, &f->tree, err)) == PA_OK)
-                rc = kn_window_tree(&kn, &fn, arg, n, f->tree, f->tree_bytes, err);
+                rc = kn_window_tree(&kn, &f->fn, arg, s->bounds, n, f->tree, f->tree_bytes, err);
         }
     }
     return rc;
@@ -309,10 +310,18 @@ static int start_chunk(ex_op *op, ex_worker *w, win_state *s, int k, int64_t fir
         c->columns[j] = in->columns[j];
     for (int i = 0; i < s->n_fns; i++) {
         win_fn *f = &s->fns[i];
-        kn_window_fn fn = {f->d.kind, f->d.n};
+        const kn_window_fn fn = f->fn;
         const pa_column *arg = f->d.column >= 0 ? &s->cat[s->slot[f->d.column]] : NULL;
         pa_column *col = &c->columns[s->n_in + i];
         *col = (pa_column){.type = f->type, .length = m};
+        if (f->d.kind == KN_WIN_STRING_AGG) {   /* new text: its bytes counted first */
+            PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(m + 1) * 4, (void **)&col->offsets, err));
+            PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(m + 7) / 8 + 1, (void **)&col->validity, err));
+            PA_TRY(rc = kn_window_text_bytes(&w->kn, &fn, s->bounds, f->tree, s->rows, first, m, &s->take_bytes[i],
+                                             err));
+            *strings = true;
+            continue;
+        }
         if (!kn_window_takes(f->d.kind)) {
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)m * (size_t)pa_type_bytes(f->type), &col->data, err));
             if (f->d.kind == KN_WIN_SUM || f->d.kind == KN_WIN_AVG)
@@ -354,9 +363,21 @@ static int finish_strings(ex_op *op, ex_worker *w, win_state *s, dv_chunk *c, pa
     int rc = PA_OK;
     for (int i = 0; i < s->n_fns && rc == PA_OK; i++) {
         win_fn *f = &s->fns[i];
+        pa_column *col = &c->columns[s->n_in + i];
+        if (f->d.kind == KN_WIN_STRING_AGG) {
+            int64_t bytes = s->take_bytes[i];
+            if (bytes > INT32_MAX)
+                return pa_error(err, PA_EUNSUPPORTED, "%s: string_agg makes %lld bytes of text in one chunk (at most %d)",
+                                op->label, (long long)bytes, INT32_MAX);
+            if ((rc = ex_chunk_alloc(op, c, bytes ? (size_t)bytes : 1, &col->data, err)) != PA_OK ||
+                (rc = kn_window_eval(&w->kn, &f->fn, &s->cat[s->slot[f->d.column]], s->bounds, NULL, f->tree, s->rows,
+                                     s->at, c->length, col, NULL, err)) != PA_OK)
+                return rc;
+            pa_column_set_bytes(col, bytes);
+            continue;
+        }
         if (!kn_window_takes(f->d.kind) || f->type.id != PA_TYPE_VARCHAR)
             continue;
-        pa_column *col = &c->columns[s->n_in + i];
         const int32_t *idx = col->data;
         pa_column dst = *col;
         size_t bytes = (size_t)s->take_bytes[i];
@@ -378,7 +399,8 @@ static int win_source_open(ex_op *op, ex_query *q, pa_err *err)
     s->dev = q->dev;
     bool strs = false;
     for (int i = 0; i < s->n_fns; i++)
-        strs |= kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR;
+        strs |= (kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR) ||
+                s->fns[i].d.kind == KN_WIN_STRING_AGG;
     if (strs && !s->take_bytes)
         return dv_host_alloc(q->dev, (size_t)s->n_fns * sizeof(int64_t), (void **)&s->take_bytes, err);
     return PA_OK;
@@ -504,7 +526,7 @@ static const char *kind_name(int k)
 {
     static const char *const names[] = {"row_number", "rank", "dense_rank", "ntile", "percent_rank", "cume_dist",
                                         "lag", "first_value", "last_value", "nth_value", "count_star", "count",
-                                        "sum", "avg", "min", "max"};
+                                        "sum", "avg", "min", "max", "string_agg"};
     return k >= 0 && k < (int)(sizeof names / sizeof *names) ? names[k] : "?";
 }
 
@@ -552,6 +574,15 @@ int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const 
         f->d.frame = (kn_window_frame){fns[i].frame.rows, (int32_t)fns[i].frame.start, (int32_t)fns[i].frame.end, 0,
                                        fns[i].frame.start_n, fns[i].frame.end_n, fns[i].frame.start_d,
                                        fns[i].frame.end_d};
+        f->fn = (kn_window_fn){.kind = f->d.kind, .n = f->d.n};
+        if (fns[i].kind == EX_WIN_STRING_AGG) {
+            if (fns[i].sep_len < 0 || fns[i].sep_len > KN_WINDOW_SEP_MAX || (fns[i].sep_len && !fns[i].sep))
+                return pa_error(err, PA_EUNSUPPORTED, "string_agg: a separator of %d bytes (at most %d)",
+                                fns[i].sep_len, KN_WINDOW_SEP_MAX);
+            f->fn.sep_len = fns[i].sep_len;
+            if (fns[i].sep_len)
+                memcpy(f->fn.sep, fns[i].sep, (size_t)fns[i].sep_len);
+        }
         int c = fns[i].column;
         bool arg = c >= 0;
         if (arg && c >= n_in)
@@ -601,7 +632,8 @@ int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const 
         return rc;
     bool strings = false;
     for (int i = 0; i < n_fns; i++)
-        strings |= kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR;
+        strings |= (kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR) ||
+                   s->fns[i].d.kind == KN_WIN_STRING_AGG;
     ex_op *op;
     if ((rc = ex_op_new(p, strings ? &window_vt : &window_any_vt, n_in + n_fns, &op, err)) != PA_OK)
         return rc;

@@ -1278,11 +1278,19 @@ typedef enum kn_window_kind {
     KN_WIN_FIRST_VALUE, KN_WIN_LAST_VALUE, KN_WIN_NTH_VALUE,           /* of the frame */
     KN_WIN_COUNT_STAR, KN_WIN_COUNT,                                   /* BIGINT, of the frame */
     KN_WIN_SUM, KN_WIN_AVG, KN_WIN_MIN, KN_WIN_MAX,                    /* of the frame's non-NULL values */
+    /* VARCHAR: at a partition's first row, its non-NULL values in order
+     * joined by the separator (NULL when it has none); NULL at its other
+     * rows. The aggregate string_agg reads it (one value per group). */
+    KN_WIN_STRING_AGG,
 } kn_window_kind;
+
+#define KN_WINDOW_SEP_MAX 64   /* bytes of a STRING_AGG separator */
 
 typedef struct kn_window_fn {
     int32_t kind;            /* kn_window_kind */
     int64_t n;               /* NTILE buckets (>= 1), SHIFT offset, NTH_VALUE n (>= 1) */
+    int32_t sep_len;         /* STRING_AGG: the separator */
+    char sep[KN_WINDOW_SEP_MAX];
 } kn_window_fn;
 
 /* The functions whose value is a row of the argument: kn_window_eval gives
@@ -1305,13 +1313,21 @@ int kn_window_bounds(const kn_ctx *ctx, const pa_column *keys, int n_part, int n
 int kn_window_frames(const kn_ctx *ctx, const kn_window_frame *f, const int32_t *bounds, int64_t rows,
                      const pa_column *order_key, int32_t *frames, pa_err *err);
 /* Bytes of the segment tree of an aggregate (COUNT, SUM, AVG, MIN, MAX)
- * over rows values; 0 for the other functions. */
+ * over rows values, or of STRING_AGG's prefix sums (of the value bytes,
+ * of the non-NULL values and of the partitions holding one, rows + 1
+ * int64 each); 0 for the other functions. bounds: read by STRING_AGG. */
 size_t kn_window_tree_bytes(int kind, int64_t rows);
-int kn_window_tree(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, int64_t rows, void *tree,
-                   size_t tree_bytes, pa_err *err);
+int kn_window_tree(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,
+                   int64_t rows, void *tree, size_t tree_bytes, pa_err *err);
+/* STRING_AGG: the text bytes of rows [first, first + n) of the function
+ * into *bytes (pinned), which kn_window_eval's output then needs. */
+int kn_window_text_bytes(const kn_ctx *ctx, const kn_window_fn *fn, const int32_t *bounds, const void *tree,
+                         int64_t rows, int64_t first, int64_t n, int64_t *bytes, pa_err *err);
 /* Rows [first, first + n) of the function: into out (rows 0 .. n, of
- * kn_window_type's type; validity required for SUM and AVG, which are NULL
- * over frames without values) or, for kn_window_takes functions, into idx.
+ * kn_window_type's type; validity required for SUM, AVG and STRING_AGG,
+ * which can be NULL; STRING_AGG's offsets from 0 and bytes as
+ * kn_window_text_bytes counts them) or, for kn_window_takes functions,
+ * into idx.
  * frames: NULL unless kn_window_framed; tree: NULL unless an aggregate
  * other than COUNT_STAR; arg: the argument column (NULL for those without).
  * PA_EOVERFLOW: a SUM that leaves its type. */

@@ -130,6 +130,57 @@ __global__ void values_k(eval_args a, fault_t big, fault_t dec, fault_t wide)
     }
 }
 
+/* STRING_AGG's prefix sum `which` (kn__win_sa_term), written exclusive. */
+struct sa_term {
+    int which;
+    pa_column arg;
+    const int32_t *B;
+    const int64_t *T;
+    int64_t rows;
+    __device__ int64_t operator()(int64_t i) const { return kn__win_sa_term(which, &arg, B, T, rows, i); }
+};
+struct sa_write {
+    int64_t *P;
+    __device__ void operator()(int64_t i, int64_t off, int64_t) const { P[i] = off; }
+};
+
+__global__ void sa_bytes_k(kn_window_fn fn, const int32_t *B, const int64_t *T, int64_t rows, int64_t first,
+                           int64_t n, int64_t *bytes)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *bytes = kn__win_sa_offset(&fn, B, T, rows, first, n);
+}
+
+/* Offsets and validity: one thread per 8 output rows (a validity byte). */
+__global__ void sa_offsets_k(kn_window_fn fn, const int32_t *B, const int64_t *T, int64_t rows, int64_t first,
+                             int64_t n, int32_t *off, uint8_t *valid)
+{
+    KN_GPU_FOR(g, n > 0 ? (n + 7) / 8 : 1)
+    {
+        unsigned bits = 0;
+        for (int64_t r = g * 8; r < g * 8 + 8 && r < n; r++) {
+            off[r] = (int32_t)kn__win_sa_offset(&fn, B, T, rows, first, r);
+            if (kn__win_sa_valid(B, T, rows, first + r))
+                bits |= 1u << (r - g * 8);
+        }
+        if (n > 0)
+            valid[g] = (uint8_t)bits;
+        if (g == 0)
+            off[n] = (int32_t)kn__win_sa_offset(&fn, B, T, rows, first, n);
+    }
+}
+
+/* The values of the partitions that start in the chunk, one thread per
+ * row (the rows may run past the chunk: a partition's string is whole at
+ * its first row). */
+__global__ void sa_pieces_k(kn_window_fn fn, pa_column arg, const int32_t *B, const int64_t *T, int64_t rows,
+                            int64_t first, int64_t n, char *out)
+{
+    int64_t s0 = kn__win_sa_start(B, rows, first), s1 = kn__win_sa_start(B, rows, first + n);
+    KN_GPU_FOR(j, s1 - s0)
+    kn__win_sa_piece(&fn, &arg, B, T, rows, s0, s0 + j, out);
+}
+
 } /* namespace */
 
 extern "C" int SIMT_NAME(kn__gpu_window_bounds)(const kn_ctx *ctx, const pa_column *keys, int n_part, int n_keys,
@@ -175,11 +226,20 @@ extern "C" int SIMT_NAME(kn__gpu_window_frames)(const kn_ctx *ctx, const kn_wind
 }
 
 extern "C" int SIMT_NAME(kn__gpu_window_tree)(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg,
-                                              int64_t rows, void *tree, size_t tree_bytes, pa_err *err)
+                                              const int32_t *bounds, int64_t rows, void *tree, size_t tree_bytes,
+                                              pa_err *err)
 {
-    int rc = kn__window_tree_check(fn, arg, rows, tree_bytes, err);
+    int rc = kn__window_tree_check(fn, arg, bounds, rows, tree_bytes, err);
     if (rc != PA_OK)
         return rc;
+    if (fn->kind == KN_WIN_STRING_AGG) {   /* three scans, the last reading the second */
+        int64_t *T = (int64_t *)tree;
+        for (int w = 0; w < 3 && rc == PA_OK; w++) {
+            int64_t *P = T + (int64_t)w * (rows + 1);
+            rc = scan(ctx, rows, sa_term{w, *arg, bounds, T, rows}, sa_write{P}, NULL, P + rows, err);
+        }
+        return rc;
+    }
     int64_t m = kn__win_leaves(rows);
     rc = SIMT_LAUNCH(leaves_k, blocks_for(m), THREADS, 0, ctx->stream, err, (int)fn->kind, *arg, rows, tree, m);
     for (int64_t lo = m / 2; rc == PA_OK && lo >= 1; lo /= 2)
@@ -192,13 +252,23 @@ extern "C" int SIMT_NAME(kn__gpu_window_eval)(const kn_ctx *ctx, const kn_window
                                               int64_t rows, int64_t first, int64_t n, pa_column *out, int32_t *idx,
                                               pa_err *err)
 {
-    int rc = kn__window_eval_check(fn, arg, frames, tree, rows, first, n, out, idx, err);
+    int rc = kn__window_eval_check(fn, arg, bounds, frames, tree, rows, first, n, out, idx, err);
     if (rc != PA_OK)
         return rc;
     pa_column a;
     memset(&a, 0, sizeof a);
     if (arg)
         a = *arg;
+    if (fn->kind == KN_WIN_STRING_AGG) {
+        out->length = n;
+        const int64_t *T = (const int64_t *)tree;
+        rc = SIMT_LAUNCH(sa_offsets_k, blocks_for((n + 7) / 8), THREADS, 0, ctx->stream, err, *fn, bounds, T, rows,
+                         first, n, out->offsets, out->validity);
+        if (rc == PA_OK && n > 0)
+            rc = SIMT_LAUNCH(sa_pieces_k, blocks_for(n), THREADS, 0, ctx->stream, err, *fn, a, bounds, T, rows, first,
+                             n, (char *)out->data);
+        return rc;
+    }
     if (kn_window_takes(fn->kind)) {
         if (n == 0)
             return PA_OK;
@@ -215,4 +285,15 @@ extern "C" int SIMT_NAME(kn__gpu_window_eval)(const kn_ctx *ctx, const kn_window
                                                    ? "SUM overflows: the sum of its values passes 128 bits"
                                                    : "AVG overflows: the sum of its values passes 128 bits");
     return SIMT_LAUNCH(values_k, blocks_for((n + 7) / 8), THREADS, 0, ctx->stream, err, e, big, dec, wide);
+}
+
+extern "C" int SIMT_NAME(kn__gpu_window_text_bytes)(const kn_ctx *ctx, const kn_window_fn *fn, const int32_t *bounds,
+                                                    const void *tree, int64_t rows, int64_t first, int64_t n,
+                                                    int64_t *bytes, pa_err *err)
+{
+    int rc = kn__window_text_bytes_check(fn, bounds, tree, rows, first, n, bytes, err);
+    if (rc != PA_OK)
+        return rc;
+    return SIMT_LAUNCH(sa_bytes_k, 1, 1, 0, ctx->stream, err, *fn, bounds, (const int64_t *)tree, rows, first, n,
+                       bytes);
 }

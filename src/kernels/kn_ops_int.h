@@ -190,9 +190,12 @@ extern "C" {
     X(window_frames, (const kn_ctx *ctx, const kn_window_frame *f, const int32_t *bounds, int64_t rows,         \
                       const pa_column *order_key, int32_t *frames, pa_err *err),                                \
       (ctx, f, bounds, rows, order_key, frames, err))                                                           \
-    X(window_tree, (const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, int64_t rows, void *tree,  \
-                    size_t tree_bytes, pa_err *err),                                                            \
-      (ctx, fn, arg, rows, tree, tree_bytes, err))                                                              \
+    X(window_tree, (const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,     \
+                    int64_t rows, void *tree, size_t tree_bytes, pa_err *err),                                  \
+      (ctx, fn, arg, bounds, rows, tree, tree_bytes, err))                                                      \
+    X(window_text_bytes, (const kn_ctx *ctx, const kn_window_fn *fn, const int32_t *bounds, const void *tree,   \
+                          int64_t rows, int64_t first, int64_t n, int64_t *bytes, pa_err *err),                 \
+      (ctx, fn, bounds, tree, rows, first, n, bytes, err))                                                      \
     X(window_eval, (const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,     \
                     const int32_t *frames, const void *tree, int64_t rows, int64_t first, int64_t n,            \
                     pa_column *out, int32_t *idx, pa_err *err),                                                 \

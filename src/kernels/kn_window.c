@@ -47,8 +47,13 @@ int kn_window_type(int kind, pa_type arg, pa_type *out, pa_err *err)
         else
             *out = (pa_type){PA_TYPE_BIGINT, 0, 0};
         return PA_OK;
+    case KN_WIN_STRING_AGG:
+        if (arg.id != PA_TYPE_VARCHAR)
+            return pa_error(err, PA_EINVAL, "string_agg of %s (it joins VARCHAR values)", pa_type_name(arg.id));
+        *out = arg;
+        return PA_OK;
     default:
-        if (kind < 0 || kind > KN_WIN_MAX)
+        if (kind < 0 || kind > KN_WIN_STRING_AGG)
             return pa_error(err, PA_EINVAL, "window function kind %d", kind);
         *out = arg;
         return PA_OK;
@@ -69,6 +74,7 @@ size_t kn_window_tree_bytes(int kind, int64_t rows)
     case KN_WIN_MAX: return m2 * sizeof(int32_t);
     case KN_WIN_SUM:
     case KN_WIN_AVG: return m2 * sizeof(kn__win_sum);
+    case KN_WIN_STRING_AGG: return 3 * (size_t)(rows + 1) * sizeof(int64_t);
     default: return 0;
     }
 }
@@ -140,7 +146,8 @@ static bool needs_arg(int kind)
            kind != KN_WIN_PERCENT_RANK && kind != KN_WIN_CUME_DIST && kind != KN_WIN_COUNT_STAR;
 }
 
-int kn__window_tree_check(const kn_window_fn *fn, const pa_column *arg, int64_t rows, size_t tree_bytes, pa_err *err)
+int kn__window_tree_check(const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds, int64_t rows,
+                          size_t tree_bytes, pa_err *err)
 {
     int rc = rows_ok(rows, err);
     if (rc != PA_OK)
@@ -152,11 +159,15 @@ int kn__window_tree_check(const kn_window_fn *fn, const pa_column *arg, int64_t 
         return pa_error(err, PA_EINVAL, "window tree: %zu bytes for %zu", tree_bytes, need);
     if (!arg || arg->length < rows || kn__key_class(arg->type) == KN__KC_BAD)
         return pa_error(err, PA_EINVAL, "window tree: bad argument column");
+    if (fn->kind == KN_WIN_STRING_AGG && (!bounds || fn->sep_len < 0 || fn->sep_len > KN_WINDOW_SEP_MAX))
+        return pa_error(err, PA_EINVAL, "window tree: string_agg needs the bounds and a separator of at most %d bytes",
+                        KN_WINDOW_SEP_MAX);
     pa_type t;
     return kn_window_type(fn->kind, arg->type, &t, err);
 }
 
-int kn__window_eval_check(const kn_window_fn *fn, const pa_column *arg, const int32_t *frames, const void *tree,
+int kn__window_eval_check(const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds, const int32_t *frames,
+                          const void *tree,
                           int64_t rows, int64_t first, int64_t n, const pa_column *out, const int32_t *idx,
                           pa_err *err)
 {
@@ -167,7 +178,7 @@ int kn__window_eval_check(const kn_window_fn *fn, const pa_column *arg, const in
         return pa_error(err, PA_EINVAL, "window eval: rows %lld+%lld of %lld", (long long)first, (long long)n,
                         (long long)rows);
     int k = fn->kind;
-    if (k < 0 || k > KN_WIN_MAX)
+    if (k < 0 || k > KN_WIN_STRING_AGG)
         return pa_error(err, PA_EINVAL, "window eval: function kind %d", k);
     if ((k == KN_WIN_NTILE || k == KN_WIN_NTH_VALUE) && fn->n < 1)
         return pa_error(err, PA_EINVAL, "argument of %s must be greater than zero",
@@ -186,8 +197,23 @@ int kn__window_eval_check(const kn_window_fn *fn, const pa_column *arg, const in
     if (!out || out->type.id != t.id || (t.id == PA_TYPE_DECIMAL && out->type.precision != t.precision))
         return pa_error(err, PA_EINVAL, "window eval: the output is not of the function's type %s",
                         pa_type_name(t.id));
-    if ((k == KN_WIN_SUM || k == KN_WIN_AVG) && !out->validity && n > 0)
-        return pa_error(err, PA_EINVAL, "window eval: SUM and AVG need an output validity bitmap");
+    if ((k == KN_WIN_SUM || k == KN_WIN_AVG || k == KN_WIN_STRING_AGG) && !out->validity && n > 0)
+        return pa_error(err, PA_EINVAL, "window eval: SUM, AVG and STRING_AGG need an output validity bitmap");
+    if (k == KN_WIN_STRING_AGG && (!out->offsets || (!out->data && n > 0) || fn->sep_len < 0 ||
+                                   fn->sep_len > KN_WINDOW_SEP_MAX || !bounds))
+        return pa_error(err, PA_EINVAL, "window eval: string_agg needs the bounds, offsets, bytes and a separator");
+    return PA_OK;
+}
+
+int kn__window_text_bytes_check(const kn_window_fn *fn, const int32_t *bounds, const void *tree, int64_t rows,
+                                int64_t first, int64_t n, const int64_t *bytes, pa_err *err)
+{
+    int rc = rows_ok(rows, err);
+    if (rc != PA_OK)
+        return rc;
+    if (fn->kind != KN_WIN_STRING_AGG || !bounds || !tree || !bytes || first < 0 || n < 0 || first + n > rows)
+        return pa_error(err, PA_EINVAL, "window text bytes: string_agg's rows %lld+%lld of %lld", (long long)first,
+                        (long long)n, (long long)rows);
     return PA_OK;
 }
 
@@ -239,13 +265,23 @@ int kn__cpu_window_frames(const kn_ctx *ctx, const kn_window_frame *f, const int
     return PA_OK;
 }
 
-int kn__cpu_window_tree(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, int64_t rows, void *tree,
-                        size_t tree_bytes, pa_err *err)
+int kn__cpu_window_tree(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,
+                        int64_t rows, void *tree, size_t tree_bytes, pa_err *err)
 {
     (void)ctx;
-    int rc = kn__window_tree_check(fn, arg, rows, tree_bytes, err);
+    int rc = kn__window_tree_check(fn, arg, bounds, rows, tree_bytes, err);
     if (rc != PA_OK)
         return rc;
+    if (fn->kind == KN_WIN_STRING_AGG) {
+        int64_t *T = tree;
+        for (int w = 0; w < 3; w++) {
+            int64_t *P = T + (int64_t)w * (rows + 1);
+            P[0] = 0;
+            for (int64_t i = 0; i < rows; i++)
+                P[i + 1] = P[i] + kn__win_sa_term(w, arg, bounds, T, rows, i);
+        }
+        return PA_OK;
+    }
     int64_t m = kn__win_leaves(rows);
     for (int64_t i = 0; i < m; i++)
         kn__win_leaf(fn->kind, arg, rows, tree, m, i);
@@ -262,15 +298,42 @@ static long double pow10l_(int k)
     return p;
 }
 
+int kn__cpu_window_text_bytes(const kn_ctx *ctx, const kn_window_fn *fn, const int32_t *bounds, const void *tree,
+                              int64_t rows, int64_t first, int64_t n, int64_t *bytes, pa_err *err)
+{
+    (void)ctx;
+    int rc = kn__window_text_bytes_check(fn, bounds, tree, rows, first, n, bytes, err);
+    if (rc == PA_OK)
+        *bytes = kn__win_sa_offset(fn, bounds, tree, rows, first, n);
+    return rc;
+}
+
 int kn__cpu_window_eval(const kn_ctx *ctx, const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds,
                         const int32_t *frames, const void *tree, int64_t rows, int64_t first, int64_t n,
                         pa_column *out, int32_t *idx, pa_err *err)
 {
     (void)ctx;
-    int rc = kn__window_eval_check(fn, arg, frames, tree, rows, first, n, out, idx, err);
+    int rc = kn__window_eval_check(fn, arg, bounds, frames, tree, rows, first, n, out, idx, err);
     if (rc != PA_OK)
         return rc;
     int k = fn->kind;
+    if (k == KN_WIN_STRING_AGG) {
+        out->length = n;
+        if (n == 0) {
+            out->offsets[0] = 0;
+            return PA_OK;
+        }
+        memset(out->validity, 0, (size_t)(n + 7) / 8);
+        for (int64_t r = 0; r <= n; r++)
+            out->offsets[r] = (int32_t)kn__win_sa_offset(fn, bounds, tree, rows, first, r);
+        for (int64_t r = 0; r < n; r++)
+            if (kn__win_sa_valid(bounds, tree, rows, first + r))
+                out->validity[r >> 3] |= (uint8_t)(1u << (r & 7));
+        int64_t s0 = kn__win_sa_start(bounds, rows, first), s1 = kn__win_sa_start(bounds, rows, first + n);
+        for (int64_t i = s0; i < s1; i++)
+            kn__win_sa_piece(fn, arg, bounds, tree, rows, s0, i, out->data);
+        return PA_OK;
+    }
     if (kn_window_takes(k)) {
         for (int64_t r = 0; r < n; r++)
             idx[r] = kn__win_pos_row(fn, arg, bounds, frames, tree, rows, first + r);

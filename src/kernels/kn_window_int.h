@@ -270,10 +270,13 @@ static inline PA_HD void kn__win_leaf(int kind, const pa_column *arg, int64_t ro
 /* Host checks shared by both backends (kn_window.c). */
 int kn__window_keys(const pa_column *keys, int n_part, int n_keys, int64_t rows, kn__win_keys *K, pa_err *err);
 int kn__window_frames_check(const kn_window_frame *f, int64_t rows, const pa_column *order_key, pa_err *err);
-int kn__window_tree_check(const kn_window_fn *fn, const pa_column *arg, int64_t rows, size_t tree_bytes, pa_err *err);
-int kn__window_eval_check(const kn_window_fn *fn, const pa_column *arg, const int32_t *frames, const void *tree,
-                          int64_t rows, int64_t first, int64_t n, const pa_column *out, const int32_t *idx,
-                          pa_err *err);
+int kn__window_tree_check(const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds, int64_t rows,
+                          size_t tree_bytes, pa_err *err);
+int kn__window_eval_check(const kn_window_fn *fn, const pa_column *arg, const int32_t *bounds, const int32_t *frames,
+                          const void *tree, int64_t rows, int64_t first, int64_t n, const pa_column *out,
+                          const int32_t *idx, pa_err *err);
+int kn__window_text_bytes_check(const kn_window_fn *fn, const int32_t *bounds, const void *tree, int64_t rows,
+                                int64_t first, int64_t n, const int64_t *bytes, pa_err *err);
 
 /* Inner node j from its children. */
 static inline PA_HD void kn__win_node(int kind, const pa_column *arg, void *tree, int64_t j)
@@ -388,6 +391,72 @@ static inline PA_HD int32_t kn__win_pos_row(const kn_window_fn *fn, const pa_col
         return kn__win_q_best((const int32_t *)tree, arg, fn->kind == KN_WIN_MAX, kn__win_leaves(rows), F[i],
                               F[rows + i]);
     }
+}
+
+/* ------------------------------------------------------------ STRING_AGG
+ * The prefix sums (tree): T[0 .. rows] the bytes of the non-NULL values
+ * before row i, T[rows + 1 ..] their count, T[2 (rows + 1) ..] the
+ * partitions before row i holding one. Every place then follows in O(1):
+ * the partitions before partition start g hold kn__win_sa_at(g) bytes
+ * (values, and a separator between two values of one partition), so a
+ * chunk's strings and every value's place in them are found by one thread
+ * each, without a scan per chunk. */
+static inline PA_HD int64_t kn__win_sa_at(const int64_t *T, int64_t rows, int64_t sep, int64_t g)
+{
+    return T[g] + sep * (T[rows + 1 + g] - T[2 * (rows + 1) + g]);
+}
+
+/* The first partition start at or after row x (rows past the end). */
+static inline PA_HD int64_t kn__win_sa_start(const int32_t *B, int64_t rows, int64_t x)
+{
+    return x >= rows ? rows : B[x] == x ? x : B[rows + x];
+}
+
+/* Row i's term of prefix sum `which` (0 bytes, 1 values, 2 partitions). */
+static inline PA_HD int64_t kn__win_sa_term(int which, const pa_column *arg, const int32_t *B, const int64_t *T,
+                                           int64_t rows, int64_t i)
+{
+    if (which == 2) {   /* reads the count sums: run after them */
+        const int64_t *V = T + rows + 1;
+        return B[i] == i && V[B[rows + i]] - V[i] > 0;
+    }
+    if (!kn__win_valid(arg, i))
+        return 0;
+    return which == 1 ? 1 : (int64_t)(arg->offsets[i + 1] - arg->offsets[i]);
+}
+
+/* Output row r (row first + r of the window) of a chunk of rows [first,
+ * first + n): its offset in the chunk's text, and whether it is a value. */
+static inline PA_HD int64_t kn__win_sa_offset(const kn_window_fn *fn, const int32_t *B, const int64_t *T,
+                                             int64_t rows, int64_t first, int64_t r)
+{
+    int64_t base = kn__win_sa_at(T, rows, fn->sep_len, kn__win_sa_start(B, rows, first));
+    return kn__win_sa_at(T, rows, fn->sep_len, kn__win_sa_start(B, rows, first + r)) - base;
+}
+static inline PA_HD bool kn__win_sa_valid(const int32_t *B, const int64_t *T, int64_t rows, int64_t g)
+{
+    const int64_t *V = T + rows + 1;
+    return B[g] == g && V[B[rows + g]] - V[g] > 0;
+}
+
+/* Row i's value (when not NULL) into the chunk's text at out (its first
+ * partition start is at s0): after a separator unless it is its
+ * partition's first value. */
+static inline PA_HD void kn__win_sa_piece(const kn_window_fn *fn, const pa_column *arg, const int32_t *B,
+                                         const int64_t *T, int64_t rows, int64_t s0, int64_t i, char *out)
+{
+    if (!kn__win_valid(arg, i))
+        return;
+    int64_t ps = B[i], sep = fn->sep_len, k = T[rows + 1 + i] - T[rows + 1 + ps];
+    int64_t at = kn__win_sa_at(T, rows, sep, ps) - kn__win_sa_at(T, rows, sep, s0) + (T[i] - T[ps]) +
+                 (k > 0 ? sep * (k - 1) : 0);
+    char *d = out + at;
+    if (k > 0)
+        for (int64_t j = 0; j < sep; j++)
+            *d++ = fn->sep[j];
+    const char *v = (const char *)arg->data + arg->offsets[i];
+    for (int64_t j = 0, m = (int64_t)(arg->offsets[i + 1] - arg->offsets[i]); j < m; j++)
+        d[j] = v[j];
 }
 
 #ifdef __cplusplus

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 
 const char *sq_node_name(pgn *n)
@@ -745,6 +746,144 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
     return e->tx ? e : NULL;
 }
 
+/* CURRENT_DATE: the statement's date in the local time zone (as
+ * PostgreSQL's session zone and DuckDB have it), a constant. The others
+ * (CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME...) need time types. */
+static sq_expr *bind_sqlvalue(sq_ctx *c, PgQuery__SQLValueFunction *f)
+{
+    if (f->op != PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE) {
+        sq_fail(c, f->location, PA_EUNSUPPORTED, "%s is not supported (there are no time or timestamp types yet)",
+                f->op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP ||
+                        f->op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N
+                    ? "CURRENT_TIMESTAMP"
+                    : "this time function");
+        return NULL;
+    }
+    time_t now = time(NULL);
+    struct tm tm;
+    char ymd[32];
+    if (!localtime_r(&now, &tm) || !strftime(ymd, sizeof ymd, "%Y-%m-%d", &tm)) {
+        sq_fail(c, f->location, PA_EINTERNAL, "CURRENT_DATE: the clock cannot be read");
+        return NULL;
+    }
+    return sq_const(c, ex_expr_date(c->plan, ymd, c->err), f->location);
+}
+
+/* string_agg(x [, sep] [ORDER BY ...]) [FILTER (WHERE ...)], with
+ * DISTINCT too: x's non-NULL values as text, in the ORDER BY's order,
+ * joined by the constant sep (',' when left out, as DuckDB has it). A
+ * placeholder (SQ_E_OSAGG sub 3: args x then the ORDER BY expressions,
+ * win their directions and the separator, flag DISTINCT) that bind_select
+ * plans as a STRING_AGG window over the group's rows before grouping. */
+static sq_expr *bind_string_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
+{
+    int loc = f->location;
+    if (!ag || !ag->allow) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return NULL;
+    }
+    if (ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
+        return NULL;
+    }
+    if (f->agg_star || f->n_args < 1 || f->n_args > 2) {
+        sq_fail(c, loc, PA_EINVAL, "%s takes a value and a separator", fn);
+        return NULL;
+    }
+    char sep[EX_WINDOW_SEP_MAX + 2] = ",";
+    if (f->n_args == 2) {
+        char b[256];
+        pa_type t;
+        if (!win_const(c, f->args[1], sc, "the separator of string_agg", b, sizeof b, &t))
+            return NULL;
+        if (t.id != PA_TYPE_VARCHAR) {
+            sq_fail(c, loc_of(f->args[1]), PA_EINVAL, "the separator of string_agg must be text, not %s",
+                    pa_type_name(t.id));
+            return NULL;
+        }
+        if (strlen(b) > EX_WINDOW_SEP_MAX) {
+            sq_fail(c, loc_of(f->args[1]), PA_EUNSUPPORTED, "the separator of string_agg has %zu bytes (at most %d)",
+                    strlen(b), EX_WINDOW_SEP_MAX);
+            return NULL;
+        }
+        snprintf(sep, sizeof sep, "%s", b);
+    }
+    size_t no = f->n_agg_order;
+    sq_win *win = sq_alloc(&c->A, sizeof *win);
+    sq_expr **args = sq_alloc(&c->A, (no + 1) * sizeof *args);
+    ex_sort_key *okeys = sq_alloc(&c->A, (no + 1) * sizeof *okeys);
+    char *sp = sq_alloc(&c->A, strlen(sep) + 1);
+    sq_expr *e = sq_alloc(&c->A, sizeof *e);
+    if (!win || !args || !okeys || !sp || !e) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    memcpy(sp, sep, strlen(sep) + 1);
+    memset(win, 0, sizeof *win);
+    memset(e, 0, sizeof *e);
+    win->fn.kind = EX_WIN_STRING_AGG;
+    win->fn.column = -1;
+    win->fn.sep = sp;
+    win->fn.sep_len = (int32_t)strlen(sp);
+    win->n_arg = 1;
+    win->n_order = (int)no;
+    win->order = okeys;
+    ag->inside = true;
+    sq_expr *x = sq_bind_expr(c, f->args[0], sc, ag);
+    sq_expr *filt = x && f->agg_filter ? sq_bind_expr(c, f->agg_filter, sc, ag) : NULL;
+    for (size_t i = 0; x && i < no; i++) {
+        PgQuery__SortBy *sb = f->agg_order[i]->sort_by;
+        if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
+            sq_fail(c, sb->location, PA_EUNSUPPORTED, "ORDER BY ... USING is not supported");
+            x = NULL;
+            break;
+        }
+        okeys[i] = (ex_sort_key){-1, sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC,
+                                 sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST};
+        if (!(args[1 + i] = sq_bind_expr(c, sb->node, sc, ag)))
+            x = NULL;
+    }
+    ag->inside = false;
+    if (!x || (f->agg_filter && !filt))
+        return NULL;
+    sq_expr *x0 = x;
+    if (x->type.id != PA_TYPE_VARCHAR && !(x = sq_cast(c, x, (pa_type){PA_TYPE_VARCHAR, 0, 0}, loc)))
+        return NULL;
+    if (f->agg_distinct)   /* PostgreSQL's rule: DISTINCT orders by its argument only */
+        for (size_t i = 0; i < no; i++) {
+            if (!sq_expr_equal(args[1 + i], x0) && !sq_expr_equal(args[1 + i], x)) {
+                sq_fail(c, loc_of(f->agg_order[i]->sort_by->node), PA_EINVAL,
+                        "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list");
+                return NULL;
+            }
+        }
+    if (filt) {
+        if (filt->type.id != PA_TYPE_BOOLEAN) {
+            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
+            return NULL;
+        }
+        sq_expr *w[2] = {filt, x};
+        if (!(x = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
+            return NULL;
+    }
+    args[0] = x;
+    e->kind = SQ_E_OSAGG;
+    e->sub = 3;
+    e->flag = f->agg_distinct;
+    e->loc = loc;
+    e->col = -1;
+    e->type = (pa_type){PA_TYPE_VARCHAR, 0, 0};
+    e->n_args = 1 + (int)no;
+    e->args = args;
+    e->win = win;
+    e->depth = 1;
+    for (int i = 0; i < e->n_args; i++)
+        if (args[i]->depth + 1 > e->depth)
+            e->depth = args[i]->depth + 1;
+    e->tx = ex_expr_col_typed(c->plan, 0, e->type, c->err);
+    return e->tx ? e : NULL;
+}
+
 /* The variances and standard deviations from exact sums, as DOUBLE:
  * (n * sum(x^2) - sum(x)^2) / (n * (n - 1)) (samp) or / n^2 (pop), with
  * n = count(x). For integers and DECIMAL the numerator is exact (DECIMAL
@@ -848,9 +987,16 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
         return NULL;
     }
-    if (f->n_agg_order) {
-        sq_fail(c, loc, PA_EUNSUPPORTED, "ORDER BY inside %s(...) is not supported", fn);
-        return NULL;
+    /* ORDER BY inside count, sum, avg, min, max, bool_and/or and the
+     * variances: bound (its errors are the user's) and dropped, as their
+     * values do not depend on the order (DOUBLE sums round in the engine's
+     * order either way). */
+    for (size_t i = 0; i < f->n_agg_order; i++) {
+        ag->inside = true;
+        sq_expr *k = sq_bind_expr(c, f->agg_order[i]->sort_by->node, sc, ag);
+        ag->inside = false;
+        if (!k)
+            return NULL;
     }
     /* FILTER (WHERE p): the aggregate of CASE WHEN p THEN x END, since
      * every aggregate skips NULLs (COUNT(*) counts CASE WHEN p THEN 1 END). */
@@ -1408,6 +1554,8 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     if (!strcmp(lname, "percentile_cont") || !strcmp(lname, "percentile_disc") || !strcmp(lname, "mode") ||
         !strcmp(lname, "median"))
         return bind_osagg(c, f, lname, sc, ag);
+    if (!strcmp(lname, "string_agg") && !f->agg_within_group)
+        return bind_string_agg(c, f, lname, sc, ag);
     if (f->agg_within_group) {
         sq_fail(c, loc, PA_EUNSUPPORTED, "%s is not an ordered-set aggregate (WITHIN GROUP is for percentile_cont, "
                                          "percentile_disc and mode)", lname);
@@ -2001,6 +2149,7 @@ sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag)
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: e = bind_minmax(c, n->min_max_expr, sc, ag); break;
     case PG_QUERY__NODE__NODE_GROUPING_FUNC: e = bind_grouping(c, n->grouping_func, sc, ag); break;
     case PG_QUERY__NODE__NODE_SUB_LINK: e = bind_sublink(c, n->sub_link, sc, ag); break;
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION: e = bind_sqlvalue(c, n->sqlvalue_function); break;
     case PG_QUERY__NODE__NODE_BOOL_EXPR: {
         PgQuery__BoolExpr *b = n->bool_expr;
         if (b->boolop == PG_QUERY__BOOL_EXPR_TYPE__NOT_EXPR) {

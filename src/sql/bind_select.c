@@ -202,18 +202,37 @@ static void render(pgn *n, char *buf, size_t cap)
                      a, k, desc ? " DESC" : "");
             return;
         }
-        if (f->agg_star) {
-            snprintf(buf, cap, "count_star()");
-            return;
+        if (f->agg_star)
+            snprintf(buf, cap, "count_star(");
+        else {
+            snprintf(buf, cap, "%s(%s", fn, f->agg_distinct ? "DISTINCT " : "");
+            render_list(f->args, f->n_args, buf, cap);
         }
-        snprintf(buf, cap, "%s(%s", fn, f->agg_distinct ? "DISTINCT " : "");
-        render_list(f->args, f->n_args, buf, cap);
+        /* DuckDB's names: the aggregate's ORDER BY and FILTER too */
+        for (size_t i = 0; i < f->n_agg_order; i++) {
+            PgQuery__SortBy *sb = f->agg_order[i]->sort_by;
+            char k[256];
+            render(sb->node, k, sizeof k);
+            size_t used = strlen(buf);
+            snprintf(buf + used, cap - used, "%s%s%s", i ? ", " : " ORDER BY ", k,
+                     sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC ? " DESC" : "");
+        }
         size_t used = strlen(buf);
         if (used + 1 < cap)
             strcat(buf, ")");
+        if (f->agg_filter) {
+            char w[256];
+            render(f->agg_filter, w, sizeof w);
+            used = strlen(buf);
+            snprintf(buf + used, cap - used, " FILTER (WHERE %s)", w);
+        }
         return;
     }
     case PG_QUERY__NODE__NODE_TYPE_CAST: render(n->type_cast->arg, buf, cap); return;
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+        snprintf(buf, cap, "%s", n->sqlvalue_function->op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE
+                                     ? "current_date" : "?column?");
+        return;
     default: snprintf(buf, cap, "?column?"); return;
     }
 }
@@ -591,6 +610,74 @@ static sq_expr *min_where(sq_ctx *c, sq_expr *cond, sq_expr *x)
     return cw ? sq_agg(c, EX_AGG_MIN, cw, -1) : NULL;
 }
 
+/* string_agg (the SQ_E_OSAGG of sub 3 in os, taken out of it): a
+ * STRING_AGG window partitioned by the group keys, ordered by its ORDER BY,
+ * gives the group's string at one of its rows (NULL at the others), which
+ * MAX then picks. DISTINCT: only the first row of each (keys, x) takes
+ * part, by a row_number() window over those before. */
+static int plan_string_aggs(sq_ctx *c, sq_node **node, sq_expr **keys, int ng, sq_vec *os, sq_expr **exprs,
+                            int n_exprs, sq_expr **having)
+{
+    sq_vec sa = {0}, rest = {0}, dn = {0};
+    int rc;
+    for (int i = 0; i < os->n; i++)
+        if ((rc = push(c, os->v[i]->sub == 3 ? &sa : &rest, os->v[i])))
+            return rc;
+    if (!sa.n)
+        return PA_OK;
+    int *dn_of = sq_alloc(&c->A, (size_t)sa.n * sizeof(int));
+    sq_expr **pk = sq_alloc(&c->A, (size_t)(ng + 1) * sizeof *pk);
+    if (!dn_of || !pk)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int k = 0; k < ng; k++)
+        pk[k] = keys[k];
+    for (int i = 0; i < sa.n; i++) {
+        dn_of[i] = -1;
+        if (!sa.v[i]->flag)
+            continue;
+        pk[ng] = sa.v[i]->args[0];
+        dn_of[i] = dn.n;
+        if ((rc = push(c, &dn, sq_window_call(c, EX_WIN_ROW_NUMBER, NULL, pk, ng + 1, NULL, NULL, 0, sa.v[i]->loc))))
+            return rc;
+        if (!dn.v[dn.n - 1])
+            return c->err->code;
+    }
+    if (dn.n && (rc = plan_windows(c, node, dn.v, dn.n)))
+        return rc;
+    sq_vec w = {0};
+    for (int i = 0; i < sa.n; i++) {
+        sq_expr *o = sa.v[i], *x = o->args[0];
+        if (dn_of[i] >= 0) {
+            sq_expr *cw[2] = {bin(c, SQ_E_CMP, EX_EQ, dn.v[dn_of[i]], iconst(c, 1)), x};
+            if (!cw[0] || !(x = sq_make(c, SQ_E_CASE, 0, cw, 2, o->loc)))
+                return c->err->code;
+        }
+        sq_expr *call = sq_window_call(c, EX_WIN_STRING_AGG, x, keys, ng, o->args + 1, o->win->order,
+                                       o->n_args - 1, o->loc);
+        if (!call)
+            return c->err->code;
+        call->win->fn.sep = o->win->fn.sep;
+        call->win->fn.sep_len = o->win->fn.sep_len;
+        if ((rc = push(c, &w, call)))
+            return rc;
+    }
+    if ((rc = plan_windows(c, node, w.v, w.n)))
+        return rc;
+    sq_expr **to = sq_alloc(&c->A, (size_t)sa.n * sizeof *to);
+    if (!to)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < sa.n; i++)
+        if (!(to[i] = sq_agg(c, EX_AGG_MAX, w.v[i], sa.v[i]->loc)))
+            return c->err->code;
+    for (int i = 0; i < n_exprs; i++)
+        if (!(exprs[i] = replace_nodes(c, exprs[i], sa.v, to, sa.n)))
+            return c->err->code;
+    if (*having && !(*having = replace_nodes(c, *having, sa.v, to, sa.n)))
+        return c->err->code;
+    *os = rest;
+    return PA_OK;
+}
+
 /* percentile_cont / percentile_disc / mode in exprs, computed from windows
  * over the rows before grouping (partitioned by the group keys), then
  * aggregates that pick the rows they name:
@@ -616,6 +703,8 @@ static int plan_ordered_sets(sq_ctx *c, sq_node **node, const aggstate *st, sq_e
         return PA_OK;
     int ng = st->groups.n;
     sq_expr **keys = st->groups.v;
+    if ((rc = plan_string_aggs(c, node, keys, ng, &os, exprs, n_exprs, having)) || !os.n)
+        return rc;
     /* stage 1: rn and n (cont, disc) or cnt (mode) */
     sq_vec w1 = {0};
     for (int i = 0; i < os.n; i++) {
@@ -1522,8 +1611,8 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
             return rc;
         if (os.n && (with_sets || corr.n))
             return sq_fail(c, os.v[0]->loc, PA_EUNSUPPORTED,
-                           "percentile_cont, percentile_disc, median and mode with grouping sets or in a correlated "
-                           "subquery are not supported");
+                           "percentile_cont, percentile_disc, median, mode and string_agg with grouping sets or in "
+                           "a correlated subquery are not supported");
         if (os.n && (rc = plan_ordered_sets(c, &node, &st, sel.v, sel.n, &having)))
             return rc;
     }

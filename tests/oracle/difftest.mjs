@@ -72,7 +72,7 @@ const W = {
   // functions that make new text (their constants ASCII, as the data)
   textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1 },
   item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
-  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1, ordered: 1 },
+  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1, ordered: 1, stringAgg: 1 },
   // percentile_cont / median of integers (DuckDB keeps a DECIMAL's type and
   // rounds), percentile_disc of anything, mode of anything but DOUBLE.
   orderedAgg: { cont: 2, disc: 2, mode: 2, median: 1 },
@@ -822,6 +822,17 @@ class Gen {
         const sql = how === 'mode' ? `MODE() WITHIN GROUP (ORDER BY ${e.sql}${dir})`
           : `PERCENTILE_DISC(${frac}) WITHIN GROUP (ORDER BY ${e.sql}${dir})`;
         return { sql, t: { ...e.t, nul: true }, os: true };
+      }
+      case 'stringAgg': {
+        // Ordered by the value itself: equal values join alike whatever their
+        // order, so the result is one string (DISTINCT too).
+        const e = this.str(scope, 1);
+        // (DuckDB refuses ORDER BY a literal)
+        if (e.sql.startsWith("'")) return { sql: 'COUNT(*)', t: { k: 'big', lo: 0, hi: rows } };
+        const sep = r.one(["','", "' ; '", "''"]);
+        const dir = r.chance(0.3) ? ' DESC' : '';
+        const dist = r.chance(0.25) ? 'DISTINCT ' : '';
+        return { sql: `STRING_AGG(${dist}${e.sql}, ${sep} ORDER BY ${e.sql}${dir})`, t: { k: 'str', nul: true, pats: ['%a%', '%,%', 'A%'] }, os: true };
       }
       case 'boolAgg': {
         const p = this.pred(scope, 1, false);

@@ -745,4 +745,12 @@ check "LIKE ... ESCAPE over a table" \
 refused "a pattern ending in its escape character" "select 'a' like 'a!' escape '!'" "LIKE pattern must not end with escape character"
 refused "an ESCAPE of two characters" "select 'a' like 'a' escape '!!'" "invalid escape string"
 
+# CURRENT_DATE: today in the local time zone, as date(1) has it (the
+# answers are made when the test runs).
+check "current_date, with arithmetic and in a predicate" \
+  "select current_date, current_date - 1 as y, (select count(*) from nation where current_date > date '2020-01-01') n" \
+"current_date|y|n
+$(date +%F)|$(date -d yesterday +%F)|25"
+refused "CURRENT_TIMESTAMP (no timestamp type yet)" "select current_timestamp" "CURRENT_TIMESTAMP is not supported"
+
 exit $fail

@@ -4,7 +4,8 @@
 # and count/sum/avg/min/max/bool_and/bool_or over ROWS and RANGE frames
 # (UNBOUNDED / n PRECEDING / CURRENT ROW / n FOLLOWING), FILTER, named
 # windows, windows over aggregates, in ORDER BY, under DISTINCT and UNION;
-# DISTINCT ON, which is planned as a window.
+# DISTINCT ON, which is planned as a window; the ordered-set aggregates and
+# string_agg, which are planned as windows too.
 # Large results are checked through aggregates of every row's values.
 # Expected rows from DuckDB 1.5.6 (tests/oracle/oracle.mjs); the refusals
 # use PostgreSQL's messages where it has them.
@@ -1116,6 +1117,96 @@ check "FILTER, and groups whose values are all NULL" \
 A|33668.80|
 N|33966.40|
 R|34311.75|"
+
+# string_agg (a STRING_AGG window over the group's rows, then MAX) and
+# ORDER BY inside other aggregates.
+check "string_agg per group in order, with a default separator" \
+  "select n_regionkey, string_agg(n_name, ', ' order by n_name) s, string_agg(n_name order by n_nationkey desc) d from nation group by 1 order by 1" \
+"n_regionkey|s|d
+0|ALGERIA, ETHIOPIA, KENYA, MOROCCO, MOZAMBIQUE|MOZAMBIQUE,MOROCCO,KENYA,ETHIOPIA,ALGERIA
+1|ARGENTINA, BRAZIL, CANADA, PERU, UNITED STATES|UNITED STATES,PERU,CANADA,BRAZIL,ARGENTINA
+2|CHINA, INDIA, INDONESIA, JAPAN, VIETNAM|VIETNAM,CHINA,JAPAN,INDONESIA,INDIA
+3|FRANCE, GERMANY, ROMANIA, RUSSIA, UNITED KINGDOM|UNITED KINGDOM,RUSSIA,ROMANIA,GERMANY,FRANCE
+4|EGYPT, IRAN, IRAQ, JORDAN, SAUDI ARABIA|SAUDI ARABIA,JORDAN,IRAQ,IRAN,EGYPT"
+
+check "string_agg DISTINCT, FILTER, NULL values, NULLS FIRST keys" \
+  "select r_name, string_agg(distinct n_name order by n_name) a, string_agg(n_name, '-' order by n_name) filter (where n_nationkey % 2 = 0) f, string_agg(case when n_nationkey % 3 = 0 then null else n_name end, '' order by n_name desc) n from nation join region on n_regionkey = r_regionkey group by 1 order by 1" \
+"r_name|a|f|n
+AFRICA|ALGERIA,ETHIOPIA,KENYA,MOROCCO,MOZAMBIQUE|ALGERIA-KENYA-MOZAMBIQUE|MOZAMBIQUEKENYAETHIOPIA
+AMERICA|ARGENTINA,BRAZIL,CANADA,PERU,UNITED STATES|BRAZIL-UNITED STATES|PERUBRAZILARGENTINA
+ASIA|CHINA,INDIA,INDONESIA,JAPAN,VIETNAM|CHINA-INDIA-JAPAN|INDIA
+EUROPE|FRANCE,GERMANY,ROMANIA,RUSSIA,UNITED KINGDOM|FRANCE-RUSSIA|UNITED KINGDOMRUSSIAROMANIAGERMANY
+MIDDLE EAST|EGYPT,IRAN,IRAQ,JORDAN,SAUDI ARABIA|EGYPT-IRAN-SAUDI ARABIA|SAUDI ARABIAJORDANIRAQIRANEGYPT"
+
+check "string_agg of numbers (as text), groups without values, HAVING" \
+  "select c_nationkey, string_agg(distinct c_mktsegment, '/' order by c_mktsegment desc) seg, string_agg(case when c_acctbal > 9900 then c_custkey end, ';' order by c_custkey) rich, count(*) n from customer group by 1 having string_agg(c_mktsegment, '') like '%BUILDING%' order by 1" \
+"c_nationkey|seg|rich|n
+0|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||61
+1|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||59
+2|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||68
+3|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||69
+4|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|140|66
+5|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|381|57
+6|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||36
+7|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||57
+8|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||60
+9|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|45|66
+10|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||72
+11|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||58
+12|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||67
+13|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||54
+14|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||50
+15|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||72
+16|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|200|62
+17|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||56
+18|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||58
+19|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|43|64
+20|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||67
+21|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|1106|58
+22|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||59
+23|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE||56
+24|MACHINERY/HOUSEHOLD/FURNITURE/BUILDING/AUTOMOBILE|213|48"
+
+check "string_agg over all of lineitem and per flag (long strings, through md5)" \
+  "select length(string_agg(l_comment, ';' order by l_orderkey, l_linenumber)) len, md5(string_agg(l_comment, ';' order by l_orderkey, l_linenumber)) h, md5(string_agg(l_shipmode, '' order by l_orderkey desc, l_linenumber)) m from lineitem" \
+"len|h|m
+1658545|9ffe0890d8b8668ff8b3a298539d7b5e|424d4636ec078a28e2d99252b2744aad"
+
+check "string_agg per customer, with another aggregate" \
+  "select o_custkey, string_agg(o_orderpriority, ',' order by o_orderdate, o_orderkey) p, sum(o_totalprice) t from orders where o_custkey < 20 group by 1 order by 1" \
+"o_custkey|p|t
+1|2-HIGH,2-HIGH,4-NOT SPECIFIED,2-HIGH,1-URGENT,3-MEDIUM,4-NOT SPECIFIED,2-HIGH,5-LOW|1428873.61
+2|4-NOT SPECIFIED,4-NOT SPECIFIED,1-URGENT,1-URGENT,3-MEDIUM,4-NOT SPECIFIED,5-LOW,3-MEDIUM,3-MEDIUM,5-LOW|1156504.92
+4|5-LOW,3-MEDIUM,1-URGENT,1-URGENT,5-LOW,1-URGENT,1-URGENT,5-LOW,3-MEDIUM,1-URGENT,4-NOT SPECIFIED,5-LOW,5-LOW,1-URGENT,2-HIGH,1-URGENT,3-MEDIUM,3-MEDIUM,3-MEDIUM,5-LOW,3-MEDIUM,1-URGENT,3-MEDIUM,2-HIGH,4-NOT SPECIFIED,1-URGENT,2-HIGH,3-MEDIUM,5-LOW,5-LOW,2-HIGH|4134567.39
+5|3-MEDIUM,1-URGENT,2-HIGH,2-HIGH,5-LOW,5-LOW,3-MEDIUM,3-MEDIUM,3-MEDIUM|1084042.74
+7|1-URGENT,1-URGENT,3-MEDIUM,4-NOT SPECIFIED,5-LOW,1-URGENT,5-LOW,3-MEDIUM,5-LOW,2-HIGH,3-MEDIUM,5-LOW,3-MEDIUM,2-HIGH,5-LOW,1-URGENT,5-LOW,5-LOW,3-MEDIUM,1-URGENT,1-URGENT,1-URGENT,1-URGENT,1-URGENT|3922020.98
+8|4-NOT SPECIFIED,3-MEDIUM,5-LOW,5-LOW,5-LOW,1-URGENT,4-NOT SPECIFIED,5-LOW,5-LOW,5-LOW,2-HIGH,2-HIGH,2-HIGH,3-MEDIUM|2311598.75
+10|4-NOT SPECIFIED,1-URGENT,1-URGENT,2-HIGH,3-MEDIUM,5-LOW,5-LOW,5-LOW,3-MEDIUM,1-URGENT,4-NOT SPECIFIED,2-HIGH,1-URGENT,3-MEDIUM,5-LOW,4-NOT SPECIFIED,3-MEDIUM,1-URGENT,5-LOW,4-NOT SPECIFIED,1-URGENT,1-URGENT,3-MEDIUM,2-HIGH,1-URGENT,5-LOW,1-URGENT|3865098.18
+11|5-LOW,1-URGENT,2-HIGH,2-HIGH,5-LOW,5-LOW,3-MEDIUM|1233486.53
+13|1-URGENT,4-NOT SPECIFIED,3-MEDIUM,2-HIGH,4-NOT SPECIFIED,4-NOT SPECIFIED,2-HIGH,5-LOW,3-MEDIUM,3-MEDIUM,1-URGENT,4-NOT SPECIFIED,2-HIGH,4-NOT SPECIFIED,4-NOT SPECIFIED,3-MEDIUM,4-NOT SPECIFIED,2-HIGH,4-NOT SPECIFIED,4-NOT SPECIFIED,4-NOT SPECIFIED|2292834.57
+14|1-URGENT,2-HIGH,3-MEDIUM,3-MEDIUM,1-URGENT,2-HIGH,1-URGENT,4-NOT SPECIFIED,2-HIGH,5-LOW,2-HIGH|1787359.08
+16|4-NOT SPECIFIED,2-HIGH,3-MEDIUM,4-NOT SPECIFIED,3-MEDIUM,4-NOT SPECIFIED,1-URGENT,3-MEDIUM,3-MEDIUM,5-LOW,5-LOW,5-LOW,1-URGENT,3-MEDIUM,4-NOT SPECIFIED,4-NOT SPECIFIED|2170436.43
+17|4-NOT SPECIFIED,1-URGENT,1-URGENT,4-NOT SPECIFIED,5-LOW,5-LOW,1-URGENT,2-HIGH,3-MEDIUM,2-HIGH,5-LOW,2-HIGH|2016998.76
+19|3-MEDIUM,4-NOT SPECIFIED,3-MEDIUM,5-LOW,2-HIGH,5-LOW,5-LOW,4-NOT SPECIFIED,2-HIGH,1-URGENT,3-MEDIUM,2-HIGH,5-LOW,1-URGENT,5-LOW,4-NOT SPECIFIED,3-MEDIUM,1-URGENT,2-HIGH,5-LOW,4-NOT SPECIFIED,2-HIGH,1-URGENT,3-MEDIUM,1-URGENT|3686492.93"
+
+check "string_agg with no rows" \
+  "select string_agg(n_name, ',' order by n_name) s, count(*) n from nation where n_nationkey > 100" \
+"s|n
+|0"
+
+check "ORDER BY inside order-insensitive aggregates" \
+  "select n_regionkey, sum(n_nationkey order by n_name) s, count(*) filter (where n_nationkey > 3) c, max(n_name order by n_nationkey desc) m from nation group by 1 order by 1" \
+"n_regionkey|s|c|m
+0|50|4|MOZAMBIQUE
+1|47|2|UNITED STATES
+2|68|5|VIETNAM
+3|77|5|UNITED KINGDOM
+4|58|5|SAUDI ARABIA"
+
+refused "a non-constant separator" "select string_agg(n_name, n_comment) from nation" "the separator of string_agg must be a constant"
+refused "DISTINCT ordered by another expression" "select string_agg(distinct n_name, ',' order by n_nationkey) from nation" "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"
+refused "string_agg with grouping sets" "select n_regionkey, string_agg(n_name, ',') from nation group by rollup(n_regionkey)" "with grouping sets or in a correlated subquery are not supported"
+refused "a separator over 64 bytes" "select string_agg(n_name, '0123456789012345678901234567890123456789012345678901234567890123456789') from nation" "has 70 bytes (at most 64)"
 
 refused "a percentile outside [0, 1]" "select percentile_cont(1.5) within group (order by n_nationkey) from nation" "percentile value 1.5 is not between 0 and 1"
 refused "percentile_cont of strings" "select percentile_cont(0.5) within group (order by n_name) from nation" "percentile_cont of VARCHAR is not defined"

@@ -344,7 +344,7 @@ static void run_fn(const rows *r, dev_rows *d, const kn_window_fn *fn, const pa_
     size_t tb = kn_window_tree_bytes(fn->kind, n);
     if (tb) {
         assert_int_equal(dv_alloc(dev, tb, &tree, NULL), PA_OK);
-        assert_int_equal(kn_window_tree(&ctx, fn, arg, n, tree, tb, NULL), PA_OK);
+        assert_int_equal(kn_window_tree(&ctx, fn, arg, d->bounds, n, tree, tb, NULL), PA_OK);
     }
     bool takes = kn_window_takes(fn->kind);
     size_t w = takes ? 4 : (size_t)pa_type_bytes(out_t);
@@ -374,6 +374,74 @@ static void run_fn(const rows *r, dev_rows *d, const kn_window_fn *fn, const pa_
     dv_free(dev, dvv);
     if (tree)
         dv_free(dev, tree);
+}
+
+/* STRING_AGG over the VARCHAR argument in three slices: each slice's byte
+ * count, then its values, against the partition's non-NULL values joined
+ * here (at its first row; NULL elsewhere and where it has none). */
+static void check_string_agg(const rows *r, dev_rows *d, const int32_t *hb)
+{
+    static const char *const seps[] = {"", ",", "--", ", and "};
+    const char *sep = seps[next() % 4];
+    int64_t n = r->n;
+    kn_ctx ctx = {dev, stream};
+    kn_window_fn fn = {.kind = KN_WIN_STRING_AGG, .sep_len = (int32_t)strlen(sep)};
+    memcpy(fn.sep, sep, strlen(sep));
+    size_t tb = kn_window_tree_bytes(fn.kind, n);
+    void *tree = NULL;
+    assert_int_equal(dv_alloc(dev, tb, &tree, NULL), PA_OK);
+    assert_int_equal(kn_window_tree(&ctx, &fn, &d->sarg, d->bounds, n, tree, tb, NULL), PA_OK);
+    int64_t *bytes;
+    assert_int_equal(dv_host_alloc(dev, sizeof *bytes, (void **)&bytes, NULL), PA_OK);
+    int64_t cuts[4] = {0, n / 3, n - n / 4, n};
+    char *want = malloc((size_t)r->sarg.offsets[n] * 2 + (size_t)n * 8 + 8);
+    for (int k = 0; k < 3; k++) {
+        int64_t first = cuts[k], m = cuts[k + 1] - first;
+        assert_int_equal(kn_window_text_bytes(&ctx, &fn, d->bounds, tree, n, first, m, bytes, NULL), PA_OK);
+        assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+        int64_t nb = *bytes;
+        pa_column out = {.type = {PA_TYPE_VARCHAR, 0, 0}, .length = m, .data = up(NULL, (size_t)nb + 1),
+                         .offsets = up(NULL, (size_t)(m + 1) * 4), .validity = up(NULL, (size_t)(m + 7) / 8 + 1)};
+        assert_int_equal(kn_window_eval(&ctx, &fn, &d->sarg, d->bounds, NULL, tree, n, first, m, &out, NULL, NULL),
+                         PA_OK);
+        char *hd = malloc((size_t)nb + 1);
+        int32_t *ho = malloc((size_t)(m + 1) * 4);
+        uint8_t *hv = malloc((size_t)(m + 7) / 8 + 1);
+        down(hd, out.data, (size_t)nb);
+        down(ho, out.offsets, (size_t)(m + 1) * 4);
+        down(hv, out.validity, (size_t)(m + 7) / 8);
+        assert_int_equal(dv_stream_sync(stream, NULL), PA_OK);
+        assert_int_equal(ho[0], 0);
+        assert_int_equal(ho[m], nb);
+        for (int64_t i = 0; i < m; i++) {
+            int64_t g = first + i, len = 0;
+            bool any = false;
+            if (hb[g] == g)
+                for (int64_t j = g; j < hb[n + g]; j++) {
+                    if (!valid(&r->sarg, j))
+                        continue;
+                    if (any) {
+                        memcpy(want + len, sep, strlen(sep));
+                        len += (int64_t)strlen(sep);
+                    }
+                    int32_t l = r->sarg.offsets[j + 1] - r->sarg.offsets[j];
+                    memcpy(want + len, (char *)r->sarg.data + r->sarg.offsets[j], (size_t)l);
+                    len += l;
+                    any = true;
+                }
+            bool got = (hv[i >> 3] >> (i & 7)) & 1;
+            if (got != any || (any && (ho[i + 1] - ho[i] != len || memcmp(hd + ho[i], want, (size_t)len))) ||
+                (!any && ho[i + 1] != ho[i]))
+                fail_msg("string_agg row %lld (rows %lld, sep '%s'): valid %d want %d, '%.*s' want '%.*s'",
+                         (long long)g, (long long)n, sep, got, any, (int)(ho[i + 1] - ho[i]), hd + ho[i], (int)len,
+                         want);
+        }
+        free(hd), free(ho), free(hv);
+        col_dev_free(&out);
+    }
+    free(want);
+    dv_host_free(dev, bytes);
+    dv_free(dev, tree);
 }
 
 static void check_rows(int64_t n, bool dbl)
@@ -411,6 +479,7 @@ static void check_rows(int64_t n, bool dbl)
             assert_int_equal(hb[4 * n + i] - hb[4 * n + i - 1], b.qs == i ? 1 : 0);
     }
     assert_int_equal(hb[0 * n], 0);
+    check_string_agg(&r, &d, hb);
 
     for (int round = 0; round < 6; round++) {
         kn_window_frame f = {0};
@@ -444,7 +513,7 @@ static void check_rows(int64_t n, bool dbl)
         free(hf);
         /* every function over these frames and bounds */
         for (int kind = KN_WIN_ROW_NUMBER; kind <= KN_WIN_MAX; kind++) {
-            kn_window_fn fn = {kind, 1};
+            kn_window_fn fn = {.kind = kind, .n = 1};
             if (kind == KN_WIN_NTILE)
                 fn.n = 1 + (int64_t)(next() % 7);
             if (kind == KN_WIN_SHIFT)
@@ -588,7 +657,7 @@ static void test_refusals(void **state)
     (void)state;
     pa_err e;
     pa_err_init(&e);
-    kn_window_fn fn = {KN_WIN_NTILE, 0};
+    kn_window_fn fn = {.kind = KN_WIN_NTILE, .n = 0};
     int64_t out[4];
     pa_column o = {.type = {PA_TYPE_BIGINT, 0, 0}, .length = 1, .data = out};
     int32_t b[8] = {0};
