@@ -203,8 +203,14 @@ static int append(ex_op *op, ex_worker *w, build_local *bl, dv_chunk *in, const 
         int64_t cap = n > EX__JOIN_SEG_ROWS ? n : EX__JOIN_SEG_ROWS, str_cap[EX__JOIN_MAX_COLS];
         bool nulls[EX__JOIN_MAX_COLS];
         for (int c = 0; c < j->n_bcols; c++) {
-            /* Room for strings as long as these on average, and a quarter more. */
+            /* Room for strings as long as these on average, and a quarter
+             * more; a few long strings (a string_agg) are not taken for
+             * the average of a whole segment: past 256 MiB, room for these
+             * (the next chunk that does not fit starts a segment). */
+            const int64_t lim = (int64_t)1 << 28, own = str_bytes[c] + str_bytes[c] / 4 + 256;
             str_cap[c] = str_bytes[c] * cap / n + str_bytes[c] * cap / n / 4 + 256;
+            if (str_cap[c] > lim)
+                str_cap[c] = own > lim ? own : lim;
             nulls[c] = src[c]->validity != NULL;
         }
         if ((rc = seg_create(op, j, cap, str_cap, nulls, &sg, err)) != PA_OK)

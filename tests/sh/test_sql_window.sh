@@ -1203,6 +1203,15 @@ check "ORDER BY inside order-insensitive aggregates" \
 3|77|5|UNITED KINGDOM
 4|58|5|SAUDI ARABIA"
 
+check "a long string_agg joined to every row (a join build of one long string)" \
+  "select n_name, length((select string_agg(o_comment, ' ; ' order by o_comment) from orders)) + n_nationkey l from nation where n_regionkey = 1 order by 1" \
+"n_name|l
+ARGENTINA|772362
+BRAZIL|772363
+CANADA|772364
+PERU|772378
+UNITED STATES|772385"
+
 refused "a non-constant separator" "select string_agg(n_name, n_comment) from nation" "the separator of string_agg must be a constant"
 refused "DISTINCT ordered by another expression" "select string_agg(distinct n_name, ',' order by n_nationkey) from nation" "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"
 refused "string_agg with grouping sets" "select n_regionkey, string_agg(n_name, ',') from nation group by rollup(n_regionkey)" "with grouping sets or in a correlated subquery are not supported"
