@@ -121,6 +121,10 @@ static sq_expr *bind_colref(sq_ctx *c, PgQuery__ColumnRef *r, sq_scope *sc)
     const char *qual = r->n_fields == 2 ? f[0] : NULL, *name = r->n_fields == 2 ? f[1] : f[0];
     if (resolve(c, sc, qual, name, r->location, &col) != PA_OK)
         return NULL;
+    if (c->cols[col].unsupported) {
+        sq_fail(c, r->location, PA_EUNSUPPORTED, "%s", c->cols[col].unsupported);
+        return NULL;
+    }
     return sq_col_ref(c, col, r->location);
 }
 

@@ -74,6 +74,7 @@ static int table_rel(sq_ctx *c, sq_table *t, const char *qual, PgQuery__Alias *a
         if (id < 0)
             return c->err->code;
         c->cols[id].stat = t->stats[i];
+        c->cols[id].unsupported = t->col_unsupported ? t->col_unsupported[i] : NULL;
         n->out[i] = id;
         n->src[i] = i;
         int rc = sq_scope_add(c, sc, qual, name, id);

@@ -1444,6 +1444,9 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                 if ((!qual && sc.b[b].hidden) || (qual && (!sc.b[b].qual || strcmp(sc.b[b].qual, qual) != 0)))
                     continue;
                 int col = !qual && sc.b[b].merged >= 0 ? sc.b[b].merged : sc.b[b].col;
+                if (c->cols[col].unsupported)
+                    return sq_fail(c, t->location, PA_EUNSUPPORTED, "%s (name the other columns instead of *)",
+                                   c->cols[col].unsupported);
                 names[sel.n] = sc.b[b].name;
                 if ((rc = push(c, &sel, sq_col_ref(c, col, t->location))))
                     return rc;

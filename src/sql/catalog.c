@@ -16,9 +16,13 @@ void sq_table_free(sq_table *t)
     if (!t)
         return;
     pq_paths_free(t->paths, (uint32_t)t->n_paths);
-    for (int i = 0; i < t->n_cols; i++)
+    for (int i = 0; i < t->n_cols; i++) {
         pa_free(t->col_names[i]);
+        if (t->col_unsupported)
+            pa_free(t->col_unsupported[i]);
+    }
     pa_free(t->col_names);
+    pa_free(t->col_unsupported);
     pa_free(t->col_types);
     pa_free(t->col_nullable);
     pa_free(t->stats);
@@ -60,6 +64,8 @@ static void load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc 
 {
     for (int c = 0; c < t->n_cols; c++) {
         sq_colstat *s = &t->stats[c];
+        if (d[c].unsupported[0])
+            continue;
         for (uint32_t rg = 0; rg < m->n_row_groups; rg++) {
             const pq_row_group *g = &m->row_groups[rg];
             if (d[c].leaf_index >= g->n_columns)
@@ -121,28 +127,30 @@ int sq_table_load_paths(const char *name, const char *const *paths, int n, const
     for (int f = 0; rc == PA_OK && f < t->n_paths; f++) {
         const pq_file_meta *m = NULL;
         pq_column_desc *d = NULL;
+        uint32_t nd = 0;
         rc = pq_meta_get(t->paths[f], &m, err);
         if (rc == PA_OK)
-            rc = pq_schema_map(m, &d, err);
+            rc = pq_schema_map(m, &d, &nd, err);
         if (rc == PA_OK && f == 0) {
-            t->n_cols = (int)m->n_leaves;
+            t->n_cols = (int)nd;
             t->col_names = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_names);
             t->col_types = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_types);
             t->col_nullable = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_nullable);
+            t->col_unsupported = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_unsupported);
             t->stats = pa_calloc((size_t)t->n_cols + 1, sizeof *t->stats);
-            if (!t->col_names || !t->col_types || !t->col_nullable || !t->stats)
+            if (!t->col_names || !t->col_types || !t->col_nullable || !t->col_unsupported || !t->stats)
                 rc = pa_error(err, PA_ENOMEM, "table %s", name);
             for (int c = 0; rc == PA_OK && c < t->n_cols; c++) {
                 t->col_types[c] = d[c].type;
                 t->col_nullable[c] = d[c].nullable;
-                if (!(t->col_names[c] = pa_strdup(d[c].name)))
+                if (!(t->col_names[c] = pa_strdup(d[c].name)) ||
+                    (d[c].unsupported[0] && !(t->col_unsupported[c] = pa_strdup(d[c].unsupported))))
                     rc = pa_error(err, PA_ENOMEM, "table %s", name);
                 for (char *p = t->col_names[c]; p && *p; p++)
                     *p = (char)tolower((unsigned char)*p);
             }
-        } else if (rc == PA_OK && (int)m->n_leaves != t->n_cols) {
-            rc = pa_error(err, PA_EINVAL, "%s: %u columns, but %s has %d", t->paths[f], m->n_leaves,
-                          t->paths[0], t->n_cols);
+        } else if (rc == PA_OK && (int)nd != t->n_cols) {
+            rc = pa_error(err, PA_EINVAL, "%s: %u columns, but %s has %d", t->paths[f], nd, t->paths[0], t->n_cols);
         }
         if (rc == PA_OK) {
             t->rows += m->num_rows;

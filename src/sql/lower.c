@@ -126,6 +126,17 @@ static bool to_pred(sq_ctx *c, sq_node *n, const sq_expr *e, pq_pred *p)
     return p->value != NULL;
 }
 
+/* Whether e reads a base column the scans cannot read. */
+static bool reads_unsupported(sq_ctx *c, const sq_expr *e)
+{
+    if (e->kind == SQ_E_COL)
+        return e->col >= 0 && e->col < c->n_cols && c->cols[e->col].unsupported;
+    for (int i = 0; i < e->n_args; i++)
+        if (e->args[i] && reads_unsupported(c, e->args[i]))
+            return true;
+    return false;
+}
+
 static int lower_scan(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, int *n_ids)
 {
     pq_pred *preds = sq_alloc(&c->A, (size_t)(n->n_conj + 1) * sizeof *preds);
@@ -155,9 +166,15 @@ static int lower_scan(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
             cols[k] = n->table->col_names[n->src[i]];
             out[k++] = n->out[i];
         }
-    if (k == 0) { /* COUNT(*): read the first column for the row count */
-        cols[0] = n->table->col_names[n->src[0]];
-        out[k++] = n->out[0];
+    if (k == 0) { /* COUNT(*): read the first column it can read for the row count */
+        int i = 0;
+        while (i < n->n_out && c->cols[n->out[i]].unsupported)
+            i++;
+        if (i == n->n_out)
+            return sq_fail(c, -1, PA_EUNSUPPORTED, "table %s has no column that can be read to count its rows (%s)",
+                           n->table->name, c->cols[n->out[0]].unsupported);
+        cols[0] = n->table->col_names[n->src[i]];
+        out[k++] = n->out[i];
     }
     ex_op *s;
     int rc = ex_scan(c->plan, (const char *const *)n->table->paths, n->table->n_paths, cols, k, preds, np, &s,
@@ -587,9 +604,12 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
                 keep[k] = n->exprs[i];
                 out[k++] = n->out[i];
             }
-        if (k == 0 && n->n_out) {
-            keep[k] = n->exprs[0];
-            out[k++] = n->out[0];
+        if (k == 0 && n->n_out) {   /* one column for the row count: one the scans can read */
+            int i = 0;
+            while (i + 1 < n->n_out && reads_unsupported(c, n->exprs[i]))
+                i++;
+            keep[k] = n->exprs[i];
+            out[k++] = n->out[i];
         }
         for (int i = 0; i < k; i++)
             sq_expr_cols(keep[i], cn);

@@ -79,6 +79,7 @@ typedef struct sq_table {
     char **col_names;
     pa_type *col_types;
     bool *col_nullable;       /* OPTIONAL in the first file (a NOT NULL column is REQUIRED) */
+    char **col_unsupported;   /* why a column cannot be read (NULL: it can); NULL for views */
     sq_colstat *stats;
     int64_t rows;
 } sq_table;
@@ -159,6 +160,7 @@ typedef struct sq_expr {
 typedef struct sq_col {
     const char *name;
     pa_type type;
+    const char *unsupported;  /* base columns the scan cannot read: why (an error where referenced) */
     sq_colstat stat;          /* base columns: from the footers */
 } sq_col;
 

@@ -149,28 +149,71 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
     }
 }
 
-int pq_schema_map(const pq_file_meta *m, pq_column_desc **out, pa_err *err)
+/* Leaves in the subtree of schema element i (i itself if it is one);
+ * *next the element after the subtree. */
+static uint32_t subtree_leaves(const pq_file_meta *m, uint32_t i, uint32_t *next)
 {
-    pq_column_desc *cols = pa_calloc(m->n_leaves ? m->n_leaves : 1, sizeof *cols);
+    uint32_t leaves = 0, open = 1;   /* elements of the subtree still to visit */
+    while (open > 0 && i < m->n_schema) {
+        const pq_schema_element *e = &m->schema[i++];
+        open--;
+        if (e->has_num_children && e->num_children > 0)
+            open += (uint32_t)e->num_children;
+        else
+            leaves++;
+    }
+    *next = i;
+    return leaves;
+}
+
+int pq_schema_map(const pq_file_meta *m, pq_column_desc **out, uint32_t *n, pa_err *err)
+{
+    int32_t top = m->n_schema ? m->schema[0].num_children : 0;
+    pq_column_desc *cols = pa_calloc(top > 0 ? (size_t)top : 1, sizeof *cols);
     if (!cols)
         return pa_error(err, PA_ENOMEM, "%s: out of memory mapping the schema", m->path ? m->path : "?");
-    for (uint32_t i = 0; i < m->n_leaves; i++) {
-        const pq_leaf *l = &m->leaves[i];
-        int rc;
-        if (l->max_rep_level > 0 || strchr(l->path, '.'))
-            rc = pa_error(err, PA_EUNSUPPORTED, "%s: column %s is nested (only flat schemas are supported)",
-                          m->path ? m->path : "?", l->path);
-        else
-            rc = pq_element_type(&m->schema[l->schema_index], l->path, &cols[i], err);
-        if (rc) {
-            pa_free(cols);
-            return rc;
+    uint32_t si = 1, leaf = 0;
+    int rc = PA_OK;
+    for (int32_t k = 0; k < top && rc == PA_OK; k++) {
+        if (si >= m->n_schema || leaf >= m->n_leaves) {
+            rc = pa_error(err, PA_ECORRUPT, "%s: the schema has fewer columns than its root says",
+                          m->path ? m->path : "?");
+            break;
         }
-        cols[i].leaf_index = i;
-        cols[i].schema_index = l->schema_index;
-        cols[i].nullable = l->max_def_level > 0;
+        const pq_schema_element *e = &m->schema[si];
+        pq_column_desc *d = &cols[k];
+        uint32_t next, nl = subtree_leaves(m, si, &next);
+        const pq_leaf *l = &m->leaves[leaf];
+        if (nl == 1 && l->schema_index == si && l->max_rep_level == 0) {
+            pa_err e2;
+            pa_err_init(&e2);
+            rc = pq_element_type(e, l->path, d, &e2);
+            if (rc == PA_EUNSUPPORTED) {
+                snprintf(d->unsupported, sizeof d->unsupported, "%s", e2.msg);
+                d->type = (pa_type){PA_TYPE_VARCHAR, 0, 0};
+                rc = PA_OK;
+            } else if (rc != PA_OK)
+                pa_error(err, rc, "%s", e2.msg);
+            pa_err_close(&e2);
+        } else {
+            memset(d, 0, sizeof *d);
+            d->name = e->name;
+            d->type = (pa_type){PA_TYPE_VARCHAR, 0, 0};
+            snprintf(d->unsupported, sizeof d->unsupported,
+                     "column %s is nested or repeated (LIST, STRUCT and MAP columns are not supported)", e->name);
+        }
+        d->leaf_index = leaf;
+        d->schema_index = si;
+        d->nullable = l->max_def_level > 0;
+        leaf += nl;
+        si = next;
+    }
+    if (rc != PA_OK) {
+        pa_free(cols);
+        return rc;
     }
     *out = cols;
+    *n = top > 0 ? (uint32_t)top : 0;
     return PA_OK;
 }
 

@@ -407,16 +407,22 @@ typedef struct pq_column_desc {
     bool nullable;              /* OPTIONAL: definition levels present */
     pa_type type;               /* engine type */
     int32_t time_unit;          /* TIMESTAMP columns: stored unit (pq_time_unit), else 0 */
+    /* pq_schema_map: why the column cannot be read ("" when it can): a
+     * nested group (leaf_index its first leaf) or a leaf of a type the
+     * engine lacks (type then VARCHAR, a placeholder). */
+    char unsupported[192];
 } pq_column_desc;
 
 /* Engine type of one schema element (a leaf). PA_EUNSUPPORTED with a message
  * naming the column (`name`) when it has none. */
 int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc *out,
                     pa_err *err);
-/* Maps every leaf of a validated meta. *out is an array of m->n_leaves
- * entries the caller frees with pa_free; names point into m. Nested or
- * repeated schemas give PA_EUNSUPPORTED naming the first such column. */
-int pq_schema_map(const pq_file_meta *m, pq_column_desc **out, pa_err *err);
+/* Maps the top-level columns of a validated meta (the root's children, in
+ * order): *out is an array of *n entries the caller frees with pa_free;
+ * names point into m. A column that cannot be read (nested, repeated, or
+ * of an unsupported type) is mapped with `unsupported` saying why, so the
+ * file's other columns stay readable; only a corrupt schema is an error. */
+int pq_schema_map(const pq_file_meta *m, pq_column_desc **out, uint32_t *n, pa_err *err);
 
 /* Text of a PLAIN-encoded statistics value (no length prefix for byte
  * arrays) of column c: integers, DATE as YYYY-MM-DD, DECIMAL with its scale

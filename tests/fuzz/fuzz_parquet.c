@@ -329,11 +329,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pq_footer_parse(data, size, size, "fuzz", &m, &need, NULL) != PA_OK)
         return 0;
     pq_column_desc *descs = NULL;
-    if (pq_schema_map(m, &descs, NULL) == PA_OK) {
+    uint32_t nd = 0;
+    if (pq_schema_map(m, &descs, &nd, NULL) == PA_OK) {
         for (uint32_t rg = 0; rg < m->n_row_groups; rg++)
-            for (uint32_t c = 0; c < m->n_leaves && c < m->row_groups[rg].n_columns; c++)
-                if (m->row_groups[rg].columns[c].has_meta_data)
-                    decode_chunk(m, &descs[c], &m->row_groups[rg].columns[c].meta_data, data, size);
+            for (uint32_t k = 0; k < nd; k++) {
+                uint32_t c = descs[k].leaf_index;   /* the readable columns' chunks */
+                if (!descs[k].unsupported[0] && c < m->row_groups[rg].n_columns &&
+                    m->row_groups[rg].columns[c].has_meta_data)
+                    decode_chunk(m, &descs[k], &m->row_groups[rg].columns[c].meta_data, data, size);
+            }
         pa_free(descs);
     }
     pq_file_meta_release(m);

@@ -366,9 +366,12 @@ static void read_and_check(const char *path, int null_mode, int32_t codec, int p
     OK(pq_footer_read(path, &m, &err));
     assert_int_equal(m->n_leaves, N_COLS);
     pq_column_desc *desc = NULL;
-    OK(pq_schema_map(m, &desc, &err));
+    uint32_t nd = 0;
+    OK(pq_schema_map(m, &desc, &nd, &err));
+    assert_int_equal(nd, N_COLS);
     for (int k = 0; k < N_COLS; k++) {
         assert_string_equal(desc[k].name, col_names[k]);
+        assert_int_equal(desc[k].unsupported[0], 0);
         pa_type t = col_type(k);
         assert_int_equal(desc[k].type.id, t.id);
         assert_int_equal(desc[k].type.precision, t.precision);
