@@ -35,7 +35,7 @@ typedef struct host_view {
     int n_owned;
 } host_view;
 
-static int view_chunk(dv_device *dev, dv_stream *st, const dv_chunk *c, host_view *v, pa_err *err)
+static int view_chunk(dv_device *dev, dv_stream *st, dv_chunk *c, host_view *v, pa_err *err)
 {
     memset(v, 0, sizeof *v);
     v->cols = calloc((size_t)c->n_columns + 1, sizeof *v->cols);
@@ -45,7 +45,9 @@ static int view_chunk(dv_device *dev, dv_stream *st, const dv_chunk *c, host_vie
     memcpy(v->cols, c->columns, (size_t)c->n_columns * sizeof *v->cols);
     if (dv_host_visible(dev))
         return PA_OK;
-    int rc = PA_OK;
+    /* The downloads wait for the scan's kernels that write the chunk (they
+     * read whatever was there before: NULLs, on sim). */
+    int rc = dv_chunk_wait_ready(c, st, err);
     for (int i = 0; i < c->n_columns && rc == PA_OK; i++) {
         pa_column *col = &v->cols[i];
         size_t n = (size_t)col->length;
@@ -58,7 +60,7 @@ static int view_chunk(dv_device *dev, dv_stream *st, const dv_chunk *c, host_vie
                 break;
             col->offsets = h;
         }
-        size_t vs = col->offsets ? (size_t)col->offsets[n] : n * (size_t)pa_type_width(col->type.id);
+        size_t vs = col->offsets ? (size_t)col->offsets[n] : n * (size_t)pa_type_bytes(col->type);
         if ((rc = dv_download(st, col->data, vs, &h, err)) != PA_OK)
             break;
         v->owned[v->n_owned++] = h;

@@ -141,7 +141,7 @@ static int batch_make(const wcase *c, batch *b, int64_t first, int64_t n)
         pa_column *col = &b->cols[k];
         col->type = col_type(k);
         col->length = n;
-        int w = pa_type_width(col->type.id);
+        int w = pa_type_bytes(col->type);
         col->validity = calloc((size_t)n / 8 + 1, 1);
         col->offsets = k == C_STR ? calloc((size_t)n + 1, sizeof *col->offsets) : NULL;
         col->data = k == C_STR ? malloc((size_t)n * 200 + 1) : calloc((size_t)n + 1, (size_t)w);

@@ -141,8 +141,9 @@ int kn_decompress_batch(kn_codec_job *jobs, size_t n, pa_threadpool *tp, pa_err 
  *   BOOLEAN -> BOOLEAN;  INT32 -> INTEGER, DATE, BIGINT, DECIMAL (p <= 9);
  *   INT64 -> BIGINT, DECIMAL (p <= 18);  FLOAT, DOUBLE -> DOUBLE;
  *   BYTE_ARRAY -> VARCHAR, or DECIMAL (big-endian two's complement, <= 8
- *   significant bytes);  FIXED_LEN_BYTE_ARRAY -> VARCHAR, or DECIMAL (p <= 18,
- *   big-endian two's complement in type_length <= 16 bytes). */
+ *   significant bytes; <= 16 for p > 18);  FIXED_LEN_BYTE_ARRAY -> VARCHAR, or
+ *   DECIMAL (big-endian two's complement in type_length <= 16 bytes). DECIMAL
+ *   of p <= 18 decodes to int64, of p 19..38 to __int128 (16-byte slots). */
 typedef struct kn_column {
     int32_t ptype;          /* kn_ptype */
     int32_t type_length;    /* FIXED_LEN_BYTE_ARRAY width, else ignored */

@@ -210,6 +210,8 @@ int kn__dbp_encode(kn__getter get, const void *ctx, size_t n, int bits, uint8_t 
 int kn__put_string(kn_out *out, uint64_t i, const uint8_t *s, uint64_t len, pa_err *err);
 /* Big-endian two's complement of len bytes to int64; false if it does not fit. */
 bool kn__be_to_i64(const uint8_t *p, size_t len, int64_t *out);
+/* The same into an int64 (width 8) or __int128 (width 16, DECIMAL(19..38)) at out. */
+bool kn__be_to_dec(const uint8_t *p, size_t len, void *out, int width);
 /* Store v big-endian two's complement in len bytes; false if it does not fit. */
 bool kn__i64_to_be(int64_t v, uint8_t *p, size_t len);
 

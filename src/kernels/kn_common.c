@@ -71,7 +71,7 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
     case KN_PT_INT32:
         if (t == PA_TYPE_INTEGER || t == PA_TYPE_DATE)
             *ci = (kn__colinfo){KN__CV_I32, 4, 4, false};
-        else if (t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL)
+        else if (t == PA_TYPE_BIGINT || (t == PA_TYPE_DECIMAL && col->type.precision <= 18))
             *ci = (kn__colinfo){KN__CV_I32_I64, 8, 4, false};
         else
             return bad_pair(col, err);
@@ -95,7 +95,7 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
         if (t == PA_TYPE_VARCHAR)
             *ci = (kn__colinfo){KN__CV_BA_STR, 0, 0, true};
         else if (t == PA_TYPE_DECIMAL)
-            *ci = (kn__colinfo){KN__CV_BA_DEC, 8, 0, false};
+            *ci = (kn__colinfo){KN__CV_BA_DEC, col->type.precision > 18 ? 16 : 8, 0, false};
         else
             return bad_pair(col, err);
         break;
@@ -106,7 +106,7 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
         if (t == PA_TYPE_VARCHAR)
             *ci = (kn__colinfo){KN__CV_FLBA_STR, 0, col->type_length, true};
         else if (t == PA_TYPE_DECIMAL && col->type_length <= 16)
-            *ci = (kn__colinfo){KN__CV_FLBA_DEC, 8, col->type_length, false};
+            *ci = (kn__colinfo){KN__CV_FLBA_DEC, col->type.precision > 18 ? 16 : 8, col->type_length, false};
         else
             return bad_pair(col, err);
         break;
@@ -150,6 +150,26 @@ bool kn__be_to_i64(const uint8_t *p, size_t len, int64_t *out)
     for (size_t i = skip; i < len; i++)
         v = (v << 8) | p[i];
     *out = (int64_t)v;
+    return true;
+}
+
+bool kn__be_to_dec(const uint8_t *p, size_t len, void *out, int width)
+{
+    if (width == 8)
+        return kn__be_to_i64(p, len, (int64_t *)out);
+    /* 16: bytes beyond the low 16 must be the sign extension of the rest */
+    uint8_t sign = len && (p[0] & 0x80) ? 0xff : 0;
+    size_t skip = len > 16 ? len - 16 : 0;
+    for (size_t i = 0; i < skip; i++)
+        if (p[i] != sign)
+            return false;
+    if (skip && ((p[skip] & 0x80) ? 0xff : 0) != sign)
+        return false;
+    unsigned __int128 v = sign ? ~(unsigned __int128)0 : 0;
+    for (size_t i = skip; i < len; i++)
+        v = (v << 8) | p[i];
+    __int128 x = (__int128)v;
+    memcpy(out, &x, 16);
     return true;
 }
 

@@ -51,8 +51,8 @@ static int put_value(const kn__colinfo *ci, kn_out *out, uint64_t slot, const ui
                            (unsigned long long)len, ci->phys_width);
     if (ci->is_string)
         return kn__put_string(out, slot, s, len, err);
-    if (!kn__be_to_i64(s, (size_t)len, (int64_t *)out->values + slot))
-        return KN__CORRUPT(err, enc, "decimal value does not fit in 64 bits");
+    if (!kn__be_to_dec(s, (size_t)len, (uint8_t *)out->values + slot * (uint64_t)ci->out_width, ci->out_width))
+        return KN__CORRUPT(err, enc, "decimal value does not fit in %d bits", 8 * ci->out_width);
     return PA_OK;
 }
 

@@ -6,6 +6,8 @@
  */
 #include "kernels/kernels_int.h"
 
+#include <string.h>
+
 #define CHUNK 1024
 
 /* Whether any of CHUNK indices is >= dn, for indices below 2^31 and
@@ -118,6 +120,11 @@ int kn__dict_decode(const kn__colinfo *ci, const kn_dict *dict, const uint8_t *p
             uint64_t *o = (uint64_t *)out->values + slot;
             for (size_t k = 0; k < c; k++)
                 o[k] = dv[idx[k]];
+        } else if (width == 16) {   /* DECIMAL(19..38) */
+            const uint8_t *dv = dict->values;
+            uint8_t *o = (uint8_t *)out->values + slot * 16;
+            for (size_t k = 0; k < c; k++)
+                memcpy(o + 16 * k, dv + 16 * (size_t)idx[k], 16);
         } else if (width == 4) {
             const uint32_t *dv = dict->values;
             uint32_t *o = (uint32_t *)out->values + slot;

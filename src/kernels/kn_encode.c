@@ -94,6 +94,16 @@ static int to_phys(const kn__colinfo *ci, const kn_column *col, const kn_values 
         return PA_OK;
     }
     case KN__CV_FLBA_DEC: {
+        if (ci->out_width == 16) {   /* DECIMAL(19..38): the low phys_width bytes, if they hold it */
+            __int128 x;
+            memcpy(&x, v, 16);
+            int w = ci->phys_width, sh = 128 - 8 * w;
+            if (w < 16 && (__int128)((unsigned __int128)x << sh) >> sh != x)
+                return pa_error(err, PA_EOVERFLOW, "a DECIMAL value does not fit a FIXED_LEN_BYTE_ARRAY(%d) column", w);
+            for (int i = 0; i < w; i++)
+                b[i] = (uint8_t)((unsigned __int128)x >> (8 * (w - 1 - i)));
+            return PA_OK;
+        }
         int64_t x;
         memcpy(&x, v, 8);
         if (!kn__i64_to_be(x, b, (size_t)ci->phys_width))

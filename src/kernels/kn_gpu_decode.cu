@@ -78,9 +78,13 @@ __device__ inline int conv_of(const kn_column &c)
     case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I64 : C_BAD;
     case KN_PT_FLOAT: return t == PA_TYPE_DOUBLE ? C_F32_F64 : C_BAD;
     case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
-    case KN_PT_BYTE_ARRAY: return t == PA_TYPE_DECIMAL ? C_DEC : t == PA_TYPE_VARCHAR ? C_STR : C_BAD;
+    /* (DECIMAL(19..38), 16-byte values, is decoded on the host) */
+    case KN_PT_BYTE_ARRAY:
+        return t == PA_TYPE_DECIMAL && c.type.precision <= 18 ? C_DEC : t == PA_TYPE_VARCHAR ? C_STR : C_BAD;
     case KN_PT_FIXED_LEN_BYTE_ARRAY:
-        return t == PA_TYPE_DECIMAL && c.type_length > 0 ? C_DEC : t == PA_TYPE_VARCHAR ? C_STR : C_BAD;
+        return t == PA_TYPE_DECIMAL && c.type.precision <= 18 && c.type_length > 0 ? C_DEC
+               : t == PA_TYPE_VARCHAR                                               ? C_STR
+                                                                                    : C_BAD;
     default: return C_BAD;
     }
 }

@@ -289,6 +289,7 @@ static void spread(const kn__colinfo *ci, kn_out *out, uint64_t at, uint64_t n, 
     }
     case 1: KN__SPREAD(uint8_t)
     case 4: KN__SPREAD(uint32_t)
+    case 16: KN__SPREAD(unsigned __int128)
     default: KN__SPREAD(uint64_t)
 #undef KN__SPREAD
     }
@@ -437,7 +438,7 @@ bool kn_decode_pages_supported(const kn_page_job *j)
     case KN_ENC_RLE: return ci.conv == KN__CV_BOOL;
     case KN_ENC_DELTA_LENGTH_BYTE_ARRAY: return ci.conv == KN__CV_BA_STR;
     case KN_ENC_PLAIN_DICTIONARY:
-    case KN_ENC_RLE_DICTIONARY: return ci.conv != KN__CV_BOOL;
+    case KN_ENC_RLE_DICTIONARY: return ci.conv != KN__CV_BOOL && ci.out_width <= 8;   /* 16-byte decimals: host */
     default: return false;
     }
 }

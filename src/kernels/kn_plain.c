@@ -111,9 +111,9 @@ int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t 
         need = n * tl;
         if (need > size)
             return short_input(err, "PLAIN", col, n, need, size);
-        int64_t *d = (int64_t *)(void *)o;
+        int w = ci->out_width;
         for (uint64_t i = 0; i < n; i++)
-            if (!kn__be_to_i64(p + i * tl, tl, &d[i]))
+            if (!kn__be_to_dec(p + i * tl, tl, o + i * (uint64_t)w, w))
                 return dec_overflow(err, "PLAIN", i);
         break;
     }
@@ -146,7 +146,7 @@ int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t 
                 return KN__CORRUPT(err, "PLAIN",
                                    "BYTE_ARRAY value %llu: length %u runs past the page end",
                                    (unsigned long long)i, len);
-            if (!kn__be_to_i64(p + pos, len, &((int64_t *)(void *)o)[i]))
+            if (!kn__be_to_dec(p + pos, len, o + i * (uint64_t)ci->out_width, ci->out_width))
                 return dec_overflow(err, "PLAIN", i);
             pos += len;
         }
@@ -223,7 +223,7 @@ int kn__bss_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t *p
                 break;
             }
             case KN__CV_FLBA_DEC:
-                if (!kn__be_to_i64(v, k, &((int64_t *)(void *)o)[i]))
+                if (!kn__be_to_dec(v, k, o + i * (uint64_t)ci->out_width, ci->out_width))
                     return dec_overflow(err, enc, i);
                 break;
             default: break;

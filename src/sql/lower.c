@@ -77,8 +77,9 @@ static bool pred_type_ok(pa_type col, pa_type k)
     switch (col.id) {
     case PA_TYPE_INTEGER:
     case PA_TYPE_BIGINT: return k.id == PA_TYPE_INTEGER || k.id == PA_TYPE_BIGINT;
-    case PA_TYPE_DECIMAL:
-        return k.id == PA_TYPE_INTEGER || k.id == PA_TYPE_BIGINT || (k.id == PA_TYPE_DECIMAL && k.scale <= col.scale);
+    case PA_TYPE_DECIMAL:   /* (the scan's predicates read 64-bit values: not over DECIMAL(19..38)) */
+        return col.precision <= 18 &&
+               (k.id == PA_TYPE_INTEGER || k.id == PA_TYPE_BIGINT || (k.id == PA_TYPE_DECIMAL && k.scale <= col.scale));
     case PA_TYPE_DOUBLE: return k.id != PA_TYPE_VARCHAR && k.id != PA_TYPE_DATE && k.id != PA_TYPE_BOOLEAN;
     default: return col.id == k.id;
     }

@@ -189,27 +189,6 @@ static char *lower_name(const char *s)
     return d;
 }
 
-/* A query's root made writable to Parquet: wide DECIMALs (sums) are
- * written in 64 bits, through checked casts. */
-static int writable(sq_ctx *c, ex_op **root)
-{
-    int n = ex_op_columns(*root);
-    ex_expr *ex[1024];
-    const char *names[1024];
-    if (n > 1024)
-        return sq_fail(c, -1, PA_EUNSUPPORTED, "writing more than 1024 columns is not supported");
-    for (int i = 0; i < n; i++) {
-        pa_type t = ex_op_column_type(*root, i);
-        names[i] = ex_op_column_name(*root, i);
-        ex[i] = ex_expr_col(c->plan, *root, i, c->err);
-        if (ex[i] && t.id == PA_TYPE_DECIMAL && t.precision > 18)
-            ex[i] = ex_expr_cast(c->plan, ex[i], (pa_type){PA_TYPE_DECIMAL, 18, t.scale}, c->err);
-        if (!ex[i])
-            return c->err->code;
-    }
-    return ex_project(c->plan, *root, ex, names, n, root, c->err);
-}
-
 /* r's rows as the Parquet file path (through a temporary file renamed at
  * the end: the file is whole or not there). */
 static int write_parquet(sq_ctx *c, const ex_result *r, const char *path, const pq_writer_options *wo)
@@ -273,8 +252,6 @@ static int create_table(sq_ctx *c, PgQuery__CreateTableAsStmt *st, sql_result *r
         return sq_fail(c, -1, PA_EUNSUPPORTED, "CREATE TABLE AS is not supported across ranks yet");
     }
     int rc = compile(c, st->query, false, &root);
-    if (rc == PA_OK)
-        rc = writable(c, &root);
     if (rc == PA_OK)
         rc = run(c, root, &r);
     char path[4096];
@@ -348,10 +325,8 @@ static int create_table_cols(sq_ctx *c, PgQuery__CreateStmt *st, sql_result *res
             if (!strcmp(names[j], names[i]))
                 rc = sq_fail(c, cd->location, PA_EINVAL, "column \"%s\" specified more than once", names[i]);
         pa_type t;
-        if (rc == PA_OK && (rc = sq_type_of(c, cd->type_name, &t)) == PA_OK && t.id == PA_TYPE_DECIMAL &&
-            t.precision > 18)
-            rc = sq_fail(c, cd->type_name->location, PA_EUNSUPPORTED,
-                         "DECIMAL(%d,%d): columns of more than 18 digits cannot be stored yet", t.precision, t.scale);
+        if (rc == PA_OK)
+            rc = sq_type_of(c, cd->type_name, &t);
         bool nullable = !cd->is_not_null;
         for (size_t k = 0; rc == PA_OK && k < cd->n_constraints; k++) {
             PgQuery__Constraint *k_ = cd->constraints[k]->constraint;
@@ -731,8 +706,6 @@ static int copy_to(sq_ctx *c, PgQuery__CopyStmt *st, sql_result *res)
     ex_op *root;
     ex_result *r = NULL;
     int rc = compile(c, query, false, &root);
-    if (rc == PA_OK && parquet)
-        rc = writable(c, &root);
     if (rc == PA_OK)
         rc = run(c, root, &r);
     if (rc == PA_OK)

@@ -65,9 +65,11 @@ static int decimal_type(const pq_schema_element *e, const char *name, pa_type *t
         return pa_error(err, PA_ECORRUPT, "column %s: DECIMAL without a precision", name);
     if (p < 1 || s < 0 || s > p)
         return pa_error(err, PA_ECORRUPT, "column %s: bad DECIMAL(%d,%d)", name, p, s);
-    if (p > 18) {
-        char what[64];
-        snprintf(what, sizeof what, "DECIMAL(%d,%d) wider than 18 digits", p, s);
+    /* Up to 38 digits in byte arrays (16-byte values in the engine); an
+     * INT32 or INT64 holds at most 18 (the format's rule). */
+    if (p > 38 || (p > 18 && e->type != PQ_T_FIXED_LEN_BYTE_ARRAY && e->type != PQ_T_BYTE_ARRAY)) {
+        char what[80];
+        snprintf(what, sizeof what, "DECIMAL(%d,%d) %s", p, s, p > 38 ? "wider than 38 digits" : "wider than 18 digits in an integer");
         return unsupported(err, name, what);
     }
     *t = (pa_type){PA_TYPE_DECIMAL, (uint8_t)p, (uint8_t)s};
@@ -346,6 +348,12 @@ const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t 
         if (c->type.id == PA_TYPE_DECIMAL) {
             if (be_int(v.ptr, v.len, &x))
                 format_decimal(x, c->type.scale, buf, cap);
+            else if (v.len <= 16) {   /* DECIMAL(19..38) */
+                unsigned __int128 w = v.len && (v.ptr[0] & 0x80) ? ~(unsigned __int128)0 : 0;
+                for (uint32_t i = 0; i < v.len; i++)
+                    w = w << 8 | v.ptr[i];
+                pa_format_decimal128((__int128)w, c->type.scale, c->type.scale, buf, cap);
+            }
         } else {
             format_text(v, buf, cap);
         }

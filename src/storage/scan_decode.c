@@ -496,7 +496,7 @@ static void dict_task(void *ctx, size_t i)
     pa_err e;
     pa_err_init(&e);
     int32_t n = p->h.dictionary_page.num_values, enc = p->h.dictionary_page.encoding;
-    int width = pa_type_width(c->d.type.id);
+    int width = pa_type_bytes(c->d.type);
     uint64_t sb = 0;
     int rc = PA_OK;
     kn_out out = {0};
@@ -700,7 +700,7 @@ static int layout_column(dec *x, int r, pa_err *err)
     if (c->on_dev) {
         /* Whole 32-bit words of validity: kn_decode_pages' contract. Strings
          * by their bound (dev_string_bound): the device finds the sizes. */
-        size_t vb = c->is_string ? (size_t)sb : n * (size_t)pa_type_width(c->d.type.id);
+        size_t vb = c->is_string ? (size_t)sb : n * (size_t)pa_type_bytes(c->d.type);
         c->dv_bytes_cap = sb;
         if ((rc = dev_alloc(x, c, vb, &c->dv_values, err)) != PA_OK ||
             (c->is_string && (rc = dev_alloc(x, c, (n + 1) * 4, (void **)&c->dv_offsets, err)) != PA_OK) ||
@@ -723,7 +723,7 @@ static int layout_column(dec *x, int r, pa_err *err)
             at += (int64_t)p->str_bytes;
         }
         c->d.offsets[n] = (int32_t)at;
-    } else if ((rc = col_alloc(x, c, n * (size_t)pa_type_width(c->d.type.id), &c->d.values, err)) != PA_OK) {
+    } else if ((rc = col_alloc(x, c, n * (size_t)pa_type_bytes(c->d.type), &c->d.values, err)) != PA_OK) {
         return rc;
     }
     if (c->d.kc.max_def_level > 0 && (rc = col_alloc(x, c, (n + 7) / 8, (void **)&c->d.validity, err)) != PA_OK)
@@ -979,7 +979,7 @@ static int upload_columns(dec *x, uint64_t n, void **dv_vals, int32_t **dv_offs,
         dcol *c = &x->cols[r];
         if (!c->used || !c->output || c->on_dev)
             continue;
-        size_t vs = c->is_string ? (size_t)c->d.offsets[n] : (size_t)n * (size_t)pa_type_width(c->d.type.id);
+        size_t vs = c->is_string ? (size_t)c->d.offsets[n] : (size_t)n * (size_t)pa_type_bytes(c->d.type);
         void *p;
         PA_TRY(rc = upload_alloc(x, c, vs, &p, err));
         dv_vals[r] = p;
@@ -1210,7 +1210,7 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
             continue;
         size_t ob = c->is_string ? ((size_t)c->dict.n + 1) * 4 : 0;
         size_t db = c->is_string ? ob + (size_t)c->dict.offsets[c->dict.n]
-                                 : (size_t)c->dict.n * (size_t)pa_type_width(c->d.type.id);
+                                 : (size_t)c->dict.n * (size_t)pa_type_bytes(c->d.type);
         void *h = NULL;
         if ((rc = pinned_alloc(x, db, &h, err)) == PA_OK && (rc = dev_alloc(x, c, db, &ddict[r], err)) == PA_OK) {
             if (c->is_string) {
@@ -1350,7 +1350,7 @@ static int device_columns(dec *x, const uint32_t *sel, uint64_t n, void **vals, 
                          .offsets = c->dv_offsets, .validity = c->dv_validity};
         pa_column dst = {.type = c->d.type};
         /* Strings kept: at most the column's bound of bytes (the host knows no more). */
-        size_t vb = c->is_string ? (size_t)c->dv_bytes_cap : (size_t)n * (size_t)pa_type_width(c->d.type.id);
+        size_t vb = c->is_string ? (size_t)c->dv_bytes_cap : (size_t)n * (size_t)pa_type_bytes(c->d.type);
         if ((rc = upload_alloc(x, c, vb, &dst.data, err)) == PA_OK &&
             (!c->is_string || (rc = upload_alloc(x, c, ((size_t)n + 1) * 4, (void **)&dst.offsets, err)) == PA_OK) &&
             (!c->dv_validity || (rc = upload_alloc(x, c, ((size_t)n + 7) / 8, (void **)&dst.validity, err)) == PA_OK))

@@ -107,7 +107,7 @@ static bool step_fast(const scan_pred *p, const scan_dcol *c)
 {
     bool i32 = c->type.id == PA_TYPE_INTEGER || c->type.id == PA_TYPE_DATE;   /* as int_at reads them */
     return p->kind == SCAN_K_INT && !c->validity && p->op != PQ_OP_IS_NULL && p->op != PQ_OP_IS_NOT_NULL &&
-           (i32 || (c->type.id != PA_TYPE_BOOLEAN && pa_type_width(c->type.id) == 8));
+           (i32 || (c->type.id != PA_TYPE_BOOLEAN && pa_type_bytes(c->type) == 8));
 }
 
 #define STEP_RANGE(T, GEN)                                                                 \
@@ -498,7 +498,7 @@ static void compact_run(scan_dcol *c, int w, bool str, int32_t *at, uint64_t k0,
 void scan__compact(scan_dcol *c, const uint32_t *sel, uint64_t n)
 {
     bool str = c->type.id == PA_TYPE_VARCHAR;
-    int w = str ? 0 : pa_type_width(c->type.id);
+    int w = str ? 0 : pa_type_bytes(c->type);
     if (!str && !c->validity && (w == 4 || w == 8)) {   /* element-wise gather: no call per run */
         uint64_t k = 0;
         for (uint32_t g = 0; g < c->n_segs && k < n; g++) {

@@ -155,6 +155,9 @@ int scan__bind_pred(pq_scan *s, const pq_pred *p, int col, scan_pred *out, pa_er
     out->kind = t.id == PA_TYPE_DOUBLE ? SCAN_K_DOUBLE : t.id == PA_TYPE_VARCHAR ? SCAN_K_STRING : SCAN_K_INT;
     if (p->op == PQ_OP_IS_NULL || p->op == PQ_OP_IS_NOT_NULL)
         return PA_OK;
+    if (t.id == PA_TYPE_DECIMAL && t.precision > 18)
+        return pa_error(err, PA_EUNSUPPORTED, "predicate on %s: the scan compares DECIMAL(%d,%d) values only for "
+                        "IS [NOT] NULL (filter them above the scan)", p->column, t.precision, t.scale);
     const char *v = p->value ? p->value : "";
     char tb[32];
     int rc = PA_OK;

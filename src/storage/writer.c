@@ -126,7 +126,7 @@ static int map_column(pq_writer *w, const pq_write_column *d, wr_col *c, pa_err 
     c->type = d->type;
     c->nullable = d->nullable;
     c->kc.type = d->type;
-    c->width = d->type.id < PA_TYPE__COUNT ? pa_type_width(d->type.id) : 0;
+    c->width = d->type.id < PA_TYPE__COUNT ? pa_type_bytes(d->type) : 0;
     switch (d->type.id) {
     case PA_TYPE_BOOLEAN: c->kc.ptype = KN_PT_BOOLEAN; break;
     case PA_TYPE_INTEGER:
@@ -135,11 +135,13 @@ static int map_column(pq_writer *w, const pq_write_column *d, wr_col *c, pa_err 
     case PA_TYPE_DOUBLE: c->kc.ptype = KN_PT_DOUBLE; break;
     case PA_TYPE_VARCHAR: c->kc.ptype = KN_PT_BYTE_ARRAY; break;
     case PA_TYPE_DECIMAL:
-        if (d->type.precision < 1 || d->type.precision > 18 || d->type.scale > d->type.precision)
+        if (d->type.precision < 1 || d->type.precision > 38 || d->type.scale > d->type.precision)
             return pa_error(err, PA_EINVAL, "parquet writer %s: column %s: DECIMAL(%d,%d) is not "
-                            "supported (precision 1..18, scale <= precision)", w->path, d->name,
+                            "supported (precision 1..38, scale <= precision)", w->path, d->name,
                             d->type.precision, d->type.scale);
-        c->kc.ptype = d->type.precision <= 9 ? KN_PT_INT32 : KN_PT_INT64;
+        /* DuckDB's and arrow's layouts: INT32, INT64, then 16-byte FIXED_LEN_BYTE_ARRAY */
+        c->kc.ptype = d->type.precision <= 9 ? KN_PT_INT32 : d->type.precision <= 18 ? KN_PT_INT64 : KN_PT_FIXED_LEN_BYTE_ARRAY;
+        c->kc.type_length = d->type.precision > 18 ? 16 : 0;
         break;
     default:
         return pa_error(err, PA_EINVAL, "parquet writer %s: column %s: bad type id %d", w->path,
@@ -367,6 +369,10 @@ static void fill_schema(pq_writer *w, pq_schema_element *s)
         e->type = c->kc.ptype;
         e->repetition = c->nullable ? PQ_REP_OPTIONAL : PQ_REP_REQUIRED;
         e->has_type = e->has_repetition = true;
+        if (c->kc.ptype == KN_PT_FIXED_LEN_BYTE_ARRAY) {
+            e->type_length = c->kc.type_length;
+            e->has_type_length = true;
+        }
         switch (c->type.id) {
         case PA_TYPE_INTEGER:
             e->converted_type = PQ_CT_INT_32;

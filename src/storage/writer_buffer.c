@@ -173,6 +173,23 @@ static int append_col(pq_writer *w, uint32_t i, const pa_column *in, int64_t fro
 static int check_decimals(pq_writer *w, const wr_col *c, const pa_column *in, int64_t from, int64_t n,
                           pa_err *err)
 {
+    if (c->type.precision > 18) {   /* 16-byte values */
+        __int128 lim = 1;
+        for (int k = 0; k < c->type.precision; k++)
+            lim *= 10;
+        for (int64_t r = from; r < from + n; r++) {
+            __int128 x;
+            memcpy(&x, (const uint8_t *)in->data + 16 * r, 16);
+            if (pa_column_valid(in, r) && (x >= lim || x <= -lim)) {
+                char buf[64];
+                pa_format_decimal128(x, c->type.scale, c->type.scale, buf, sizeof buf);
+                return pa_error(err, PA_EOVERFLOW, "parquet writer %s: column %s: %s at row %lld does not "
+                                "fit DECIMAL(%d,%d)", w->path, c->name, buf, (long long)r, c->type.precision,
+                                c->type.scale);
+            }
+        }
+        return PA_OK;
+    }
     int64_t lim = 1;
     for (int k = 0; k < c->type.precision; k++)
         lim *= 10;

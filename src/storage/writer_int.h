@@ -86,7 +86,8 @@ struct pq_writer {
 typedef struct wr_stats {
     int64_t nulls, values;     /* NULL rows, non-NULL values */
     bool has;                  /* min/max set (some value other than NaN seen) */
-    int64_t imin, imax;        /* integer types, DATE, DECIMAL, BOOLEAN */
+    int64_t imin, imax;        /* integer types, DATE, DECIMAL(<= 18), BOOLEAN */
+    __int128 wmin, wmax;       /* DECIMAL(19..38) */
     double dmin, dmax;         /* DOUBLE */
     const uint8_t *smin, *smax; /* VARCHAR: bytes in the column buffer */
     uint32_t smin_len, smax_len;

@@ -38,6 +38,19 @@ static void add_int(wr_stats *s, int64_t v)
         s->imax = v;
 }
 
+static void add_wide(wr_stats *s, __int128 v)
+{
+    if (!s->has) {
+        s->wmin = s->wmax = v;
+        s->has = true;
+        return;
+    }
+    if (v < s->wmin)
+        s->wmin = v;
+    if (v > s->wmax)
+        s->wmax = v;
+}
+
 static void add_double(wr_stats *s, double v)
 {
     if (isnan(v))
@@ -80,8 +93,15 @@ void wr__stats_add(const wr_col *c, const uint32_t *sel, size_t s0, size_t s1, w
         case PA_TYPE_BOOLEAN: add_int(s, c->values[r] != 0); break;
         case PA_TYPE_INTEGER:
         case PA_TYPE_DATE: add_int(s, ((const int32_t *)c->values)[r]); break;
-        case PA_TYPE_BIGINT:
-        case PA_TYPE_DECIMAL: add_int(s, ((const int64_t *)c->values)[r]); break;
+        case PA_TYPE_BIGINT: add_int(s, ((const int64_t *)c->values)[r]); break;
+        case PA_TYPE_DECIMAL:
+            if (c->type.precision > 18) {
+                __int128 w;
+                memcpy(&w, c->values + 16 * r, 16);
+                add_wide(s, w);
+            } else
+                add_int(s, ((const int64_t *)c->values)[r]);
+            break;
         case PA_TYPE_DOUBLE: add_double(s, ((const double *)c->values)[r]); break;
         case PA_TYPE_VARCHAR:
             add_string(s, c->bytes + c->offsets[r], (uint32_t)(c->offsets[r + 1] - c->offsets[r]));
@@ -106,6 +126,8 @@ void wr__stats_merge(wr_stats *into, const wr_stats *s)
     }
     add_int(into, s->imin);
     add_int(into, s->imax);
+    add_wide(into, s->wmin);
+    add_wide(into, s->wmax);
     add_double(into, s->dmin);
     add_double(into, s->dmax);
     add_string(into, s->smin, s->smin_len);
@@ -230,6 +252,14 @@ bool wr__stats_bounds(const wr_col *c, const wr_stats *s, uint32_t truncate, uin
         return true;
     }
     default:
+        if (c->type.id == PA_TYPE_DECIMAL && c->type.precision > 18) {   /* FIXED_LEN_BYTE_ARRAY(16), big-endian */
+            for (int i = 0; i < 16; i++) {
+                min[i] = (uint8_t)((unsigned __int128)s->wmin >> (8 * (15 - i)));
+                max[i] = (uint8_t)((unsigned __int128)s->wmax >> (8 * (15 - i)));
+            }
+            *min_len = *max_len = 16;
+            return true;
+        }
         *min_len = put_int(c, s->imin, min);
         *max_len = put_int(c, s->imax, max);
         return true;
@@ -259,6 +289,10 @@ int wr__stats_cmp(const wr_col *c, const uint8_t *a, uint32_t alen, const uint8_
         memcpy(&y, b, 8);
         return (x > y) - (x < y);
     }
+    case KN_PT_FIXED_LEN_BYTE_ARRAY:   /* DECIMAL: signed big-endian */
+        if (c->type.id == PA_TYPE_DECIMAL && alen && blen && (a[0] ^ b[0]) & 0x80)
+            return (a[0] & 0x80) ? -1 : 1;
+        return bytes_cmp(a, alen, b, blen);
     default: return bytes_cmp(a, alen, b, blen);
     }
 }

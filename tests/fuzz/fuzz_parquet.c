@@ -86,7 +86,7 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     if (!kn_decode_pages_supported(&j) || (is_dict && !dict) || !sim_open())
         return;
     bool str = col->type.id == PA_TYPE_VARCHAR;
-    int w = str ? 0 : pa_type_width(col->type.id);
+    int w = str ? 0 : pa_type_bytes(col->type);
     uint64_t lv = pg->version == 2 ? (uint64_t)pg->rep_levels_size + pg->def_levels_size : 0;
     size_t total = (size_t)(lv + pg->size);
     uint8_t *bytes = malloc(total + 1);
@@ -191,7 +191,7 @@ static int decode_flat(const kn_column *col, const kn_dict *dict, int encoding, 
     if (n > MAX_ROWS || kn_measure_values(encoding, col, dict, p, size, n, &sbytes, NULL) != PA_OK ||
         sbytes > MAX_BYTES)
         return -1;
-    int w = pa_type_width(col->type.id);
+    int w = pa_type_bytes(col->type);
     out->values = calloc(n + 1, w ? (size_t)w : 1);
     out->offsets = calloc(n + 1, sizeof(int32_t));
     out->bytes = malloc(sbytes + 1);
@@ -249,7 +249,7 @@ static void decode_data_page(const kn_column *col, const kn_dict *dict, const pq
         kn_page_measure(&pg, col, dict, &info, NULL) != PA_OK || info.rows > MAX_ROWS ||
         info.string_bytes > MAX_BYTES)
         goto done;
-    int w = pa_type_width(col->type.id);
+    int w = pa_type_bytes(col->type);
     kn_out o = {.capacity = info.rows, .bytes_capacity = info.string_bytes};
     o.values = calloc(info.rows + 1, w ? (size_t)w : 1);
     o.offsets = calloc(info.rows + 1, sizeof(int32_t));

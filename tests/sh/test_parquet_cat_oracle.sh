@@ -55,6 +55,7 @@ T="$DATA/types.parquet"
 TCOLS="id,flag,dbl,flt,ts,small_dec,name,d"
 TSEL="id, flag, dbl, flt, epoch_us(ts) as ts, small_dec, name, d"
 same "types" "select $TSEL from '$T'" -- "$T" --columns "$TCOLS"
+same "types on sim (the downloads wait for the scan's kernels)" "select $TSEL from '$T'" -- "$T" --columns "$TCOLS" --device sim
 
 # ------------------------------------------------------------ projections and predicates
 L="$DATA/lineitem-zstd.parquet"
@@ -125,7 +126,8 @@ expect_error() {   # expect_error NAME NEEDLE PISTA-ARGS...
         echo "ok: $name error"
     fi
 }
-expect_error "wide decimal" "column wide: DECIMAL(20,3) wider than 18 digits is not supported" "$T"
+same "wide decimal (16 bytes)" "select id, wide from '$T'" -- "$T" --columns id,wide
+expect_error "a predicate on a wide decimal" "the scan compares DECIMAL(20,3) values only for IS" "$T" --columns id --where "wide > 1"
 expect_error "nested" "nested.parquet: column lst.list.element is nested" "$DATA/nested.parquet"
 expect_error "nested struct" "column st is nested" "$DATA/nested.parquet" --columns st
 expect_error "missing column" "no column nope" "$T" --columns id,nope

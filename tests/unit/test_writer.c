@@ -133,7 +133,7 @@ static void batch_make(batch *b, int64_t first, int64_t n, int null_mode)
         memset(c, 0, sizeof *c);
         c->type = col_type(k);
         c->length = n;
-        int wd = pa_type_width(c->type.id);
+        int wd = pa_type_bytes(c->type);
         if (null_mode)
             c->validity = calloc((size_t)n / 8 + 1, 1);
         if (k == C_STR) {
@@ -395,7 +395,7 @@ static void read_and_check(const char *path, int null_mode, int32_t codec, int p
             uint32_t np = 0;
             OK(pq_chunk_pages_read(m, g, (uint32_t)k, &chunk, &pages, &np, &err));
             /* Decode every page into one output. */
-            int wd = pa_type_width(kc.type.id);
+            int wd = pa_type_bytes(kc.type);
             kn_out out;
             memset(&out, 0, sizeof out);
             out.capacity = (uint64_t)n;
@@ -576,7 +576,7 @@ static void test_memory_bounded(void **state)
         batch_free(&b);
         if (first == 0) {
             for (int k = 0; k < N_COLS; k++)
-                raw += (uint64_t)(k == C_STR ? 4 : pa_type_width(col_type(k).id));
+                raw += (uint64_t)(k == C_STR ? 4 : pa_type_bytes(col_type(k)));
             raw = raw * 50000 + (uint64_t)N_COLS * 50000 / 8;
             char s[256];
             for (int64_t i = 0; i < 50000; i++)
@@ -965,7 +965,7 @@ static void test_bad_input(void **state)
     pq_write_column dup[2] = {{"a", {PA_TYPE_INTEGER, 0, 0}, false}, {"a", {PA_TYPE_BIGINT, 0, 0}, false}};
     assert_int_equal(pq_writer_create(path, dup, 2, NULL, &w, &err), PA_EINVAL);
     pa_err_clear(&err);
-    pq_write_column wide = {"w", {PA_TYPE_DECIMAL, 20, 2}, false};
+    pq_write_column wide = {"w", {PA_TYPE_DECIMAL, 39, 2}, false};
     assert_int_equal(pq_writer_create(path, &wide, 1, NULL, &w, &err), PA_EINVAL);
     pa_err_clear(&err);
     pq_writer_options o;
