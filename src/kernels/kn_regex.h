@@ -7,9 +7,12 @@
  * libc, allocation or recursion: the cpu batch loops and the CUDA kernels
  * run this same code.
  *
- * Matching is leftmost-first (Perl's and RE2's, which PostgreSQL agrees
- * with on the supported syntax): of the matches that start leftmost, the one
- * the pattern prefers by alternation order and greedy or lazy quantifiers.
+ * Matching is leftmost-first (Perl's and RE2's, so DuckDB's): of the
+ * matches that start leftmost, the one the pattern prefers by alternation
+ * order and greedy or lazy quantifiers. PostgreSQL's engine agrees on where
+ * a match starts but may end it elsewhere: it takes the longest (or, for a
+ * pattern it deems lazy, the shortest) match there, so a|ab on "ab" is "a"
+ * here and "ab" in PostgreSQL.
  * The VM keeps its threads in priority order and never backtracks, so a
  * search takes O(characters x instructions) time, whatever the pattern
  * ("(a*)*b" over a long run of a's included). Characters are UTF-8 code
@@ -254,9 +257,11 @@ static inline PA_HD int64_t kn__re_put_repl(kn__str r, kn__str a, const int32_t 
 /* regexp_replace: a with its first match (every match under KN_RE_GLOBAL)
  * replaced by r, written to d; returns the bytes written, at most
  * n + (n + 1) * lit + refs * n for n = a.len (kn__re_repl_measure). As
- * RE2's GlobalReplace, which DuckDB and PostgreSQL agree with: after a
- * match the search goes on at its end, and an empty match right at the end
- * of the previous one is skipped with the character after it. */
+ * RE2's GlobalReplace (DuckDB's): after a match the search goes on at its
+ * end, and an empty match right at the end of the previous one is skipped
+ * with the character after it. (PostgreSQL steps past empty matches only,
+ * so it also replaces an empty match right after a non-empty one:
+ * 'abc', 'b*', '-', 'g' is -a-c- here and -a--c- there.) */
 static inline PA_HD int64_t kn__re_replace(const uint8_t *prog, kn__str a, kn__str r, char *d)
 {
     const bool global = (prog[1] & KN_RE_GLOBAL) != 0;
