@@ -168,7 +168,7 @@ static int parse_escape(rx *x, bool in_class, uint32_t *cp, char *cls)
             *cp = (unsigned char)ctl[k + 1];
             return PA_OK;
         }
-    if (strchr("dwsDWS", c) && c) {
+    if (c && strchr("dwsDWS", c)) {
         if (in_class && c < 'a')
             return fail(x, at, "\\%c inside [ ] is not supported", c);
         x->i++;
@@ -205,7 +205,7 @@ static int parse_class(rx *x, int *out)
             break;
         }
         uint32_t lo;
-        if (ch == '[' && x->i + 1 < x->len && strchr(":.=", x->pat[x->i + 1])) {
+        if (ch == '[' && x->i + 1 < x->len && x->pat[x->i + 1] && strchr(":.=", x->pat[x->i + 1])) {
             char kind = x->pat[x->i + 1];
             if (kind != ':')
                 return fail(x, at, "[%c %c] is not supported", kind, kind);
@@ -403,7 +403,7 @@ static int parse_rep(rx *x, int *out)
     }
     bool greedy = !(x->i < x->len && x->pat[x->i] == '?');
     x->i += !greedy;
-    if (x->i < x->len && strchr("*+?{", x->pat[x->i]) && x->pat[x->i])
+    if (x->i < x->len && x->pat[x->i] && strchr("*+?{", x->pat[x->i]))
         return fail(x, x->i, "%c follows another quantifier", x->pat[x->i]);
     if ((rc = new_node(x, N_REP, a, -1, 0, out)) != PA_OK)
         return rc;
