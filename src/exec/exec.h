@@ -208,6 +208,9 @@ bool ex_expr_is_const(const ex_expr *e);
 bool ex_expr_const_int(const ex_expr *e, int64_t *v);
 /* True when e is the NULL constant (after folding). */
 bool ex_expr_is_null_const(const ex_expr *e);
+/* True when a and b are the same expression: kind, type, operands and
+ * constant values (every byte of a VARCHAR). */
+bool ex_expr_equal(const ex_expr *a, const ex_expr *b);
 /* The value of a non-NULL constant as the text a pq_pred value takes
  * (storage.h): integers in decimal, DECIMAL exactly with its scale ("0.05",
  * "-12.00"), DATE YYYY-MM-DD, DOUBLE with 17 significant digits, VARCHAR its

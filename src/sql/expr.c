@@ -336,10 +336,13 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b)
     case SQ_E_COL:
     case SQ_E_SUBQ: return a->col == b->col;
     case SQ_E_CONST: {
+        bool an = ex_expr_is_null_const(a->tx), bn = ex_expr_is_null_const(b->tx);
+        if (an || bn)
+            return an == bn;
         char x[256], y[256];
-        bool xn = ex_expr_const_text(a->tx, x, sizeof x) != PA_OK;
-        bool yn = ex_expr_const_text(b->tx, y, sizeof y) != PA_OK;
-        return xn == yn && (xn || strcmp(x, y) == 0);
+        if (ex_expr_const_text(a->tx, x, sizeof x) == PA_OK && ex_expr_const_text(b->tx, y, sizeof y) == PA_OK)
+            return strcmp(x, y) == 0;
+        return ex_expr_equal(a->tx, b->tx);   /* text too long for the buffers: every byte */
     }
     case SQ_E_LIKE:
         if (strcmp(a->text, b->text) != 0)
