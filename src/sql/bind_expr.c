@@ -1642,7 +1642,8 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
                                         "length", "char_length", "octet_length", "strpos", "position",
                                         "starts_with", "left", "right", "btrim", "trim", "ltrim", "rtrim",
                                         "split_part", "upper", "lower", "initcap", "reverse", "replace", "lpad",
-                                        "rpad", "repeat", "concat", "concat_ws"};
+                                        "rpad", "repeat", "concat", "concat_ws", "translate", "md5",
+                                        "regexp_like", "regexp_replace"};
     sq_suggest sg;
     sq_suggest_init(&sg, lname);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
