@@ -160,9 +160,25 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
  * too large"). EX_CONCAT_WS is ex_expr_concat's step, not for callers. */
 typedef enum ex_textfn {
     EX_UPPER, EX_LOWER, EX_INITCAP, EX_CONCAT, EX_CONCAT_WS, EX_REPLACE, EX_LPAD, EX_RPAD, EX_REPEAT, EX_REVERSE,
-    EX_TRANSLATE, EX_MD5
+    EX_TRANSLATE, EX_MD5,
+    EX_REGEXP_REPLACE   /* ex_expr_regexp_replace's node, not for ex_expr_text */
 } ex_textfn;
 ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err);
+/* PostgreSQL's regular expressions (the syntax: kernels.h at
+ * kn_regex_compile; the matching, leftmost-first: kn_regex.h).
+ * regexp_like: BOOLEAN, whether pattern matches somewhere in a (negate:
+ * NOT, the !~ operators). regexp_replace: a with the first match, or every
+ * one under flag g, replaced by repl, where \1..\9 are the groups' text
+ * ('' for a group that took no part or that the pattern lacks), \0 and \&
+ * the match's, \\ a backslash, and a backslash before anything else stays.
+ * pattern, repl and flags (NULL: none) must be VARCHAR constants:
+ * PA_EUNSUPPORTED naming the function and the argument otherwise. Flags: i
+ * case-insensitive, c case-sensitive (the last of them wins), g (regexp_
+ * replace only); another flag or an invalid pattern is PA_EINVAL. A NULL
+ * argument gives NULL. */
+ex_expr *ex_expr_regexp_like(ex_plan *p, ex_expr *a, ex_expr *pattern, ex_expr *flags, bool negate, pa_err *err);
+ex_expr *ex_expr_regexp_replace(ex_plan *p, ex_expr *a, ex_expr *pattern, ex_expr *repl, ex_expr *flags,
+                                pa_err *err);
 /* concat(args) (sep NULL) and concat_ws(sep, args), as PostgreSQL: the
  * VARCHAR args joined, NULL ones skipped (with their separator); all NULL
  * gives ''; concat_ws with a NULL separator gives NULL. n >= 1. */
@@ -192,6 +208,9 @@ bool ex_expr_is_const(const ex_expr *e);
 bool ex_expr_const_int(const ex_expr *e, int64_t *v);
 /* True when e is the NULL constant (after folding). */
 bool ex_expr_is_null_const(const ex_expr *e);
+/* True when a and b are the same expression: kind, type, operands and
+ * constant values (every byte of a VARCHAR). */
+bool ex_expr_equal(const ex_expr *a, const ex_expr *b);
 /* The value of a non-NULL constant as the text a pq_pred value takes
  * (storage.h): integers in decimal, DECIMAL exactly with its scale ("0.05",
  * "-12.00"), DATE YYYY-MM-DD, DOUBLE with 17 significant digits, VARCHAR its

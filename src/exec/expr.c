@@ -295,6 +295,8 @@ ex_expr *ex_expr_cast(ex_plan *p, ex_expr *a, pa_type t, pa_err *err) { return e
 
 /* ---------------------------------------------------------------- equality */
 
+bool ex_expr_equal(const ex_expr *a, const ex_expr *b) { return ex__expr_equal(a, b); }
+
 bool ex__expr_equal(const ex_expr *a, const ex_expr *b)
 {
     if (a == b)

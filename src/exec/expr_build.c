@@ -563,7 +563,8 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
 }
 
 _Static_assert((int)EX_REVERSE == KN_TEXT_REVERSE && (int)EX_CONCAT_WS == KN_TEXT_CONCAT_WS &&
-                   (int)EX_MD5 == KN_TEXT_MD5 && (int)EX_TRANSLATE == KN_TEXT_TRANSLATE,
+                   (int)EX_MD5 == KN_TEXT_MD5 && (int)EX_TRANSLATE == KN_TEXT_TRANSLATE &&
+                   (int)EX_REGEXP_REPLACE == KN_TEXT_REGEXP_REPLACE,
                "ex_textfn and kn_textfn agree");
 
 /* Counts of lpad, rpad and repeat: PostgreSQL errs past 1 GB of result; a
@@ -633,6 +634,114 @@ ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr 
     if (is_null_const(a) && is_null_const(c))
         return ex_expr_null(p, e->type, err);
     return ex__fold(p, e, err);
+}
+
+/* ------------------------------------------------- regular expressions */
+
+/* The checks both regexp functions share: a is VARCHAR; the others are
+ * VARCHAR constants (repl and flags may be absent). *is_null when one of
+ * them is NULL (the result is then NULL). */
+static int regexp_args(const char *name, const ex_expr *a, ex_expr *const *k, const char *const *what, int n,
+                       bool *is_null, pa_err *err)
+{
+    *is_null = false;
+    if (a->type.id != PA_TYPE_VARCHAR)
+        return pa_error(err, PA_EINVAL, "%s: an argument of type %s (a string expected)", name,
+                        pa_type_name(a->type.id));
+    for (int i = 0; i < n; i++) {
+        if (!k[i])
+            continue;
+        if (k[i]->kind != EX__CONST)
+            return pa_error(err, PA_EUNSUPPORTED, "%s: the %s must be a constant", name, what[i]);
+        if (k[i]->type.id != PA_TYPE_VARCHAR && !k[i]->is_null)
+            return pa_error(err, PA_EINVAL, "%s: the %s is of type %s (a string expected)", name, what[i],
+                            pa_type_name(k[i]->type.id));
+        *is_null |= k[i]->is_null;
+    }
+    return PA_OK;
+}
+
+/* kn_regex_compile's flags from the flags text (NULL: none). */
+static int regexp_flags(const char *name, const ex_expr *flags, bool global_ok, int *out, pa_err *err)
+{
+    *out = 0;
+    for (int32_t i = 0; flags && i < flags->str_len; i++) {
+        char f = flags->str[i];
+        if (f == 'i')
+            *out |= KN_RE_ICASE;
+        else if (f == 'c')
+            *out &= ~KN_RE_ICASE;
+        else if (f == 'g' && global_ok)
+            *out |= KN_RE_GLOBAL;
+        else
+            return pa_error(err, PA_EINVAL, "%s: flag '%c' is not supported (%s)", name, f,
+                            global_ok ? "g, i and c are" : "i and c are");
+    }
+    return PA_OK;
+}
+
+/* The pattern compiled with flags, as a VARCHAR constant of program bytes. */
+static ex_expr *regexp_program(ex_plan *p, const char *name, const ex_expr *pattern, int flags, pa_err *err)
+{
+    uint8_t prog[KN_RE_MAX_BYTES];
+    int64_t len;
+    pa_err why;   /* the compiler's message, to be prefixed with the function's name */
+    pa_err_init(&why);
+    int rc = kn_regex_compile(pattern->str, pattern->str_len, flags, prog, &len, &why);
+    if (rc != PA_OK)
+        pa_error(err, rc, "%s: %s", name, why.msg);
+    pa_err_close(&why);
+    if (rc != PA_OK)
+        return NULL;
+    return ex__const_raw(p, T(PA_TYPE_VARCHAR), NULL, (const char *)prog, (int32_t)len, false, err);
+}
+
+ex_expr *ex_expr_regexp_like(ex_plan *p, ex_expr *a, ex_expr *pattern, ex_expr *flags, bool negate, pa_err *err)
+{
+    static const char *const what[] = {"pattern", "flags"};
+    ex_expr *k[2] = {pattern, flags};
+    bool is_null;
+    int f;
+    if (!a || !pattern)
+        return NULL;
+    if (regexp_args("regexp_like", a, k, what, 2, &is_null, err) != PA_OK)
+        return NULL;
+    if (is_null || is_null_const(a))
+        return ex_expr_null(p, T(PA_TYPE_BOOLEAN), err);
+    ex_expr *prog = regexp_flags("regexp_like", flags, false, &f, err) == PA_OK
+                        ? regexp_program(p, "regexp_like", pattern, f, err)
+                        : NULL;
+    ex_expr *e = prog ? node1(p, EX__LIKE, T(PA_TYPE_BOOLEAN), a, err) : NULL;
+    if (!e)
+        return NULL;
+    e->str = prog->str;   /* a LIKE node keeps its pattern in str, here the program */
+    e->str_len = prog->str_len;
+    e->sub = 2 | (negate ? 1 : 0);
+    return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_regexp_replace(ex_plan *p, ex_expr *a, ex_expr *pattern, ex_expr *repl, ex_expr *flags,
+                                pa_err *err)
+{
+    static const char *const what[] = {"pattern", "replacement", "flags"};
+    ex_expr *k[3] = {pattern, repl, flags};
+    bool is_null;
+    int f;
+    if (!a || !pattern || !repl)
+        return NULL;
+    if (regexp_args("regexp_replace", a, k, what, 3, &is_null, err) != PA_OK)
+        return NULL;
+    if (is_null || is_null_const(a))
+        return ex_expr_null(p, T(PA_TYPE_VARCHAR), err);
+    ex_expr *prog = regexp_flags("regexp_replace", flags, true, &f, err) == PA_OK
+                        ? regexp_program(p, "regexp_replace", pattern, f, err)
+                        : NULL;
+    ex_expr *e = prog ? ex__node_new(p, EX__TEXT, T(PA_TYPE_VARCHAR), 3, err) : NULL;
+    if (!e)
+        return NULL;
+    e->sub = EX_REGEXP_REPLACE;
+    e->args[0] = a, e->args[1] = prog, e->args[2] = repl;
+    return finish_strict(p, e, err);
 }
 
 ex_expr *ex_expr_concat(ex_plan *p, ex_expr *sep, ex_expr *const *args, int n, pa_err *err)

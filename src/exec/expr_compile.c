@@ -295,11 +295,13 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         break;
     }
     case EX__TEXT: {
-        /* REPLACE's, LPAD's, RPAD's and REPEAT's b and c are constants, as
-         * the kernels take them (the bound of the result rests on them). */
+        /* REPLACE's, LPAD's, RPAD's, REPEAT's, TRANSLATE's and
+         * REGEXP_REPLACE's b and c are constants, as the kernels take them
+         * (the bound of the result rests on them; b of REGEXP_REPLACE is the
+         * compiled pattern). */
         int b = -1, c2 = -1;
         bool consts = e->sub == EX_REPLACE || e->sub == EX_LPAD || e->sub == EX_RPAD || e->sub == EX_REPEAT ||
-                      e->sub == EX_TRANSLATE;
+                      e->sub == EX_TRANSLATE || e->sub == EX_REGEXP_REPLACE;
         if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK)
             return rc;
         for (int k = 1; k < e->n_args; k++) {

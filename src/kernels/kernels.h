@@ -701,7 +701,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(IS_NULL)    /* sub 1: IS NOT NULL */                                    \
     X(SELECT)     /* dst = (a is TRUE) ? b : c (CASE) */                      \
     X(IN)         /* dst = a IN constants [imm, imm+imm2); sub 1: list had NULL */ \
-    X(LIKE)       /* dst = a LIKE constant b; sub 1: NOT LIKE */              \
+    X(LIKE)       /* dst = a LIKE constant b; sub bit 0: NOT; bit 1: b is a  \
+                     regular-expression program (kn_regex_compile), a ~ b */ \
     X(SUBSTR)     /* dst = SUBSTRING(a FROM b FOR c); imm 0: no FOR */        \
     X(EXTRACT)    /* dst = BIGINT field sub (kn_date_field) of DATE a */      \
     X(ADD_MONTHS) /* dst = DATE a + imm months, day clamped to month end */   \
@@ -776,11 +777,36 @@ typedef enum kn_strfn {
  * TRANSLATE: each character of a found in constant b (its first place
  * there) replaced by the character of constant c at that place, or dropped
  * when c is shorter. MD5: the MD5 digest of a's bytes, 32 lowercase hex
- * digits. */
+ * digits. REGEXP_REPLACE: a with the first match (every match under
+ * KN_RE_GLOBAL) of regular-expression program b, a constant from
+ * kn_regex_compile, replaced by constant c, in which \1..\9 are groups,
+ * \0 and \& the match, \\ a backslash (kn_regex.h). */
 typedef enum kn_textfn {
     KN_TEXT_UPPER, KN_TEXT_LOWER, KN_TEXT_INITCAP, KN_TEXT_CONCAT, KN_TEXT_CONCAT_WS, KN_TEXT_REPLACE,
-    KN_TEXT_LPAD, KN_TEXT_RPAD, KN_TEXT_REPEAT, KN_TEXT_REVERSE, KN_TEXT_TRANSLATE, KN_TEXT_MD5
+    KN_TEXT_LPAD, KN_TEXT_RPAD, KN_TEXT_REPEAT, KN_TEXT_REVERSE, KN_TEXT_TRANSLATE, KN_TEXT_MD5,
+    KN_TEXT_REGEXP_REPLACE
 } kn_textfn;
+
+/* Regular-expression programs (kn_regex.h runs them, per row, on every
+ * device). The syntax is the common part of PostgreSQL's AREs and RE2's:
+ * literal characters (UTF-8 code points), '.', bracket expressions with
+ * ranges, negation and [:alpha:] digit alnum upper lower space punct xdigit
+ * (ASCII, as RE2's), \d \D \w \W \s \S (ASCII), \t \n \r \f \v,
+ * escaped punctuation, ^ and $ (the string's start and end), ( ) and (?: ),
+ * |, * + ? {n} {n,} {n,m} and their lazy forms with ?. Flags: KN_RE_ICASE
+ * matches under simple case folding, KN_RE_GLOBAL makes REGEXP_REPLACE
+ * replace every match. A program has at most KN_RE_MAX_INSNS instructions
+ * (a{2,5} counts a's five times) in at most KN_RE_MAX_BYTES bytes. */
+enum {
+    KN_RE_MAGIC = 0x52, KN_RE_HDR = 4, KN_RE_MAX_INSNS = 128, KN_RE_MAX_BYTES = 4096,
+    KN_RE_ICASE = 1, KN_RE_GLOBAL = 2
+};
+/* Compiles pattern pat[0, len) with flags into out (KN_RE_MAX_BYTES),
+ * its length to *out_len. An invalid pattern, a construct outside the
+ * syntax above (backreferences, lookaround, \b, embedded options, ...) or
+ * one too complex is PA_EINVAL with a message naming the pattern, what is
+ * wrong and where (a 1-based character position); out is then undefined. */
+int kn_regex_compile(const char *pat, int64_t len, int flags, uint8_t *out, int64_t *out_len, pa_err *err);
 
 enum { KN_F_A_CONST = 1, KN_F_B_CONST = 2, KN_F_C_CONST = 4 };
 

@@ -60,6 +60,14 @@ static bool valid_type(pa_type t)
 
 static int check_text(const kn_program *p, pa_err *err);
 
+/* Whether constant k is a regular-expression program the matcher can run. */
+static bool regex_const(const kn_program *p, int k)
+{
+    const kn_value *v = &kn_program_consts(p)[k];
+    return v->type.id == PA_TYPE_VARCHAR && !v->is_null && (uint64_t)v->str_off + v->str_len <= p->pool_bytes &&
+           kn__re_check((const uint8_t *)kn_program_pool(p) + v->str_off, v->str_len);
+}
+
 int kn_program_check(const kn_program *p, pa_err *err)
 {
     if (!p || p->bytes < sizeof *p)
@@ -102,6 +110,10 @@ int kn_program_check(const kn_program *p, pa_err *err)
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad input %d", i, in->imm);
         if (in->op == KN_OP_IN && (in->imm < 0 || in->imm2 < 0 || in->imm + in->imm2 > p->n_consts))
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad IN list", i);
+        if (in->op == KN_OP_LIKE &&
+            (in->sub > 3 || in->a < 0 || in->b < 0 || !(in->flags & KN_F_B_CONST) ||
+             cs[in->b].type.id != PA_TYPE_VARCHAR || ((in->sub & 2) && !regex_const(p, in->b))))
+            return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad LIKE operands", i);
         if (i < p->n_prologue && in->op != KN_OP_CONST)
             return pa_error(err, PA_EINVAL, "expression program: prologue holds a %s", kn_opcode_name(in->op));
     }
@@ -226,11 +238,12 @@ static int check_text(const kn_program *p, pa_err *err)
             continue;
         n++;
         bool b_const = in->sub == KN_TEXT_REPLACE || in->sub == KN_TEXT_LPAD || in->sub == KN_TEXT_RPAD ||
-                       in->sub == KN_TEXT_REPEAT || in->sub == KN_TEXT_TRANSLATE;
+                       in->sub == KN_TEXT_REPEAT || in->sub == KN_TEXT_TRANSLATE || in->sub == KN_TEXT_REGEXP_REPLACE;
         bool c_const = b_const && in->sub != KN_TEXT_REPEAT;
-        if (in->sub > KN_TEXT_MD5 || in->type.id != PA_TYPE_VARCHAR || in->a < 0 ||
+        if (in->sub > KN_TEXT_REGEXP_REPLACE || in->type.id != PA_TYPE_VARCHAR || in->a < 0 ||
             (b_const && (in->b < 0 || !(in->flags & KN_F_B_CONST))) ||
-            (c_const && (in->c < 0 || !(in->flags & KN_F_C_CONST))))
+            (c_const && (in->c < 0 || !(in->flags & KN_F_C_CONST))) ||
+            (in->sub == KN_TEXT_REGEXP_REPLACE && !regex_const(p, in->b)))
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad TEXT operands", i);
     }
     if (n != p->n_text)

@@ -136,6 +136,10 @@ static inline int kn__str_cmp(kn__str a, kn__str b)
 }
 /* LIKE with % and _ (characters are UTF-8 code points). */
 bool kn__like(const char *s, int64_t n, const char *pat, int64_t m);
+/* Whether prog[0, len) is a regular-expression program kn_regex.h can run
+ * without reading outside it (kn_regex.c): the checks of a program that
+ * came from elsewhere. */
+bool kn__re_check(const uint8_t *prog, int64_t len);
 
 /* Loops of a binary instruction `in` over e->n rows (n must be a local). Exactly one form
  * of loop runs: register-register, register-constant or constant-register. */

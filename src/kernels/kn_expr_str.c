@@ -1,5 +1,6 @@
 /*
- * kn_expr_str.c - LIKE / NOT LIKE and SUBSTRING over string views.
+ * kn_expr_str.c - LIKE / NOT LIKE, the regular-expression match (~) and
+ * SUBSTRING over string views.
  *
  * Characters are UTF-8 code points: '_' matches one, SUBSTRING counts them.
  * The per-value matcher and SUBSTRING are kn__s_like and kn__s_substr
@@ -20,8 +21,14 @@ int kn__op_like(kn__eval *e, const kn_insn *in)
     const kn__str *A = a->data;
     kn__str pat = kn__const_str(e, &e->consts[in->b]);
     uint8_t *D = d->data = d->slot;
-    const uint8_t neg = in->sub != 0;
+    const uint8_t neg = in->sub & 1;
     const int n = e->n;
+    if (in->sub & 2) {   /* a ~ b: b is a regular-expression program */
+        for (int i = 0; i < n; i++)
+            D[i] = (uint8_t)(kn__re_like((const uint8_t *)pat.p, A[i]) ^ neg);
+        kn__valid_and2(e, d, a, NULL);
+        return PA_OK;
+    }
     /* Common shapes get direct loops: 'abc%', '%abc', '%abc%' without '_'. */
     const char *p = pat.p;
     int64_t m = pat.len;

@@ -114,6 +114,11 @@ int kn__op_text(kn__eval *e, const kn_insn *in)
             len = kn__s_translate(a, operand_str(e, in, 1, i), operand_str(e, in, 2, i), slot);
             break;
         case KN_TEXT_MD5: len = kn__s_md5(a, slot); break;
+        case KN_TEXT_REGEXP_REPLACE: {
+            kn__str prog = operand_str(e, in, 1, i);
+            len = kn__re_replace((const uint8_t *)prog.p, a, operand_str(e, in, 2, i), slot);
+            break;
+        }
         default: return pa_error(e->err, PA_EINVAL, "expression program: TEXT function %d", in->sub);
         }
         D[i].p = slot;

@@ -39,6 +39,7 @@
 #include <math.h>
 
 #include "kernels/kn_gpu.h"
+#include "kernels/kn_regex.h"
 #include "kernels/kn_scalar.h"
 #include "kernels/kn_scalar_f64.h"
 #include "kernels/kn_text.h"
@@ -547,6 +548,16 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
     return true;
 }
 
+/* a ~ b and regexp_replace(a, b, r) for one row, b a regular-expression
+ * program (kn_regex.h). Calls of their own: the VM's state (about 3.5 KiB,
+ * kn_regex.h) stays out of eval_row's frame and registers. */
+__device__ __noinline__ bool regex_like(kn__str prog, kn__str a) { return kn__re_like((const uint8_t *)prog.p, a); }
+
+__device__ __noinline__ int64_t regex_replace(kn__str prog, kn__str a, kn__str r, char *d)
+{
+    return kn__re_replace((const uint8_t *)prog.p, a, r, d);
+}
+
 /* A TEXT instruction for one row: the result in the row's slot of the
  * register's part of the text area (kernels.h, kn_text_reg). False when
  * the area is too small (a fault: the caller sized it for other inputs). */
@@ -609,6 +620,7 @@ __device__ __noinline__ bool text_fn(const prog_v &P, const kn_insn *in, int64_t
     case KN_TEXT_REVERSE: len = kn__s_reverse(a.s, slot); break;
     case KN_TEXT_TRANSLATE: len = kn__s_translate(a.s, b.s, c.s, slot); break;
     case KN_TEXT_MD5: len = kn__s_md5(a.s, slot); break;
+    case KN_TEXT_REGEXP_REPLACE: len = regex_replace(b.s, a.s, c.s, slot); break;
     default: break;
     }
     d->s.p = slot;
@@ -756,7 +768,7 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             break;
         }
         case KN_OP_LIKE:
-            d->i = kn__s_like(a.s.p, a.s.len, b.s.p, b.s.len) ^ (in->sub != 0);
+            d->i = ((in->sub & 2) ? regex_like(b.s, a.s) : kn__s_like(a.s.p, a.s.len, b.s.p, b.s.len)) ^ (in->sub & 1);
             *dv = va;
             break;
         case KN_OP_SUBSTR:

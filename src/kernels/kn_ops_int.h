@@ -30,6 +30,7 @@
 #define PISTA_KN_OPS_INT_H
 
 #include "kernels/kernels.h"
+#include "kernels/kn_regex.h"
 #include "kernels/kn_scalar.h"
 
 #ifdef __cplusplus
@@ -320,6 +321,18 @@ static inline PA_HD void kn__text_rule(const kn_program *p, const kn_insn *in, i
         k[0] = kn__max_char_bytes(kn_program_pool(p) + cs[in->c].str_off, cs[in->c].str_len);
         return;
     case KN_TEXT_MD5: *per_row = 32; return;
+    case KN_TEXT_REGEXP_REPLACE: {
+        /* At most n + 1 matches, which do not overlap: the text between
+         * them (n), the replacement's literal bytes each time ((n + 1) *
+         * lit) and each group reference's text (at most n in all). */
+        kn__str r = {kn_program_pool(p) + cs[in->c].str_off, cs[in->c].str_len};
+        int64_t lit, refs;
+        uint32_t groups;
+        kn__re_repl_measure(r, &lit, &refs, &groups);
+        k[0] = 1 + lit + refs;
+        *per_row = lit;
+        return;
+    }
     }
 }
 

@@ -439,6 +439,23 @@ static const char *like_pattern(sq_ctx *c, pgn *r, const char *what, int loc)
     return out;
 }
 
+/* PostgreSQL's s ~ p, s !~ p, s ~* p, s !~* p: regexp_like(s, p) (flag i
+ * for the * forms), NOT for the ! forms. The pattern must be a constant. */
+static sq_expr *regex_op(sq_ctx *c, const char *op, sq_expr *a, sq_expr *b, int loc)
+{
+    bool negate = op[0] == '!', icase = op[strlen(op) - 1] == '*';
+    sq_expr *v[3] = {as_text(c, a, false), as_text(c, b, false), NULL};
+    if (!v[0] || !v[1])
+        return NULL;
+    if (!ex_expr_is_const(v[1]->tx)) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "operator %s: the pattern must be a constant", op);
+        return NULL;
+    }
+    if (icase && !(v[2] = sq_const(c, ex_expr_varchar(c->plan, "i", c->err), loc)))
+        return NULL;
+    return sq_make(c, SQ_E_REGEX, negate, v, icase ? 3 : 2, loc);
+}
+
 static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx *ag)
 {
     const char *op = x->n_name ? sq_node_name(x->name[x->n_name - 1]) : "";
@@ -483,6 +500,8 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
             return NULL;
         if (!strcmp(op, "||"))
             return concat_op(c, a, b, loc);
+        if (!strcmp(op, "~") || !strcmp(op, "!~") || !strcmp(op, "~*") || !strcmp(op, "!~*"))
+            return regex_op(c, op, a, b, loc);
         static const struct { const char *op; sq_ekind k; int sub; } ops[] = {
             {"+", SQ_E_ARITH, EX_ADD}, {"-", SQ_E_ARITH, EX_SUB}, {"*", SQ_E_ARITH, EX_MUL},
             {"/", SQ_E_ARITH, EX_DIV}, {"%", SQ_E_ARITH, EX_MOD}, {"=", SQ_E_CMP, EX_EQ},    {"<>", SQ_E_CMP, EX_NE},
@@ -1635,6 +1654,20 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         }
         return sq_make(c, SQ_E_TEXT, text_fns[k].fn, v, (int)f->n_args, loc);
     }
+    if (!strcmp(lname, "regexp_like") || !strcmp(lname, "regexp_replace")) {
+        bool replace = lname[7] == 'r';
+        size_t lo = replace ? 3 : 2;
+        if (f->n_args < lo || f->n_args > lo + 1) {
+            sq_fail(c, loc, PA_EINVAL, "%s takes %s or %s arguments", lname, replace ? "three" : "two",
+                    replace ? "four" : "three");
+            return NULL;
+        }
+        sq_expr *v[4] = {0};
+        for (size_t i = 0; i < f->n_args; i++)
+            if (!(v[i] = as_text(c, sq_bind_expr(c, f->args[i], sc, ag), false)))
+                return NULL;
+        return sq_make(c, SQ_E_REGEX, replace ? 2 : 0, v, (int)f->n_args, loc);
+    }
     if (!strcmp(lname, "concat") || !strcmp(lname, "concat_ws")) {
         bool ws = lname[6] == '_';
         if (f->n_args < (ws ? 2u : 1u)) {
@@ -1761,7 +1794,8 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
                                         "length", "char_length", "octet_length", "strpos", "position",
                                         "starts_with", "left", "right", "btrim", "trim", "ltrim", "rtrim",
                                         "split_part", "upper", "lower", "initcap", "reverse", "replace", "lpad",
-                                        "rpad", "repeat", "concat", "concat_ws"};
+                                        "rpad", "repeat", "concat", "concat_ws", "translate", "md5",
+                                        "regexp_like", "regexp_replace"};
     sq_suggest sg;
     sq_suggest_init(&sg, lname);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)

@@ -206,6 +206,10 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_STRFN: return ex_expr_strfn(p, (ex_strfn)e->sub, ax[0], n > 1 ? ax[1] : NULL, n > 2 ? ax[2] : NULL, err);
     case SQ_E_TEXT: return ex_expr_text(p, (ex_textfn)e->sub, ax[0], n > 1 ? ax[1] : NULL, n > 2 ? ax[2] : NULL, err);
     case SQ_E_CONCAT: return e->sub ? ex_expr_concat(p, ax[0], ax + 1, n - 1, err) : ex_expr_concat(p, NULL, ax, n, err);
+    case SQ_E_REGEX:
+        if (e->sub == 2)
+            return ex_expr_regexp_replace(p, ax[0], ax[1], ax[2], n > 3 ? ax[3] : NULL, err);
+        return ex_expr_regexp_like(p, ax[0], ax[1], n > 2 ? ax[2] : NULL, e->sub == 1, err);
     case SQ_E_MATH: return ex_expr_math(p, (ex_math)e->sub, ax[0], n > 1 ? ax[1] : NULL, (int)e->n, e->flag, err);
     case SQ_E_AGG:
     case SQ_E_WINDOW:
@@ -332,10 +336,13 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b)
     case SQ_E_COL:
     case SQ_E_SUBQ: return a->col == b->col;
     case SQ_E_CONST: {
+        bool an = ex_expr_is_null_const(a->tx), bn = ex_expr_is_null_const(b->tx);
+        if (an || bn)
+            return an == bn;
         char x[256], y[256];
-        bool xn = ex_expr_const_text(a->tx, x, sizeof x) != PA_OK;
-        bool yn = ex_expr_const_text(b->tx, y, sizeof y) != PA_OK;
-        return xn == yn && (xn || strcmp(x, y) == 0);
+        if (ex_expr_const_text(a->tx, x, sizeof x) == PA_OK && ex_expr_const_text(b->tx, y, sizeof y) == PA_OK)
+            return strcmp(x, y) == 0;
+        return ex_expr_equal(a->tx, b->tx);   /* text too long for the buffers: every byte */
     }
     case SQ_E_LIKE:
         if (strcmp(a->text, b->text) != 0)

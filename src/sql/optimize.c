@@ -65,6 +65,7 @@ double sq_selectivity(sq_ctx *c, const sq_expr *e, double rows)
     case SQ_E_NOT: return 1 - sq_selectivity(c, e->args[0], rows);
     case SQ_E_ISNULL: return e->sub ? 0.95 : 0.05;
     case SQ_E_LIKE: return e->sub ? 0.9 : 0.1;
+    case SQ_E_REGEX: return e->sub == 1 ? 0.9 : 0.1;   /* as LIKE (regexp_replace is no predicate) */
     case SQ_E_IN: {
         const sq_expr *a = strip_cast(e->args[0]);
         double ndv = a->kind == SQ_E_COL ? col_ndv(c, a->col, rows) : 10;

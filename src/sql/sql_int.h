@@ -120,6 +120,8 @@ typedef enum sq_ekind {
     SQ_E_STRFN,               /* sub ex_strfn */
     SQ_E_TEXT,                /* sub ex_textfn */
     SQ_E_CONCAT,              /* sub 0: concat(args); 1: concat_ws(sep, args) */
+    SQ_E_REGEX,               /* sub 0: regexp_like(s, pattern[, flags]); 1: its NOT (!~);
+                                 2: regexp_replace(s, pattern, replacement[, flags]) */
     SQ_E_AGG,                 /* during binding only */
     SQ_E_GROUPING,            /* GROUPING(args): during binding only */
     SQ_E_SUBQ,                /* subquery placeholder: reads column `col` once planned */

@@ -56,7 +56,7 @@ const W = {
   setop: { none: 14, union: 1, unionAll: 1, intersect: 1, except: 1, intersectAll: 1 / 2, exceptAll: 1 / 2 },
   nFilters: { 0: 2, 1: 4, 2: 3, 3: 1 },
   pred: {
-    cmp: 8, colcmp: 2, between: 3, inList: 3, like: 3, isNull: 1,
+    cmp: 8, colcmp: 2, between: 3, inList: 3, like: 3, regexp: 2, isNull: 1,
     and: 2, or: 2, not: 1, sub: 2,
   },
   subPred: { inSub: 2, notInSub: 1, exists: 2, notExists: 1, scalarSub: 2, corrScalar: 2, corrAgg: 3 },
@@ -70,7 +70,7 @@ const W = {
   num: { col: 10, const: 1, add: 2, sub: 2, mul: 2, div: 1, cast: 1, case: 1, extract: 1 },
   str: { col: 8, substring: 2, case: 1, cast: 1, text: 3 },
   // functions that make new text (their constants ASCII, as the data)
-  textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1 },
+  textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1, regexpReplace: 2 },
   item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
   agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1, ordered: 1, stringAgg: 1 },
   // percentile_cont / median of integers (DuckDB keeps a DECIMAL's type and
@@ -291,6 +291,22 @@ function strConst(r, e) {
   return r.one(['a', 'f', 'm', 'Customer#000000500', 'Brand#3', 'carefully']);
 }
 const quote = (s) => `'${s.replace(/'/g, "''")}'`;
+// regexp_replace with a few fixed patterns, each with the JavaScript
+// RegExp that computes the same values (for the generator's vals): patterns
+// that never match empty text, where JavaScript's rules for empty matches
+// under g would differ from RE2's (DuckDB) and Pista's.
+const REGEXP_REPLACES = [
+  { pat: '[aeiou]', repl: '', flags: 'g', js: /[aeiou]/g, jsRepl: '' },
+  { pat: '([A-Za-z]+)#0*([0-9]+)', repl: '\\2:\\1', flags: '', js: /([A-Za-z]+)#0*([0-9]+)/, jsRepl: '$2:$1' },
+  { pat: '^(\\w+) (\\w+)', repl: '\\2 \\1', flags: '', js: /^(\w+) (\w+)/, jsRepl: '$2 $1' },
+  { pat: '[0-9]+', repl: '#', flags: 'g', js: /[0-9]+/g, jsRepl: '#' },
+  { pat: '(a|e)[a-z]', repl: '<\\0>', flags: 'gi', js: /(a|e)[a-z]/gi, jsRepl: '<$&>' },
+  { pat: '[[:upper:]]{2,3}?', repl: '[\\0]', flags: '', js: /[A-Z]{2,3}?/, jsRepl: '[$&]' },
+  { pat: 'ly( |$)', repl: '!\\1', flags: 'g', js: /ly( |$)/g, jsRepl: '!$1' },
+];
+// regexp_like's patterns (DuckDB gets a regexp_like macro over its
+// regexp_matches, the search match; its ~ is a full match).
+const REGEXP_LIKES = ['^[A-M]', 'ly$', 'e{2}', '(ca|de)[a-z]+', '[0-9]{3}', '#0*[1-3]', 'ar?[es]', '[[:upper:]]{4}', 'x|q'];
 function likePattern(r, e) {
   if (e.pats && (!e.vals || r.chance(0.6))) return r.one(e.pats);
   const v = strConst(r, e);
@@ -571,6 +587,11 @@ class Gen {
         const from = r.one(['A', 'e', 'ER', 'ly', ' ']), to = r.one(['', '#', 'xyz']);
         return { sql: `replace(${base.sql}, ${quote(from)}, ${quote(to)})`, t: t(map((v) => v.split(from).join(to))), hc: true };
       }
+      case 'regexpReplace': {
+        const x = r.one(REGEXP_REPLACES);
+        const flags = x.flags ? `, ${quote(x.flags)}` : '';
+        return { sql: `regexp_replace(${base.sql}, ${quote(x.pat)}, ${quote(x.repl)}${flags})`, t: t(map((v) => v.replace(x.js, x.jsRepl))), hc: true };
+      }
       case 'lpad':
       case 'rpad': {
         const n = r.int(1, 12), fill = r.one(['*', '-+', ' ']);
@@ -670,6 +691,11 @@ class Gen {
       case 'like': {
         const e = this.str(scope, 1);
         return { sql: `${e.sql}${r.chance(0.25) ? ' NOT' : ''} ${r.chance(0.2) ? 'ILIKE' : 'LIKE'} ${quote(likePattern(r, e.t))}` };
+      }
+      case 'regexp': {
+        const e = this.str(scope, 1);
+        const flags = r.chance(0.3) ? ", 'i'" : '';
+        return { sql: `${r.chance(0.25) ? 'NOT ' : ''}regexp_like(${e.sql}, ${quote(r.one(REGEXP_LIKES))}${flags})` };
       }
       case 'isNull': {
         const nullable = this.columns(scope, () => true).filter(({ it, c }) => it.nullable || c.nul);
@@ -1299,6 +1325,10 @@ async function openDuck(dir) {
     const file = path.join(dir, `${t}.parquet`).replace(/'/g, "''");
     await conn.run(`CREATE VIEW ${t} AS SELECT * FROM read_parquet('${file}')`);
   }
+  // PostgreSQL's regexp_like, which DuckDB lacks (its flags argument must be
+  // a constant, so the macro spells out the one flag the generator uses).
+  await conn.run(`CREATE MACRO regexp_like(s, p) AS regexp_matches(s, p),
+    (s, p, f) AS CASE WHEN f = 'i' THEN regexp_matches(s, p, 'i') ELSE regexp_matches(s, p) END`);
   return { api, conn };
 }
 async function runDuck(duck, sql) {
