@@ -283,12 +283,13 @@ int sq_fill_domain(sq_ctx *c, sq_subq *q, sq_node **srcs, int n_srcs)
         return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
     for (int i = 0; i < q->n_dom; i++)
         u[i] = -1;
-    uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    int nc = c->n_cols;   /* the outer columns' ids are below; columns made here are not */
+    uint8_t *set = sq_alloc(&c->A, (size_t)nc + 1);
     if (!set)
         return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
     for (int s = 0; s < n_srcs; s++) {
         int k = 0;
-        memset(set, 0, (size_t)c->n_cols + 1);
+        memset(set, 0, (size_t)nc + 1);
         for (int i = 0; i < q->n_dom; i++)
             if (q->dom_used[i] && u[i] < 0 && sq_node_has_col(srcs[s], q->dom_outer[i])) {
                 set[q->dom_outer[i]] = 1;
@@ -304,12 +305,12 @@ int sq_fill_domain(sq_ctx *c, sq_subq *q, sq_node **srcs, int n_srcs)
         sq_node *src = srcs[s];
         for (;;) {
             sq_node *next = NULL;
-            if (src->kind == SQ_L_JOIN && src->jkind == SQ_J_INNER && covers_cols(src->in[1], set, c->n_cols))
+            if (src->kind == SQ_L_JOIN && src->jkind == SQ_J_INNER && covers_cols(src->in[1], set, nc))
                 next = src->in[1];
             else if ((src->kind == SQ_L_JOIN && src->jkind != SQ_J_FULL) || src->kind == SQ_L_FILTER ||
                      src->kind == SQ_L_PROJECT || src->kind == SQ_L_DISTINCT || src->kind == SQ_L_WINDOW ||
                      src->kind == SQ_L_SORT || src->kind == SQ_L_LIMIT)
-                next = src->in[0] && covers_cols(src->in[0], set, c->n_cols) ? src->in[0] : NULL;
+                next = src->in[0] && covers_cols(src->in[0], set, nc) ? src->in[0] : NULL;
             if (!next)
                 break;
             src = next;

@@ -559,6 +559,11 @@ check "LATERAL reading two FROM items joined after them (their join, not the pro
 "n|s
 3030|1109"
 
+check "LATERAL reading one of three FROM items (once a heap overrun: difftest 1:48)" \
+  "select count(*) as c0, count(l5.x) as c1 from partsupp as t1, part as t2, part as t3 cross join lateral (select t4.l_commitdate as x from lineitem as t4 where t4.l_partkey = ps_partkey order by t4.l_quantity desc, t4.l_orderkey, t4.l_linenumber limit 3) as l5 where t1.ps_partkey = t2.p_partkey and t1.ps_partkey = t3.p_partkey and t2.p_mfgr not like '%turer#3'" \
+"c0|c1
+18888|18888"
+
 # --- refused: an error naming the construct, not a wrong answer
 refused "RIGHT JOIN LATERAL" \
   "select * from region r right join lateral (select n_name from nation n where n.n_regionkey = r.r_regionkey) t on true" \
