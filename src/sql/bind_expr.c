@@ -105,6 +105,14 @@ static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, 
             return PA_OK;
         }
     }
+    for (int i = 0; c->off_limits && i < c->off_limits->n; i++) {
+        const sq_binding *b = &c->off_limits->b[i];
+        if (!strcmp(b->name, name) && (!qual || (b->qual && !strcmp(b->qual, qual))))
+            return sq_fail(c, loc, PA_EINVAL,
+                           "invalid reference to FROM-clause entry for table \"%s\": a LATERAL subquery in a JOIN "
+                           "reads only the join's left side",
+                           b->qual ? b->qual : name);
+    }
     sq_suggest sg;
     sq_suggest_init(&sg, name);
     for (sq_scope *s = sc; s; s = s->outer)

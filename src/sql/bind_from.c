@@ -569,8 +569,15 @@ static int bind_lateral(sq_ctx *c, PgQuery__RangeSubselect *rs, sq_scope *sc, sq
     q->kind = SQ_S_LATERAL;
     q->domain = true;
     q->loc = -1;
+    /* Under LEFT JOIN the items before the join are off limits
+     * (PostgreSQL's rule): named in the error. */
+    const sq_scope *saved_off = c->off_limits;
+    sq_scope off = {.b = sc->b, .n = v0, .cap = v0};
+    c->off_limits = v0 > 0 ? &off : NULL;
     c->want_domain = false;
-    if ((rc = sq_bind_select(c, rs->subquery, &ls, &m, &names, q)))
+    rc = sq_bind_select(c, rs->subquery, &ls, &m, &names, q);
+    c->off_limits = saved_off;
+    if (rc)
         return rc;
     if (q->n_corr > q->n_dcorr)
         return sq_fail_corr(c, q->corr[q->n_dcorr]->loc,

@@ -338,6 +338,8 @@ typedef struct sq_ctx {
     const char **mat_names;   /* their names (arena) */
     int n_mats, cap_mats;
     bool want_domain;         /* the error being returned is a correlation the domain method takes */
+    const sq_scope *off_limits; /* binding a LATERAL under JOIN: the FROM items before the join,
+                                 which it may not read (named in the error) */
     const void **dom_hint;    /* subqueries (SelectStmt) once bound with a domain: so again, at once */
     int n_dom_hint, cap_dom_hint;
 } sq_ctx;

@@ -456,7 +456,7 @@ class Gen {
       sql += ` ${joinWord(r, kind)} ${right} ON ${cond.join(' AND ')}`;
     }
     if (level < 2 && this.extChance(W.lateral)) {
-      const lat = this.ext(() => this.lateralItem(scope, rows));
+      const lat = this.ext(() => this.lateralItem(scope, rows, explicit));
       if (lat) {
         scope.items.push(lat.item);
         sql += lat.sql;
@@ -469,9 +469,14 @@ class Gen {
   // COUNT(*) and SUM per outer row (COUNT 0 where none), a top-n per outer
   // row (a total order), or all the matching rows; comma, CROSS JOIN, JOIN
   // ... ON TRUE or LEFT JOIN ... ON TRUE.
-  lateralItem(scope, rows) {
+  // Under LEFT JOIN it reads only the join's left side (PostgreSQL's rule):
+  // after comma-separated items, the last one.
+  lateralItem(scope, rows, explicit) {
     const r = this.r;
-    const keys = this.keyCols(scope).filter(({ it }) => !it.lateral);
+    const join = r.pick(W.lateralJoin);
+    const last = scope.items[scope.items.length - 1];
+    const onlyLast = join === 'left' && !explicit;
+    const keys = this.keyCols(scope).filter(({ it }) => !it.lateral && (!onlyLast || it === last));
     if (!keys.length) return null;
     const { it, c } = r.one(keys);
     const name = r.one(TABLE_NAMES.filter((n) => TABLES[n].cols.some((x) => x.key === c.key)));
@@ -479,7 +484,7 @@ class Gen {
     const ii = inner.items[0];
     const ic = ii.cols.find((x) => x.key === c.key);
     const where = [`${ii.alias}.${ic.name} = ${this.ref(inner, it, c)}`];
-    if (r.chance(W.lateralSecond)) {
+    if (!onlyLast && r.chance(W.lateralSecond)) {
       // a second FROM item read too
       const o = this.columns(scope, (x) => isNum(x) && !x.key).filter((x) => x.it !== it && !x.it.lateral);
       const mine = ii.cols.filter((x) => isNum(x) && !x.key);
@@ -490,7 +495,8 @@ class Gen {
     }
     where.push(...this.subFilters(inner, 1));
     if (r.chance(W.deepCorr)) {
-      const d = this.deepPred(inner, scope);
+      // two levels out: the same outer item (D from one relation)
+      const d = this.deepPred(inner, { items: [it], parent: null });
       if (d) where.push(d);
     }
     const alias = this.alias('l');
@@ -519,7 +525,6 @@ class Gen {
       if (out > MAX_ROWS) return null;
     }
     const body = `LATERAL (SELECT ${sel} FROM ${name} AS ${ii.alias} WHERE ${where.join(' AND ')}${tail}) AS ${alias}`;
-    const join = r.pick(W.lateralJoin);
     const item = { alias, cols, rows: out, lateral: true, nullable: join === 'left' };
     const sql = join === 'comma' ? `, ${body}` : join === 'cross' ? ` CROSS JOIN ${body}`
       : join === 'left' ? ` LEFT JOIN ${body} ON TRUE` : ` JOIN ${body} ON TRUE`;

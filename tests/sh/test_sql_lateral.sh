@@ -568,6 +568,9 @@ check "LATERAL reading one of three FROM items (once a heap overrun: difftest 1:
 refused "RIGHT JOIN LATERAL" \
   "select * from region r right join lateral (select n_name from nation n where n.n_regionkey = r.r_regionkey) t on true" \
   "the combining JOIN type must be INNER or LEFT for a LATERAL reference"
+refused "LEFT JOIN LATERAL reading an item before the join (PostgreSQL's rule)" \
+  "select count(*) from region r2, region r3 left join lateral (select count(*) as n from nation n where n.n_regionkey = r2.r_regionkey) t on true" \
+  'invalid reference to FROM-clause entry for table "r2"'
 refused "a LATERAL function call" \
   "select * from region r, lateral generate_series(1, r.r_regionkey) g" \
   "LATERAL function calls in FROM are not supported"
