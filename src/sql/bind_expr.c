@@ -59,7 +59,11 @@ static int loc_of(pgn *n)
 /* ---------------------------------------------------------------- names */
 static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, int loc, int *col)
 {
+    /* The domain scopes right outside sc are sc's own level (D is a
+     * relation of its FROM); any other scope is an outer one. */
+    bool local = true;
     for (sq_scope *s = sc; s; s = s->outer) {
+        local = local && (s == sc || s->domain);
         int found = -1, count = 0, fcol = -1;
         for (int i = 0; i < s->n; i++) {
             sq_binding *b = &s->b[i];
@@ -83,11 +87,32 @@ static int resolve(sq_ctx *c, sq_scope *sc, const char *qual, const char *name, 
         if (count > 1)
             return sq_fail(c, loc, PA_EINVAL, "column reference \"%s\" is ambiguous", name);
         if (found >= 0) {
-            if (s != sc)
+            if (!local)
                 sc->used_outer = true;
+            /* A domain column read; where it copies the outer level's
+             * domain column, that one is read too. */
+            int used = fcol;
+            for (sq_subq *q = s->domain; q;) {
+                int i = 0;
+                while (i < q->n_dom && q->dom_inner[i] != used)
+                    i++;
+                if (i == q->n_dom)
+                    break;
+                q->dom_used[i] = true;
+                used = q->dom_outer[i];
+                q = q->dom_up;
+            }
             *col = fcol;
             return PA_OK;
         }
+    }
+    for (int i = 0; c->off_limits && i < c->off_limits->n; i++) {
+        const sq_binding *b = &c->off_limits->b[i];
+        if (!strcmp(b->name, name) && (!qual || (b->qual && !strcmp(b->qual, qual))))
+            return sq_fail(c, loc, PA_EINVAL,
+                           "invalid reference to FROM-clause entry for table \"%s\": a LATERAL subquery in a JOIN "
+                           "reads only the join's left side",
+                           b->qual ? b->qual : name);
     }
     sq_suggest sg;
     sq_suggest_init(&sg, name);
@@ -1893,6 +1918,49 @@ static sq_expr *bind_case(sq_ctx *c, PgQuery__CaseExpr *ce, sq_scope *sc, sq_agg
 
 static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_aggctx *ag);
 
+/* Forget the error being returned (a correlation the domain method takes)
+ * before binding again. */
+static void clear_for_domain(sq_ctx *c)
+{
+    pa_err_clear(c->err);
+    c->err_loc = -1;
+    c->want_domain = false;
+}
+
+/* Bind subquery sel for q: as it stands (its correlation a join on its
+ * WHERE conditions), or, where that cannot take its correlation (an error
+ * with want_domain), again with a domain: D, the distinct values of the
+ * outer columns it reads, in its FROM (sq_subq.domain). */
+static int bind_subquery(sq_ctx *c, pgn *sel, sq_scope *sc, sq_node **plan, const char ***names, sq_subq *q)
+{
+    /* A subquery bound again (its enclosing one took a domain) that needed
+     * a domain before needs one again: straight there (else each level of
+     * nesting would double the work). */
+    const void *key = sel && sel->node_case == PG_QUERY__NODE__NODE_SELECT_STMT ? (const void *)sel->select_stmt : NULL;
+    for (int i = 0; key && sc && i < c->n_dom_hint; i++)
+        if (c->dom_hint[i] == key)
+            q->domain = true;
+    c->want_domain = false;
+    int rc = sq_bind_select(c, sel, sc, plan, names, q);
+    if (rc == PA_OK || !c->want_domain || q->domain || !sc)
+        return rc;
+    clear_for_domain(c);
+    if (key && c->n_dom_hint == c->cap_dom_hint) {
+        int cap = c->cap_dom_hint ? 2 * c->cap_dom_hint : 8;
+        const void **v = sq_alloc(&c->A, (size_t)cap * sizeof *v);
+        if (!v)
+            return sq_fail(c, q->loc, PA_ENOMEM, "binding: out of memory");
+        if (c->n_dom_hint)
+            memcpy(v, c->dom_hint, (size_t)c->n_dom_hint * sizeof *v);
+        c->dom_hint = v;
+        c->cap_dom_hint = cap;
+    }
+    if (key)
+        c->dom_hint[c->n_dom_hint++] = key;
+    *q = (sq_subq){.kind = q->kind, .test = q->test, .loc = q->loc, .domain = true};
+    return sq_bind_select(c, sel, sc, plan, names, q);
+}
+
 /* The same aggregate of a correlated subquery: the subquery rewritten as
  * (SELECT agg(its column) FROM ... WHERE ...), a correlated scalar
  * aggregate, decorrelated as those are (COUNT 0, MIN and MAX NULL for an
@@ -1977,8 +2045,13 @@ static sq_expr *subquery_agg(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, ex_a
     inner->loc = loc;
     const char **names;
     sq_node *plan;
-    if (sq_bind_select(c, sl->subselect, sc, &plan, &names, inner) != PA_OK)
-        return NULL;
+    c->want_domain = false;
+    if (sq_bind_select(c, sl->subselect, sc, &plan, &names, inner) != PA_OK) {
+        if (!c->want_domain)
+            return NULL;
+        clear_for_domain(c);   /* correlated: bound again below, with a domain where needed */
+        return correlated_agg(c, sl, sc, k, loc);
+    }
     if (inner->n_corr || inner->grouped)
         return correlated_agg(c, sl, sc, k, loc);
     if (plan->n_out != 1) {
@@ -2104,7 +2177,7 @@ static sq_expr *bind_sublink(sq_ctx *c, PgQuery__SubLink *sl, sq_scope *sc, sq_a
     }
     const char **names;
     sq_node *plan;
-    if (sq_bind_select(c, sl->subselect, sc, &plan, &names, q) != PA_OK)
+    if (bind_subquery(c, sl->subselect, sc, &plan, &names, q) != PA_OK)
         return NULL;
     q->plan = plan;
     if (q->grouped && q->kind != SQ_S_SCALAR && q->having) {

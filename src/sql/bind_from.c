@@ -258,6 +258,9 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
     if (!fn || fn->node_case != PG_QUERY__NODE__NODE_FUNC_CALL)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "this table function is not supported");
     PgQuery__FuncCall *call = fn->func_call;
+    if (rf->lateral)
+        return sq_fail(c, call->location, PA_EUNSUPPORTED,
+                       "LATERAL function calls in FROM are not supported (a LATERAL subquery is: LATERAL (SELECT ...))");
     const char *name = call->n_funcname ? sq_node_name(call->funcname[call->n_funcname - 1]) : "";
     if (!strcasecmp(name, "generate_series") || !strcasecmp(name, "range"))
         return bind_series(c, rf, call, !strcasecmp(name, "range"), sc, f);
@@ -419,9 +422,22 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "this join type is not supported");
     sq_from lf = {0}, rf = {0};
     sq_from *lp = outer ? &lf : f, *rp = outer ? &rf : f;
+    bool lateral = j->rarg && j->rarg->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT &&
+                   j->rarg->range_subselect->lateral;
+    if (lateral && (right || full))
+        return sq_fail(c, -1, PA_EINVAL, "the combining JOIN type must be INNER or LEFT for a LATERAL reference");
     int lstart = sc->n;
     int rc = sq_bind_from(c, j->larg, sc, lp);
     int rstart = sc->n;
+    sq_node *l = NULL, *r;
+    if (rc == PA_OK && outer && lateral) {
+        /* LEFT JOIN LATERAL: the lateral rows come from the left side. */
+        if ((rc = sq_join_graph(c, lf.rels, lf.n_rels, lf.conj, lf.n_conj, &l)))
+            return rc;
+        rf.lat_left = l;
+        rf.lat_vis0 = lstart;
+        rf.lat_vis1 = rstart;
+    }
     if (rc == PA_OK)
         rc = sq_bind_from(c, j->rarg, sc, rp);
     if (rc)
@@ -460,10 +476,12 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
     /* LEFT (or RIGHT, mirrored): the preserved side stays whole; ON
      * conjuncts on the other side alone filter it before the join. FULL
      * preserves both sides: every ON conjunct stays a join condition. */
-    sq_node *l, *r;
-    if ((rc = sq_join_graph(c, lf.rels, lf.n_rels, lf.conj, lf.n_conj, &l)) ||
+    if ((!l && (rc = sq_join_graph(c, lf.rels, lf.n_rels, lf.conj, lf.n_conj, &l))) ||
         (rc = sq_join_graph(c, rf.rels, rf.n_rels, rf.conj, rf.n_conj, &r)))
         return rc;
+    for (int i = 0; i < rf.n_lat_conj; i++)   /* the lateral's correlation: join conditions */
+        if ((rc = sq_conjuncts(c, rf.lat_conj[i], &on, &n_on, &cap_on)))
+            return rc;
     if (right) {
         sq_node *t = l;
         l = r;
@@ -508,6 +526,214 @@ static int bind_join(sq_ctx *c, PgQuery__JoinExpr *j, sq_scope *sc, sq_from *f)
     return add_rel(c, f, jn);
 }
 
+/* LATERAL (subquery): it may read the columns of the FROM items before it
+ * (f's relations; under LEFT JOIN the join's left side, f->lat_left). Bound
+ * with a domain (sq_subq.domain): D, the distinct values of the columns it
+ * reads, is a relation of its FROM, so it is a derived table of D's rows
+ * with D's columns among its outputs, joined to the left side on them (IS
+ * NOT DISTINCT FROM). An aggregate without GROUP BY gives each D row one row
+ * (COUNT 0 where the row has none: D LEFT JOIN the groups, the values over
+ * no rows put in). A LIMIT is cut per D row (a row_number() window). */
+static int bind_lateral(sq_ctx *c, PgQuery__RangeSubselect *rs, sq_scope *sc, sq_from *f)
+{
+    const char *qual = rs->alias ? lower(c, rs->alias->aliasname) : NULL;
+    sq_node *m;
+    const char **names;
+    int rc;
+    PgQuery__SelectStmt *st = rs->subquery && rs->subquery->node_case == PG_QUERY__NODE__NODE_SELECT_STMT
+                                  ? rs->subquery->select_stmt
+                                  : NULL;
+    if (st && st->op != PG_QUERY__SET_OPERATION__SETOP_NONE &&
+        st->op != PG_QUERY__SET_OPERATION__SET_OPERATION_UNDEFINED) {
+        /* A set operation: an ordinary derived table when it reads nothing
+         * of the items before it. */
+        rc = sq_bind_select(c, rs->subquery, NULL, &m, &names, NULL);
+        if (rc == PA_ENOTFOUND) {
+            pa_err_clear(c->err);
+            c->err_loc = -1;
+            return sq_fail(c, -1, PA_EUNSUPPORTED,
+                           "a LATERAL subquery with UNION, INTERSECT or EXCEPT that reads earlier FROM items is not "
+                           "supported");
+        }
+        return rc ? rc : derived_rel(c, m, names, qual, rs->alias, -1, sc, f);
+    }
+    /* The names it may read. */
+    int v0 = f->lat_left ? f->lat_vis0 : 0, v1 = f->lat_left ? f->lat_vis1 : sc->n;
+    sq_scope ls = {.outer = sc->outer};
+    if (!(ls.b = sq_alloc(&c->A, (size_t)(v1 - v0 + 1) * sizeof *ls.b)))
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    memcpy(ls.b, sc->b + v0, (size_t)(v1 - v0) * sizeof *ls.b);
+    ls.n = ls.cap = v1 - v0;
+    sq_subq *q = sq_alloc(&c->A, sizeof *q);
+    if (!q)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    q->kind = SQ_S_LATERAL;
+    q->domain = true;
+    q->loc = -1;
+    /* Under LEFT JOIN the items before the join are off limits
+     * (PostgreSQL's rule): named in the error. */
+    const sq_scope *saved_off = c->off_limits;
+    sq_scope off = {.b = sc->b, .n = v0, .cap = v0};
+    c->off_limits = v0 > 0 ? &off : NULL;
+    c->want_domain = false;
+    rc = sq_bind_select(c, rs->subquery, &ls, &m, &names, q);
+    c->off_limits = saved_off;
+    if (rc)
+        return rc;
+    if (q->n_corr > q->n_dcorr)
+        return sq_fail_corr(c, q->corr[q->n_dcorr]->loc,
+                            "a LATERAL subquery that also reads an enclosing query's columns is not supported here");
+    int n_vis = 0;
+    while (n_vis < m->n_out && names[n_vis])
+        n_vis++;
+    if (rs->alias && rs->alias->n_colnames > (size_t)n_vis)
+        return sq_fail(c, -1, PA_EINVAL, "%s has %d columns but %zu names were given", qual ? qual : "subquery", n_vis,
+                       rs->alias->n_colnames);
+    sq_expr **cond = sq_alloc(&c->A, (size_t)(2 * q->n_dom + 1) * sizeof *cond);
+    if (!cond)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    int n_cond = 0;
+    sq_node *r = m;
+    if (!q->grouped) {
+        /* Joined on its correlation columns (D's, or their groups'). */
+        for (int i = 0; i < q->n_dcorr; i++)
+            cond[n_cond++] = q->corr[i];
+    } else {
+        /* A second copy of D (columns e) LEFT JOIN the groups on the
+         * correlation, the values over no rows where it found none. */
+        sq_node *d2 = sq_node_new(c, SQ_L_PROJECT, q->n_dom);
+        int *e = sq_alloc(&c->A, (size_t)(q->n_dom + 1) * sizeof *e);
+        if (!d2 || !e || !(d2->exprs = sq_alloc(&c->A, (size_t)(q->n_dom + 1) * sizeof *d2->exprs)))
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        d2->in[0] = q->dnode;
+        d2->est = q->dnode->est;
+        for (int i = 0; i < q->n_dom; i++) {
+            int o = q->dom_outer[i];
+            if ((e[i] = d2->out[i] = sq_new_col(c, c->cols[o].name, c->cols[o].type)) < 0 ||
+                !(d2->exprs[i] = sq_col_ref(c, q->dom_inner[i], -1)))
+                return c->err->code;
+            c->cols[e[i]].stat = c->cols[o].stat;
+        }
+        sq_expr **lc = sq_alloc(&c->A, (size_t)(q->n_dcorr + 1) * sizeof *lc);
+        sq_node *lj = sq_node_new(c, SQ_L_JOIN, d2->n_out + m->n_out);
+        sq_node *p = sq_node_new(c, SQ_L_PROJECT, q->n_dom + n_vis);
+        const char **pn = sq_alloc(&c->A, (size_t)(n_vis + 1) * sizeof *pn);
+        if (!lc || !lj || !p || !pn || !(p->exprs = sq_alloc(&c->A, (size_t)(q->n_dom + n_vis + 1) * sizeof *p->exprs)))
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < q->n_dcorr; i++)
+            if (!(lc[i] = sq_subst_cols(c, q->corr[i], q->dom_outer, e, q->n_dom)))
+                return c->err->code;
+        lj->jkind = SQ_J_LEFT;
+        lj->single = true;
+        lj->in[0] = d2;
+        lj->in[1] = m;
+        lj->conj = lc;
+        lj->n_conj = q->n_dcorr;
+        memcpy(lj->out, d2->out, (size_t)d2->n_out * sizeof(int));
+        memcpy(lj->out + d2->n_out, m->out, (size_t)m->n_out * sizeof(int));
+        lj->est = sq_estimate(c, lj);
+        p->in[0] = lj;
+        p->est = lj->est;
+        for (int i = 0; i < q->n_dom; i++) {
+            p->out[i] = e[i];
+            if (!(p->exprs[i] = sq_col_ref(c, e[i], -1)))
+                return c->err->code;
+        }
+        for (int j = 0; j < n_vis; j++) {
+            sq_expr *v = sq_col_ref(c, m->out[j], -1), *x = v;
+            if (v && q->empties[j]) {
+                sq_expr *mc = sq_col_ref(c, q->match_col, -1);
+                sq_expr *emp = sq_subst_cols(c, q->empties[j], q->dom_inner, e, q->n_dom);
+                sq_expr *a[3] = {mc ? sq_make(c, SQ_E_ISNULL, 0, &mc, 1, -1) : NULL,
+                                 emp ? sq_cast(c, emp, v->type, -1) : NULL, v};
+                x = a[0] && a[1] ? sq_make(c, SQ_E_CASE, 0, a, 3, -1) : NULL;
+            }
+            if (!x)
+                return c->err->code ? c->err->code : PA_EINTERNAL;
+            p->exprs[q->n_dom + j] = x;
+            if ((p->out[q->n_dom + j] = x == v ? v->col : sq_new_col(c, names[j], v->type)) < 0)
+                return c->err->code;
+            pn[j] = names[j];
+        }
+        /* Joined to the left side on D's columns. */
+        for (int i = 0; i < q->n_dom; i++) {
+            if (!q->dom_used[i])
+                continue;
+            if ((rc = sq_not_distinct(c, sq_col_ref(c, e[i], -1), sq_col_ref(c, q->dom_outer[i], -1), cond + n_cond)))
+                return rc;
+            n_cond += 2;
+        }
+        r = p;
+        names = pn;
+        /* derived_rel binds r's first n_vis outputs: put the values first. */
+        int *o2 = sq_alloc(&c->A, (size_t)(p->n_out + 1) * sizeof *o2);
+        sq_expr **x2 = sq_alloc(&c->A, (size_t)(p->n_out + 1) * sizeof *x2);
+        if (!o2 || !x2)
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        for (int i = 0; i < p->n_out; i++) {
+            int from = i < n_vis ? q->n_dom + i : i - n_vis;
+            o2[i] = p->out[from];
+            x2[i] = p->exprs[from];
+        }
+        p->out = o2;
+        p->exprs = x2;
+    }
+    const char **vn = sq_alloc(&c->A, (size_t)(n_vis + 1) * sizeof *vn);
+    if (!vn)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    memcpy(vn, names, (size_t)n_vis * sizeof *vn);
+    /* D's rows: from the left side, or the one relation whose columns it
+     * reads. Reading several relations of a FROM list (whose join
+     * conditions WHERE has not given yet), D would be the product of each
+     * one's values: the lateral is joined after the others instead
+     * (sq_from.lat_later), D from their join. */
+    int n_src = 0, missing = 0;
+    for (int k = 0; !f->lat_left && k < f->n_rels; k++) {
+        bool reads = false;
+        for (int i = 0; i < q->n_dom && !reads; i++)
+            reads = q->dom_used[i] && sq_node_has_col(f->rels[k], q->dom_outer[i]);
+        n_src += reads;
+    }
+    for (int i = 0; !f->lat_left && i < q->n_dom; i++) {
+        int k = 0;
+        while (q->dom_used[i] && k < f->n_rels && !sq_node_has_col(f->rels[k], q->dom_outer[i]))
+            k++;
+        missing += q->dom_used[i] && k == f->n_rels;   /* an earlier LATERAL's column */
+    }
+    if ((n_src > 1 || (missing && f->n_later)) && f->top) {
+        if (f->n_later == f->cap_later) {
+            int cap = f->cap_later ? 2 * f->cap_later : 4;
+            sq_lateral *v = sq_alloc(&c->A, (size_t)cap * sizeof *v);
+            if (!v)
+                return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+            if (f->n_later)
+                memcpy(v, f->later, (size_t)f->n_later * sizeof *v);
+            f->later = v;
+            f->cap_later = cap;
+        }
+        f->later[f->n_later++] = (sq_lateral){q, r, cond, n_cond};
+        for (int i = 0; i < n_vis; i++) {
+            const char *name = rs->alias && (size_t)i < rs->alias->n_colnames
+                                   ? lower(c, sq_node_name(rs->alias->colnames[i]))
+                                   : vn[i];
+            if ((rc = sq_scope_add(c, sc, qual, name, r->out[i])))
+                return rc;
+        }
+        return PA_OK;
+    }
+    sq_node **srcs = f->lat_left ? &f->lat_left : f->rels;
+    if ((rc = sq_fill_domain(c, q, srcs, f->lat_left ? 1 : f->n_rels)))
+        return rc;
+    if (f->lat_left) {
+        f->lat_conj = cond;
+        f->n_lat_conj = n_cond;
+    } else
+        for (int i = 0; i < n_cond; i++)
+            if ((rc = sq_conjuncts(c, cond[i], &f->conj, &f->n_conj, &f->cap_conj)))
+                return rc;
+    return derived_rel(c, r, vn, qual, rs->alias, -1, sc, f);
+}
+
 int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f)
 {
     switch (item->node_case) {
@@ -515,7 +741,7 @@ int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f)
     case PG_QUERY__NODE__NODE_RANGE_SUBSELECT: {
         PgQuery__RangeSubselect *rs = item->range_subselect;
         if (rs->lateral)
-            return sq_fail(c, -1, PA_EUNSUPPORTED, "LATERAL subqueries are not supported");
+            return bind_lateral(c, rs, sc, f);
         sq_node *n;
         const char **names;
         int rc = sq_bind_select(c, rs->subquery, NULL, &n, &names, NULL);

@@ -795,15 +795,24 @@ static int plan_ordered_sets(sq_ctx *c, sq_node **node, const aggstate *st, sq_e
     return PA_OK;
 }
 
-/* A column of this block read outside an aggregate, or NULL. */
-static const sq_expr *bare_col(const sq_expr *e, int block_start)
+static bool is_dom_col(const sq_subq *q, int col)
+{
+    for (int i = 0; q && q->domain && i < q->n_dom; i++)
+        if (q->dom_inner[i] == col)
+            return true;
+    return false;
+}
+
+/* A column of this block read outside an aggregate, or NULL (a domain
+ * column is a group key). */
+static const sq_expr *bare_col(const sq_expr *e, int block_start, const sq_subq *dom)
 {
     if (!e || e->kind == SQ_E_AGG)
         return NULL;
     if (e->kind == SQ_E_COL)
-        return e->col >= block_start ? e : NULL;
+        return e->col >= block_start && !is_dom_col(dom, e->col) ? e : NULL;
     for (int i = 0; i < e->n_args; i++) {
-        const sq_expr *b = bare_col(e->args[i], block_start);
+        const sq_expr *b = bare_col(e->args[i], block_start, dom);
         if (b)
             return b;
     }
@@ -812,8 +821,10 @@ static const sq_expr *bare_col(const sq_expr *e, int block_start)
 
 /* e (before aggregation) with every aggregate replaced by its value over
  * no rows: COUNT 0, the others NULL. */
-static sq_expr *over_no_rows(sq_ctx *c, sq_expr *e)
+static sq_expr *over_no_rows(sq_ctx *c, sq_expr *e, const sq_subq *dom)
 {
+    if (e->kind == SQ_E_COL && is_dom_col(dom, e->col))
+        return e;   /* an outer value: read after the join (sq_subst_cols) */
     switch (e->kind) {
     case SQ_E_AGG: {
         bool count = e->sub == EX_AGG_COUNT || e->sub == EX_AGG_COUNT_STAR || e->sub == EX_AGG_COUNT_DISTINCT;
@@ -834,7 +845,7 @@ static sq_expr *over_no_rows(sq_ctx *c, sq_expr *e)
             return NULL;
         }
         for (int i = 0; i < e->n_args; i++)
-            if (!(a[i] = over_no_rows(c, e->args[i])))
+            if (!(a[i] = over_no_rows(c, e->args[i], dom)))
                 return NULL;
         return sq_rebuild(c, e, a);
     }
@@ -847,21 +858,21 @@ static sq_expr *over_no_rows(sq_ctx *c, sq_expr *e)
  * rows instead: its select expression with COUNT 0 and the other
  * aggregates NULL, or NULL when HAVING is not true for no rows. That value
  * (a constant) goes to q->empty, NULL when it is NULL. */
-static int empty_value(sq_ctx *c, sq_expr *value, sq_expr *having, sq_subq *q)
+static int empty_value(sq_ctx *c, sq_expr *value, sq_expr *having, const sq_subq *dom, sq_expr **out)
 {
-    sq_expr *v = over_no_rows(c, value);
+    sq_expr *v = over_no_rows(c, value, dom);
     if (v && having) {
-        sq_expr *a[2] = {over_no_rows(c, having), v};
+        sq_expr *a[2] = {over_no_rows(c, having, dom), v};
         v = sq_make(c, SQ_E_CASE, 0, a, 2, value->loc);
     }
     if (!v)
         return c->err->code ? c->err->code : PA_EINTERNAL;
-    q->empty = NULL;
+    *out = NULL;
     if (ex_expr_is_null_const(v->tx))
         return PA_OK;
     if (ex_expr_is_const(v->tx) && v->kind != SQ_E_CONST && !(v = sq_const(c, v->tx, value->loc)))
         return c->err->code;
-    q->empty = v;
+    *out = v;
     return PA_OK;
 }
 
@@ -1311,6 +1322,103 @@ static int bind_values(sq_ctx *c, PgQuery__SelectStmt *s, sq_node **out, const c
 static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out,
                          const char ***names_out, sq_subq *corr_for);
 
+/* q's domain column for outer column col (made on first use). */
+static int dom_col(sq_ctx *c, sq_subq *q, int col)
+{
+    for (int i = 0; i < q->n_dom; i++)
+        if (q->dom_outer[i] == col)
+            return q->dom_inner[i];
+    int id = sq_new_col(c, c->cols[col].name, c->cols[col].type);
+    if (id < 0)
+        return -1;
+    c->cols[id].stat = c->cols[col].stat;   /* D holds the outer column's values */
+    q->dom_outer[q->n_dom] = col;
+    q->dom_inner[q->n_dom] = id;
+    q->dom_used[q->n_dom++] = false;
+    return id;
+}
+
+/* The domain of q: the scopes of the outer level (outer and the domain
+ * scopes right outside it, which are that level's too) copied, each name
+ * reading a new column of D, in front of the levels beyond; and D itself,
+ * a relation whose rows are set once the outer rows are planned
+ * (sq_fill_domain). Columns made here are q's block's own. */
+static int domain_scopes(sq_ctx *c, sq_scope *outer, sq_subq *q, sq_scope **first)
+{
+    int n_lvl = 0, nb = 0;
+    sq_scope *rest = outer;
+    for (; rest && (rest == outer || rest->domain); rest = rest->outer) {
+        n_lvl++;
+        nb += 2 * rest->n;
+    }
+    sq_scope *copies = sq_alloc(&c->A, (size_t)(n_lvl + 1) * sizeof *copies);
+    q->dom_outer = sq_alloc(&c->A, (size_t)(nb + 1) * sizeof(int));
+    q->dom_inner = sq_alloc(&c->A, (size_t)(nb + 1) * sizeof(int));
+    q->dom_used = sq_alloc(&c->A, (size_t)(nb + 1) * sizeof(bool));
+    if (!copies || !q->dom_outer || !q->dom_inner || !q->dom_used)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    q->n_dom = 0;
+    sq_scope *o = outer;
+    for (int k = 0; k < n_lvl; k++, o = o->outer) {
+        sq_scope *d = &copies[k];
+        if (o->domain)
+            q->dom_up = o->domain;
+        d->domain = q;
+        d->outer = k + 1 < n_lvl ? &copies[k + 1] : rest;
+        if (!(d->b = sq_alloc(&c->A, (size_t)(o->n + 1) * sizeof *d->b)))
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        d->n = d->cap = o->n;
+        for (int i = 0; i < o->n; i++) {
+            d->b[i] = o->b[i];
+            if ((d->b[i].col = dom_col(c, q, o->b[i].col)) < 0 ||
+                (o->b[i].merged >= 0 && (d->b[i].merged = dom_col(c, q, o->b[i].merged)) < 0))
+                return c->err->code;
+        }
+    }
+    sq_node *dn = sq_node_new(c, SQ_L_PROJECT, q->n_dom);
+    if (!dn || !(dn->exprs = sq_alloc(&c->A, (size_t)(q->n_dom + 1) * sizeof *dn->exprs)))
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    memcpy(dn->out, q->dom_inner, (size_t)q->n_dom * sizeof(int));
+    dn->est = 1000;   /* a guess: the outer rows are not planned yet */
+    q->dnode = dn;
+    *first = n_lvl ? &copies[0] : outer;
+    return PA_OK;
+}
+
+/* A correlated LIMIT / OFFSET under a domain: the rows of each domain row
+ * (partition by the correlation columns of node, which hold D's) numbered
+ * by the ORDER BY, those numbered offset + 1 .. offset + limit kept. */
+static int domain_limit(sq_ctx *c, sq_node **node, const sq_expr *const *corr, int n_corr, int block_start,
+                        const int *order_pos, ex_sort_key *keys, int n_order, int64_t limit, int64_t offset)
+{
+    sq_node *in = *node;
+    sq_vec part = {0}, ord = {0};
+    uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+    if (!set)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    for (int i = 0; i < n_corr; i++)
+        sq_expr_cols(corr[i], set);
+    int rc;
+    for (int i = 0; i < in->n_out; i++)
+        if (in->out[i] >= block_start && set[in->out[i]] && (rc = push(c, &part, sq_col_ref(c, in->out[i], -1))))
+            return rc;
+    for (int i = 0; i < n_order; i++)
+        if ((rc = push(c, &ord, sq_col_ref(c, in->out[order_pos[i]], -1))))
+            return rc;
+    sq_expr *rn = sq_window_call(c, EX_WIN_ROW_NUMBER, NULL, part.v, part.n, ord.v, keys, n_order, -1);
+    if (!rn || (rc = plan_windows(c, node, &rn, 1)))
+        return c->err->code ? c->err->code : PA_EINTERNAL;
+    sq_expr *lo[2] = {rn, iconst(c, offset)}, *hi[2] = {rn, iconst(c, offset + limit)};
+    sq_expr *cond[2] = {sq_make(c, SQ_E_CMP, EX_GT, lo, 2, -1), sq_make(c, SQ_E_CMP, EX_LE, hi, 2, -1)};
+    if (!cond[0] || !cond[1] || !(*node = sq_filter(c, *node, cond, limit >= 0 ? 2 : 1)))
+        return c->err->code;
+    sq_vec keep = {0};
+    for (int i = 0; i < in->n_out; i++)
+        if ((rc = push(c, &keep, sq_col_ref(c, in->out[i], -1))))
+            return rc;
+    return (*node = project(c, *node, keep.v, keep.n, NULL)) ? PA_OK : c->err->code;
+}
+
 /* One SELECT block, with its WINDOW clause's names visible in it only. */
 static int bind_block(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_node **out, const char ***names_out,
                       sq_subq *corr_for)
@@ -1347,13 +1455,24 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     if (s->group_distinct)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "GROUP BY DISTINCT is not supported");
 
-    /* FROM */
-    sq_scope sc = {.outer = outer};
-    sq_from f = {0};
+    /* FROM, with the domain first where there is one (a LATERAL item may
+     * read its columns too). */
+    sq_scope *dom_first = NULL;
+    sq_subq *dom = corr_for && corr_for->domain ? corr_for : NULL;
+    if (dom && (rc = domain_scopes(c, outer, dom, &dom_first)))
+        return rc;
+    sq_scope sc = {.outer = dom ? dom_first : outer};
+    sq_from f = {.top = true};
+    if (dom) {
+        if (!(f.rels = sq_alloc(&c->A, 8 * sizeof *f.rels)))
+            return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        f.cap_rels = 8;
+        f.rels[f.n_rels++] = dom->dnode;
+    }
     for (size_t i = 0; i < s->n_from_clause; i++)
         if ((rc = sq_bind_from(c, s->from_clause[i], &sc, &f)))
             return rc;
-    if (s->n_from_clause == 0) {
+    if (s->n_from_clause == 0 && f.n_rels == 0) {
         sq_node *v = sq_node_new(c, SQ_L_VALUES, 0);
         if (!v)
             return c->err->code;
@@ -1389,8 +1508,9 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
             bool has_sub = sq_expr_has(v[i], SQ_E_SUBQ);
             if (refs_outer(c, v[i], block_start)) {
                 if (!corr_for || has_sub)
-                    return sq_fail(c, v[i]->loc, PA_EUNSUPPORTED,
-                                   "this correlated reference is not supported (only in WHERE conditions of a subquery)");
+                    return sq_fail_corr(c, v[i]->loc,
+                                        "this correlated reference is not supported (only in WHERE conditions of a "
+                                        "subquery)");
                 rc = push(c, &corr, v[i]);
             } else
                 rc = push(c, has_sub ? &subq : &plain, v[i]);
@@ -1400,8 +1520,49 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     }
     sc.used_outer = false;
     sq_node *node;
+    /* Conjuncts reading a LATERAL joined after the others: after it. */
+    sq_vec late = {0};
+    if (f.n_later) {
+        int kept = 0;
+        for (int i = 0; i < plain.n; i++) {
+            bool reads = false;
+            uint8_t *set = sq_alloc(&c->A, (size_t)c->n_cols + 1);
+            if (!set)
+                return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+            sq_expr_cols(plain.v[i], set);
+            for (int k = 0; k < f.n_later && !reads; k++)
+                for (int j = 0; j < f.later[k].rel->n_out && !reads; j++)
+                    reads = set[f.later[k].rel->out[j]];
+            if (reads)
+                rc = push(c, &late, plain.v[i]);
+            else
+                plain.v[kept++] = plain.v[i];
+            if (rc)
+                return rc;
+        }
+        plain.n = kept;
+    }
     if ((rc = sq_join_graph_sub(c, f.rels, f.n_rels, plain.v, plain.n, subq.v, &subq.n, &node)))
         return rc;
+    for (int k = 0; k < f.n_later; k++) {
+        sq_lateral *L = &f.later[k];
+        if ((rc = sq_fill_domain(c, L->q, &node, 1)))
+            return rc;
+        sq_node *j = sq_node_new(c, SQ_L_JOIN, node->n_out + L->rel->n_out);
+        if (!j)
+            return c->err->code;
+        j->jkind = SQ_J_INNER;
+        j->in[0] = node;
+        j->in[1] = L->rel;
+        j->conj = L->cond;
+        j->n_conj = L->n_cond;
+        memcpy(j->out, node->out, (size_t)node->n_out * sizeof(int));
+        memcpy(j->out + node->n_out, L->rel->out, (size_t)L->rel->n_out * sizeof(int));
+        j->est = sq_estimate(c, j);
+        node = j;
+    }
+    if (late.n && !(node = sq_filter(c, node, late.v, late.n)))
+        return c->err->code;
     if (subq.n && (rc = sq_apply_conjuncts(c, node, subq.v, subq.n, &node)))
         return rc;
 
@@ -1601,8 +1762,27 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                            "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
     }
     if (sc.used_outer)
-        return sq_fail(c, -1, PA_EUNSUPPORTED,
-                       "a correlated reference outside the subquery's WHERE conditions is not supported");
+        return sq_fail_corr(c, -1, "a correlated reference outside the subquery's WHERE conditions is not supported");
+
+    /* Under a domain the subquery is correlated through D's columns: each
+     * one read IS NOT DISTINCT FROM its outer column (first in corr). */
+    if (dom) {
+        sq_vec dc = {0};
+        for (int i = 0; i < dom->n_dom; i++) {
+            if (!dom->dom_used[i])
+                continue;
+            sq_expr *two[2];
+            if ((rc = sq_not_distinct(c, sq_col_ref(c, dom->dom_inner[i], -1), sq_col_ref(c, dom->dom_outer[i], -1),
+                                      two)) ||
+                (rc = push(c, &dc, two[0])) || (rc = push(c, &dc, two[1])))
+                return rc;
+        }
+        dom->n_dcorr = dc.n;
+        for (int i = 0; i < corr.n; i++)
+            if ((rc = push(c, &dc, corr.v[i])))
+                return rc;
+        corr = dc;
+    }
 
     /* Ordered-set aggregates: windows over the rows, then plain aggregates. */
     {
@@ -1629,22 +1809,34 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     bool grouped = st.groups.n > 0 || st.aggs.n > 0;
     if (!grouped && having)
         grouped = true;
+    bool user_groups = st.groups.n > 0;
     if (corr.n && corr_for && grouped) {
-        if (st.groups.n)
-            return sq_fail(c, corr.v[0]->loc, PA_EUNSUPPORTED,
-                           "a correlated subquery with GROUP BY is not supported");
+        if (st.groups.n && !dom)
+            return sq_fail_corr(c, corr.v[0]->loc, "a correlated subquery with GROUP BY is not supported");
         /* Without GROUP BY, the correlation keys are no group keys the
          * select list or HAVING may read (PostgreSQL's rule). */
-        for (int i = 0; i <= sel.n; i++) {
-            const sq_expr *b = bare_col(i < sel.n ? sel.v[i] : having, block_start);
+        for (int i = 0; !user_groups && i <= sel.n; i++) {
+            const sq_expr *b = bare_col(i < sel.n ? sel.v[i] : having, block_start, dom);
             if (b)
                 return sq_fail(c, b->loc, PA_EINVAL,
                                "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function",
                                c->cols[b->col].name);
         }
-        /* The value for outer rows that no inner row matches. */
-        if (sel.n && (rc = empty_value(c, sel.v[0], having, corr_for)))
+        /* The value for outer rows that no inner row matches (a LATERAL
+         * one: every column's). */
+        if (!user_groups && sel.n && (rc = empty_value(c, sel.v[0], having, dom, &corr_for->empty)))
             return rc;
+        if (!user_groups && corr_for->kind == SQ_S_LATERAL) {
+            if (having)
+                return sq_fail(c, having->loc, PA_EUNSUPPORTED,
+                               "HAVING without GROUP BY in a LATERAL aggregate subquery is not supported");
+            corr_for->n_vis = n_vis;
+            if (!(corr_for->empties = sq_alloc(&c->A, (size_t)(n_vis + 1) * sizeof *corr_for->empties)))
+                return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+            for (int i = 0; i < n_vis; i++)
+                if ((rc = empty_value(c, sel.v[i], NULL, dom, &corr_for->empties[i])))
+                    return rc;
+        }
         /* Scalar aggregate over correlated rows: group on the inner side
          * of each equality; the join then brings each group to its row. */
         for (int i = 0; i < corr.n; i++) {
@@ -1656,12 +1848,17 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                     inner_side = l_out ? 1 : 0;
             }
             if (inner_side < 0)
-                return sq_fail(c, e->loc, PA_EUNSUPPORTED,
-                               "a correlated aggregate subquery needs equality correlations (inner = outer)");
+                return sq_fail_corr(c, e->loc,
+                                    "a correlated aggregate subquery needs equality correlations (inner = outer)");
             if ((rc = push(c, &st.groups, e->args[inner_side])))
                 return rc;
         }
-        corr_for->grouped = true;
+        /* D's columns are group keys too (the select list may read them:
+         * one value per group). */
+        for (int i = 0; dom && i < dom->n_dom; i++)
+            if (dom->dom_used[i] && (rc = push(c, &st.groups, sq_col_ref(c, dom->dom_inner[i], -1))))
+                return rc;
+        corr_for->grouped = !user_groups;
     }
     if (with_sets && corr_for && corr.n)
         return sq_fail(c, -1, PA_EUNSUPPORTED, "grouping sets in a correlated subquery are not supported");
@@ -1685,10 +1882,12 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                 return c->err->code;
         if (having && !(having = post_agg(c, having, &st)))
             return c->err->code;
-        if (corr_for && corr_for->grouped) {
+        if (corr_for && corr.n) {
             for (int i = 0; i < corr.n; i++)
                 if (!(corr.v[i] = post_agg(c, corr.v[i], &st)))
                     return c->err->code;
+        }
+        if (corr_for && corr_for->grouped) {
             /* HAVING of a correlated aggregate: not a filter of the groups
              * (a key whose group fails it would look unmatched and get the
              * empty value) but part of the value: NULL when it fails. */
@@ -1796,11 +1995,23 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
         /* The decorrelated plan holds the rows of every outer row at once,
          * so a LIMIT there would cut across them. A scalar aggregate has one
          * row per outer row and EXISTS needs one: LIMIT n >= 1 changes
-         * neither. */
+         * neither. Under a domain the rows of each domain row are numbered
+         * and cut (a window). */
         if (limit != 0 && offset == 0 && (corr_for->grouped || corr_for->kind == SQ_S_EXISTS))
             limit = -1;
-        else
-            return sq_fail(c, -1, PA_EUNSUPPORTED, "LIMIT or OFFSET in a correlated subquery is not supported");
+        else if (corr_for->grouped)
+            return sq_fail(c, -1, PA_EUNSUPPORTED,
+                           "LIMIT or OFFSET in a correlated subquery is not supported here (LIMIT 0 or OFFSET over "
+                           "an aggregate)");
+        else if (!dom)
+            return sq_fail_corr(c, -1, "LIMIT or OFFSET in a correlated subquery is not supported");
+        else {
+            if ((rc = domain_limit(c, &node, (const sq_expr *const *)corr.v, corr.n, block_start, order_pos, keys,
+                                   n_order, limit, offset)))
+                return rc;
+            limit = -1;
+            offset = 0;
+        }
     }
     if (n_order) {
         sq_node *so = sq_node_new(c, SQ_L_SORT, node->n_out);
@@ -1854,6 +2065,23 @@ static sq_expr *null_stand_in(sq_ctx *c, pa_type t)
     }
     sq_expr *e = x ? sq_const(c, x, -1) : NULL;
     return e ? sq_cast(c, e, t, -1) : NULL;
+}
+
+int sq_not_distinct(sq_ctx *c, sq_expr *a, sq_expr *b, sq_expr **out2)
+{
+    sq_expr *key[2], *flag[2], *side[2] = {a, b};
+    for (int s = 0; s < 2; s++) {
+        sq_expr *col = side[s];
+        sq_expr *isn = col ? sq_make(c, SQ_E_ISNULL, 0, &col, 1, -1) : NULL;
+        sq_expr *alt = isn ? null_stand_in(c, col->type) : NULL;
+        sq_expr *cs[3] = {isn, alt, col};
+        if (!alt || !(key[s] = sq_make(c, SQ_E_CASE, 0, cs, 3, -1)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+        flag[s] = isn;
+    }
+    if (!(out2[0] = sq_make(c, SQ_E_CMP, EX_EQ, key, 2, -1)) || !(out2[1] = sq_make(c, SQ_E_CMP, EX_EQ, flag, 2, -1)))
+        return c->err->code ? c->err->code : PA_EINTERNAL;
+    return PA_OK;
 }
 
 /* INTERSECT / EXCEPT of two sides with equal column types: the distinct

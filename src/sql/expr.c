@@ -83,6 +83,19 @@ int sq_fail(sq_ctx *c, int loc, int code, const char *fmt, ...)
     return pa_error(c->err, code, "%s", msg);
 }
 
+int sq_fail_corr(sq_ctx *c, int loc, const char *fmt, ...)
+{
+    if (c->err && c->err->code != PA_OK)
+        return c->err->code;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    c->want_domain = true;
+    return sq_fail(c, loc, PA_EUNSUPPORTED, "%s", msg);
+}
+
 int sq_new_col(sq_ctx *c, const char *name, pa_type t)
 {
     if (c->n_cols == c->cap_cols) {

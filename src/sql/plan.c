@@ -243,13 +243,152 @@ static int magic_exists(sq_ctx *c, sq_node *outer, sq_subq *q)
     return magic_insert(c, &q->plan, m, cond, k, iset);
 }
 
+/* ---------------------------------------------------------------- domains
+ * A subquery bound with a domain (sq_subq.domain) has D, a relation of its
+ * FROM, in place of the outer columns it reads; D's rows are the distinct
+ * values of those columns in the outer rows, set here once the outer rows
+ * are planned. The outer plan is then read twice (as for magic sets), so
+ * it must not hold a LIMIT. */
+sq_expr *sq_subst_cols(sq_ctx *c, sq_expr *e, const int *from, const int *to, int n)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == SQ_E_COL) {
+        for (int i = 0; i < n; i++)
+            if (from[i] == e->col)
+                return sq_col_ref(c, to[i], e->loc);
+        return e;
+    }
+    if (e->n_args == 0 || e->kind == SQ_E_SUBQ)
+        return e;
+    sq_expr **a = sq_alloc(&c->A, (size_t)e->n_args * sizeof *a);
+    if (!a) {
+        sq_fail(c, e->loc, PA_ENOMEM, "planning: out of memory");
+        return NULL;
+    }
+    bool changed = false;
+    for (int i = 0; i < e->n_args; i++) {
+        if (!(a[i] = sq_subst_cols(c, e->args[i], from, to, n)))
+            return NULL;
+        changed |= a[i] != e->args[i];
+    }
+    return changed ? sq_rebuild(c, e, a) : e;
+}
+
+int sq_fill_domain(sq_ctx *c, sq_subq *q, sq_node **srcs, int n_srcs)
+{
+    sq_node *dn = q->dnode, *prod = NULL;
+    int *u = sq_alloc(&c->A, (size_t)(q->n_dom + 1) * sizeof *u);
+    if (!u)
+        return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
+    for (int i = 0; i < q->n_dom; i++)
+        u[i] = -1;
+    int nc = c->n_cols;   /* the outer columns' ids are below; columns made here are not */
+    uint8_t *set = sq_alloc(&c->A, (size_t)nc + 1);
+    if (!set)
+        return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
+    for (int s = 0; s < n_srcs; s++) {
+        int k = 0;
+        memset(set, 0, (size_t)nc + 1);
+        for (int i = 0; i < q->n_dom; i++)
+            if (q->dom_used[i] && u[i] < 0 && sq_node_has_col(srcs[s], q->dom_outer[i])) {
+                set[q->dom_outer[i]] = 1;
+                k++;
+            }
+        if (!k)
+            continue;
+        /* The smallest part of the source that holds the columns: D needs
+         * every value the outer rows have, and may hold more (its rows that
+         * no outer row has join nothing), so through filters, the sides of
+         * inner joins, the preserved side of the others, DISTINCT, WINDOW
+         * and below a LIMIT (whose rows, read twice, could differ). */
+        sq_node *src = srcs[s];
+        for (;;) {
+            sq_node *next = NULL;
+            if (src->kind == SQ_L_JOIN && src->jkind == SQ_J_INNER && covers_cols(src->in[1], set, nc))
+                next = src->in[1];
+            else if ((src->kind == SQ_L_JOIN && src->jkind != SQ_J_FULL) || src->kind == SQ_L_FILTER ||
+                     src->kind == SQ_L_PROJECT || src->kind == SQ_L_DISTINCT || src->kind == SQ_L_WINDOW ||
+                     src->kind == SQ_L_SORT || src->kind == SQ_L_LIMIT)
+                next = src->in[0] && covers_cols(src->in[0], set, nc) ? src->in[0] : NULL;
+            if (!next)
+                break;
+            src = next;
+        }
+        if (sq_node_has_limit(src, false))
+            return sq_fail(c, q->loc, PA_EUNSUPPORTED,
+                           "a subquery correlated through another subquery, or a LATERAL one, over rows cut by LIMIT is "
+                           "not supported (its outer rows are read twice)");
+        sq_node *p = sq_node_new(c, SQ_L_PROJECT, k);
+        if (!p || !(p->exprs = sq_alloc(&c->A, (size_t)(k + 1) * sizeof *p->exprs)))
+            return sq_fail(c, q->loc, PA_ENOMEM, "planning: out of memory");
+        p->in[0] = src;
+        p->est = src->est;
+        k = 0;
+        for (int i = 0; i < q->n_dom; i++)
+            if (q->dom_used[i] && u[i] < 0 && sq_node_has_col(src, q->dom_outer[i])) {
+                int o = q->dom_outer[i];
+                if ((u[i] = sq_new_col(c, c->cols[o].name, c->cols[o].type)) < 0 ||
+                    !(p->exprs[k] = sq_col_ref(c, o, q->loc)))
+                    return c->err->code;
+                c->cols[u[i]].stat = c->cols[o].stat;
+                p->out[k++] = u[i];
+            }
+        sq_node *d = sq_node_new(c, SQ_L_DISTINCT, k);
+        if (!d)
+            return c->err->code;
+        memcpy(d->out, p->out, (size_t)k * sizeof(int));
+        d->in[0] = p;
+        d->est = sq_estimate(c, d);
+        if (prod) {
+            sq_node *j = sq_node_new(c, SQ_L_JOIN, prod->n_out + k);
+            if (!j)
+                return c->err->code;
+            j->jkind = SQ_J_INNER;
+            j->in[0] = prod;
+            j->in[1] = d;
+            memcpy(j->out, prod->out, (size_t)prod->n_out * sizeof(int));
+            memcpy(j->out + prod->n_out, d->out, (size_t)k * sizeof(int));
+            j->est = sq_estimate(c, j);
+            d = j;
+        }
+        prod = d;
+    }
+    for (int i = 0; i < q->n_dom; i++)
+        if (q->dom_used[i] && u[i] < 0)
+            return sq_fail(c, q->loc, PA_EUNSUPPORTED,
+                           "column \"%s\" of an outer query cannot be read by this subquery here (it is not among "
+                           "the rows the subquery is joined to)",
+                           c->cols[q->dom_outer[i]].name);
+    if (!prod) {   /* no outer column read: one row */
+        if (!(prod = sq_node_new(c, SQ_L_VALUES, 0)))
+            return c->err->code;
+        prod->n_rows = 1;
+        prod->est = 1;
+    }
+    for (int i = 0; i < q->n_dom; i++) {
+        ex_expr *x = u[i] < 0 ? ex_expr_null(c->plan, c->cols[dn->out[i]].type, c->err) : NULL;
+        if (!(dn->exprs[i] = u[i] >= 0 ? sq_col_ref(c, u[i], q->loc) : x ? sq_const(c, x, q->loc) : NULL))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+    }
+    dn->in[0] = prod;
+    return PA_OK;
+}
+
 /* Join subquery q into node; kind SEMI/ANTI/MARK/LEFT. */
 static int join_subquery(sq_ctx *c, sq_node *node, sq_subq *q, sq_jkind kind, int mark, sq_node **out)
 {
     int rc;
-    if (kind == SQ_J_LEFT && q->grouped && (rc = magic_set(c, node, q)))
+    if (q->domain) {
+        /* D from the outer rows; the value over no rows reads the outer
+         * columns in place of D's. */
+        if ((rc = sq_fill_domain(c, q, &node, 1)))
+            return rc;
+        if (q->empty && !(q->empty = sq_subst_cols(c, q->empty, q->dom_inner, q->dom_outer, q->n_dom)))
+            return c->err->code;
+    } else if (kind == SQ_J_LEFT && q->grouped && (rc = magic_set(c, node, q)))
         return rc;
-    if ((kind == SQ_J_SEMI || kind == SQ_J_ANTI) && (rc = magic_exists(c, node, q)))
+    else if ((kind == SQ_J_SEMI || kind == SQ_J_ANTI) && (rc = magic_exists(c, node, q)))
         return rc;
     sq_node *sub = q->plan;
     int n_cond = q->n_corr + (q->kind == SQ_S_IN ? 1 : 0);
@@ -264,8 +403,8 @@ static int join_subquery(sq_ctx *c, sq_node *node, sq_subq *q, sq_jkind kind, in
         sq_expr_cols(q->corr[i], set);
         for (int id = 0; id < c->n_cols; id++)
             if (set[id] && !sq_node_has_col(node, id) && !sq_node_has_col(sub, id))
-                return sq_fail(c, q->corr[i]->loc, PA_EUNSUPPORTED,
-                               "a subquery correlated with a query two levels out is not supported");
+                return sq_fail_corr(c, q->corr[i]->loc,
+                                    "a subquery correlated with a query two levels out is not supported here");
         cond[k++] = q->corr[i];
     }
     if (q->kind == SQ_S_IN) {

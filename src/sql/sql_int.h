@@ -237,7 +237,10 @@ typedef struct sq_node {
 } sq_node;
 
 /* ------------------------------------------------------------- subqueries */
-typedef enum sq_skind { SQ_S_SCALAR, SQ_S_EXISTS, SQ_S_IN } sq_skind;
+typedef enum sq_skind {
+    SQ_S_SCALAR, SQ_S_EXISTS, SQ_S_IN,
+    SQ_S_LATERAL,             /* a LATERAL derived table (bind_from.c) */
+} sq_skind;
 
 struct sq_subq {
     sq_skind kind;
@@ -256,6 +259,26 @@ struct sq_subq {
     sq_expr *empty;
     int match_col;
     int loc;
+    /* The domain (dependent join, Neumann & Kemper 2015), where correlation
+     * the join above cannot take (a nested subquery reading this one's outer
+     * query, an outer column outside WHERE, GROUP BY, LIMIT) or a LATERAL
+     * derived table: D, the distinct values of the outer columns the
+     * subquery reads, is a relation of its FROM (dnode) and those columns
+     * resolve to D's (dom_inner). The subquery is then correlated only
+     * through `D's column IS NOT DISTINCT FROM the outer one` (the first
+     * n_dcorr of corr), which the one-level joins take; D's input is set
+     * once the outer rows are planned (sq_fill_domain). */
+    bool domain;
+    int n_dom;
+    int *dom_outer, *dom_inner;
+    bool *dom_used;
+    struct sq_subq *dom_up;   /* the outer level's own domain (its columns among dom_outer), or NULL */
+    sq_node *dnode;
+    int n_dcorr;
+    /* LATERAL over an aggregate without GROUP BY: each visible column's
+     * value over no rows (NULL: NULL), over D's columns. */
+    sq_expr **empties;
+    int n_vis;
 };
 
 /* ---------------------------------------------------------------- scopes */
@@ -274,6 +297,8 @@ typedef struct sq_scope {
     int n, cap;
     struct sq_scope *outer;   /* enclosing query's FROM scope (correlation) */
     bool used_outer;          /* set when a name resolved in an outer scope */
+    sq_subq *domain;          /* a domain scope: the outer level's names, reading D's columns
+                                 (the subquery's own, so no outer reference for it) */
 } sq_scope;
 
 typedef struct sq_cte {
@@ -316,6 +341,11 @@ typedef struct sq_ctx {
     ex_result **mats;         /* materialized WITH results, freed after the statement */
     const char **mat_names;   /* their names (arena) */
     int n_mats, cap_mats;
+    bool want_domain;         /* the error being returned is a correlation the domain method takes */
+    const sq_scope *off_limits; /* binding a LATERAL under JOIN: the FROM items before the join,
+                                 which it may not read (named in the error) */
+    const void **dom_hint;    /* subqueries (SelectStmt) once bound with a domain: so again, at once */
+    int n_dom_hint, cap_dom_hint;
 } sq_ctx;
 
 /* Several ranks (distribute.c): run the part of *root that one rank's share
@@ -338,6 +368,9 @@ int sq_keep_result(sq_ctx *c, const char *name, ex_result *r);
 
 /* Record an error at loc (byte offset) and return its code. */
 int sq_fail(sq_ctx *c, int loc, int code, const char *fmt, ...) PA_PRINTF(4, 5);
+/* The same for a correlation that binding the subquery again with a domain
+ * (sq_subq.domain) can take: sets want_domain when it is the first error. */
+int sq_fail_corr(sq_ctx *c, int loc, const char *fmt, ...) PA_PRINTF(3, 4);
 int sq_new_col(sq_ctx *c, const char *name, pa_type t);
 
 /* Expressions (expr.c): made typed; NULL on error (c->err set). */
@@ -379,11 +412,30 @@ typedef struct sq_aggctx {
     bool window;              /* window functions may appear here (select list, ORDER BY) */
     bool in_window;           /* binding a window function's arguments */
 } sq_aggctx;
+typedef struct sq_lateral {  /* a LATERAL joined after the other FROM items */
+    sq_subq *q;
+    sq_node *rel;
+    sq_expr **cond;           /* its join conditions */
+    int n_cond;
+} sq_lateral;
 typedef struct sq_from {
     sq_node **rels;
     int n_rels, cap_rels;
     sq_expr **conj;
     int n_conj, cap_conj;
+    /* LEFT JOIN LATERAL: the left side (the lateral's rows come from it
+     * alone), its names sc->b[lat_vis0, lat_vis1), and the correlation
+     * conditions, which the caller makes join conditions */
+    sq_node *lat_left;
+    int lat_vis0, lat_vis1;
+    sq_expr **lat_conj;
+    int n_lat_conj;
+    /* A SELECT block's own FROM list (not a side of an outer join): a
+     * LATERAL reading several of its items is joined after the others
+     * (later), its D from their join */
+    bool top;
+    sq_lateral *later;
+    int n_later, cap_later;
 } sq_from;
 int sq_bind_from(sq_ctx *c, pgn *item, sq_scope *sc, sq_from *f);
 sq_expr *sq_bind_expr(sq_ctx *c, pgn *n, sq_scope *sc, sq_aggctx *ag);
@@ -438,6 +490,16 @@ int sq_apply_conjuncts(sq_ctx *c, sq_node *in, sq_expr **conj, int n, sq_node **
  * (a selective IN filters its table before the big joins, TPC-H Q18). The
  * others stay in conj (*n updated). */
 int sq_push_subqueries(sq_ctx *c, sq_node **rels, int n_rels, sq_expr **conj, int *n);
+/* Give q's domain its rows: the distinct values of the outer columns it
+ * reads, from srcs (each column from the first source holding it; several
+ * sources cross-joined). */
+int sq_fill_domain(sq_ctx *c, sq_subq *q, sq_node **srcs, int n_srcs);
+/* e with column ids from[i] read as to[i]. */
+sq_expr *sq_subst_cols(sq_ctx *c, sq_expr *e, const int *from, const int *to, int n);
+/* a IS NOT DISTINCT FROM b as two equalities a hash join takes as keys:
+ * CASE WHEN a IS NULL THEN stand-in ELSE a END = (the same of b), and
+ * (a IS NULL) = (b IS NULL) (bind_select.c). */
+int sq_not_distinct(sq_ctx *c, sq_expr *a, sq_expr *b, sq_expr **out2);
 /* Join every subquery of e into *node; returns e reading their columns. */
 sq_expr *sq_join_subqueries(sq_ctx *c, sq_expr *e, sq_node **node);
 /* Join the relations with the conjuncts: pushdown, ordering (optimize.c). */

@@ -95,7 +95,19 @@ const W = {
   winFrame: { default: 4, whole: 2, rangeOffset: 2 },
   winPart: { 0: 2, 1: 3, 2: 1 },             // PARTITION BY expressions
   winOrder: { 0: 1, 1: 4, 2: 1 },            // ORDER BY expressions
+  // Drawn from a second random stream (seed:index:ext), so the queries of
+  // the first stream are as before where these do not fire:
+  deepCorr: 1 / 3,                           // a correlated EXISTS / aggregate holds a nested
+                                             // EXISTS / IN reading the query two levels out
+  deeper: 1 / 4,                             // ... that holds one reading it three levels out
+  lateral: 1 / 5,                            // a LATERAL (subquery) after the FROM items (levels 0, 1)
+  lateralKind: { agg: 3, topn: 3, rows: 1 }, // COUNT(*) and SUM per outer row; ORDER BY ... LIMIT n; all rows
+  lateralJoin: { comma: 2, cross: 1, left: 2, inner: 1 },
+  lateralSecond: 1 / 4,                      // ... also compared with a column of another FROM item
 };
+// Unique keys: a total order for LATERAL ... ORDER BY ... LIMIT.
+const PK = { region: ['r_regionkey'], nation: ['n_nationkey'], supplier: ['s_suppkey'], customer: ['c_custkey'],
+  part: ['p_partkey'], partsupp: ['ps_partkey', 'ps_suppkey'], orders: ['o_orderkey'], lineitem: ['l_orderkey', 'l_linenumber'] };
 
 // ------------------------------------------------------------------ schema
 const NATIONS = ['ALGERIA', 'ARGENTINA', 'BRAZIL', 'CANADA', 'EGYPT', 'ETHIOPIA', 'FRANCE',
@@ -324,11 +336,19 @@ function likePattern(r, e) {
 // rows}) and the scope of the query it is nested in (for correlation). An
 // expression is {sql, t} where t = {k, s, lo, hi, nul, vals, pats, gen, key}.
 class Gen {
-  constructor(r) {
+  constructor(r, r2 = null) {
     this.r = r;
+    this.r2 = r2;
     this.n = 0;
     this.ctes = [];
   }
+  // fn() drawing from the second stream (W.deepCorr, W.lateral...).
+  ext(fn) {
+    const save = this.r;
+    this.r = this.r2;
+    try { return fn(); } finally { this.r = save; }
+  }
+  extChance(p) { return !!this.r2 && this.r2.chance(p); }
   alias(p) { return `${p}${++this.n}`; }
 
   // ---- column references
@@ -451,7 +471,114 @@ class Gen {
       nullify(kind, scope.items.filter((x) => !rightItems.includes(x)), rightItems);
       sql += ` ${joinWord(r, kind)} ${right} ON ${cond.join(' AND ')}`;
     }
+    if (level < 2 && this.extChance(W.lateral)) {
+      const lat = this.ext(() => this.lateralItem(scope, rows, explicit));
+      if (lat) {
+        scope.items.push(lat.item);
+        sql += lat.sql;
+        rows = lat.rows;
+      }
+    }
     return { sql, rows };
+  }
+  // LATERAL (SELECT ... FROM t WHERE t.key = <an earlier item's key> ...):
+  // COUNT(*) and SUM per outer row (COUNT 0 where none), a top-n per outer
+  // row (a total order), or all the matching rows; comma, CROSS JOIN, JOIN
+  // ... ON TRUE or LEFT JOIN ... ON TRUE.
+  // Under LEFT JOIN it reads only the join's left side (PostgreSQL's rule):
+  // after comma-separated items, the last one.
+  lateralItem(scope, rows, explicit) {
+    const r = this.r;
+    const join = r.pick(W.lateralJoin);
+    const last = scope.items[scope.items.length - 1];
+    const onlyLast = join === 'left' && !explicit;
+    const keys = this.keyCols(scope).filter(({ it }) => !it.lateral && (!onlyLast || it === last));
+    if (!keys.length) return null;
+    const { it, c } = r.one(keys);
+    const name = r.one(TABLE_NAMES.filter((n) => TABLES[n].cols.some((x) => x.key === c.key)));
+    const inner = { items: [this.baseItem(name)], parent: scope };
+    const ii = inner.items[0];
+    const ic = ii.cols.find((x) => x.key === c.key);
+    const where = [`${ii.alias}.${ic.name} = ${this.ref(inner, it, c)}`];
+    if (!onlyLast && r.chance(W.lateralSecond)) {
+      // a second FROM item read too
+      const o = this.columns(scope, (x) => isNum(x) && !x.key).filter((x) => x.it !== it && !x.it.lateral);
+      const mine = ii.cols.filter((x) => isNum(x) && !x.key);
+      if (o.length && mine.length) {
+        const a = r.one(o), b = r.one(mine);
+        where.push(`${ii.alias}.${b.name} ${r.one(['<', '>', '<=', '>='])} ${this.ref(inner, a.it, a.c)}`);
+      }
+    }
+    where.push(...this.subFilters(inner, 1));
+    if (r.chance(W.deepCorr)) {
+      // two levels out: the same outer item (D from one relation)
+      const d = this.deepPred(inner, { items: [it], parent: null });
+      if (d) where.push(d);
+    }
+    const alias = this.alias('l');
+    const kind = r.pick(W.lateralKind);
+    let sel, cols, out, tail = '';
+    if (kind === 'agg') {
+      const e = this.numCol(inner);
+      const k = e.t.k === 'dec' ? 'dec' : e.t.k === 'dbl' ? 'dbl' : 'hug';
+      const t = { k, s: e.t.s, lo: Math.min(0, e.t.lo * 1000), hi: Math.max(0, e.t.hi * 1000), nul: true, wide: k === 'dec' };
+      if (!fits(t)) return null;
+      sel = `COUNT(*) AS ${alias}_n, SUM(${e.sql}) AS ${alias}_s`;
+      cols = [col(`${alias}_n`, 'big', { lo: 0, hi: 1000 }), { ...t, name: `${alias}_s` }];
+      out = rows;
+    } else {
+      const pool = ii.cols.filter((x) => x.k !== 'dbl');
+      const picked = r.shuffle([...pool]).slice(0, r.int(1, 2));
+      sel = picked.map((x, i) => `${ii.alias}.${x.name} AS ${alias}_${i}`).join(', ');
+      cols = picked.map((x, i) => ({ ...x, name: `${alias}_${i}` }));
+      if (kind === 'topn') {
+        const n = r.int(1, 3);
+        const first = r.one(ii.cols.filter((x) => x.k !== 'dbl'));
+        const order = [`${ii.alias}.${first.name}${r.chance(0.5) ? ' DESC' : ''}`, ...PK[name].map((x) => `${ii.alias}.${x}`)];
+        tail = ` ORDER BY ${order.join(', ')} LIMIT ${n}${r.chance(0.2) ? ' OFFSET 1' : ''}`;
+        out = rows * n;
+      } else out = rows * TABLES[name].rows / Math.max(c.d ?? 1, ic.d ?? 1);
+      if (out > MAX_ROWS) return null;
+    }
+    const body = `LATERAL (SELECT ${sel} FROM ${name} AS ${ii.alias} WHERE ${where.join(' AND ')}${tail}) AS ${alias}`;
+    const item = { alias, cols, rows: out, lateral: true, nullable: join === 'left' };
+    const sql = join === 'comma' ? `, ${body}` : join === 'cross' ? ` CROSS JOIN ${body}`
+      : join === 'left' ? ` LEFT JOIN ${body} ON TRUE` : ` JOIN ${body} ON TRUE`;
+    return { item, sql, rows: out };
+  }
+  // EXISTS / IN over a table joined to the subquery's item (inner) on a key
+  // and to the query two levels out (outer) on another: a correlation two
+  // levels out (and now and then one three levels out inside it).
+  deepPred(inner, outer, depth = 0) {
+    const r = this.r;
+    const ii = inner.items[0];
+    const ik = ii.cols.filter((x) => x.key);
+    const ok = this.keyCols(outer);
+    if (!ik.length || !ok.length) return null;
+    const a = r.one(ik);
+    const cands = [];
+    for (const name of TABLE_NAMES) {
+      const na = TABLES[name].cols.find((x) => x.key === a.key);
+      if (!na) continue;
+      for (const { it, c } of ok) {
+        const nb = TABLES[name].cols.find((x) => x.key === c.key && x !== na);
+        if (nb) cands.push({ name, na, nb, it, c });
+      }
+    }
+    if (!cands.length) return null;
+    const p = r.one(cands);
+    const n = { items: [this.baseItem(p.name)], parent: inner };
+    const ni = n.items[0];
+    const op = r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
+    const conds = [`${ni.alias}.${p.nb.name} ${op} ${this.ref(n, p.it, p.c)}`, ...this.subFilters(n, 1)];
+    if (depth === 0 && r.chance(W.deeper)) {
+      const d = this.deepPred(n, outer, 1);
+      if (d) conds.push(d);
+    }
+    if (r.chance(0.3))
+      return `${ii.alias}.${a.name}${r.chance(0.3) ? ' NOT' : ''} IN (SELECT ${ni.alias}.${p.na.name} FROM ${p.name} AS ${ni.alias} WHERE ${conds.join(' AND ')})`;
+    conds.unshift(`${ni.alias}.${p.na.name} = ${ii.alias}.${a.name}`);
+    return `${r.chance(0.3) ? 'NOT ' : ''}EXISTS (SELECT 1 FROM ${p.name} AS ${ni.alias} WHERE ${conds.join(' AND ')})`;
   }
 
   // ---- expressions
@@ -760,6 +887,10 @@ class Gen {
         if (other) where.push(`${ii.alias}.${other.name} <> ${it.alias}.${other.name}`);
       }
       where.push(...this.subFilters(inner));
+      if (this.extChance(W.deepCorr)) {
+        const d = this.ext(() => this.deepPred(inner, scope));
+        if (d) where.push(d);
+      }
       const sel = r.one(['*', '1', `${ii.alias}.${ic.name}`]);
       return { sql: `${what === 'notExists' ? 'NOT ' : ''}EXISTS (SELECT ${sel} FROM ${ii.table} AS ${ii.alias} WHERE ${where.join(' AND ')})` };
     }
@@ -1165,6 +1296,10 @@ class Gen {
       }
     }
     where.push(...this.subFilters(inner, 2));
+    if (this.extChance(W.deepCorr)) {
+      const d = this.ext(() => this.deepPred(inner, scope));
+      if (d) where.push(d);
+    }
     const rows = 1000;
     let agg, t;
     const numArg = () => this.numCol(inner);
@@ -1311,7 +1446,7 @@ function compareConst(e, a, b) {
 }
 
 export function generate(seed, index) {
-  const g = new Gen(new Rng(`${seed}:${index}`));
+  const g = new Gen(new Rng(`${seed}:${index}`), new Rng(`${seed}:${index}:ext`));
   return g.query();
 }
 

@@ -213,10 +213,21 @@ check "with an uncorrelated IN beside it" \
 15
 18"
 
+# A LIMIT on a correlated non-aggregate subquery would cut across outer rows
+# in the decorrelated join: bound over a domain instead, the rows of each
+# outer value numbered (row_number() window) and cut. DuckDB's rows.
+check "LIMIT on a correlated non-aggregate subquery: per outer row" \
+  "select c_custkey, (select o_orderkey from orders where o_custkey = c.c_custkey order by o_orderkey limit 1) as first from customer c where c_custkey <= 7 order by 1" \
+"c_custkey|first
+1|9154
+2|6980
+3|
+4|320
+5|7141
+6|
+7|10402"
+
 # --- refused: an error, not a wrong answer
-refused "LIMIT on a correlated non-aggregate subquery (would cut across outer rows)" \
-  "select c_custkey, (select o_orderkey from orders where o_custkey = c.c_custkey order by o_orderkey limit 1) from customer c" \
-  "LIMIT or OFFSET in a correlated subquery is not supported"
 refused "OFFSET on a correlated aggregate" \
   "select c_custkey, (select count(*) from orders where o_custkey = c.c_custkey offset 1) from customer c" \
   "LIMIT or OFFSET in a correlated subquery is not supported"

@@ -38,3 +38,5 @@ SELECT c_custkey FROM customer WHERE (SELECT MAX(o_orderkey) FROM orders WHERE o
 # a string function's text area of 0 bytes for a chunk (repeat(x, 0); a column of empty or NULL strings): the CUDA evaluator refused its NULL area on sim
 SELECT repeat(r_comment, 0) AS c1, SUBSTRING(r_comment FROM 3 FOR 3) AS c2, n_name FROM region AS t1, nation AS t2 WHERE t1.r_regionkey = t2.n_regionkey
 SELECT COUNT(*) AS c0 FROM customer AS t2 LEFT JOIN customer AS t4 ON t2.c_custkey = t4.c_custkey + 1000000 WHERE upper(t4.c_name) IS NULL AND t2.c_address || 'x' >= 'A'
+# a LATERAL reading one of several FROM items: the domain's column set was cleared past its end once new columns were made (a crash)
+SELECT COUNT(*) AS c0, COUNT(l5.x) AS c1 FROM partsupp AS t1, part AS t2, part AS t3 CROSS JOIN LATERAL (SELECT t4.l_commitdate AS x FROM lineitem AS t4 WHERE t4.l_partkey = ps_partkey ORDER BY t4.l_quantity DESC, t4.l_orderkey, t4.l_linenumber LIMIT 3) AS l5 WHERE t1.ps_partkey = t2.p_partkey AND t1.ps_partkey = t3.p_partkey AND t2.p_mfgr NOT LIKE '%turer#3'
