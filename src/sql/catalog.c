@@ -442,7 +442,11 @@ int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, const sq_l
             return PA_OK;
         }
     sq_table *t;
-    int rc = sq_table_load_layout("read_parquet", paths, n, key, lay, &t, err);
+    char glob[4200];
+    const char *g = glob;
+    int rc = n == 1 && hive_folder(paths[0], glob, sizeof glob)   /* a folder of partition folders */
+                 ? sq_table_load_layout("read_parquet", &g, 1, key, lay, &t, err)
+                 : sq_table_load_layout("read_parquet", paths, n, key, lay, &t, err);
     pa_free(key);
     if (rc != PA_OK)
         return rc;

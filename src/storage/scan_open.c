@@ -1,6 +1,8 @@
 /*
- * scan_open.c - opening and closing a scan: paths to files, footers from the
- * metadata cache, columns mapped per file (same engine types everywhere),
+ * scan_open.c - opening and closing a scan: paths to files, hive partitions
+ * (files pruned by predicates on them), footers from the metadata cache,
+ * columns mapped per file (types widened across files, NULL where
+ * union_by_name finds none, partition values),
  * predicates bound, row groups pruned by statistics; then the scan thread
  * (scan_run.c) starts. Also the accessors, pq_scan_next and the stats.
  */

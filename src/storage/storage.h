@@ -807,9 +807,11 @@ void pq_scan_options_init(pq_scan_options *opt);
 
 typedef struct pq_scan pq_scan;
 
-/* Opens a scan: resolves the paths, gets every footer from the metadata
- * cache, maps the columns (every file must have each requested column with
- * the same engine type; otherwise PA_EINVAL naming both files), binds the
+/* Opens a scan: resolves the paths, reads their hive partitions and drops
+ * the files predicates on partition columns rule out, gets every other
+ * footer from the metadata cache, maps the columns (every file must have
+ * each requested column, unless union_by_name, of a type that widens into
+ * the column's; otherwise PA_EINVAL naming both files), binds the
  * predicates, prunes row groups by statistics, and starts reading. Errors:
  * PA_ENOTFOUND (a path, a glob or directory without Parquet files, a column),
  * PA_EUNSUPPORTED (a requested column that is nested or of a type without
