@@ -1437,7 +1437,8 @@ static int make_constant(dec *x, int r, uint64_t n, pa_err *err)
             return pa_error(err, PA_EUNSUPPORTED, "%s: row group %u: partition value of %s repeated %llu times holds more than 2 GiB",
                             SCAN_WHERE(s, x->u), rc->name, (unsigned long long)n);
         for (uint64_t i = 0; i < n; i++) {
-            memcpy((uint8_t *)c->d.values + i * len, v, len);
+            if (len)   /* (v is NULL for a NULL) */
+                memcpy((uint8_t *)c->d.values + i * len, v, len);
             c->d.offsets[i] = (int32_t)(i * len);
         }
         c->d.offsets[n] = (int32_t)(n * len);
