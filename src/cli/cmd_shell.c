@@ -322,6 +322,16 @@ static bool shell_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The tables a folder's registration skipped, one warning each. */
+static void print_warnings(shell *sh)
+{
+    const char *const *w;
+    int n = sql_session_warnings(sh->s, &w);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "pista: warning: %s\n", w[i]);
+    sql_session_clear_warnings(sh->s);
+}
+
 /* A PATH argument: one table (a file, a folder of parts, a glob); a folder
  * that is no one table (its files differ, or it holds tables of its own)
  * is registered as --data registers a folder. */
@@ -337,6 +347,7 @@ static int register_path(shell *sh, const char *path, pa_err *err)
             printf("table %s: %s\n", name, path);
     } else if (shell_is_dir(path) && sql_register_dir(sh->s, path, NULL) == PA_OK) {
         rc = PA_OK;
+        print_warnings(sh);
         if (sh->interactive)
             printf("tables of %s registered (.tables lists them)\n", path);
     } else {
@@ -355,10 +366,9 @@ static int open_session(shell *sh, shell_args *a, pa_err *err)
     sh->threads = a->g.threads;
     sql_options so = {.dev = sh->dev, .threads = a->g.threads, .mode = sh->exmode, .data_dir = a->data,
                       .world = sh->world, .replicate_rows = a->replicate_rows};
-    if (sql_session_create(&so, &sh->s, err) != PA_OK)
+    if (sql_session_create(&so, &sh->s, err) != PA_OK)   /* registers the --data folder's tables */
         return cli_fail(err);
-    if (a->data && sql_register_dir(sh->s, a->data, err) != PA_OK)
-        return cli_fail(err);
+    print_warnings(sh);
     for (int i = 0; i < a->n_paths; i++)
         if (register_path(sh, a->paths[i], err) != PA_OK)
             return cli_fail(err);

@@ -231,6 +231,19 @@ int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap);
 int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns, int n_columns,
             const pq_pred *preds, int n_preds, ex_op **out, pa_err *err);
 
+/* Layout of the files (pq_scan_options' fields of the same names): types
+ * (per column, required with hive partition or union_by_name columns the
+ * first file lacks) are the table's, each file's values converted to them. */
+typedef struct ex_scan_layout {
+    const pa_type *types;
+    int hive_partitioning;      /* PQ_HIVE_AUTO, PQ_HIVE_ON, PQ_HIVE_OFF */
+    bool union_by_name;
+} ex_scan_layout;
+/* ex_scan with a layout (NULL: ex_scan's). */
+int ex_scan_layout_build(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns,
+                         int n_columns, const pq_pred *preds, int n_preds, const ex_scan_layout *layout,
+                         ex_op **out, pa_err *err);
+
 /* Read only one rank's share of the scan's files: the row groups whose
  * index over every file (in scan order) is part modulo parts. */
 int ex_scan_set_share(ex_op *scan, int part, int parts, pa_err *err);
@@ -468,6 +481,7 @@ typedef struct ex_op_stats {
     int64_t rows_in, rows_out, chunks_out;
     uint64_t ns;              /* busy time in the operator, all workers */
     uint64_t mem_peak;        /* bytes of operator state at its largest */
+    char detail[96];          /* SCAN: files and row groups read and pruned; else "" */
 } ex_op_stats;
 
 typedef struct ex_query_stats {

@@ -24,6 +24,9 @@ typedef struct scan_state {
     pq_pred *preds;
     int n_preds;
     int share_part, share_parts;   /* ex_scan_set_share */
+    pa_type *types;          /* NULL: the files' own */
+    int hive;
+    bool union_by_name;
     pq_scan *scan;
     /* Morsels: a decoded unit (a whole row group) is handed out as views of
      * at most `morsel` rows each, so all workers share every unit (and the
@@ -93,6 +96,9 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
     o.read_first = q->opt.mode == EX_MODE_BLOCKING;   /* whole columns read, then decoded */
     o.share_part = s->share_part;
     o.share_parts = s->share_parts;
+    o.types = s->types;
+    o.hive_partitioning = s->hive;
+    o.union_by_name = s->union_by_name;
     if (!s->mu_init) {
         pthread_mutex_init(&s->mu, NULL);
         s->mu_init = true;
@@ -246,6 +252,18 @@ int64_t ex__scan_file_rows(const ex_op *op)
     return ((const scan_state *)op->state)->file_rows;
 }
 
+void ex__scan_detail(const ex_op *op, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!op || op->vt != &scan_vt || !op->state || !((const scan_state *)op->state)->scan)
+        return;
+    pq_scan_stats st;
+    pq_scan_get_stats(((const scan_state *)op->state)->scan, &st);
+    snprintf(buf, cap, "files %llu (%llu pruned)  row groups %llu (%llu pruned)",
+             (unsigned long long)st.files, (unsigned long long)st.files_pruned,
+             (unsigned long long)(st.row_groups - st.row_groups_pruned), (unsigned long long)st.row_groups_pruned);
+}
+
 static const char *copy_str(ex_plan *p, const char *s, bool *oom)
 {
     const char *r = ex_plan_strdup(p, s);
@@ -257,14 +275,23 @@ static const char *copy_str(ex_plan *p, const char *s, bool *oom)
 int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns, int n_columns,
             const pq_pred *preds, int n_preds, ex_op **out, pa_err *err)
 {
-    if (!p || !paths || n_paths <= 0 || n_columns < 0 || n_preds < 0 || (n_preds && !preds) || !out)
+    return ex_scan_layout_build(p, paths, n_paths, columns, n_columns, preds, n_preds, NULL, out, err);
+}
+
+int ex_scan_layout_build(ex_plan *p, const char *const *paths, int n_paths, const char *const *columns,
+                         int n_columns, const pq_pred *preds, int n_preds, const ex_scan_layout *layout,
+                         ex_op **out, pa_err *err)
+{
+    if (!p || !paths || n_paths <= 0 || n_columns < 0 || n_preds < 0 || (n_preds && !preds) || !out ||
+        (layout && layout->types && !columns))
         return pa_error(err, PA_EINVAL, "ex_scan: bad arguments");
     flist files = {0};
     const pq_file_meta *m = NULL;
     int rc = list_files(paths, n_paths, &files, err);
     if (rc != PA_OK)
         goto done;
-    if ((rc = pq_meta_get(files.v[0], &m, err)) != PA_OK)
+    const pa_type *types = layout ? layout->types : NULL;
+    if (!types && (rc = pq_meta_get(files.v[0], &m, err)) != PA_OK)
         goto done;
     int n_out = columns ? n_columns : (int)m->n_leaves;
     ex_op *op;
@@ -277,6 +304,16 @@ int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const
         s->columns = ex_plan_alloc(p, (size_t)(n_out ? n_out : 1) * sizeof *s->columns);
         s->preds = ex_plan_alloc(p, (size_t)(n_preds ? n_preds : 1) * sizeof *s->preds);
         oom = !s->paths || !s->columns || !s->preds;
+        if (!oom && types) {
+            s->types = ex_plan_alloc(p, (size_t)(n_out ? n_out : 1) * sizeof *s->types);
+            oom = !s->types;
+            if (s->types)
+                memcpy(s->types, types, (size_t)n_out * sizeof *s->types);
+        }
+        if (layout) {
+            s->hive = layout->hive_partitioning;
+            s->union_by_name = layout->union_by_name;
+        }
     }
     for (int i = 0; !oom && i < n_paths; i++)
         s->paths[i] = copy_str(p, paths[i], &oom);
@@ -299,13 +336,16 @@ int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const
             rc = pa_error(err, PA_EINVAL, "ex_scan: column %d is NULL", i);
             goto done;
         }
-        if ((rc = column_type(m, files.v[0], name, &t, err)) != PA_OK ||
-            (rc = ex_op_set_column(op, i, name, t, err)) != PA_OK)
+        if (types)
+            t = types[i];
+        else if ((rc = column_type(m, files.v[0], name, &t, err)) != PA_OK)
+            goto done;
+        if ((rc = ex_op_set_column(op, i, name, t, err)) != PA_OK)
             goto done;
         s->columns[i] = op->names[i];
     }
     for (int i = 0; i < n_preds; i++)
-        if (!preds[i].column || ex_op_find_column(op, preds[i].column) < 0) {
+        if (!preds[i].column || (!types && ex_op_find_column(op, preds[i].column) < 0)) {
             /* A filter-only column: it must exist too (the scan reads it). */
             pa_type t;
             if (!preds[i].column) {
@@ -316,8 +356,8 @@ int ex_scan(ex_plan *p, const char *const *paths, int n_paths, const char *const
                 goto done;
         }
     /* Estimate: every row of every file (predicates not counted). */
-    int64_t rows = m->num_rows;
-    for (uint32_t f = 1; f < files.n; f++) {
+    int64_t rows = 0;
+    for (uint32_t f = 0; f < files.n; f++) {
         const pq_file_meta *mf;
         if (pq_meta_get(files.v[f], &mf, NULL) != PA_OK) {
             rows = -1;

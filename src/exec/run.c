@@ -50,6 +50,7 @@ static int walk(ex_op *op, int depth, ex_op_stats *ops, int n)
         st->chunks_out = op->chunks_out;
         st->ns = op->ns;
         st->mem_peak = op->mem_peak;
+        ex__scan_detail(op, st->detail, sizeof st->detail);
     }
     n++;
     if (op->n_inputs > 0) {

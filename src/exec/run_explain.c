@@ -131,6 +131,8 @@ int ex_explain(const ex_plan *p, const ex_op *root, const ex_result *analyzed, d
             fprintf(f, "  rows %lld -> %lld  chunks %lld  %.3f ms  mem %s", (long long)os->rows_in,
                     (long long)os->rows_out, (long long)os->chunks_out, (double)os->ns * 1e-6,
                     pa_format_size(os->mem_peak, mem, sizeof mem));
+            if (os->detail[0])
+                fprintf(f, "  %s", os->detail);
         }
         /* Where it runs, on a device other than the host's cpu. */
         const char *lacks = dev ? ex__op_lacks(op, dev) : NULL;

@@ -157,6 +157,9 @@ void ex__chunk_done(ex_worker *w, dv_chunk *c);
 /* Rows in every file of op when it is a Parquet SCAN (from the footers read
  * when the plan was built), else -1: ex_run's progress total. */
 int64_t ex__scan_file_rows(const ex_op *op);
+/* A scan's files and row groups read and pruned, for EXPLAIN ANALYZE
+ * ("" for other operators or a scan that did not open). */
+void ex__scan_detail(const ex_op *op, char *buf, size_t cap);
 
 /* ------------------------------------------------------------ RESULT */
 

@@ -249,6 +249,51 @@ static int bind_series(sq_ctx *c, PgQuery__RangeFunction *rf, PgQuery__FuncCall 
     return derived_rel(c, n, names, qual, rf->alias, call->location, sc, f);
 }
 
+/* A read_parquet option (name => bool, or DuckDB's name = bool) into lay:
+ * 1 when it was one, 0 for a positional argument, -1 on error. */
+static int read_parquet_option(sq_ctx *c, PgQuery__Node *a, sq_layout *lay)
+{
+    const char *name = NULL;
+    PgQuery__Node *v = NULL;
+    int loc = -1;
+    if (a->node_case == PG_QUERY__NODE__NODE_NAMED_ARG_EXPR) {
+        name = a->named_arg_expr->name;
+        v = a->named_arg_expr->arg;
+        loc = a->named_arg_expr->location;
+    } else if (a->node_case == PG_QUERY__NODE__NODE_A_EXPR && a->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_OP &&
+               a->a_expr->n_name == 1 && sq_node_name(a->a_expr->name[0]) &&
+               !strcmp(sq_node_name(a->a_expr->name[0]), "=") && a->a_expr->lexpr &&
+               a->a_expr->lexpr->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+               a->a_expr->lexpr->column_ref->n_fields == 1) {
+        name = sq_node_name(a->a_expr->lexpr->column_ref->fields[0]);
+        v = a->a_expr->rexpr;
+        loc = a->a_expr->location;
+    }
+    if (!name)
+        return 0;
+    bool is_hive = !strcasecmp(name, "hive_partitioning"), is_union = !strcasecmp(name, "union_by_name");
+    if (!is_hive && !is_union) {
+        sq_fail(c, loc, PA_EINVAL, "read_parquet has no option %s (hive_partitioning and union_by_name are supported)",
+                name);
+        return -1;
+    }
+    bool b;
+    if (v && v->node_case == PG_QUERY__NODE__NODE_A_CONST && v->a_const->val_case == PG_QUERY__A__CONST__VAL_BOOLVAL)
+        b = v->a_const->boolval->boolval;
+    else if (v && v->node_case == PG_QUERY__NODE__NODE_A_CONST && v->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL &&
+             (v->a_const->ival->ival == 0 || v->a_const->ival->ival == 1))
+        b = v->a_const->ival->ival == 1;
+    else {
+        sq_fail(c, loc, PA_EINVAL, "read_parquet option %s takes true or false", name);
+        return -1;
+    }
+    if (is_hive)
+        lay->hive = b ? PQ_HIVE_ON : PQ_HIVE_OFF;
+    else
+        lay->union_by_name = b;
+    return 1;
+}
+
 static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq_from *f)
 {
     pgn *fn = NULL;
@@ -267,11 +312,23 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
     if (strcasecmp(name, "read_parquet") != 0)
         return sq_fail(c, call->location, PA_EUNSUPPORTED,
                        "table function %s is not supported (read_parquet, generate_series and range are)", name);
-    /* One string, or ARRAY['a.parquet', 'b/', 'c/x*.parquet']: parts of one table. */
+    /* One string, or ARRAY['a.parquet', 'b/', 'c/x*.parquet']: parts of one
+     * table; then options hive_partitioning => bool, union_by_name => bool. */
     enum { MAX_PATHS = 256 };
     const char *paths[MAX_PATHS];
     int locs[MAX_PATHS], n = 0;
-    PgQuery__Node *arg = call->n_args == 1 ? call->args[0] : NULL;
+    sq_layout lay = {PQ_HIVE_AUTO, false};
+    int n_pos = 0;
+    for (size_t i = 0; i < call->n_args; i++) {
+        int rc = read_parquet_option(c, call->args[i], &lay);
+        if (rc < 0)
+            return c->err->code;
+        if (rc == 0 && n_pos++ > 0)
+            return sq_fail(c, call->location, PA_EINVAL,
+                           "read_parquet takes one path argument (a string or an ARRAY of strings) and the options "
+                           "hive_partitioning => bool, union_by_name => bool");
+    }
+    PgQuery__Node *arg = n_pos == 1 ? call->args[0] : NULL;
     PgQuery__Node **items = arg ? &call->args[0] : NULL;
     size_t n_items = arg ? 1 : 0;
     if (arg && arg->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR) {
@@ -298,7 +355,7 @@ static int bind_function(sq_ctx *c, PgQuery__RangeFunction *rf, sq_scope *sc, sq
         return sq_fail(c, call->location, PA_EINVAL,
                        "read_parquet takes a string or an ARRAY of strings: files, directories or globs");
     sq_table *t;
-    int rc = sq_catalog_adhoc(c->s, paths, n, &t, c->err);
+    int rc = sq_catalog_adhoc(c->s, paths, n, &lay, &t, c->err);
     if (rc) {
         /* point at the path the error names, else the first */
         c->err_loc = locs[0];

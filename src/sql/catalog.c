@@ -23,6 +23,7 @@ void sq_table_free(sq_table *t)
     }
     pa_free(t->col_names);
     pa_free(t->col_unsupported);
+    pa_free(t->col_mixed);
     pa_free(t->col_types);
     pa_free(t->col_nullable);
     pa_free(t->stats);
@@ -60,9 +61,9 @@ static bool stat_number(const pq_column_desc *d, pq_bin v, double *out)
 
 /* Fold the row groups' min/max of every column into t->stats: a range
  * only when every row group has one. */
-static void load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc *d)
+static void load_stats(sq_table *t, int n_cols, const pq_file_meta *m, const pq_column_desc *d)
 {
-    for (int c = 0; c < t->n_cols; c++) {
+    for (int c = 0; c < n_cols; c++) {
         sq_colstat *s = &t->stats[c];
         if (d[c].unsupported[0])
             continue;
@@ -108,58 +109,244 @@ static void load_stats(sq_table *t, const pq_file_meta *m, const pq_column_desc 
     }
 }
 
+/* A folder holding no *.parquet of its own but key=value folders: its
+ * hive partitions: the glob DIR/(two stars)/(star).parquet into buf. */
+static bool hive_folder(const char *dir, char *buf, size_t cap)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return false;
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    bool parts = false, files = false;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *nm = de->d_name;
+        size_t len = strlen(nm);
+        if (nm[0] == '.')
+            continue;
+        if (len > 8 && !strcmp(nm + len - 8, ".parquet"))
+            files = true;
+        else if (strchr(nm, '=') && nm[0] != '=')
+            parts = true;
+    }
+    closedir(d);
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return parts && !files && (size_t)snprintf(buf, cap, "%.*s/**/*.parquet", (int)n, dir) < cap;
+}
+
 int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *err)
 {
+    char glob[4200];
+    if (hive_folder(path, glob, sizeof glob)) {
+        const char *g = glob;
+        return sq_table_load_paths(name, &g, 1, path, out, err);
+    }
     return sq_table_load_paths(name, &path, 1, path, out, err);
 }
 
 int sq_table_load_paths(const char *name, const char *const *paths, int n, const char *source, sq_table **out,
                         pa_err *err)
 {
+    return sq_table_load_layout(name, paths, n, source, NULL, out, err);
+}
+
+/* Room for one more column in t (arrays of cap entries). */
+static int grow_cols(sq_table *t, int *cap)
+{
+    if (t->n_cols < *cap)
+        return PA_OK;
+    int nc = *cap ? *cap * 2 : 16;
+    char **names = pa_realloc(t->col_names, (size_t)nc * sizeof *names);
+    if (names)
+        t->col_names = names;
+    pa_type *types = pa_realloc(t->col_types, (size_t)nc * sizeof *types);
+    if (types)
+        t->col_types = types;
+    bool *nul = pa_realloc(t->col_nullable, (size_t)nc * sizeof *nul);
+    if (nul)
+        t->col_nullable = nul;
+    char **uns = pa_realloc(t->col_unsupported, (size_t)nc * sizeof *uns);
+    if (uns)
+        t->col_unsupported = uns;
+    sq_colstat *st = pa_realloc(t->stats, (size_t)nc * sizeof *st);
+    if (st)
+        t->stats = st;
+    bool *mix = pa_realloc(t->col_mixed, (size_t)nc * sizeof *mix);
+    if (mix)
+        t->col_mixed = mix;
+    if (!names || !types || !nul || !uns || !st || !mix)
+        return PA_ENOMEM;
+    *cap = nc;
+    return PA_OK;
+}
+
+static int add_col(sq_table *t, int *cap, const char *name, pa_type type, bool nullable, const char *unsupported)
+{
+    if (grow_cols(t, cap) != PA_OK)
+        return PA_ENOMEM;
+    int c = t->n_cols;
+    t->col_names[c] = pa_strdup(name);
+    t->col_types[c] = type;
+    t->col_nullable[c] = nullable;
+    t->col_unsupported[c] = unsupported && unsupported[0] ? pa_strdup(unsupported) : NULL;
+    t->col_mixed[c] = false;
+    memset(&t->stats[c], 0, sizeof t->stats[c]);
+    t->n_cols++;
+    if (!t->col_names[c] || (unsupported && unsupported[0] && !t->col_unsupported[c]))
+        return PA_ENOMEM;
+    for (char *p = t->col_names[c]; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return PA_OK;
+}
+
+static int find_col(const sq_table *t, int n, const char *name)
+{
+    for (int c = 0; c < n; c++)
+        if (!strcasecmp(t->col_names[c], name))
+            return c;
+    return -1;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    return !x ? (y ? -1 : 0) : !y ? 1 : strcmp(x, y);
+}
+
+/* Distinct non-NULL values of partition key k. */
+static double hive_ndv(const pq_hive *h, int k)
+{
+    const char **v = pa_malloc(((size_t)h->n_files + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (uint32_t f = 0; f < h->n_files; f++)
+        v[f] = h->values[(size_t)f * (size_t)h->n_keys + (size_t)k];
+    qsort(v, h->n_files, sizeof *v, cmp_cstr);
+    double n = 0;
+    for (uint32_t f = 0; f < h->n_files; f++)
+        if (v[f] && (f == 0 || !v[f - 1] || strcmp(v[f], v[f - 1])))
+            n++;
+    pa_free(v);
+    return n;
+}
+
+/* Columns of file f mapped onto t's: fc[c] (c < n_file_cols) is the file's
+ * column, unsupported "absent" when it has none. New columns are added
+ * (union_by_name) and types widened; anything else that does not fit is
+ * an error naming both files. */
+static int merge_file(sq_table *t, int *cap, int *n_file_cols, const sq_layout *lay, const pq_hive *h, uint32_t f,
+                      const pq_column_desc *d, uint32_t nd, pq_column_desc **fc, pa_err *err)
+{
+    const char *path = t->paths[f];
+    for (uint32_t i = 0; i < nd; i++) {
+        if (pq_hive_key(h, d[i].name) >= 0)
+            continue;   /* the partition value wins */
+        int c = find_col(t, *n_file_cols, d[i].name);
+        if (c < 0) {
+            if (f > 0 && !lay->union_by_name)
+                continue;   /* as DuckDB: the first file's columns */
+            c = *n_file_cols;
+            if (add_col(t, cap, d[i].name, d[i].type, f > 0 || d[i].nullable, d[i].unsupported) != PA_OK)
+                return pa_error(err, PA_ENOMEM, "table %s", t->name);
+            (*n_file_cols)++;
+            continue;
+        }
+        if (d[i].nullable)
+            t->col_nullable[c] = true;
+        if (t->col_unsupported[c] || d[i].unsupported[0]) {
+            if (!t->col_unsupported[c] && !(t->col_unsupported[c] = pa_strdup(d[i].unsupported)))
+                return pa_error(err, PA_ENOMEM, "table %s", t->name);
+            continue;
+        }
+        pa_type w;
+        char why[128], t0[32], t1[32];
+        pa_type old = t->col_types[c];
+        if (!pq_type_widen(old, d[i].type, &w, why, sizeof why))
+            return pa_error(err, PA_EINVAL, "column %s is %s in %s but %s in %s%s%s", t->col_names[c],
+                            pa_type_format(old, t0, sizeof t0), t->paths[0], pa_type_format(d[i].type, t1, sizeof t1),
+                            path, why[0] ? ": " : ": no type holds both", why);
+        if (w.id != old.id || w.precision != old.precision || w.scale != old.scale ||
+            w.id != d[i].type.id || w.precision != d[i].type.precision || w.scale != d[i].type.scale)
+            t->col_mixed[c] = true;
+        t->col_types[c] = w;
+    }
+    pq_column_desc *m = pa_calloc((size_t)*n_file_cols + 1, sizeof *m);
+    if (!m)
+        return pa_error(err, PA_ENOMEM, "table %s", t->name);
+    for (int c = 0; c < *n_file_cols; c++) {
+        int i = -1;
+        for (uint32_t k = 0; k < nd && i < 0; k++)
+            if (!strcasecmp(d[k].name, t->col_names[c]))
+                i = (int)k;
+        if (i >= 0) {
+            m[c] = d[i];
+            continue;
+        }
+        if (!lay->union_by_name) {
+            pa_free(m);
+            return pa_error(err, PA_EINVAL,
+                            "column %s is in %s but not in %s (union_by_name => true reads it as NULL there)",
+                            t->col_names[c], t->paths[0], path);
+        }
+        t->col_nullable[c] = true;
+        snprintf(m[c].unsupported, sizeof m[c].unsupported, "absent");
+    }
+    *fc = m;
+    return PA_OK;
+}
+
+int sq_table_load_layout(const char *name, const char *const *paths, int n, const char *source,
+                         const sq_layout *lay_in, sq_table **out, pa_err *err)
+{
+    sq_layout lay = lay_in ? *lay_in : (sq_layout){PQ_HIVE_AUTO, false};
     sq_table *t = pa_calloc(1, sizeof *t);
     if (!t || !(t->name = pa_strdup(name)) || !(t->source = pa_strdup(source))) {
         sq_table_free(t);
         return pa_error(err, PA_ENOMEM, "table %s", name);
     }
+    t->hive = lay.hive;
+    t->union_by_name = lay.union_by_name;
     uint32_t n_paths = 0;
+    pq_hive *h = NULL;
+    int cap = 0, n_file_cols = 0;
     int rc = pq_paths_expand(paths, (size_t)n, &t->paths, &n_paths, err);
     t->n_paths = (int)n_paths;
+    if (rc == PA_OK)
+        rc = pq_hive_detect((const char *const *)t->paths, n_paths, lay.hive, &h, err);
+    if (rc == PA_OK && grow_cols(t, &cap) != PA_OK)
+        rc = pa_error(err, PA_ENOMEM, "table %s", name);
     for (int f = 0; rc == PA_OK && f < t->n_paths; f++) {
         const pq_file_meta *m = NULL;
-        pq_column_desc *d = NULL;
+        pq_column_desc *d = NULL, *fc = NULL;
         uint32_t nd = 0;
         rc = pq_meta_get(t->paths[f], &m, err);
         if (rc == PA_OK)
             rc = pq_schema_map(m, &d, &nd, err);
-        if (rc == PA_OK && f == 0) {
-            t->n_cols = (int)nd;
-            t->col_names = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_names);
-            t->col_types = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_types);
-            t->col_nullable = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_nullable);
-            t->col_unsupported = pa_calloc((size_t)t->n_cols + 1, sizeof *t->col_unsupported);
-            t->stats = pa_calloc((size_t)t->n_cols + 1, sizeof *t->stats);
-            if (!t->col_names || !t->col_types || !t->col_nullable || !t->col_unsupported || !t->stats)
-                rc = pa_error(err, PA_ENOMEM, "table %s", name);
-            for (int c = 0; rc == PA_OK && c < t->n_cols; c++) {
-                t->col_types[c] = d[c].type;
-                t->col_nullable[c] = d[c].nullable;
-                if (!(t->col_names[c] = pa_strdup(d[c].name)) ||
-                    (d[c].unsupported[0] && !(t->col_unsupported[c] = pa_strdup(d[c].unsupported))))
-                    rc = pa_error(err, PA_ENOMEM, "table %s", name);
-                for (char *p = t->col_names[c]; p && *p; p++)
-                    *p = (char)tolower((unsigned char)*p);
-            }
-        } else if (rc == PA_OK && (int)nd != t->n_cols) {
-            rc = pa_error(err, PA_EINVAL, "%s: %u columns, but %s has %d", t->paths[f], nd, t->paths[0], t->n_cols);
-        }
+        if (rc == PA_OK)
+            rc = merge_file(t, &cap, &n_file_cols, &lay, h, (uint32_t)f, d, nd, &fc, err);
         if (rc == PA_OK) {
             t->rows += m->num_rows;
-            load_stats(t, m, d);
+            load_stats(t, n_file_cols, m, fc);
         }
+        pa_free(fc);
         pa_free(d);
         if (m)
             pq_file_meta_release(m);
     }
+    for (int k = 0; rc == PA_OK && h && k < h->n_keys; k++) {
+        int c = find_col(t, t->n_cols, h->keys[k]);
+        if (c >= 0)
+            continue;
+        if (add_col(t, &cap, h->keys[k], h->types[k], true, NULL) != PA_OK)
+            rc = pa_error(err, PA_ENOMEM, "table %s", name);
+        else
+            t->stats[t->n_cols - 1].dict_ndv = hive_ndv(h, k);
+    }
+    pq_hive_free(h);
     if (rc != PA_OK) {
         sq_table_free(t);
         return rc;
@@ -226,9 +413,10 @@ int sq_catalog_put(sql_session *s, sq_table *t, pa_err *err)
     return PA_OK;
 }
 
-int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, sq_table **out, pa_err *err)
+int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, const sq_layout *lay, sq_table **out,
+                     pa_err *err)
 {
-    /* The cache key: the paths, one per line. */
+    /* The cache key: the paths, one per line (then the layout). */
     size_t len = 1;
     for (int i = 0; i < n; i++)
         len += strlen(paths[i]) + 1;
@@ -243,14 +431,22 @@ int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, sq_table *
         key[at++] = i + 1 < n ? '\n' : 0;
     }
     key[at] = 0;
+    sq_layout dflt = {PQ_HIVE_AUTO, false};
+    if (!lay)
+        lay = &dflt;
     for (int i = 0; i < s->n_adhoc; i++)
-        if (strcmp(s->adhoc[i]->source, key) == 0) {
+        if (strcmp(s->adhoc[i]->source, key) == 0 && s->adhoc[i]->hive == lay->hive &&
+            s->adhoc[i]->union_by_name == lay->union_by_name) {
             *out = s->adhoc[i];
             pa_free(key);
             return PA_OK;
         }
     sq_table *t;
-    int rc = sq_table_load_paths("read_parquet", paths, n, key, &t, err);
+    char glob[4200];
+    const char *g = glob;
+    int rc = n == 1 && hive_folder(paths[0], glob, sizeof glob)   /* a folder of partition folders */
+                 ? sq_table_load_layout("read_parquet", &g, 1, key, lay, &t, err)
+                 : sq_table_load_layout("read_parquet", paths, n, key, lay, &t, err);
     pa_free(key);
     if (rc != PA_OK)
         return rc;
@@ -289,6 +485,49 @@ int sql_register_table(sql_session *s, const char *name, const char *path, pa_er
     return rc;
 }
 
+/* A table of DIR that cannot be loaded: kept as a warning for the caller. */
+static int warn(sql_session *s, const char *table, const pa_err *why, pa_err *err)
+{
+    char **v = pa_realloc(s->warnings, (size_t)(s->n_warnings + 1) * sizeof *v);
+    if (!v)
+        return pa_error(err, PA_ENOMEM, "catalog");
+    s->warnings = v;
+    size_t len = strlen(table) + strlen(why->msg) + 32;
+    if (!(v[s->n_warnings] = pa_malloc(len)))
+        return pa_error(err, PA_ENOMEM, "catalog");
+    snprintf(v[s->n_warnings++], len, "table %s skipped: %s", table, why->msg);
+    return PA_OK;
+}
+
+int sql_session_warnings(const sql_session *s, const char *const **out)
+{
+    *out = (const char *const *)s->warnings;
+    return s->n_warnings;
+}
+
+void sql_session_clear_warnings(sql_session *s)
+{
+    for (int i = 0; i < s->n_warnings; i++)
+        pa_free(s->warnings[i]);
+    pa_free(s->warnings);
+    s->warnings = NULL;
+    s->n_warnings = 0;
+}
+
+/* Register one table of DIR; a failure other than memory is a warning. */
+static int register_one(sql_session *s, const char *name, const char *path, pa_err *err)
+{
+    pa_err e2;
+    pa_err_init(&e2);
+    int rc = sql_register_table(s, name, path, &e2);
+    if (rc == PA_ENOMEM)
+        pa_err_propagate(err, &e2);
+    else if (rc != PA_OK)
+        rc = warn(s, name, &e2, err);
+    pa_err_close(&e2);
+    return rc;
+}
+
 int sql_register_dir(sql_session *s, const char *dir, pa_err *err)
 {
     DIR *d = opendir(dir);
@@ -308,18 +547,22 @@ int sql_register_dir(sql_session *s, const char *dir, pa_err *err)
         size_t len = strlen(nm);
         if (S_ISREG(st.st_mode) && len > 8 && strcmp(nm + len - 8, ".parquet") == 0) {
             char *name = lower_dup(nm, len - 8);
-            rc = name ? sql_register_table(s, name, path, err) : pa_error(err, PA_ENOMEM, "catalog");
+            rc = name ? register_one(s, name, path, err) : pa_error(err, PA_ENOMEM, "catalog");
             pa_free(name);
         } else if (S_ISDIR(st.st_mode)) {
-            /* A directory of parts; one without *.parquet is not a table. */
+            /* A directory of parts, or of hive partition folders; one
+             * without either is not a table. */
             const char *one = path;
             char **files;
             uint32_t n;
+            char glob[4200];
             pa_err quiet;
             pa_err_init(&quiet);
-            if (pq_paths_expand(&one, 1, &files, &n, &quiet) == PA_OK) {
+            if (hive_folder(path, glob, sizeof glob)) {
+                rc = register_one(s, nm, path, err);
+            } else if (pq_paths_expand(&one, 1, &files, &n, &quiet) == PA_OK) {
                 pq_paths_free(files, n);
-                rc = sql_register_table(s, nm, path, err);
+                rc = register_one(s, nm, path, err);
             }
             pa_err_close(&quiet);
         }

@@ -98,7 +98,7 @@ static bool to_pred(sq_ctx *c, sq_node *n, const sq_expr *e, pq_pred *p)
 {
     if (e->kind == SQ_E_ISNULL && e->args[0]->kind == SQ_E_COL) {
         int i = find(n->out, n->n_out, e->args[0]->col);
-        if (i < 0)
+        if (i < 0 || (n->table->col_mixed && n->table->col_mixed[n->src[i]]))
             return false;
         *p = (pq_pred){n->table->col_names[n->src[i]], e->sub ? PQ_OP_IS_NOT_NULL : PQ_OP_IS_NULL, ""};
         return true;
@@ -116,8 +116,8 @@ static bool to_pred(sq_ctx *c, sq_node *n, const sq_expr *e, pq_pred *p)
     if (a->kind != SQ_E_COL || !const_like(b))
         return false;
     int i = find(n->out, n->n_out, a->col);
-    if (i < 0 || !pred_type_ok(a->type, b->type))
-        return false;
+    if (i < 0 || !pred_type_ok(a->type, b->type) || (n->table->col_mixed && n->table->col_mixed[n->src[i]]))
+        return false;   /* (a type that differs between files: the filter above the scan) */
     char buf[512];
     if (ex_expr_const_text(b->tx, buf, sizeof buf) != PA_OK)
         return false; /* NULL constants: the filter handles them */
@@ -159,11 +159,13 @@ static int lower_scan(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
     }
     const char **cols = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *cols);
     int *out = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *out);
-    if (!cols || !out)
+    pa_type *types = sq_alloc(&c->A, (size_t)(n->n_out + 1) * sizeof *types);
+    if (!cols || !out || !types)
         return oom(c);
     int k = 0;
     for (int i = 0; i < n->n_out; i++)
         if (want[n->out[i]]) {
+            types[k] = n->table->col_types[n->src[i]];
             cols[k] = n->table->col_names[n->src[i]];
             out[k++] = n->out[i];
         }
@@ -174,12 +176,14 @@ static int lower_scan(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, in
         if (i == n->n_out)
             return sq_fail(c, -1, PA_EUNSUPPORTED, "table %s has no column that can be read to count its rows (%s)",
                            n->table->name, c->cols[n->out[0]].unsupported);
+        types[0] = n->table->col_types[n->src[i]];
         cols[0] = n->table->col_names[n->src[i]];
         out[k++] = n->out[i];
     }
     ex_op *s;
-    int rc = ex_scan(c->plan, (const char *const *)n->table->paths, n->table->n_paths, cols, k, preds, np, &s,
-                     c->err);
+    ex_scan_layout lay = {types, n->table->hive, n->table->union_by_name};
+    int rc = ex_scan_layout_build(c->plan, (const char *const *)n->table->paths, n->table->n_paths, cols, k, preds,
+                                  np, &lay, &s, c->err);
     if (rc)
         return rc;
     ex_op_set_estimate(s, n->est);

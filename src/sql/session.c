@@ -54,6 +54,7 @@ void sql_session_destroy(sql_session *s)
     pa_free(s->tables);
     pa_free(s->adhoc);
     pa_free(s->data_dir);
+    sql_session_clear_warnings(s);
     pa_free(s);
 }
 

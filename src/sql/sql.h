@@ -63,10 +63,18 @@ void sql_session_set_mode(sql_session *s, ex_mode mode);
 /* ----------------------------------------------------------------- catalog */
 
 /* Register every DIR/<name>.parquet file and every DIR/<name>/ directory
- * holding *.parquet parts as table <name> (lower-cased). Returns PA_EIO
- * when DIR cannot be read; files that are not valid Parquet are an error
- * naming the file. A name already registered is replaced. */
+ * holding *.parquet parts, or hive partition folders (key=value/...), as
+ * table <name> (lower-cased). Returns PA_EIO when DIR cannot be read. A
+ * table whose files cannot be read (not Parquet, truncated, columns that do
+ * not fit together) is skipped: the session keeps a warning naming it and
+ * why (sql_session_warnings), the other tables register. A name already
+ * registered is replaced. */
 int sql_register_dir(sql_session *s, const char *dir, pa_err *err);
+/* The warnings kept since the last clear ("table bad skipped: dd/bad.parquet:
+ * not a Parquet file"), owned by the session; returns how many. The library
+ * prints nothing: the caller shows them. */
+int sql_session_warnings(const sql_session *s, const char *const **out);
+void sql_session_clear_warnings(sql_session *s);
 /* Register one table from a file, a directory of parts, or a glob. The
  * schema is read from the (first) file's footer now. */
 int sql_register_table(sql_session *s, const char *name, const char *path, pa_err *err);

@@ -82,7 +82,16 @@ typedef struct sq_table {
     char **col_unsupported;   /* why a column cannot be read (NULL: it can); NULL for views */
     sq_colstat *stats;
     int64_t rows;
+    int hive;                 /* PQ_HIVE_*: partition columns come last */
+    bool union_by_name;
+    bool *col_mixed;          /* the column's type differs between files (widened) */
 } sq_table;
+
+/* How read_parquet(...) or a folder reads its files. */
+typedef struct sq_layout {
+    int hive;                 /* PQ_HIVE_AUTO, PQ_HIVE_ON, PQ_HIVE_OFF */
+    bool union_by_name;
+} sq_layout;
 
 struct sql_session {
     sql_options opt;
@@ -91,6 +100,8 @@ struct sql_session {
     sq_table **adhoc;         /* read_parquet() tables, cached by path */
     int n_adhoc;
     char *data_dir;           /* CREATE TABLE writes here; NULL: none */
+    char **warnings;          /* tables of a folder that were skipped, and why */
+    int n_warnings;
     int err_offset;
     volatile sig_atomic_t cancel;
     ex_progress progress;
@@ -103,12 +114,16 @@ int sq_table_load(const char *name, const char *path, sq_table **out, pa_err *er
  * what the table remembers as its origin. */
 int sq_table_load_paths(const char *name, const char *const *paths, int n, const char *source, sq_table **out,
                         pa_err *err);
+/* The same with a layout (NULL: hive partitions detected, no union by name). */
+int sq_table_load_layout(const char *name, const char *const *paths, int n, const char *source,
+                         const sq_layout *lay, sq_table **out, pa_err *err);
 void sq_table_free(sq_table *t);
 sq_table *sq_catalog_find(sql_session *s, const char *name);
 int sq_catalog_put(sql_session *s, sq_table *t, pa_err *err);
 /* The table of read_parquet('path') or read_parquet(ARRAY['p1', 'p2']),
  * loaded once per session. */
-int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, sq_table **out, pa_err *err);
+int sq_catalog_adhoc(sql_session *s, const char *const *paths, int n, const sq_layout *lay, sq_table **out,
+                     pa_err *err);
 
 /* ------------------------------------------------------------ expressions */
 typedef enum sq_ekind {

@@ -1045,7 +1045,7 @@ static void pick_device_columns(dec *x)
     for (int r = 0; r < s->n_rcols; r++) {
         dcol *c = &x->cols[r];
         const pq_column_desc *d = &s->rcols[r].desc[x->u->file];
-        if (!c->used || !c->output || filter_reads(s, r) || needs_fixup(d))
+        if (!c->used || !c->output || filter_reads(s, r) || needs_fixup(d) || s->rcols[r].mixed)
             continue;
         bool ok = c->end_page > c->first_page;
         /* Strings: what dev_string_bound will size them by, from the headers
@@ -1375,6 +1375,129 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------- layouts
+ *
+ * Output columns a file does not hold as the scan's type: values of another
+ * type (widened: INTEGER to BIGINT, to DOUBLE, DECIMAL to a larger scale)
+ * converted after compaction, and columns made for every row (the file's
+ * partition value, or NULL where union_by_name finds no such column), in
+ * the memory the decoded columns use (chunk or pinned staging), so the
+ * upload below takes them along. */
+
+static int64_t pow10i(int k)
+{
+    int64_t p = 1;
+    while (k-- > 0)
+        p *= 10;
+    return p;
+}
+
+static void convert_values(const void *src, pa_type from, void *dst, pa_type to, uint64_t n)
+{
+    const int32_t *i32 = src;
+    const int64_t *i64 = src;
+    if (to.id == PA_TYPE_DOUBLE) {
+        double *d = dst;
+        double div = from.id == PA_TYPE_DECIMAL ? (double)pow10i(from.scale) : 1.0;
+        for (uint64_t i = 0; i < n; i++)
+            d[i] = (from.id == PA_TYPE_INTEGER ? (double)i32[i] : (double)i64[i]) / div;
+        return;
+    }
+    /* BIGINT or DECIMAL from INTEGER, BIGINT or DECIMAL: times 10^k, in
+     * unsigned arithmetic (NULL slots hold anything). */
+    int k = (to.id == PA_TYPE_DECIMAL ? to.scale : 0) - (from.id == PA_TYPE_DECIMAL ? from.scale : 0);
+    uint64_t m = (uint64_t)pow10i(k > 0 ? k : 0);
+    int64_t *o = dst;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = from.id == PA_TYPE_INTEGER ? (uint64_t)(int64_t)i32[i] : (uint64_t)i64[i];
+        o[i] = (int64_t)(v * m);
+    }
+}
+
+static int make_constant(dec *x, int r, uint64_t n, pa_err *err)
+{
+    pq_scan *s = x->s;
+    dcol *c = &x->cols[r];
+    const scan_rcol *rc = &s->rcols[r];
+    const char *v = rc->src[x->u->file] == SCAN_SRC_PART ? scan__part_value(s, r, x->u->file) : NULL;
+    c->name = rc->name;
+    c->output = true;
+    c->is_string = rc->type.id == PA_TYPE_VARCHAR;
+    c->d.type = rc->type;
+    int rc2;
+    size_t vb = (size_t)pa_type_bytes(rc->type);
+    size_t len = c->is_string && v ? strlen(v) : 0;
+    size_t size = c->is_string ? len * (size_t)n : vb * (size_t)n;
+    if ((rc2 = col_alloc(x, c, size ? size : 1, &c->d.values, err)) != PA_OK)
+        return rc2;
+    if (c->is_string) {
+        if ((rc2 = col_alloc(x, c, ((size_t)n + 1) * 4, (void **)&c->d.offsets, err)) != PA_OK)
+            return rc2;
+        if ((uint64_t)len * n > INT32_MAX)
+            return pa_error(err, PA_EUNSUPPORTED, "%s: row group %u: partition value of %s repeated %llu times holds more than 2 GiB",
+                            SCAN_WHERE(s, x->u), rc->name, (unsigned long long)n);
+        for (uint64_t i = 0; i < n; i++) {
+            if (len)   /* (v is NULL for a NULL) */
+                memcpy((uint8_t *)c->d.values + i * len, v, len);
+            c->d.offsets[i] = (int32_t)(i * len);
+        }
+        c->d.offsets[n] = (int32_t)(n * len);
+    } else if (v) {
+        int64_t q = 0;
+        if (rc->type.id == PA_TYPE_DATE) {
+            int32_t d = 0;
+            pa_date_parse(v, &d, NULL);
+            q = d;
+        } else {
+            q = strtoll(v, NULL, 10);
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            if (vb == 4)
+                ((int32_t *)c->d.values)[i] = (int32_t)q;
+            else
+                ((int64_t *)c->d.values)[i] = q;
+        }
+    } else {
+        memset(c->d.values, 0, size);
+    }
+    c->d.validity = NULL;
+    if (!v) {
+        if ((rc2 = col_alloc(x, c, ((size_t)n + 7) / 8, (void **)&c->d.validity, err)) != PA_OK)
+            return rc2;
+        memset(c->d.validity, 0, ((size_t)n + 7) / 8);
+    }
+    c->used = true;
+    return PA_OK;
+}
+
+static int layout_columns(dec *x, uint64_t n, pa_err *err)
+{
+    pq_scan *s = x->s;
+    for (int r = 0; r < s->n_rcols; r++) {
+        dcol *c = &x->cols[r];
+        const scan_rcol *rc = &s->rcols[r];
+        if (!rc->output)
+            continue;
+        if (rc->src[x->u->file] != SCAN_SRC_FILE) {
+            int e = make_constant(x, r, n, err);
+            if (e != PA_OK)
+                return e;
+            continue;
+        }
+        pa_type t = c->d.type;
+        if (!c->used || c->on_dev || (t.id == rc->type.id && t.precision == rc->type.precision && t.scale == rc->type.scale))
+            continue;
+        void *dst;
+        int e = col_alloc(x, c, (size_t)(n ? n : 1) * (size_t)pa_type_bytes(rc->type), &dst, err);
+        if (e != PA_OK)
+            return e;
+        convert_values(c->d.values, t, dst, rc->type, n);
+        c->d.values = dst;
+        c->d.type = rc->type;
+    }
+    return PA_OK;
+}
+
 static int assemble(dec *x, const uint32_t *sel, uint64_t n, dv_chunk **out, pa_err *err)
 {
     pq_scan *s = x->s;
@@ -1387,6 +1510,8 @@ static int assemble(dec *x, const uint32_t *sel, uint64_t n, dv_chunk **out, pa_
         rc = pa_error(err, PA_ENOMEM, "out of memory assembling a chunk");
         goto done;
     }
+    if ((rc = layout_columns(x, n, err)) != PA_OK)
+        goto done;
     for (int r = 0; r < s->n_rcols; r++) {
         vals[r] = x->cols[r].d.values;
         offs[r] = x->cols[r].d.offsets;

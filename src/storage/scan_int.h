@@ -98,13 +98,21 @@ typedef struct scan_rcol {
     pa_type type;          /* engine type, equal in every file */
     bool output;           /* some output column shows it */
     pq_column_desc *desc;  /* per file: mapping in that file (name points into its meta) */
+    uint8_t *src;          /* per file: SCAN_SRC_* */
+    int part;              /* a partition column: its key in scan->hive; else -1 */
+    bool mixed;            /* some file holds another type, converted on the host */
 } scan_rcol;
+
+/* Where a read column's values come from in a file: its column chunks, a
+ * NULL (union_by_name, the file lacks it), or the file's partition value. */
+enum { SCAN_SRC_FILE, SCAN_SRC_NULL, SCAN_SRC_PART };
 
 /* One file of the scan. */
 typedef struct scan_file {
     char *path;
     const pq_file_meta *meta;   /* a reference from the cache */
     io_file *io;
+    uint32_t hive_file;         /* its row in scan->hive's values */
 } scan_file;
 
 /* Row ranges [lo, hi) of a row group, sorted and disjoint. */
@@ -183,6 +191,7 @@ struct pq_scan {
 
     scan_file *files;
     uint32_t n_files;
+    pq_hive *hive;         /* partitions of every file before pruning; NULL: none */
     scan_rcol *rcols;
     int n_rcols;
     int *out_rcol;         /* per output column: its read column */
@@ -223,6 +232,13 @@ static inline bool scan_stopped(const pq_scan *s)
 
 /* scan_pred.c */
 int scan__bind_pred(pq_scan *s, const pq_pred *p, int col, scan_pred *out, pa_err *err);
+/* The same against a type of one's own (partition columns). */
+int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, pa_err *err);
+/* Does a constant (the text of a partition value read as type t; NULL for
+ * NULL) satisfy p? Exact. */
+bool scan__const_match(const scan_pred *p, pa_type t, const char *value);
+/* The value of partition column r for file f (NULL: NULL). */
+const char *scan__part_value(const pq_scan *s, int r, uint32_t f);
 void scan__pred_free(scan_pred *p);
 /* May a column with these statistics hold a matching row? (true = keep).
  * min/max as stored (PLAIN, column order); absent ones have ptr NULL.

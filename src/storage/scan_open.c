@@ -1,6 +1,8 @@
 /*
- * scan_open.c - opening and closing a scan: paths to files, footers from the
- * metadata cache, columns mapped per file (same engine types everywhere),
+ * scan_open.c - opening and closing a scan: paths to files, hive partitions
+ * (files pruned by predicates on them), footers from the metadata cache,
+ * columns mapped per file (types widened across files, NULL where
+ * union_by_name finds none, partition values),
  * predicates bound, row groups pruned by statistics; then the scan thread
  * (scan_run.c) starts. Also the accessors, pq_scan_next and the stats.
  */
@@ -252,6 +254,8 @@ int pq_paths_expand(const char *const *paths, size_t n_paths, char ***files, uin
     return PA_OK;
 }
 
+/* The files, their partitions, and the files predicates on partition
+ * columns rule out (never opened). */
 static int resolve_paths(pq_scan *s, pa_err *err)
 {
     char **files;
@@ -259,8 +263,32 @@ static int resolve_paths(pq_scan *s, pa_err *err)
     int rc = pq_paths_expand(s->opt.paths, s->opt.n_paths, &files, &n, err);
     if (rc != PA_OK)
         return rc;
-    for (uint32_t i = 0; rc == PA_OK && i < n; i++)
-        rc = add_file(s, &cap, files[i], err);
+    rc = pq_hive_detect((const char *const *)files, n, s->opt.hive_partitioning, &s->hive, err);
+    scan_pred *fp = NULL;
+    int n_fp = 0;
+    const pq_hive *h = s->hive;
+    if (rc == PA_OK && h && s->opt.n_preds && !(fp = pa_calloc(s->opt.n_preds, sizeof *fp)))
+        rc = pa_error(err, PA_ENOMEM, "out of memory binding predicates");
+    for (size_t i = 0; rc == PA_OK && h && i < s->opt.n_preds; i++) {
+        const pq_pred *p = &s->opt.preds[i];
+        int k = p->column ? pq_hive_key(h, p->column) : -1;
+        if (k >= 0 && (rc = scan__bind_pred_type(p, h->types[k], k, &fp[n_fp], err)) == PA_OK)
+            n_fp++;
+    }
+    for (uint32_t i = 0; rc == PA_OK && i < n; i++) {
+        bool keep = true;
+        for (int j = 0; keep && j < n_fp; j++)
+            keep = scan__const_match(&fp[j], h->types[fp[j].col], h->values[(size_t)i * (size_t)h->n_keys + (size_t)fp[j].col]);
+        if (!keep) {
+            s->stats.files_pruned++;
+            continue;
+        }
+        if ((rc = add_file(s, &cap, files[i], err)) == PA_OK)
+            s->files[s->n_files - 1].hive_file = i;
+    }
+    for (int j = 0; j < n_fp; j++)
+        scan__pred_free(&fp[j]);
+    pa_free(fp);
     pq_paths_free(files, n);
     return rc;
 }
@@ -281,72 +309,178 @@ static int find_or_add_rcol(pq_scan *s, const char *name, bool output, pa_err *e
     scan_rcol *r = &s->rcols[s->n_rcols];
     memset(r, 0, sizeof *r);
     r->output = output;
-    if (!(r->name = pa_strdup(name)) || !(r->desc = pa_calloc(s->n_files, sizeof *r->desc))) {
+    r->part = pq_hive_key(s->hive, name);
+    size_t nf = s->n_files ? s->n_files : 1;
+    if (!(r->name = pa_strdup(name)) || !(r->desc = pa_calloc(nf, sizeof *r->desc)) ||
+        !(r->src = pa_calloc(nf, 1))) {
         pa_free((void *)r->name);
+        pa_free(r->desc);
         return pa_error(err, PA_ENOMEM, "out of memory mapping scan columns");
     }
     return s->n_rcols++;
 }
 
-/* Map read column r in file f (its leaf by name, checked supported). */
+/* Leaf of top-level column name in m, or -1. */
+static int find_leaf(const pq_file_meta *m, const char *name)
+{
+    size_t nl = strlen(name);
+    for (uint32_t i = 0; i < m->n_leaves; i++) {
+        const char *lp = m->leaves[i].path;
+        if (!strcmp(lp, name) || (!strncmp(lp, name, nl) && lp[nl] == '.'))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Map read column r in file f (its leaf by name, checked supported). The
+ * column's type is settled afterwards (settle_type). */
 static int map_column(pq_scan *s, int r, uint32_t f, pa_err *err)
 {
     const pq_file_meta *m = s->files[f].meta;
     scan_rcol *rc = &s->rcols[r];
     const char *path = s->files[f].path;
-    size_t nl = strlen(rc->name);
-    for (uint32_t i = 0; i < m->n_leaves; i++) {
-        const pq_leaf *l = &m->leaves[i];
-        if (!strcmp(l->path, rc->name) || (!strncmp(l->path, rc->name, nl) && l->path[nl] == '.')) {
-            if (l->max_rep_level > 0 || strchr(l->path, '.'))
-                return pa_error(err, PA_EUNSUPPORTED, "%s: column %s is nested (only flat columns are supported)",
-                                path, rc->name);
-            pq_column_desc *d = &rc->desc[f];
-            pa_err e2;
-            pa_err_init(&e2);
-            int st = pq_element_type(&m->schema[l->schema_index], l->path, d, &e2);
-            if (st != PA_OK) {
-                pa_error(err, st, "%s: %s", path, e2.msg);
-                pa_err_close(&e2);
-                return st;
-            }
+    if (rc->part >= 0) {
+        rc->src[f] = SCAN_SRC_PART;
+        return PA_OK;
+    }
+    int li = find_leaf(m, rc->name);
+    if (li >= 0) {
+        const pq_leaf *l = &m->leaves[li];
+        if (l->max_rep_level > 0 || strchr(l->path, '.'))
+            return pa_error(err, PA_EUNSUPPORTED, "%s: column %s is nested (only flat columns are supported)", path,
+                            rc->name);
+        pq_column_desc *d = &rc->desc[f];
+        pa_err e2;
+        pa_err_init(&e2);
+        int st = pq_element_type(&m->schema[l->schema_index], l->path, d, &e2);
+        if (st != PA_OK) {
+            pa_error(err, st, "%s: %s", path, e2.msg);
             pa_err_close(&e2);
-            d->leaf_index = i;
-            d->schema_index = l->schema_index;
-            d->nullable = l->max_def_level > 0;
-            if (f == 0) {
-                rc->type = d->type;
-            } else if (d->type.id != rc->type.id || d->type.precision != rc->type.precision ||
-                       d->type.scale != rc->type.scale) {
-                char t0[32], t1[32];
-                return pa_error(err, PA_EINVAL, "column %s is %s in %s but %s in %s", rc->name,
-                                pa_type_format(rc->type, t0, sizeof t0), s->files[0].path,
-                                pa_type_format(d->type, t1, sizeof t1), path);
-            }
-            return PA_OK;
+            return st;
         }
+        pa_err_close(&e2);
+        d->leaf_index = (uint32_t)li;
+        d->schema_index = l->schema_index;
+        d->nullable = l->max_def_level > 0;
+        rc->src[f] = SCAN_SRC_FILE;
+        return PA_OK;
+    }
+    if (s->opt.union_by_name) {
+        rc->src[f] = SCAN_SRC_NULL;
+        return PA_OK;
     }
     if (f > 0)
-        return pa_error(err, PA_EINVAL, "column %s is in %s but not in %s", rc->name, s->files[0].path, path);
+        return pa_error(err, PA_EINVAL, "column %s is in %s but not in %s (union_by_name reads it as NULL there)",
+                        rc->name, s->files[0].path, path);
     return pa_error(err, PA_ENOTFOUND, "%s: no column %s", path, rc->name);
+}
+
+/* The column's type: the caller's (want, when given) or the widening of
+ * its type in every file; each file's type must widen into it. */
+static int settle_type(pq_scan *s, int r, const pa_type *want, pa_err *err)
+{
+    scan_rcol *rc = &s->rcols[r];
+    if (rc->part >= 0) {
+        rc->type = s->hive->types[rc->part];
+        if (want && (want->id != rc->type.id))
+            return pa_error(err, PA_EINVAL, "partition column %s changed type", rc->name);
+        return PA_OK;
+    }
+    int first = -1;
+    for (uint32_t f = 0; f < s->n_files; f++) {
+        if (rc->src[f] != SCAN_SRC_FILE)
+            continue;
+        pa_type t = rc->desc[f].type, w = {PA_TYPE__COUNT, 0, 0};
+        char why[128], t0[32], t1[32];
+        if (first < 0) {
+            first = (int)f;
+            rc->type = want ? *want : t;
+        }
+        bool ok = pq_type_widen(rc->type, t, &w, why, sizeof why);
+        if (want && (!ok || w.id != want->id || w.precision != want->precision || w.scale != want->scale))
+            return pa_error(err, PA_EINVAL, "column %s is %s in %s, which does not fit the table's %s%s%s", rc->name,
+                            pa_type_format(t, t1, sizeof t1), s->files[f].path, pa_type_format(*want, t0, sizeof t0),
+                            why[0] ? ": " : "", why);
+        if (!ok)
+            return pa_error(err, PA_EINVAL, "column %s is %s in %s but %s in %s%s%s", rc->name,
+                            pa_type_format(rc->desc[first].type, t0, sizeof t0), s->files[first].path,
+                            pa_type_format(t, t1, sizeof t1), s->files[f].path, why[0] ? ": " : "", why);
+        rc->type = w;
+    }
+    if (first < 0)   /* in no file scanned: NULLs of the caller's type */
+        rc->type = want ? *want : (pa_type){PA_TYPE_VARCHAR, 0, 0};
+    for (uint32_t f = 0; f < s->n_files; f++) {
+        const pa_type *t = &rc->desc[f].type;
+        if (rc->src[f] == SCAN_SRC_FILE &&
+            (t->id != rc->type.id || t->precision != rc->type.precision || t->scale != rc->type.scale))
+            rc->mixed = true;
+    }
+    return PA_OK;
+}
+
+static bool name_in(char **v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], name))
+            return true;
+    return false;
+}
+
+/* Every column: the first file's, then (union_by_name) the others' new
+ * ones in file order, then the partition columns. Names are copies. */
+static int all_columns(pq_scan *s, char ***out, size_t *n_out, pa_err *err)
+{
+    size_t cap = (s->hive ? (size_t)s->hive->n_keys : 0) + 1;
+    for (uint32_t f = 0; f < s->n_files; f++)
+        cap += s->files[f].meta->n_leaves;
+    char **v = pa_calloc(cap, sizeof *v);
+    size_t n = 0;
+    if (!v)
+        return pa_error(err, PA_ENOMEM, "out of memory mapping scan columns");
+    for (uint32_t f = 0; f < s->n_files && (f == 0 || s->opt.union_by_name); f++) {
+        const pq_file_meta *m = s->files[f].meta;
+        for (uint32_t i = 0; i < m->n_leaves; i++) {
+            const char *name = m->leaves[i].path;
+            if (name_in(v, n, name) || pq_hive_key(s->hive, name) >= 0)
+                continue;
+            v[n++] = (char *)name;
+        }
+    }
+    for (int k = 0; s->hive && k < s->hive->n_keys; k++)
+        v[n++] = s->hive->keys[k];
+    *out = v;
+    *n_out = n;
+    return PA_OK;
 }
 
 static int map_columns(pq_scan *s, pa_err *err)
 {
-    const pq_file_meta *m0 = s->files[0].meta;
-    size_t n_out = s->opt.columns ? s->opt.n_columns : m0->n_leaves;
+    char **all = NULL;
+    size_t n_out = s->opt.n_columns;
+    if (!s->opt.columns) {
+        int rc = all_columns(s, &all, &n_out, err);
+        if (rc != PA_OK)
+            return rc;
+    }
     s->out_rcol = pa_calloc(n_out ? n_out : 1, sizeof *s->out_rcol);
-    if (!s->out_rcol)
+    if (!s->out_rcol) {
+        pa_free(all);
         return pa_error(err, PA_ENOMEM, "out of memory mapping scan columns");
+    }
     for (size_t i = 0; i < n_out; i++) {
-        const char *name = s->opt.columns ? s->opt.columns[i] : m0->leaves[i].path;
-        if (!name)
+        const char *name = s->opt.columns ? s->opt.columns[i] : all[i];
+        if (!name) {
+            pa_free(all);
             return pa_error(err, PA_EINVAL, "scan column %zu is NULL", i);
+        }
         int r = find_or_add_rcol(s, name, true, err);
-        if (r < 0)
+        if (r < 0) {
+            pa_free(all);
             return r;
+        }
         s->out_rcol[s->n_out++] = r;
     }
+    pa_free(all);
     /* Filter-only columns are read only when rows are filtered. */
     s->preds = pa_calloc(s->opt.n_preds ? s->opt.n_preds : 1, sizeof *s->preds);
     if (!s->preds)
@@ -355,19 +489,35 @@ static int map_columns(pq_scan *s, pa_err *err)
         const pq_pred *p = &s->opt.preds[i];
         if (!p->column)
             return pa_error(err, PA_EINVAL, "predicate %zu has no column", i);
+        if (pq_hive_key(s->hive, p->column) >= 0)
+            continue;   /* applied to whole files (resolve_paths) */
         int r = find_or_add_rcol(s, p->column, false, err);
         if (r < 0)
             return r;
     }
-    for (int r = 0; r < s->n_rcols; r++)
+    for (int r = 0; r < s->n_rcols; r++) {
         for (uint32_t f = 0; f < s->n_files; f++) {
             int rc = map_column(s, r, f, err);
             if (rc != PA_OK)
                 return rc;
         }
+        const pa_type *want = NULL;
+        for (int i = 0; s->opt.types && i < s->n_out; i++)
+            if (s->out_rcol[i] == r)
+                want = &s->opt.types[i];
+        int rc = settle_type(s, r, want, err);
+        if (rc != PA_OK)
+            return rc;
+    }
     for (size_t i = 0; i < s->opt.n_preds; i++) {
         const pq_pred *p = &s->opt.preds[i];
+        if (pq_hive_key(s->hive, p->column) >= 0)
+            continue;
         int r = find_or_add_rcol(s, p->column, false, err);
+        if (s->rcols[r].mixed)
+            return pa_error(err, PA_EUNSUPPORTED,
+                            "predicate on %s: its type differs between the files (filter above the scan instead)",
+                            p->column);
         int rc = scan__bind_pred(s, p, r, &s->preds[s->n_preds], err);
         if (rc != PA_OK)
             return rc;
@@ -394,13 +544,28 @@ static int make_units(pq_scan *s, pa_err *err)
         return pa_error(err, PA_EINVAL, "scan share %d of %d", s->opt.share_part, parts);
     for (uint32_t f = 0; f < s->n_files; f++) {
         const pq_file_meta *m = s->files[f].meta;
+        /* union_by_name: a file without a predicate's column is NULL there. */
+        bool file_keep = true;
+        for (int k = 0; k < s->n_preds && file_keep; k++)
+            if (s->rcols[s->preds[k].col].src[f] == SCAN_SRC_NULL)
+                file_keep = scan__const_match(&s->preds[k], s->rcols[s->preds[k].col].type, NULL);
+        if (!file_keep) {
+            s->stats.files_pruned++;
+            s->stats.files--;
+            s->stats.row_groups -= m->n_row_groups;
+            index += m->n_row_groups;
+            continue;
+        }
         for (uint32_t g = 0; g < m->n_row_groups; g++, index++) {
             const pq_row_group *rg = &m->row_groups[g];
             if (parts > 1 && index % (uint64_t)parts != (uint64_t)s->opt.share_part)
                 continue;   /* another rank's */
             bool keep = rg->num_rows > 0;
             for (int k = 0; k < s->n_preds && keep; k++) {
-                const pq_column_desc *d = &s->rcols[s->preds[k].col].desc[f];
+                const scan_rcol *rc = &s->rcols[s->preds[k].col];
+                if (rc->src[f] != SCAN_SRC_FILE)
+                    continue;   /* a NULL column: decided for the whole file */
+                const pq_column_desc *d = &rc->desc[f];
                 keep = scan__rg_may_match(&s->preds[k], d, &rg->columns[d->leaf_index].meta_data);
             }
             if (!keep) {
@@ -584,6 +749,7 @@ void pq_scan_close(pq_scan *s)
     for (int r = 0; r < s->n_rcols; r++) {
         pa_free((void *)s->rcols[r].name);
         pa_free(s->rcols[r].desc);
+        pa_free(s->rcols[r].src);
     }
     pa_free(s->rcols);
     pa_free(s->out_rcol);
@@ -595,6 +761,7 @@ void pq_scan_close(pq_scan *s)
         pa_free(s->files[f].path);
     }
     pa_free(s->files);
+    pq_hive_free(s->hive);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->pool_mu);
     pthread_cond_destroy(&s->cv);

@@ -271,6 +271,8 @@ int scan__plan_unit(pq_scan *s, scan_unit *u, pa_err *err)
     if (s->opt.use_page_index) {
         for (int k = 0; k < s->n_preds; k++) {
             int r = s->preds[k].col;
+            if (s->rcols[r].src[u->file] != SCAN_SRC_FILE)
+                continue;
             PA_TRY(rc = load_index(s, u, r, true, &ix[r], err));
             if (!ix[r].ci)
                 continue;
@@ -293,8 +295,8 @@ int scan__plan_unit(pq_scan *s, scan_unit *u, pa_err *err)
     }
     uint64_t pages = 0, pruned = 0;
     for (int r = 0; r < s->n_rcols; r++) {
-        if (!rcol_needed(s, r))
-            continue;
+        if (!rcol_needed(s, r) || s->rcols[r].src[u->file] != SCAN_SRC_FILE)
+            continue;   /* (NULL and partition columns are made, not read) */
         if (!u->all_rows)
             PA_TRY(rc = load_index(s, u, r, false, &ix[r], err));
         PA_TRY(rc = plan_column(s, u, r, &ix[r], &cap, err));

@@ -146,10 +146,14 @@ static int parse_scaled(const char *text, int scale, int64_t *q, bool *exact)
 
 int scan__bind_pred(pq_scan *s, const pq_pred *p, int col, scan_pred *out, pa_err *err)
 {
+    return scan__bind_pred_type(p, s->rcols[col].type, col, out, err);
+}
+
+int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, pa_err *err)
+{
     memset(out, 0, sizeof *out);
     out->col = col;
     out->op = p->op;
-    pa_type t = s->rcols[col].type;
     if ((unsigned)p->op >= PQ_OP__COUNT)
         return pa_error(err, PA_EINVAL, "predicate on %s: bad operator %d", p->column, (int)p->op);
     out->kind = t.id == PA_TYPE_DOUBLE ? SCAN_K_DOUBLE : t.id == PA_TYPE_VARCHAR ? SCAN_K_STRING : SCAN_K_INT;
@@ -412,4 +416,49 @@ bool scan__rg_may_match(const scan_pred *p, const pq_column_desc *d, const pq_co
     if ((st->min.ptr || st->max.ptr) && legacy_sound(d))
         return scan__may_match(p, d, st->min, st->max, true, nulls, cm->num_values, nans, false);
     return scan__may_match(p, d, none, none, false, nulls, cm->num_values, nans, false);
+}
+
+const char *scan__part_value(const pq_scan *s, int r, uint32_t f)
+{
+    const pq_hive *h = s->hive;
+    return h->values[(size_t)s->files[f].hive_file * (size_t)h->n_keys + (size_t)s->rcols[r].part];
+}
+
+bool scan__const_match(const scan_pred *p, pa_type t, const char *value)
+{
+    if (p->op == PQ_OP_IS_NULL)
+        return !value;
+    if (p->op == PQ_OP_IS_NOT_NULL)
+        return value != NULL;
+    if (!value)
+        return false;
+    if (p->kind == SCAN_K_STRING) {
+        int c = bytes_cmp((const uint8_t *)value, strlen(value), (const uint8_t *)p->c.s, p->c.len);
+        switch (p->op) {
+        case PQ_OP_EQ: return c == 0;
+        case PQ_OP_NE: return c != 0;
+        case PQ_OP_LT: return c < 0;
+        case PQ_OP_LE: return c <= 0;
+        case PQ_OP_GT: return c > 0;
+        case PQ_OP_GE: return c >= 0;
+        default: return false;
+        }
+    }
+    int64_t v = 0;
+    if (t.id == PA_TYPE_DATE) {
+        int32_t d;
+        if (pa_date_parse(value, &d, NULL) != PA_OK)
+            return true;   /* cannot tell: keep */
+        v = d;
+    } else if (t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_INTEGER) {
+        char *end;
+        v = strtoll(value, &end, 10);
+        if (end == value || *end)
+            return true;
+    } else {
+        return true;
+    }
+    if (p->kind == SCAN_K_DOUBLE)
+        return true;
+    return int_match(v, p->op, p->c.q, p->c.exact);
 }

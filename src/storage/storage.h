@@ -779,6 +779,21 @@ typedef struct pq_scan_options {
     int share_part;
     bool device_decode;         /* hand pages to the device's kernels even where
                                  * dv_decodes_pages says no (not on host-visible devices) */
+    /* Layouts (section 8b). hive_partitioning: PQ_HIVE_AUTO (0: when the
+     * first file's folders are key=value ones), PQ_HIVE_ON or PQ_HIVE_OFF;
+     * partition columns come after the files' columns, named and typed as
+     * pq_hive_detect says, one value per file; predicates on them prune
+     * whole files before their footers are read. union_by_name: a file may
+     * lack a column (it reads as NULL). types: NULL, or per output column
+     * the type the caller expects (a widening, pq_type_widen, of every
+     * file's type): without it a column's type is the widening of its
+     * type in the files not pruned. A file whose type differs from the
+     * column's has its values converted on the host. A predicate on a
+     * file column whose type differs between files is PA_EUNSUPPORTED
+     * (filter above the scan instead). */
+    int hive_partitioning;
+    bool union_by_name;
+    const pa_type *types;
     bool host_decode;           /* decode every page on the host, also on a device that
                                  * decodes pages itself (sim, cuda): the baseline to
                                  * measure against (default false: columns whose pages
@@ -792,9 +807,11 @@ void pq_scan_options_init(pq_scan_options *opt);
 
 typedef struct pq_scan pq_scan;
 
-/* Opens a scan: resolves the paths, gets every footer from the metadata
- * cache, maps the columns (every file must have each requested column with
- * the same engine type; otherwise PA_EINVAL naming both files), binds the
+/* Opens a scan: resolves the paths, reads their hive partitions and drops
+ * the files predicates on partition columns rule out, gets every other
+ * footer from the metadata cache, maps the columns (every file must have
+ * each requested column, unless union_by_name, of a type that widens into
+ * the column's; otherwise PA_EINVAL naming both files), binds the
  * predicates, prunes row groups by statistics, and starts reading. Errors:
  * PA_ENOTFOUND (a path, a glob or directory without Parquet files, a column),
  * PA_EUNSUPPORTED (a requested column that is nested or of a type without
@@ -830,7 +847,8 @@ pa_type pq_scan_column_type(const pq_scan *s, int i);
 int pq_scan_next(pq_scan *s, dv_chunk **out, pa_err *err);
 
 typedef struct pq_scan_stats {
-    uint64_t files;
+    uint64_t files;               /* files scanned (not pruned) */
+    uint64_t files_pruned;        /* by predicates on partition columns (footers never read) */
     uint64_t row_groups;          /* in all files */
     uint64_t row_groups_pruned;   /* by statistics, or by the page index to nothing */
     uint64_t pages;               /* data pages of the columns read, in row groups not pruned */
@@ -855,6 +873,43 @@ void pq_scan_get_stats(pq_scan *s, pq_scan_stats *out);
  * any time, also before the end; NULL is ignored. Chunks already handed out
  * stay valid. */
 void pq_scan_close(pq_scan *s);
+
+/* ================================= 8b. Layouts of several files (layout.c)
+ *
+ * Hive partitioning (DuckDB's rules): folders named key=value in a file's
+ * path (the directories only; %XX escapes decoded) give the file a value
+ * per key; a value NULL or __HIVE_DEFAULT_PARTITION__ is NULL. A key's
+ * type is DATE when every non-NULL value reads as a date (YYYY-MM-DD),
+ * else BIGINT when every one is an integer written as BIGINT writes it
+ * ("7", "-5"; not "07" or "+7"), else VARCHAR. Keys are sorted by name.
+ */
+enum { PQ_HIVE_AUTO = 0, PQ_HIVE_ON = 1, PQ_HIVE_OFF = 2 };
+
+typedef struct pq_hive {
+    int n_keys;
+    char **keys;               /* sorted by name */
+    pa_type *types;            /* BIGINT, DATE or VARCHAR */
+    uint32_t n_files;
+    char **values;             /* [file * n_keys + key]: the text, NULL for NULL */
+} pq_hive;
+
+/* The partitions of files (in scan order). mode PQ_HIVE_OFF, or AUTO when
+ * the first file has no key=value folder: *out = NULL (no partitioning).
+ * AUTO with files whose keys differ: NULL too (DuckDB's detection); ON:
+ * PA_EINVAL naming the two files; ON without any key=value folder:
+ * PA_EINVAL. Free *out with pq_hive_free. */
+int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out, pa_err *err);
+void pq_hive_free(pq_hive *h);
+/* Index of key in h (-1 when absent or h is NULL). */
+int pq_hive_key(const pq_hive *h, const char *key);
+
+/* The type holding values of both a and b (DuckDB's union of types, kept
+ * within 18 decimal digits): INTEGER, BIGINT -> BIGINT; an integer or a
+ * DECIMAL with DOUBLE -> DOUBLE; DECIMALs (INTEGER as DECIMAL(10,0)) -> the
+ * scale of the larger and the integer digits of the larger. False when
+ * there is none (then *why says so, e.g. "DECIMAL(38,2) needs more than
+ * 18 digits", or "" for types that do not mix). */
+bool pq_type_widen(pa_type a, pa_type b, pa_type *out, char *why, size_t why_cap);
 
 /* ================================================ 9. Writer (writer*.c)
  *
