@@ -417,7 +417,7 @@ static int parse_seq(rx *x, int *out)
 {
     int rc, l = -1;
     while (x->i < x->len && x->pat[x->i] != '|' && x->pat[x->i] != ')') {
-        int a;
+        int a = -1;
         if ((rc = parse_rep(x, &a)) != PA_OK)
             return rc;
         if (l >= 0 && (rc = new_node(x, N_CAT, l, a, 0, &a)) != PA_OK)
@@ -468,7 +468,7 @@ static int gen(rx *x, int k);
  * optional copies, each SPLIT preferring to go on (greedy) or to stop. */
 static int gen_rep(rx *x, const node *n)
 {
-    int rc, s;
+    int rc, s = 0;
     int copies = n->max < 0 && n->min > 0 ? n->min - 1 : n->min;
     for (int k = 0; k < copies; k++)
         if ((rc = gen(x, n->l)) != PA_OK)
@@ -501,7 +501,7 @@ static int gen_rep(rx *x, const node *n)
 static int gen(rx *x, int k)
 {
     const node *n = &x->nodes[k];
-    int rc, s, j;
+    int rc, s = 0, j = 0;
     switch ((nkind)n->kind) {
     case N_EMPTY: return PA_OK;
     case N_CHAR: return emit(x, KN_RE_CHAR, (uint32_t)n->v, NULL);
