@@ -553,13 +553,17 @@ class Gen {
     const p = r.one(cands);
     const n = { items: [this.baseItem(p.name)], parent: inner };
     const ni = n.items[0];
-    const op = r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
+    // IN reads the inner item through its value only: then an equality to
+    // the outer query too (a non-equality alone pairs every row of the
+    // domain with every row of the table).
+    const asIn = r.chance(0.3);
+    const op = asIn || r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
     const conds = [`${ni.alias}.${p.nb.name} ${op} ${this.ref(n, p.it, p.c)}`, ...this.subFilters(n, 1)];
     if (depth === 0 && r.chance(W.deeper)) {
       const d = this.deepPred(n, outer, 1);
       if (d) conds.push(d);
     }
-    if (r.chance(0.3))
+    if (asIn)
       return `${ii.alias}.${a.name}${r.chance(0.3) ? ' NOT' : ''} IN (SELECT ${ni.alias}.${p.na.name} FROM ${p.name} AS ${ni.alias} WHERE ${conds.join(' AND ')})`;
     conds.unshift(`${ni.alias}.${p.na.name} = ${ii.alias}.${a.name}`);
     return `${r.chance(0.3) ? 'NOT ' : ''}EXISTS (SELECT 1 FROM ${p.name} AS ${ni.alias} WHERE ${conds.join(' AND ')})`;
