@@ -555,9 +555,10 @@ class Gen {
     const ni = n.items[0];
     // IN reads the inner item through its value only: then an equality to
     // the outer query too (a non-equality alone pairs every row of the
-    // domain with every row of the table).
+    // domain with every row of the table; Pista has no inequality join).
     const asIn = r.chance(0.3);
-    const op = asIn || r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
+    // An inequality (a join residual over D's rows) only into a small table.
+    const op = asIn || TABLES[p.name].rows > 10000 || r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
     const conds = [`${ni.alias}.${p.nb.name} ${op} ${this.ref(n, p.it, p.c)}`, ...this.subFilters(n, 1)];
     if (depth === 0 && r.chance(W.deeper)) {
       const d = this.deepPred(n, outer, 1);
