@@ -781,6 +781,8 @@ static int bind_lateral(sq_ctx *c, PgQuery__RangeSubselect *rs, sq_scope *sc, sq
     sq_node **srcs = f->lat_left ? &f->lat_left : f->rels;
     if ((rc = sq_fill_domain(c, q, srcs, f->lat_left ? 1 : f->n_rels)))
         return rc;
+    if (q->grouped)   /* one row per D row */
+        r->est = r->in[0]->est = r->in[0]->in[0]->est = q->dnode->est;
     if (f->lat_left) {
         f->lat_conj = cond;
         f->n_lat_conj = n_cond;

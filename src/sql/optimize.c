@@ -46,11 +46,26 @@ static bool const_number(sq_ctx *c, const sq_expr *e, double *v)
     return end != buf;
 }
 
+/* e without casts, and without the NULL-safe key's wrapper (CASE WHEN x
+ * IS NULL THEN stand-in ELSE x END, sq_not_distinct): x's statistics. */
 static const sq_expr *strip_cast(const sq_expr *e)
 {
-    while (e && e->kind == SQ_E_CAST)
-        e = e->args[0];
-    return e;
+    for (;;) {
+        if (e && e->kind == SQ_E_CAST)
+            e = e->args[0];
+        else if (e && e->kind == SQ_E_CASE && e->n_args == 3 && e->args[0]->kind == SQ_E_ISNULL &&
+                 !e->args[0]->sub && e->args[2]->kind == SQ_E_COL && sq_expr_equal(e->args[0]->args[0], e->args[2]))
+            e = e->args[2];
+        else
+            return e;
+    }
+}
+
+/* (a IS NULL) = (b IS NULL): the NULL-safe key's flag, no selectivity of
+ * its own. */
+static bool null_flag_pair(const sq_expr *e)
+{
+    return e->kind == SQ_E_CMP && e->sub == EX_EQ && e->args[0]->kind == SQ_E_ISNULL && e->args[1]->kind == SQ_E_ISNULL;
 }
 
 double sq_selectivity(sq_ctx *c, const sq_expr *e, double rows)
@@ -154,7 +169,7 @@ double sq_estimate(sq_ctx *c, sq_node *n)
                 double s = 1 / (na > nb ? na : nb);
                 if (s < sel)
                     sel = s; /* the most selective key; others are assumed correlated */
-            } else
+            } else if (!null_flag_pair(e))
                 sel *= 0.5;
         }
         double est = l * r * sel;

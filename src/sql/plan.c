@@ -340,6 +340,11 @@ int sq_fill_domain(sq_ctx *c, sq_subq *q, sq_node **srcs, int n_srcs)
         memcpy(d->out, p->out, (size_t)k * sizeof(int));
         d->in[0] = p;
         d->est = sq_estimate(c, d);
+        double ndv = 1;   /* at most the product of the columns' distinct counts */
+        for (int i = 0; i < k && ndv > 0; i++)
+            ndv = c->cols[p->out[i]].stat.ndv > 0 ? ndv * c->cols[p->out[i]].stat.ndv : -1;
+        if (ndv >= 1 && ndv < d->est)
+            d->est = ndv;
         if (prod) {
             sq_node *j = sq_node_new(c, SQ_L_JOIN, prod->n_out + k);
             if (!j)
@@ -372,6 +377,7 @@ int sq_fill_domain(sq_ctx *c, sq_subq *q, sq_node **srcs, int n_srcs)
             return c->err->code ? c->err->code : PA_EINTERNAL;
     }
     dn->in[0] = prod;
+    dn->est = prod->est;
     return PA_OK;
 }
 

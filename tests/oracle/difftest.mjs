@@ -495,7 +495,7 @@ class Gen {
     const join = r.pick(W.lateralJoin);
     const last = scope.items[scope.items.length - 1];
     const onlyLast = join === 'left' && !explicit;
-    const keys = this.keyCols(scope).filter(({ it }) => !it.lateral && (!onlyLast || it === last));
+    const keys = this.keyCols(scope).filter(({ it }) => !it.lateral && (!onlyLast || it === last) && domainOk(scope, it));
     if (!keys.length) return null;
     const { it, c } = r.one(keys);
     const name = r.one(TABLE_NAMES.filter((n) => TABLES[n].cols.some((x) => x.key === c.key)));
@@ -505,7 +505,7 @@ class Gen {
     const where = [`${ii.alias}.${ic.name} = ${this.ref(inner, it, c)}`];
     if (!onlyLast && r.chance(W.lateralSecond)) {
       // a second FROM item read too
-      const o = this.columns(scope, (x) => isNum(x) && !x.key).filter((x) => x.it !== it && !x.it.lateral);
+      const o = this.columns(scope, (x) => isNum(x) && !x.key).filter((x) => x.it !== it && !x.it.lateral && domainOk(scope, x.it));
       const mine = ii.cols.filter((x) => isNum(x) && !x.key);
       if (o.length && mine.length) {
         const a = r.one(o), b = r.one(mine);
@@ -556,7 +556,7 @@ class Gen {
     const r = this.r;
     const ii = inner.items[0];
     const ik = ii.cols.filter((x) => x.key);
-    const ok = this.keyCols(outer);
+    const ok = this.keyCols(outer).filter(({ it }) => domainOk(outer, it));
     if (!ik.length || !ok.length) return null;
     const a = r.one(ik);
     const cands = [];
@@ -572,13 +572,18 @@ class Gen {
     const p = r.one(cands);
     const n = { items: [this.baseItem(p.name)], parent: inner };
     const ni = n.items[0];
-    const op = r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
+    // IN reads the inner item through its value only: then an equality to
+    // the outer query too (a non-equality alone pairs every row of the
+    // domain with every row of the table; Pista has no inequality join).
+    const asIn = r.chance(0.3);
+    // An inequality (a join residual over D's rows) only into a small table.
+    const op = asIn || TABLES[p.name].rows > 10000 || r.chance(0.75) ? '=' : r.one(['<', '>', '<>']);
     const conds = [`${ni.alias}.${p.nb.name} ${op} ${this.ref(n, p.it, p.c)}`, ...this.subFilters(n, 1)];
     if (depth === 0 && r.chance(W.deeper)) {
       const d = this.deepPred(n, outer, 1);
       if (d) conds.push(d);
     }
-    if (r.chance(0.3))
+    if (asIn)
       return `${ii.alias}.${a.name}${r.chance(0.3) ? ' NOT' : ''} IN (SELECT ${ni.alias}.${p.na.name} FROM ${p.name} AS ${ni.alias} WHERE ${conds.join(' AND ')})`;
     conds.unshift(`${ni.alias}.${p.na.name} = ${ii.alias}.${a.name}`);
     return `${r.chance(0.3) ? 'NOT ' : ''}EXISTS (SELECT 1 FROM ${p.name} AS ${ni.alias} WHERE ${conds.join(' AND ')})`;
@@ -1400,6 +1405,13 @@ function joinWord(r, kind) {
   return `${kind.toUpperCase()}${r.chance(0.5) ? ' OUTER' : ''} JOIN`;
 }
 // Mark the items an outer join may pad with NULLs.
+// A domain (the distinct outer values a LATERAL or a correlation two levels
+// out reads) comes from the smallest part of the FROM holding the columns,
+// below inner joins and outer joins' preserved sides only; Pista refuses one
+// whose part holds a LIMIT (read twice, its rows could differ): where the
+// FROM has a derived table or WITH query, only columns of tables on no
+// nullable side.
+function domainOk(scope, it) { return !scope.items.some((x) => x.sql) || (!!it.table && !it.nullable); }
 function nullify(kind, leftItems, rightItems) {
   if (kind === 'left' || kind === 'full') for (const x of rightItems) x.nullable = true;
   if (kind === 'right' || kind === 'full') for (const x of leftItems) x.nullable = true;
