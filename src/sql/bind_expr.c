@@ -701,6 +701,34 @@ static bool win_const(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, char *b
     return true;
 }
 
+/* Whether an aggregate may stand here (a failure set when not). */
+static bool agg_allowed(sq_ctx *c, const sq_aggctx *ag, int loc)
+{
+    if (!ag || !ag->allow) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+        return false;
+    }
+    if (ag->inside) {
+        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
+        return false;
+    }
+    return true;
+}
+
+/* An aggregate's argument under FILTER (WHERE filt): CASE WHEN filt THEN x
+ * END, since every aggregate skips NULLs; x itself without a filter. */
+static sq_expr *filtered(sq_ctx *c, sq_expr *filt, sq_expr *x, int loc)
+{
+    if (!filt || !x)
+        return x;
+    if (filt->type.id != PA_TYPE_BOOLEAN) {
+        sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
+        return NULL;
+    }
+    sq_expr *w[2] = {filt, x};
+    return sq_make(c, SQ_E_CASE, 0, w, 2, loc);
+}
+
 /* Ordered-set aggregates: percentile_cont(p) / percentile_disc(p) WITHIN
  * GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY x), median(x) (DuckDB's
  * percentile_cont(0.5)). A placeholder that bind_select turns into
@@ -708,14 +736,8 @@ static bool win_const(sq_ctx *c, pgn *n, sq_scope *sc, const char *what, char *b
 static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
 {
     int loc = f->location;
-    if (!ag || !ag->allow) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+    if (!agg_allowed(c, ag, loc))
         return NULL;
-    }
-    if (ag->inside) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
-        return NULL;
-    }
     if (f->agg_distinct || f->agg_star) {
         sq_fail(c, loc, PA_EINVAL, "%s takes neither DISTINCT nor *", fn);
         return NULL;
@@ -763,15 +785,8 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
                 pa_type_name(x->type.id));
         return NULL;
     }
-    if (filt) {
-        if (filt->type.id != PA_TYPE_BOOLEAN) {
-            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
-            return NULL;
-        }
-        sq_expr *w[2] = {filt, x};
-        if (!(x = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
-            return NULL;
-    }
+    if (!(x = filtered(c, filt, x, loc)))
+        return NULL;
     sq_expr *e = sq_alloc(&c->A, sizeof *e);
     sq_expr **args = sq_alloc(&c->A, sizeof *args);
     if (!e || !args) {
@@ -826,14 +841,8 @@ static sq_expr *bind_sqlvalue(sq_ctx *c, PgQuery__SQLValueFunction *f)
 static sq_expr *bind_string_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
 {
     int loc = f->location;
-    if (!ag || !ag->allow) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+    if (!agg_allowed(c, ag, loc))
         return NULL;
-    }
-    if (ag->inside) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
-        return NULL;
-    }
     if (f->agg_star || f->n_args < 1 || f->n_args > 2) {
         sq_fail(c, loc, PA_EINVAL, "%s takes a value and a separator", fn);
         return NULL;
@@ -905,15 +914,8 @@ static sq_expr *bind_string_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn,
                 return NULL;
             }
         }
-    if (filt) {
-        if (filt->type.id != PA_TYPE_BOOLEAN) {
-            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
-            return NULL;
-        }
-        sq_expr *w[2] = {filt, x};
-        if (!(x = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
-            return NULL;
-    }
+    if (!(x = filtered(c, filt, x, loc)))
+        return NULL;
     args[0] = x;
     e->kind = SQ_E_OSAGG;
     e->sub = 3;
@@ -1027,14 +1029,8 @@ static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, co
 static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_scope *sc, sq_aggctx *ag)
 {
     int loc = f->location;
-    if (!ag || !ag->allow) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate functions are not allowed in %s", ag && ag->clause ? ag->clause : "this place");
+    if (!agg_allowed(c, ag, loc))
         return NULL;
-    }
-    if (ag->inside) {
-        sq_fail(c, loc, PA_EINVAL, "aggregate function calls cannot be nested");
-        return NULL;
-    }
     /* ORDER BY inside count, sum, avg, min, max, bool_and/or and the
      * variances: bound (its errors are the user's) and dropped, as their
      * values do not depend on the order (DOUBLE sums round in the engine's
@@ -1055,10 +1051,6 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         ag->inside = false;
         if (!filt)
             return NULL;
-        if (filt->type.id != PA_TYPE_BOOLEAN) {
-            sq_fail(c, loc, PA_EINVAL, "FILTER needs a boolean condition, not %s", pa_type_name(filt->type.id));
-            return NULL;
-        }
     }
     ex_agg_kind k;
     sq_expr *arg = NULL;
@@ -1102,11 +1094,8 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
                     fn);
             return NULL;
         }
-        if (filt) {
-            sq_expr *w[2] = {filt, arg};
-            if (!(arg = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
-                return NULL;
-        }
+        if (!(arg = filtered(c, filt, arg, loc)))
+            return NULL;
         if (var)
             return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, NULL);
         sq_expr *e = agg_node(c, k, arg, loc);
@@ -1115,8 +1104,7 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         return e;
     }
     if (filt) {
-        sq_expr *w[2] = {filt, sq_const(c, ex_expr_int(c->plan, 1, c->err), loc)};
-        if (!(arg = sq_make(c, SQ_E_CASE, 0, w, 2, loc)))
+        if (!(arg = filtered(c, filt, sq_const(c, ex_expr_int(c->plan, 1, c->err), loc), loc)))
             return NULL;
         k = EX_AGG_COUNT;
     }

@@ -70,30 +70,35 @@ void sq_arena_free(sq_arena *a)
 }
 
 /* --------------------------------------------------------------- context */
+static int vfail(sq_ctx *c, int loc, int code, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    c->err_loc = loc;
+    return pa_error(c->err, code, "%s", msg);
+}
+
 int sq_fail(sq_ctx *c, int loc, int code, const char *fmt, ...)
 {
     if (c->err && c->err->code != PA_OK)
         return c->err->code;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = vfail(c, loc, code, fmt, ap);
     va_end(ap);
-    c->err_loc = loc;
-    return pa_error(c->err, code, "%s", msg);
+    return rc;
 }
 
 int sq_fail_corr(sq_ctx *c, int loc, const char *fmt, ...)
 {
     if (c->err && c->err->code != PA_OK)
         return c->err->code;
-    char msg[512];
+    c->want_domain = true;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = vfail(c, loc, PA_EUNSUPPORTED, fmt, ap);
     va_end(ap);
-    c->want_domain = true;
-    return sq_fail(c, loc, PA_EUNSUPPORTED, "%s", msg);
+    return rc;
 }
 
 int sq_new_col(sq_ctx *c, const char *name, pa_type t)

@@ -1,7 +1,8 @@
 # sql_check.sh - sourced by the SQL tests that compare a query's CSV output
 # with expected rows: `check NAME SQL EXPECTED` and `refused NAME SQL
 # MESSAGE` (a non-zero exit whose output holds MESSAGE). Both run "$PISTA"
-# on the SF 0.01 Parquet files and set fail=1 on a mismatch.
+# on the SF 0.01 Parquet files and set fail=1 on a mismatch; `want NAME SQL`
+# compares with DuckDB's answer to the same SQL.
 : "${PISTA:?}" "${PISTA_TEST_DATA:?}"
 fail=0
 D="$PISTA_TEST_DATA/parquet/sf0.01"
@@ -20,4 +21,9 @@ refused() { # name sql message: fails (non-zero exit) with the message
   out=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)
   rc=$?
   if [ $rc -ne 0 ] && echo "$out" | grep -qF -- "$3"; then echo "ok   $1"; else echo "FAIL $1 (exit $rc, want '$3')"; echo "  sql: $2"; echo "$out" | sed 's/^/  /'; fail=1; fi
+}
+want() { # name sql: the answer equals DuckDB's for the same SQL (tests/oracle/oracle.mjs)
+  local exp
+  exp=$(node "${PISTA_SOURCE_DIR:?}/tests/oracle/oracle.mjs" -c "$2" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
+  check "$1" "$2" "$exp"
 }

@@ -11,11 +11,6 @@ ORACLE="$PISTA_SOURCE_DIR/tests/oracle/oracle.mjs"
 command -v node >/dev/null || { echo "FAIL: node is missing (tests/oracle/setup.sh)"; exit 1; }
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-want() {   # NAME SQL: pista's answer equals DuckDB's
-    local exp
-    exp=$(node "$ORACLE" -c "$2" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
-    check "$1" "$2" "$exp"
-}
 SEL="select i, (i % 50 * 123456789012345678901.123456789)::decimal(38,9) as a,
        case when i % 5 = 0 then null else (i % 7 * 1e20 - 3)::decimal(30,2) end as b,
        (-i)::decimal(20,0) as c from range(3000) r(i)"

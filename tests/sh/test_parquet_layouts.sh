@@ -19,13 +19,7 @@ duck() { # sql: DuckDB runs it (writes a file)
         exit 1
     fi
 }
-# want NAME SQL: pista's answer equals DuckDB's (same SQL: both read
-# `option = true` in read_parquet's arguments)
-want() {
-    local exp
-    exp=$(node "$ORACLE" -c "$2" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
-    check "$1" "$2" "$exp"
-}
+# want (sql_check.sh): both read `option = true` in read_parquet's arguments.
 # has NAME CMD... : the command succeeds and its output holds $WANT
 has() {
     local name="$1" out rc

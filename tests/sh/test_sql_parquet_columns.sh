@@ -24,12 +24,6 @@ if ! node "$ORACLE" -c "copy (select i, 'v' || i as s, [i, i + 1] as l, {'a': i,
     echo "FAIL: DuckDB could not write the file: $(head -c 300 "$tmp/oracle.out")"
     exit 1
 fi
-# want NAME SQL: pista's answer equals DuckDB's on the same file
-want() {
-    local exp
-    exp=$(node "$ORACLE" -c "$2" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
-    check "$1" "$2" "$exp"
-}
 want "the readable columns around nested and unsupported ones" "select i, s, d, dt from read_parquet('$F') where i % 7 = 3 order by i"
 want "aggregates and a filter on the readable columns" "select count(*) n, sum(i) si, min(s) ms, max(dt) md, avg(d) ad from read_parquet('$F') where dt > date '2020-02-01'"
 want "a window and a join over the readable columns" "select a.i, b.s, row_number() over (order by a.i desc) rn from read_parquet('$F') a join read_parquet('$F') b on a.i = b.i + 50 where a.i > 90 order by 1"
