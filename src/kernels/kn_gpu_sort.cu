@@ -12,17 +12,18 @@
  *   comparator reads a staged sort_info (the layout's string keys and a
  *   device table of their columns, per source) so no host pointer reaches a
  *   kernel.
- * - kn_sort_records is a merge sort by ranks: in a pass that merges runs of
- *   width w, each record's place is its index in its own run plus its rank
- *   in the partner run (a binary search: records of the left run go before
- *   equal ones of the right run), so a pass is one kernel with a thread per
- *   record and no synchronisation; log2(n) passes ping-pong between the
- *   records and the scratch. kn_sort_merge is one such pass over two
- *   arrays. kn_sort_merge_next ranks the first m remaining records of each
- *   run against the other runs' windows (runs earlier in the list first
- *   among equals, as the cpu loop takes them) and writes those ranked below
- *   m. All O(n log^2 n) comparisons: simple and exact first; a radix sort
- *   on the key bytes is the faster path to come.
+ * - kn_sort_records is a bottom-up merge sort: log2(n) passes ping-pong
+ *   between the records and the scratch, each merging runs of width w
+ *   pairwise. A pass is one kernel in which each thread writes MERGE_K
+ *   consecutive outputs: a binary search on the merge path finds where its
+ *   outputs start in the two runs (records of the left run go before equal
+ *   ones of the right run), then it merges sequentially; O(n log n)
+ *   comparisons in all, no synchronisation inside a pass. kn_sort_merge is
+ *   one such merge of two arrays. kn_sort_merge_next ranks the first m
+ *   remaining records of each run against the other runs' windows (runs
+ *   earlier in the list first among equals, as the cpu loop takes them) and
+ *   writes those ranked below m. A radix sort on the key bytes is the faster
+ *   path to come.
  * - A tag outside the sources is a data fault where a kernel reads a source
  *   through it (gather), as the cpu loops report it.
  */
@@ -167,17 +168,61 @@ __device__ int64_t rank_in(const sort_info *S, const uint8_t *a, int64_t lo, int
     return lo - base;
 }
 
-/* One merge pass: runs of width w of src, pairwise, into dst. */
+/* Merge path: of the first d records of the merge of a[na] and b[nb]
+ * (a's first among equals), how many come from a. */
+__device__ int64_t merge_split(const sort_info *S, const uint8_t *a, int64_t na, const uint8_t *b, int64_t nb,
+                               int64_t d)
+{
+    int64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (rec_cmp(S, a + (size_t)mid * S->stride, b + (size_t)(d - 1 - mid) * S->stride) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Outputs [d, d + k) of the merge of a[na] and b[nb] into out + d. */
+__device__ void merge_range(const sort_info *S, const uint8_t *a, int64_t na, const uint8_t *b, int64_t nb,
+                            int64_t d, int64_t k, uint8_t *out)
+{
+    const uint32_t st = S->stride;
+    int64_t i = merge_split(S, a, na, b, nb, d), j = d - i;
+    for (int64_t o = d; o < d + k; o++) {
+        bool from_a = j >= nb || (i < na && rec_cmp(S, a + (size_t)i * st, b + (size_t)j * st) <= 0);
+        const uint8_t *r = from_a ? a + (size_t)i++ * st : b + (size_t)j++ * st;
+        rec_copy(out + (size_t)o * st, r, st);
+    }
+}
+
+/* Records each thread of a merge writes: one merge-path search per MERGE_K
+ * outputs, then a sequential merge (ModernGPU's scheme), so a pass costs
+ * O(n + n / MERGE_K * log n) comparisons instead of a search per record. */
+constexpr int64_t MERGE_K = 16;
+
+inline unsigned merge_blocks(int64_t n)
+{
+    return blocks_for((n + MERGE_K - 1) / MERGE_K);
+}
+
+/* One merge pass: runs of width w of src, pairwise, into dst. Thread t
+ * writes outputs [t * MERGE_K, t * MERGE_K + MERGE_K), crossing pairs when
+ * they are narrower than that. */
 __global__ void merge_pass_k(const sort_info *S, const uint8_t *src, uint8_t *dst, int64_t n, int64_t w)
 {
     const uint32_t st = S->stride;
-    KN_GPU_FOR(i, n)
+    KN_GPU_FOR(t, (n + MERGE_K - 1) / MERGE_K)
     {
-        int64_t s = i / (2 * w) * (2 * w), mid = s + w < n ? s + w : n, end = s + 2 * w < n ? s + 2 * w : n;
-        const uint8_t *r = src + (size_t)i * st;
-        int64_t pos = i < mid ? (i - s) + rank_in(S, src, mid, end, r, false)
-                              : (i - mid) + rank_in(S, src, s, mid, r, true);
-        rec_copy(dst + (size_t)(s + pos) * st, r, st);
+        int64_t o = t * MERGE_K, stop = o + MERGE_K < n ? o + MERGE_K : n;
+        while (o < stop) {
+            int64_t s = o / (2 * w) * (2 * w), mid = s + w < n ? s + w : n, end = s + 2 * w < n ? s + 2 * w : n;
+            int64_t k = (end < stop ? end : stop) - o;
+            merge_range(S, src + (size_t)s * st, mid - s, src + (size_t)mid * st, end - mid, o - s, k,
+                        dst + (size_t)s * st);
+            o += k;
+        }
     }
 }
 
@@ -185,19 +230,10 @@ __global__ void merge_pass_k(const sort_info *S, const uint8_t *src, uint8_t *ds
 __global__ void merge2_k(const sort_info *S, const uint8_t *a, int64_t na, const uint8_t *b, int64_t nb,
                          uint8_t *out)
 {
-    const uint32_t st = S->stride;
-    KN_GPU_FOR(i, na + nb)
+    KN_GPU_FOR(t, (na + nb + MERGE_K - 1) / MERGE_K)
     {
-        const uint8_t *r;
-        int64_t pos;
-        if (i < na) {
-            r = a + (size_t)i * st;
-            pos = i + rank_in(S, b, 0, nb, r, false);
-        } else {
-            r = b + (size_t)(i - na) * st;
-            pos = (i - na) + rank_in(S, a, 0, na, r, true);
-        }
-        rec_copy(out + (size_t)pos * st, r, st);
+        int64_t o = t * MERGE_K, k = na + nb - o < MERGE_K ? na + nb - o : MERGE_K;
+        merge_range(S, a, na, b, nb, o, k, out);
     }
 }
 
@@ -520,7 +556,7 @@ extern "C" int SIMT_NAME(kn__gpu_sort_records)(const kn_ctx *ctx, const kn_sort_
     int rc = stage_info(ctx, l, sources, n_sources, &st, err);
     uint8_t *src = recs, *dst = (uint8_t *)scratch;
     for (int64_t w = 1; rc == PA_OK && w < n; w *= 2) {
-        rc = SIMT_LAUNCH(merge_pass_k, blocks_for(n), THREADS, 0, ctx->stream, err, st.S, (const uint8_t *)src,
+        rc = SIMT_LAUNCH(merge_pass_k, merge_blocks(n), THREADS, 0, ctx->stream, err, st.S, (const uint8_t *)src,
                          dst, n, w);
         uint8_t *t = src;
         src = dst;
@@ -545,7 +581,7 @@ extern "C" int SIMT_NAME(kn__gpu_sort_merge)(const kn_ctx *ctx, const kn_sort_la
     staged st;
     int rc = stage_info(ctx, l, sources, n_sources, &st, err);
     if (rc == PA_OK)
-        rc = SIMT_LAUNCH(merge2_k, blocks_for(na + nb), THREADS, 0, ctx->stream, err, st.S, a, na, b, nb, out);
+        rc = SIMT_LAUNCH(merge2_k, merge_blocks(na + nb), THREADS, 0, ctx->stream, err, st.S, a, na, b, nb, out);
     return free_after(ctx, st.block, rc, err);
 }
 
