@@ -18,7 +18,7 @@ ANSWERS=${ANSWERS:-../shared/tpch/answers/sf$SF}
 bash scripts/deps.sh
 vs=(--vs duckdb)
 bash tests/oracle/setup.sh || { echo "run: DuckDB is not available; the comparison is skipped"; vs=(); }
-cmake -S . -B build/normal -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build/normal -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/normal -j"$JOBS" >/dev/null
 P=./build/normal/pista
 if [ ! -f "$DATA/lineitem.parquet" ]; then
