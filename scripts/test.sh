@@ -43,27 +43,36 @@ mkdir -p build
 run_suite normal build/normal -DCMAKE_BUILD_TYPE=Release
 run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
 
-# Bounded fuzzing of footer and page decoding (clang's libFuzzer, ASan+UBSan).
-# The fuzz build also compiles the library and `pista` with clang -O2 and
-# warnings as errors: clang's own warnings (e.g. unneeded declarations).
+# Bounded fuzzing (clang's libFuzzer, ASan+UBSan): fuzz_parquet over footer
+# and page decoding, fuzz_sql over SQL text (parse to run). The fuzz build
+# also compiles the library and `pista` with clang -O2 and warnings as
+# errors: clang's own warnings (e.g. unneeded declarations).
+fuzz_run() {   # target, seconds, max input length (0: libFuzzer's), seed folders...
+  local dir=build/fuzz target=$1 secs=$2 len=$3; shift 3
+  local opts=(-max_total_time="$secs" -rss_limit_mb=2048 -timeout=20)
+  [ "$len" -gt 0 ] && opts+=(-max_len="$len")
+  rm -rf "$dir/corpus-$target" && mkdir -p "$dir/corpus-$target"
+  echo "== fuzz: $target for ${secs}s"
+  if (cd "$dir" && "./$target" "corpus-$target" "$@" "${opts[@]}" >"$target.log" 2>&1); then
+    echo "fuzz: $target: $(grep -E '^Done [0-9]+ runs' "$dir/$target.log" | tail -1), no crash"; passed=$((passed+1))
+  else
+    tail -n 40 "$dir/$target.log"
+    echo "fuzz: $target FAILED; the input is in $dir (crash-*, timeout-*): add it to tests/fuzz/corpus (or corpus_sql)"
+    failed=$((failed+1))
+  fi
+}
 fuzz_stage() {
   local dir=build/fuzz secs=${PISTA_FUZZ_SECONDS:-60}
   echo "== fuzz build ($dir)"
   if ! command -v clang >/dev/null; then echo "== fuzz: clang missing"; failed=$((failed+1)); return; fi
   if ! CC=clang CXX=clang++ cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
-        >"$dir.configure.log" 2>&1 || ! cmake --build "$dir" --target pista_lib pista fuzz_parquet -j"$JOBS" >"$dir.build.log" 2>&1; then
+        >"$dir.configure.log" 2>&1 ||
+     ! cmake --build "$dir" --target pista_lib pista fuzz_parquet fuzz_sql -j"$JOBS" >"$dir.build.log" 2>&1; then
     tail -n 30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
   fi
   echo "clang: library and pista built with warnings as errors"
-  rm -rf "$dir/corpus" && mkdir -p "$dir/corpus"
-  echo "== fuzz: fuzz_parquet for ${secs}s"
-  if (cd "$dir" && ./fuzz_parquet corpus ../../tests/data/parquet ../../tests/fuzz/corpus \
-        -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 >fuzz.log 2>&1); then
-    echo "fuzz: $(grep -E '^Done [0-9]+ runs' "$dir/fuzz.log" | tail -1), no crash"; passed=$((passed+1))
-  else
-    tail -n 40 "$dir/fuzz.log"
-    echo "fuzz: FAILED; the input is in $dir (crash-*): add it to tests/fuzz/corpus"; failed=$((failed+1))
-  fi
+  fuzz_run fuzz_parquet "$secs" 0 ../../tests/data/parquet ../../tests/fuzz/corpus
+  fuzz_run fuzz_sql "$secs" 4096 ../../tests/fuzz/sql ../../tests/data/tpch/queries ../../tests/fuzz/corpus_sql
 }
 fuzz_stage
 

@@ -66,7 +66,8 @@ int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t 
     int rc = kn__check_out(ci, out, at, n, "PLAIN", err);
     if (rc != PA_OK)
         return rc;
-    uint8_t *o = (uint8_t *)out->values + at * (uint64_t)ci->out_width;
+    /* VARCHAR outputs have no values array (offsets and bytes instead). */
+    uint8_t *o = out->values ? (uint8_t *)out->values + at * (uint64_t)ci->out_width : NULL;
     uint64_t need = 0;
     switch (ci->conv) {
     case KN__CV_BOOL:

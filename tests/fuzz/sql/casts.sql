@@ -1,0 +1,1 @@
+SELECT CAST(o_totalprice AS INTEGER), CAST(o_orderdate AS VARCHAR), extract(year FROM o_orderdate), date_trunc('month', o_orderdate), o_orderdate + INTERVAL '3' MONTH, CASE WHEN o_orderstatus IN ('F', 'O') THEN 1 ELSE NULL END, coalesce(NULL, o_clerk), nullif(o_shippriority, 0) FROM orders WHERE o_orderkey BETWEEN 1 AND 100

@@ -1,0 +1,1 @@
+SELECT DISTINCT n_regionkey FROM nation

@@ -1,0 +1,1 @@
+SELECT r_regionkey, (SELECT COUNT(*) FROM nation) AS c0 FROM region

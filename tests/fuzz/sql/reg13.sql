@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT CASE WHEN n_nationkey < 2 THEN NULL ELSE n_nationkey END AS k, n_name AS x FROM nation WHERE n_nationkey < 4) AS a FULL JOIN (SELECT CASE WHEN r_regionkey = 0 THEN NULL ELSE r_regionkey + 1 END AS k, r_name AS y FROM region) AS b USING (k)

@@ -1,0 +1,1 @@
+SELECT COUNT(*) AS c0, COUNT(l5.x) AS c1 FROM partsupp AS t1, part AS t2, part AS t3 CROSS JOIN LATERAL (SELECT t4.l_commitdate AS x FROM lineitem AS t4 WHERE t4.l_partkey = ps_partkey ORDER BY t4.l_quantity DESC, t4.l_orderkey, t4.l_linenumber LIMIT 3) AS l5 WHERE t1.ps_partkey = t2.p_partkey AND t1.ps_partkey = t3.p_partkey AND t2.p_mfgr NOT LIKE '%turer#3'

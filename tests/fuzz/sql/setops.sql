@@ -1,0 +1,1 @@
+(SELECT n_name FROM nation WHERE n_regionkey = 1 UNION SELECT r_name FROM region) EXCEPT SELECT 'PERU' INTERSECT ALL SELECT n_name FROM nation ORDER BY 1 LIMIT 5 OFFSET 1

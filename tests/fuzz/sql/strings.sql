@@ -1,0 +1,1 @@
+SELECT upper(c_name), lower(c_mktsegment), trim(c_phone), position('-' IN c_phone), replace(c_address, 'a', 'bb'), left(c_comment, 5), right(c_comment, 3), lpad(c_mktsegment, 12, '*'), split_part(c_phone, '-', 2), c_name || '!' FROM customer LIMIT 10

@@ -1,0 +1,1 @@
+SELECT n_regionkey, n_name, row_number() OVER (PARTITION BY n_regionkey ORDER BY n_name), sum(n_nationkey) OVER (ORDER BY n_nationkey ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), lag(n_name, 1, 'x') OVER (ORDER BY n_nationkey) FROM nation
