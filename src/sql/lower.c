@@ -611,8 +611,10 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
             }
         if (k == 0 && n->n_out) {   /* one column for the row count: one the scans can read */
             int i = 0;
-            while (i + 1 < n->n_out && reads_unsupported(c, n->exprs[i]))
+            while (i < n->n_out && reads_unsupported(c, n->exprs[i]))
                 i++;
+            if (i == n->n_out)   /* none: the input's row count (its scan picks or says why not) */
+                return sq_lower(c, n->in[0], cn, op, ids, n_ids);
             keep[k] = n->exprs[i];
             out[k++] = n->out[i];
         }
