@@ -44,7 +44,8 @@ run_suite normal build/normal -DCMAKE_BUILD_TYPE=Release
 run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
 
 # Bounded fuzzing (clang's libFuzzer, ASan+UBSan): fuzz_parquet over footer
-# and page decoding, fuzz_sql over SQL text (parse to run). The fuzz build
+# and page decoding, fuzz_scan over whole-file scans through SQL (half the
+# time), fuzz_sql over SQL text (parse to run). The fuzz build
 # also compiles the library and `pista` with clang -O2 and warnings as
 # errors: clang's own warnings (e.g. unneeded declarations).
 fuzz_run() {   # target, seconds, max input length (0: libFuzzer's), seed folders...
@@ -67,11 +68,12 @@ fuzz_stage() {
   if ! command -v clang >/dev/null; then echo "== fuzz: clang missing"; failed=$((failed+1)); return; fi
   if ! CC=clang CXX=clang++ cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
         >"$dir.configure.log" 2>&1 ||
-     ! cmake --build "$dir" --target pista_lib pista fuzz_parquet fuzz_sql -j"$JOBS" >"$dir.build.log" 2>&1; then
+     ! cmake --build "$dir" --target pista_lib pista fuzz_parquet fuzz_scan fuzz_sql -j"$JOBS" >"$dir.build.log" 2>&1; then
     tail -n 30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
   fi
   echo "clang: library and pista built with warnings as errors"
   fuzz_run fuzz_parquet "$secs" 0 ../../tests/data/parquet ../../tests/fuzz/corpus
+  fuzz_run fuzz_scan "$((secs / 2))" 0 ../../tests/data/parquet ../../tests/fuzz/corpus ../../tests/fuzz/corpus_scan
   fuzz_run fuzz_sql "$secs" 4096 ../../tests/fuzz/sql ../../tests/data/tpch/queries ../../tests/fuzz/corpus_sql
 }
 fuzz_stage
