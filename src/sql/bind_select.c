@@ -899,22 +899,197 @@ static sq_node *project(sq_ctx *c, sq_node *in, sq_expr **exprs, int n, const ch
     return p;
 }
 
-static int aggregate(sq_ctx *c, sq_node **node, aggstate *st)
+/* An AGG node over `in` grouping by the n_groups columns `groups` (kept
+ * with their ids) with the aggregates defs (outputs filled in here, typed
+ * by ex_agg_type). */
+static sq_node *agg_over(sq_ctx *c, sq_node *in, const int *groups, int n_groups, sq_aggdef *defs, int n_defs)
+{
+    sq_node *a = sq_node_new(c, SQ_L_AGG, n_groups + n_defs);
+    int *g = sq_alloc(&c->A, (size_t)(n_groups + 1) * sizeof *g);
+    sq_aggdef *d = sq_alloc(&c->A, (size_t)(n_defs + 1) * sizeof *d);
+    if (!a || !g || !d) {
+        sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    a->in[0] = in;
+    memcpy(g, groups, (size_t)n_groups * sizeof *g);
+    for (int i = 0; i < n_groups; i++)
+        a->out[i] = g[i];
+    for (int i = 0; i < n_defs; i++) {
+        pa_type t = {PA_TYPE_BIGINT, 0, 0};
+        if (defs[i].kind != EX_AGG_COUNT_STAR && ex_agg_type(defs[i].kind, c->cols[defs[i].arg].type, &t, c->err))
+            return NULL;
+        if ((defs[i].out = sq_new_col(c, "agg", t)) < 0)
+            return NULL;
+        d[i] = defs[i];
+        a->out[n_groups + i] = d[i].out;
+    }
+    a->n_groups = n_groups;
+    a->groups = g;
+    a->n_aggs = n_defs;
+    a->aggs = d;
+    a->est = sq_estimate(c, a);
+    return a;
+}
+
+/* Whether aggregate a is one the DISTINCT rows of (keys, x) give: SUM /
+ * AVG / COUNT (DISTINCT x), or MIN / MAX of x. */
+static bool over_distinct(const sq_expr *a, const sq_expr *x)
+{
+    return a->n_args == 1 && sq_expr_equal(a->args[0], x) &&
+           (a->flag || a->sub == EX_AGG_COUNT_DISTINCT || a->sub == EX_AGG_MIN || a->sub == EX_AGG_MAX);
+}
+
+/* SUM or AVG (DISTINCT x) beside aggregates of other values (count(*),
+ * sum(y), avg(y), ...): two aggregations. The first groups by the keys and
+ * x and computes the other aggregates' partials (COUNT, SUM, MIN, MAX; AVG
+ * as SUM and COUNT); in the second, grouped by the keys, each x comes once
+ * per group, so the DISTINCT aggregates are plain ones over x, and the
+ * partials combine (COUNT as the SUM of counts). A projection gives every
+ * aggregate its value and type: a COUNT over no rows is 0, an AVG is the
+ * SUM over the COUNT (NULL for none). */
+static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr *x)
+{
+    int rc;
+    sq_vec pre = {0};
+    for (int i = 0; i < st->groups.n; i++)
+        if ((rc = push(c, &pre, st->groups.v[i])))
+            return rc;
+    if ((rc = push(c, &pre, x)))
+        return rc;
+    for (int i = 0; i < st->aggs.n; i++) {
+        const sq_expr *a = st->aggs.v[i];
+        if (over_distinct(a, x))
+            continue;
+        if (a->flag || a->sub == EX_AGG_COUNT_DISTINCT)
+            return sq_fail(c, a->loc, PA_EUNSUPPORTED,
+                           "aggregates with DISTINCT over different values are not supported together with SUM or "
+                           "AVG (DISTINCT ...) (COUNT (DISTINCT ...) of several values is)");
+        if (a->n_args && (rc = push(c, &pre, a->args[0])))
+            return rc;
+    }
+    sq_node *in = project(c, *node, pre.v, pre.n, NULL);
+    if (!in)
+        return c->err->code;
+    const int ng = st->groups.n, *ids = in->out;
+    const int x_id = ids[ng];
+    sq_aggdef *d1 = sq_alloc(&c->A, (size_t)(2 * st->aggs.n + 1) * sizeof *d1);
+    sq_aggdef *d2 = sq_alloc(&c->A, (size_t)(2 * st->aggs.n + 1) * sizeof *d2);
+    int *first = sq_alloc(&c->A, (size_t)(st->aggs.n + 1) * sizeof *first);   /* agg i's first def in d2 */
+    if (!d1 || !d2 || !first)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    int n1 = 0, n2 = 0, k = ng + 1;
+    for (int i = 0; i < st->aggs.n; i++) {
+        const sq_expr *a = st->aggs.v[i];
+        first[i] = n2;
+        if (over_distinct(a, x)) {
+            ex_agg_kind kd = a->sub == EX_AGG_COUNT_DISTINCT ? EX_AGG_COUNT : (ex_agg_kind)a->sub;
+            d2[n2++] = (sq_aggdef){kd, x_id, -1};
+            continue;
+        }
+        int arg = a->n_args ? ids[k++] : -1;
+        switch ((ex_agg_kind)a->sub) {
+        case EX_AGG_COUNT_STAR:
+        case EX_AGG_COUNT:
+        case EX_AGG_SUM:
+            d1[n1++] = (sq_aggdef){(ex_agg_kind)a->sub, arg, -1};
+            d2[n2++] = (sq_aggdef){EX_AGG_SUM, n1 - 1, -1};   /* arg: d1's index until AGG1 exists */
+            break;
+        case EX_AGG_MIN:
+        case EX_AGG_MAX:
+            d1[n1++] = (sq_aggdef){(ex_agg_kind)a->sub, arg, -1};
+            d2[n2++] = (sq_aggdef){(ex_agg_kind)a->sub, n1 - 1, -1};
+            break;
+        case EX_AGG_AVG:
+            d1[n1++] = (sq_aggdef){EX_AGG_SUM, arg, -1};
+            d2[n2++] = (sq_aggdef){EX_AGG_SUM, n1 - 1, -1};
+            d1[n1++] = (sq_aggdef){EX_AGG_COUNT, arg, -1};
+            d2[n2++] = (sq_aggdef){EX_AGG_SUM, n1 - 1, -1};
+            break;
+        default:
+            return sq_fail(c, a->loc, PA_EINTERNAL, "aggregate kind %d beside SUM or AVG (DISTINCT ...)", a->sub);
+        }
+    }
+    int *g1 = sq_alloc(&c->A, (size_t)(ng + 2) * sizeof *g1);
+    if (!g1)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    memcpy(g1, ids, (size_t)(ng + 1) * sizeof *g1);
+    sq_node *a1 = agg_over(c, in, g1, ng + 1, d1, n1);
+    if (!a1)
+        return c->err->code;
+    /* d2's partial arguments: AGG1's outputs. */
+    for (int i = 0, j = 0; i < st->aggs.n; i++) {
+        if (over_distinct(st->aggs.v[i], x))
+            continue;
+        for (int m = first[i]; m < (i + 1 < st->aggs.n ? first[i + 1] : n2); m++, j++)
+            d2[m].arg = a1->aggs[d2[m].arg].out;
+    }
+    sq_node *a2 = agg_over(c, a1, g1, ng, d2, n2);
+    if (!a2)
+        return c->err->code;
+    /* The projection: the keys, then each aggregate's value. */
+    sq_vec fin = {0};
+    for (int i = 0; i < ng; i++)
+        if ((rc = push(c, &fin, sq_col_ref(c, g1[i], -1))))
+            return rc;
+    for (int i = 0; i < st->aggs.n; i++) {
+        const sq_expr *a = st->aggs.v[i];
+        sq_expr *v = sq_col_ref(c, a2->aggs[first[i]].out, a->loc);
+        if (!v)
+            return c->err->code;
+        if (!over_distinct(a, x) && (a->sub == EX_AGG_COUNT || a->sub == EX_AGG_COUNT_STAR)) {
+            sq_expr *isn = sq_make(c, SQ_E_ISNULL, 1, &v, 1, -1);   /* IS NOT NULL */
+            sq_expr *w[3] = {isn, v, iconst(c, 0)};
+            v = isn && w[2] ? sq_make(c, SQ_E_CASE, 0, w, 3, -1) : NULL;
+        } else if (!over_distinct(a, x) && a->sub == EX_AGG_AVG) {
+            const pa_type dbl = {PA_TYPE_DOUBLE, 0, 0};
+            sq_expr *n = sq_col_ref(c, a2->aggs[first[i] + 1].out, -1);
+            sq_expr *q = bin(c, SQ_E_ARITH, EX_DIV, sq_cast(c, v, dbl, -1), sq_cast(c, n, dbl, -1));
+            ex_expr *nul = ex_expr_null(c->plan, dbl, c->err);
+            sq_expr *w[3] = {bin(c, SQ_E_CMP, EX_GT, n, iconst(c, 0)), q, nul ? sq_const(c, nul, -1) : NULL};
+            v = w[0] && w[1] && w[2] ? sq_make(c, SQ_E_CASE, 0, w, 3, -1) : NULL;
+        }
+        if (v && (v->type.id != a->type.id || v->type.precision != a->type.precision || v->type.scale != a->type.scale))
+            v = sq_cast(c, v, a->type, a->loc);
+        if ((rc = push(c, &fin, v)))
+            return rc;
+    }
+    sq_node *p = project(c, a2, fin.v, fin.n, NULL);
+    st->group_cols = sq_alloc(&c->A, (size_t)(ng + 1) * sizeof(int));
+    st->agg_cols = sq_alloc(&c->A, (size_t)(st->aggs.n + 1) * sizeof(int));
+    if (!p || !st->group_cols || !st->agg_cols)
+        return c->err->code ? c->err->code : sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    memcpy(st->group_cols, p->out, (size_t)ng * sizeof(int));
+    memcpy(st->agg_cols, p->out + ng, (size_t)st->aggs.n * sizeof(int));
+    p->est = a2->est;
+    *node = p;
+    return PA_OK;
+}
+
+/* two_level_ok: SUM / AVG (DISTINCT x) may stand beside other aggregates
+ * (a plain GROUP BY outside a correlated subquery). */
+static int aggregate(sq_ctx *c, sq_node **node, aggstate *st, bool two_level_ok)
 {
     /* SUM / AVG (DISTINCT x): the aggregates over the distinct (keys, x)
      * rows, when every aggregate reads that one x and is DISTINCT or MIN /
-     * MAX (the same over distinct values); COUNT(DISTINCT x) is then COUNT. */
+     * MAX (the same over distinct values); COUNT(DISTINCT x) is then COUNT.
+     * Beside other aggregates: aggregate_two_level. */
     bool distinct = false;
+    sq_expr *x = NULL;
     for (int i = 0; i < st->aggs.n; i++)
-        distinct |= st->aggs.v[i]->flag;
+        if (st->aggs.v[i]->flag) {
+            distinct = true;
+            x = x ? x : st->aggs.v[i]->args[0];
+        }
     for (int i = 0; distinct && i < st->aggs.n; i++) {
         const sq_expr *a = st->aggs.v[i];
-        bool ok = a->n_args == 1 && sq_expr_equal(a->args[0], st->aggs.v[0]->args[0]) &&
-                  (a->flag || a->sub == EX_AGG_COUNT_DISTINCT || a->sub == EX_AGG_MIN || a->sub == EX_AGG_MAX);
-        if (!ok)
-            return sq_fail(c, a->loc, PA_EUNSUPPORTED,
-                           "SUM or AVG (DISTINCT x) with aggregates of other values, or without DISTINCT, is not "
-                           "supported (all of them DISTINCT over the same x, or MIN / MAX of it, are)");
+        if (over_distinct(a, x))
+            continue;
+        if (two_level_ok)
+            return aggregate_two_level(c, node, st, x);
+        return sq_fail(c, a->loc, PA_EUNSUPPORTED,
+                       "SUM or AVG (DISTINCT x) beside aggregates of other values is not supported with grouping "
+                       "sets or in a correlated subquery");
     }
     /* Pre-projection: the group keys and the aggregates' arguments. */
     sq_vec pre = {0};
@@ -1867,7 +2042,7 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
             return sq_fail(c, st.aggs.v[i]->loc, PA_EUNSUPPORTED,
                            "SUM or AVG (DISTINCT ...) with grouping sets is not supported");
     if (grouped) {
-        if ((rc = aggregate(c, &node, &st)))
+        if ((rc = aggregate(c, &node, &st, !with_sets && !corr_for)))
             return rc;
         if (with_sets) {
             node->n_sets = gs.n;

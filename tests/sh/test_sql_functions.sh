@@ -593,7 +593,20 @@ F|206109274.76|2.00
 O|209005981.23|2.00
 P|11233549.58|2.00"
 
-refused "SUM (DISTINCT) beside COUNT(*)" "select sum(distinct n_regionkey), count(*) from nation" "SUM or AVG (DISTINCT x) with aggregates of other values"
+# Beside aggregates of other values: two aggregations (keys and x, then
+# keys); compared with DuckDB.
+want "SUM (DISTINCT) beside COUNT(*)" "select sum(distinct n_regionkey) s, count(*) n from nation"
+want "SUM and AVG (DISTINCT x) beside COUNT, SUM, AVG, MIN, MAX and variances of other values, by key" \
+  "select l_returnflag, l_linestatus, sum(distinct l_quantity) s, avg(distinct l_quantity) a, count(distinct l_quantity) c, count(*) n, count(l_tax) t, sum(l_extendedprice) e, avg(l_discount) d, min(l_shipdate) mn, max(l_comment) mx, var_samp(l_tax) v, bool_and(l_quantity > 2) b from lineitem group by 1, 2 order by 1, 2"
+want "... over no rows: COUNT 0, the others NULL" \
+  "select count(*) n, count(o_clerk) c, sum(distinct o_totalprice) s, avg(o_custkey) a, min(o_orderdate) m from orders where o_orderkey < 0"
+want "... with NULL values of x and of the others, an expression as x, HAVING and ORDER BY on them" \
+  "select n_regionkey % 2 g, avg(distinct case when n_nationkey > 5 then n_regionkey * 2 end) ad, count(case when n_nationkey > 30 then 1 end) c, avg(case when n_nationkey > 30 then n_nationkey end) a, sum(n_nationkey) s from nation group by 1 having count(*) > 3 order by s desc"
+refused "SUM (DISTINCT x) beside COUNT (DISTINCT y)" "select sum(distinct l_quantity), count(distinct l_partkey) from lineitem" \
+  "aggregates with DISTINCT over different values are not supported together with SUM or AVG (DISTINCT ...)"
+refused "SUM (DISTINCT x) beside COUNT(*) in a correlated subquery" \
+  "select r_name, (select sum(distinct n_regionkey) + count(*) from nation where n_regionkey = r_regionkey) from region" \
+  "SUM or AVG (DISTINCT x) beside aggregates of other values is not supported with grouping sets or in a correlated subquery"
 refused "SUM (DISTINCT) with ROLLUP" "select n_regionkey, sum(distinct n_nationkey) from nation group by rollup(n_regionkey)" "with grouping sets is not supported"
 
 # ILIKE: lower(a) LIKE lower(pattern). Expected rows from DuckDB.
