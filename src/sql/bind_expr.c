@@ -678,6 +678,42 @@ static sq_expr *agg_node(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc)
     return e->tx ? e : NULL;
 }
 
+/* COUNT(DISTINCT (a, b, ...)): the distinct rows of the values, a row
+ * with NULL fields included (a row value is not NULL), as PostgreSQL and
+ * DuckDB count them. An aggregate node with one argument per field;
+ * bind_select's aggregate() groups by them. */
+static sq_expr *count_distinct_row(sq_ctx *c, PgQuery__RowExpr *row, sq_expr *filt, sq_scope *sc, sq_aggctx *ag,
+                                   int loc)
+{
+    if (filt) {
+        sq_fail(c, loc, PA_EUNSUPPORTED, "COUNT(DISTINCT (a, b, ...)) with FILTER is not supported");
+        return NULL;
+    }
+    if (row->n_args == 0) {
+        sq_fail(c, loc, PA_EINVAL, "COUNT(DISTINCT ()) needs at least one value");
+        return NULL;
+    }
+    sq_expr **v = sq_alloc(&c->A, (row->n_args + 1) * sizeof *v);
+    if (!v) {
+        sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < row->n_args; i++) {
+        ag->inside = true;
+        v[i] = sq_bind_expr(c, row->args[i], sc, ag);
+        ag->inside = false;
+        if (!v[i])
+            return NULL;
+    }
+    sq_expr *e = agg_node(c, EX_AGG_COUNT_DISTINCT, v[0], loc);
+    if (e) {
+        e->args = v;
+        e->n_args = (int)row->n_args;
+        e->flag = true;   /* a row of values (NULL fields count): bind_select's aggregate() */
+    }
+    return e;
+}
+
 sq_expr *sq_agg(sq_ctx *c, ex_agg_kind k, sq_expr *arg, int loc)
 {
     return agg_node(c, k, arg, loc);
@@ -1065,6 +1101,8 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
             sq_fail(c, loc, PA_EINVAL, "%s takes one argument", fn);
             return NULL;
         }
+        if (!strcmp(fn, "count") && f->agg_distinct && f->args[0]->node_case == PG_QUERY__NODE__NODE_ROW_EXPR)
+            return count_distinct_row(c, f->args[0]->row_expr, filt, sc, ag, loc);
         ag->inside = true;
         arg = sq_bind_expr(c, f->args[0], sc, ag);
         ag->inside = false;

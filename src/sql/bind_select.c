@@ -932,39 +932,56 @@ static sq_node *agg_over(sq_ctx *c, sq_node *in, const int *groups, int n_groups
     return a;
 }
 
-/* Whether aggregate a is one the DISTINCT rows of (keys, x) give: SUM /
- * AVG / COUNT (DISTINCT x), or MIN / MAX of x. */
-static bool over_distinct(const sq_expr *a, const sq_expr *x)
+/* Whether aggregate a is COUNT(DISTINCT (a, b, ...)): a row of values. */
+static bool row_count(const sq_expr *a)
 {
-    return a->n_args == 1 && sq_expr_equal(a->args[0], x) &&
+    return a->sub == EX_AGG_COUNT_DISTINCT && a->flag;
+}
+
+/* Whether aggregate a is one the distinct rows of (keys, xs) give: for a
+ * row, COUNT(DISTINCT (xs)); for one x, SUM / AVG / COUNT (DISTINCT x) or
+ * MIN / MAX of x. */
+static bool over_distinct(const sq_expr *a, sq_expr *const *xs, int nx, bool row)
+{
+    if (a->n_args != nx)
+        return false;
+    for (int i = 0; i < nx; i++)
+        if (!sq_expr_equal(a->args[i], xs[i]))
+            return false;
+    if (row)
+        return row_count(a);
+    return !row_count(a) &&
            (a->flag || a->sub == EX_AGG_COUNT_DISTINCT || a->sub == EX_AGG_MIN || a->sub == EX_AGG_MAX);
 }
 
 /* SUM or AVG (DISTINCT x) beside aggregates of other values (count(*),
- * sum(y), avg(y), ...): two aggregations. The first groups by the keys and
- * x and computes the other aggregates' partials (COUNT, SUM, MIN, MAX; AVG
- * as SUM and COUNT); in the second, grouped by the keys, each x comes once
- * per group, so the DISTINCT aggregates are plain ones over x, and the
- * partials combine (COUNT as the SUM of counts). A projection gives every
- * aggregate its value and type: a COUNT over no rows is 0, an AVG is the
- * SUM over the COUNT (NULL for none). */
-static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr *x)
+ * sum(y), avg(y), ...), and COUNT(DISTINCT (a, b, ...)) (xs its row, row
+ * true): two aggregations. The first groups by the keys and xs and computes
+ * the other aggregates' partials (COUNT, SUM, MIN, MAX; AVG as SUM and
+ * COUNT); in the second, grouped by the keys, each x comes once per group,
+ * so the DISTINCT aggregates are plain ones over x (a row's count is the
+ * count of rows), and the partials combine (COUNT as the SUM of counts). A
+ * projection gives every aggregate its value and type: a COUNT over no
+ * rows is 0, an AVG is the SUM over the COUNT (NULL for none). */
+static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr *const *xs, int nx, bool row)
 {
     int rc;
     sq_vec pre = {0};
     for (int i = 0; i < st->groups.n; i++)
         if ((rc = push(c, &pre, st->groups.v[i])))
             return rc;
-    if ((rc = push(c, &pre, x)))
-        return rc;
+    for (int i = 0; i < nx; i++)
+        if ((rc = push(c, &pre, xs[i])))
+            return rc;
     for (int i = 0; i < st->aggs.n; i++) {
         const sq_expr *a = st->aggs.v[i];
-        if (over_distinct(a, x))
+        if (over_distinct(a, xs, nx, row))
             continue;
         if (a->flag || a->sub == EX_AGG_COUNT_DISTINCT)
             return sq_fail(c, a->loc, PA_EUNSUPPORTED,
                            "aggregates with DISTINCT over different values are not supported together with SUM or "
-                           "AVG (DISTINCT ...) (COUNT (DISTINCT ...) of several values is)");
+                           "AVG (DISTINCT ...) or COUNT(DISTINCT (a, b, ...)) (COUNT (DISTINCT ...) of several "
+                           "single values is)");
         if (a->n_args && (rc = push(c, &pre, a->args[0])))
             return rc;
     }
@@ -972,19 +989,21 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
     if (!in)
         return c->err->code;
     const int ng = st->groups.n, *ids = in->out;
-    const int x_id = ids[ng];
+    const int x_id = ids[ng];   /* one x: its column */
     sq_aggdef *d1 = sq_alloc(&c->A, (size_t)(2 * st->aggs.n + 1) * sizeof *d1);
     sq_aggdef *d2 = sq_alloc(&c->A, (size_t)(2 * st->aggs.n + 1) * sizeof *d2);
     int *first = sq_alloc(&c->A, (size_t)(st->aggs.n + 1) * sizeof *first);   /* agg i's first def in d2 */
     if (!d1 || !d2 || !first)
         return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
-    int n1 = 0, n2 = 0, k = ng + 1;
+    int n1 = 0, n2 = 0, k = ng + nx;
     for (int i = 0; i < st->aggs.n; i++) {
         const sq_expr *a = st->aggs.v[i];
         first[i] = n2;
-        if (over_distinct(a, x)) {
-            ex_agg_kind kd = a->sub == EX_AGG_COUNT_DISTINCT ? EX_AGG_COUNT : (ex_agg_kind)a->sub;
-            d2[n2++] = (sq_aggdef){kd, x_id, -1};
+        if (over_distinct(a, xs, nx, row)) {   /* a row's distinct count: AGG1's rows */
+            ex_agg_kind kd = row                               ? EX_AGG_COUNT_STAR
+                             : a->sub == EX_AGG_COUNT_DISTINCT ? EX_AGG_COUNT
+                                                               : (ex_agg_kind)a->sub;
+            d2[n2++] = (sq_aggdef){kd, row ? -1 : x_id, -1};
             continue;
         }
         int arg = a->n_args ? ids[k++] : -1;
@@ -1010,16 +1029,16 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
             return sq_fail(c, a->loc, PA_EINTERNAL, "aggregate kind %d beside SUM or AVG (DISTINCT ...)", a->sub);
         }
     }
-    int *g1 = sq_alloc(&c->A, (size_t)(ng + 2) * sizeof *g1);
+    int *g1 = sq_alloc(&c->A, (size_t)(ng + nx + 1) * sizeof *g1);
     if (!g1)
         return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
-    memcpy(g1, ids, (size_t)(ng + 1) * sizeof *g1);
-    sq_node *a1 = agg_over(c, in, g1, ng + 1, d1, n1);
+    memcpy(g1, ids, (size_t)(ng + nx) * sizeof *g1);
+    sq_node *a1 = agg_over(c, in, g1, ng + nx, d1, n1);
     if (!a1)
         return c->err->code;
     /* d2's partial arguments: AGG1's outputs. */
     for (int i = 0, j = 0; i < st->aggs.n; i++) {
-        if (over_distinct(st->aggs.v[i], x))
+        if (over_distinct(st->aggs.v[i], xs, nx, row))
             continue;
         for (int m = first[i]; m < (i + 1 < st->aggs.n ? first[i + 1] : n2); m++, j++)
             d2[m].arg = a1->aggs[d2[m].arg].out;
@@ -1037,11 +1056,12 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
         sq_expr *v = sq_col_ref(c, a2->aggs[first[i]].out, a->loc);
         if (!v)
             return c->err->code;
-        if (!over_distinct(a, x) && (a->sub == EX_AGG_COUNT || a->sub == EX_AGG_COUNT_STAR)) {
+        bool partial = !over_distinct(a, xs, nx, row);
+        if (partial && (a->sub == EX_AGG_COUNT || a->sub == EX_AGG_COUNT_STAR)) {
             sq_expr *isn = sq_make(c, SQ_E_ISNULL, 1, &v, 1, -1);   /* IS NOT NULL */
             sq_expr *w[3] = {isn, v, iconst(c, 0)};
             v = isn && w[2] ? sq_make(c, SQ_E_CASE, 0, w, 3, -1) : NULL;
-        } else if (!over_distinct(a, x) && a->sub == EX_AGG_AVG) {
+        } else if (partial && a->sub == EX_AGG_AVG) {
             const pa_type dbl = {PA_TYPE_DOUBLE, 0, 0};
             sq_expr *n = sq_col_ref(c, a2->aggs[first[i] + 1].out, -1);
             sq_expr *q = bin(c, SQ_E_ARITH, EX_DIV, sq_cast(c, v, dbl, -1), sq_cast(c, n, dbl, -1));
@@ -1074,22 +1094,26 @@ static int aggregate(sq_ctx *c, sq_node **node, aggstate *st, bool two_level_ok)
      * rows, when every aggregate reads that one x and is DISTINCT or MIN /
      * MAX (the same over distinct values); COUNT(DISTINCT x) is then COUNT.
      * Beside other aggregates: aggregate_two_level. */
-    bool distinct = false;
-    sq_expr *x = NULL;
+    bool distinct = false, row = false;
+    sq_expr *const *xs = NULL;
+    int nx = 0;
     for (int i = 0; i < st->aggs.n; i++)
         if (st->aggs.v[i]->flag) {
             distinct = true;
-            x = x ? x : st->aggs.v[i]->args[0];
+            if (!xs) {
+                xs = st->aggs.v[i]->args;
+                nx = st->aggs.v[i]->n_args;
+                row = row_count(st->aggs.v[i]);
+            }
         }
     for (int i = 0; distinct && i < st->aggs.n; i++) {
         const sq_expr *a = st->aggs.v[i];
-        if (over_distinct(a, x))
+        if (over_distinct(a, xs, nx, row) && !row)
             continue;
         if (two_level_ok)
-            return aggregate_two_level(c, node, st, x);
-        return sq_fail(c, a->loc, PA_EUNSUPPORTED,
-                       "SUM or AVG (DISTINCT x) beside aggregates of other values is not supported with grouping "
-                       "sets or in a correlated subquery");
+            return aggregate_two_level(c, node, st, xs, nx, row);
+        return sq_fail(c, a->loc, PA_EUNSUPPORTED, "%s is not supported with grouping sets or in a correlated subquery",
+                       row ? "COUNT(DISTINCT (a, b, ...))" : "SUM or AVG (DISTINCT x) beside aggregates of other values");
     }
     /* Pre-projection: the group keys and the aggregates' arguments. */
     sq_vec pre = {0};
@@ -2040,7 +2064,7 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     for (int i = 0; with_sets && i < st.aggs.n; i++)
         if (st.aggs.v[i]->flag)   /* its distinct rows are those of the finest set */
             return sq_fail(c, st.aggs.v[i]->loc, PA_EUNSUPPORTED,
-                           "SUM or AVG (DISTINCT ...) with grouping sets is not supported");
+                           "SUM or AVG (DISTINCT ...) or COUNT(DISTINCT (a, b, ...)) with grouping sets is not supported");
     if (grouped) {
         if ((rc = aggregate(c, &node, &st, !with_sets && !corr_for)))
             return rc;

@@ -602,6 +602,19 @@ want "... over no rows: COUNT 0, the others NULL" \
   "select count(*) n, count(o_clerk) c, sum(distinct o_totalprice) s, avg(o_custkey) a, min(o_orderdate) m from orders where o_orderkey < 0"
 want "... with NULL values of x and of the others, an expression as x, HAVING and ORDER BY on them" \
   "select n_regionkey % 2 g, avg(distinct case when n_nationkey > 5 then n_regionkey * 2 end) ad, count(case when n_nationkey > 30 then 1 end) c, avg(case when n_nationkey > 30 then n_nationkey end) a, sum(n_nationkey) s from nation group by 1 having count(*) > 3 order by s desc"
+# COUNT(DISTINCT (a, b)): distinct rows of values, rows with NULL fields
+# counted (a row value is not NULL), as PostgreSQL and DuckDB count them.
+want "COUNT(DISTINCT (a, b)) without keys" "select count(distinct (n_regionkey, n_nationkey % 2)) c from nation"
+want "COUNT(DISTINCT (a, b)) by key, beside COUNT(*) and SUM" \
+  "select n_regionkey, count(distinct (n_nationkey % 3, n_name < 'M')) c, count(*) n, sum(n_nationkey) s from nation group by 1 order by 1"
+want "COUNT(DISTINCT (a, b)) with NULL fields" \
+  "select count(distinct (a, b)) c from (values (1, null), (1, null), (null, null), (2, 3), (null, 3)) t(a, b)"
+want "COUNT(DISTINCT (a, b)) over no rows, beside AVG" \
+  "select count(distinct (l_returnflag, l_linestatus)) c, avg(l_quantity) a from lineitem where l_orderkey < 0"
+refused "COUNT(DISTINCT (a, b)) with ROLLUP" "select n_regionkey, count(distinct (n_name, n_comment)) from nation group by rollup (n_regionkey)" \
+  "COUNT(DISTINCT (a, b, ...)) with grouping sets is not supported"
+refused "COUNT(DISTINCT (a, b)) with FILTER" "select count(distinct (n_name, n_comment)) filter (where n_regionkey = 1) from nation" \
+  "COUNT(DISTINCT (a, b, ...)) with FILTER is not supported"
 refused "SUM (DISTINCT x) beside COUNT (DISTINCT y)" "select sum(distinct l_quantity), count(distinct l_partkey) from lineitem" \
   "aggregates with DISTINCT over different values are not supported together with SUM or AVG (DISTINCT ...)"
 refused "SUM (DISTINCT x) beside COUNT(*) in a correlated subquery" \
