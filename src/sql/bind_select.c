@@ -1205,6 +1205,32 @@ static bool refs_outer(const sq_ctx *c, const sq_expr *e, int start)
     return false;
 }
 
+/* The group keys a correlated aggregate subquery adds to out: the inner
+ * side of each correlation equality (the join then brings each group to
+ * its outer row) and the domain's columns (the select list may read them:
+ * one value per group). */
+static int corr_group_keys(sq_ctx *c, const sq_vec *corr, const sq_subq *dom, int block_start, sq_vec *out)
+{
+    int rc;
+    for (int i = 0; i < corr->n; i++) {
+        sq_expr *e = corr->v[i];
+        int inner_side = -1;
+        if (e->kind == SQ_E_CMP && e->sub == EX_EQ) {
+            bool l_out = refs_outer(c, e->args[0], block_start), r_out = refs_outer(c, e->args[1], block_start);
+            if (l_out != r_out)
+                inner_side = l_out ? 1 : 0;
+        }
+        if (inner_side < 0)
+            return sq_fail_corr(c, e->loc, "a correlated aggregate subquery needs equality correlations (inner = outer)");
+        if ((rc = push(c, out, e->args[inner_side])))
+            return rc;
+    }
+    for (int i = 0; dom && i < dom->n_dom; i++)
+        if (dom->dom_used[i] && (rc = push(c, out, sq_col_ref(c, dom->dom_inner[i], -1))))
+            return rc;
+    return PA_OK;
+}
+
 static int position_of(sq_ctx *c, pgn *n, int n_items, int *pos)
 {
     if (n && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
@@ -1991,11 +2017,22 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                 return rc;
         if ((rc = collect_kind(c, having, SQ_E_OSAGG, &os)))
             return rc;
-        if (os.n && (with_sets || corr.n))
+        if (os.n && (with_sets || (corr.n && !corr_for)))
             return sq_fail(c, os.v[0]->loc, PA_EUNSUPPORTED,
-                           "percentile_cont, percentile_disc, median, mode and string_agg with grouping sets or in "
-                           "a correlated subquery are not supported");
-        if (os.n && (rc = plan_ordered_sets(c, &node, &st, sel.v, sel.n, &having)))
+                           "percentile_cont, percentile_disc, median, mode and string_agg with grouping sets are not "
+                           "supported");
+        /* Correlated: the windows partition by the correlation's group
+         * keys too (the ones aggregation adds below). */
+        aggstate ost = st;
+        if (os.n && corr.n) {
+            ost.groups = (sq_vec){0};
+            for (int i = 0; i < st.groups.n; i++)
+                if ((rc = push(c, &ost.groups, st.groups.v[i])))
+                    return rc;
+            if ((rc = corr_group_keys(c, &corr, dom, block_start, &ost.groups)))
+                return rc;
+        }
+        if (os.n && (rc = plan_ordered_sets(c, &node, &ost, sel.v, sel.n, &having)))
             return rc;
     }
 
@@ -2036,27 +2073,8 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                 if ((rc = empty_value(c, sel.v[i], NULL, dom, &corr_for->empties[i])))
                     return rc;
         }
-        /* Scalar aggregate over correlated rows: group on the inner side
-         * of each equality; the join then brings each group to its row. */
-        for (int i = 0; i < corr.n; i++) {
-            sq_expr *e = corr.v[i];
-            int inner_side = -1;
-            if (e->kind == SQ_E_CMP && e->sub == EX_EQ) {
-                bool l_out = refs_outer(c, e->args[0], block_start), r_out = refs_outer(c, e->args[1], block_start);
-                if (l_out != r_out)
-                    inner_side = l_out ? 1 : 0;
-            }
-            if (inner_side < 0)
-                return sq_fail_corr(c, e->loc,
-                                    "a correlated aggregate subquery needs equality correlations (inner = outer)");
-            if ((rc = push(c, &st.groups, e->args[inner_side])))
-                return rc;
-        }
-        /* D's columns are group keys too (the select list may read them:
-         * one value per group). */
-        for (int i = 0; dom && i < dom->n_dom; i++)
-            if (dom->dom_used[i] && (rc = push(c, &st.groups, sq_col_ref(c, dom->dom_inner[i], -1))))
-                return rc;
+        if ((rc = corr_group_keys(c, &corr, dom, block_start, &st.groups)))
+            return rc;
         corr_for->grouped = !user_groups;
     }
     if (with_sets && corr_for && corr.n)
