@@ -795,6 +795,70 @@ static int plan_ordered_sets(sq_ctx *c, sq_node **node, const aggstate *st, sq_e
     return PA_OK;
 }
 
+/* Ordered-set aggregates with grouping sets: for each set, windows
+ * partitioned by that set's keys give each aggregate its value for that
+ * set's groups (plan_ordered_sets over the aggregates alone); the value a
+ * row takes is the one of its set, picked by GROUPING(all keys), whose bits
+ * name the keys the set leaves out. sets[s]: bit i = key i grouped. */
+static int plan_ordered_grouping_sets(sq_ctx *c, sq_node **node, const aggstate *st, const uint64_t *sets,
+                                      int n_sets, sq_expr **exprs, int n_exprs, sq_expr **having)
+{
+    sq_vec os = {0};
+    int rc;
+    for (int i = 0; i < n_exprs; i++)
+        if ((rc = collect_kind(c, exprs[i], SQ_E_OSAGG, &os)))
+            return rc;
+    if ((rc = collect_kind(c, *having, SQ_E_OSAGG, &os)))
+        return rc;
+    const int m = st->groups.n;
+    if (!os.n || n_sets <= 0)
+        return PA_OK;
+    if (m > 31)
+        return sq_fail(c, os.v[0]->loc, PA_EUNSUPPORTED,
+                       "percentile_cont, percentile_disc, median, mode and string_agg with grouping sets over more "
+                       "than 31 keys are not supported");
+    sq_expr *grp = sq_alloc(&c->A, sizeof *grp);
+    sq_expr **to = sq_alloc(&c->A, (size_t)os.n * sizeof *to), **v = sq_alloc(&c->A, (size_t)os.n * sizeof *v);
+    if (!grp || !to || !v)
+        return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
+    *grp = (sq_expr){.kind = SQ_E_GROUPING, .loc = -1, .col = -1, .type = {PA_TYPE_INTEGER, 0, 0}, .n_args = m,
+                     .args = st->groups.v};
+    if (!(grp->tx = ex_expr_col_typed(c->plan, 0, grp->type, c->err)))
+        return c->err->code;
+    for (int s = 0; s < n_sets; s++) {
+        aggstate sst = *st;
+        sst.groups = (sq_vec){0};
+        int64_t left_out = 0;
+        for (int j = 0; j < m; j++) {
+            if (sets[s] >> j & 1) {
+                if ((rc = push(c, &sst.groups, st->groups.v[j])))
+                    return rc;
+            } else {
+                left_out |= (int64_t)1 << (m - 1 - j);
+            }
+        }
+        memcpy(v, os.v, (size_t)os.n * sizeof *v);
+        sq_expr *none = NULL;
+        if ((rc = plan_ordered_sets(c, node, &sst, v, os.n, &none)))
+            return rc;
+        for (int i = 0; i < os.n; i++) {
+            if (s == 0) {
+                to[i] = v[i];
+                continue;
+            }
+            sq_expr *w[3] = {bin(c, SQ_E_CMP, EX_EQ, grp, iconst(c, left_out)), v[i], to[i]};
+            if (!w[0] || !(to[i] = sq_make(c, SQ_E_CASE, 0, w, 3, os.v[i]->loc)))
+                return c->err->code;
+        }
+    }
+    for (int i = 0; i < n_exprs; i++)
+        if (!(exprs[i] = replace_nodes(c, exprs[i], os.v, to, os.n)))
+            return c->err->code;
+    if (*having && !(*having = replace_nodes(c, *having, os.v, to, os.n)))
+        return c->err->code;
+    return PA_OK;
+}
+
 static bool is_dom_col(const sq_subq *q, int col)
 {
     for (int i = 0; q && q->domain && i < q->n_dom; i++)
@@ -2017,10 +2081,12 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
                 return rc;
         if ((rc = collect_kind(c, having, SQ_E_OSAGG, &os)))
             return rc;
-        if (os.n && (with_sets || (corr.n && !corr_for)))
+        if (os.n && corr.n && (with_sets || !corr_for))
             return sq_fail(c, os.v[0]->loc, PA_EUNSUPPORTED,
-                           "percentile_cont, percentile_disc, median, mode and string_agg with grouping sets are not "
-                           "supported");
+                           "percentile_cont, percentile_disc, median, mode and string_agg with grouping sets in a "
+                           "correlated subquery are not supported");
+        if (os.n && with_sets && (rc = plan_ordered_grouping_sets(c, &node, &st, gs.v, gs.n, sel.v, sel.n, &having)))
+            return rc;
         /* Correlated: the windows partition by the correlation's group
          * keys too (the ones aggregation adds below). */
         aggstate ost = st;
@@ -2032,7 +2098,7 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
             if ((rc = corr_group_keys(c, &corr, dom, block_start, &ost.groups)))
                 return rc;
         }
-        if (os.n && (rc = plan_ordered_sets(c, &node, &ost, sel.v, sel.n, &having)))
+        if (os.n && !with_sets && (rc = plan_ordered_sets(c, &node, &ost, sel.v, sel.n, &having)))
             return rc;
     }
 

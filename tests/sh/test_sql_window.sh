@@ -1227,16 +1227,28 @@ want "string_agg (DISTINCT) in a LATERAL subquery" \
 want "median correlated by a non-equality (through the domain)" \
   "select r_name, (select median(n_nationkey) from nation where n_regionkey < r_regionkey) m from region order by 1"
 
+# With grouping sets: per set, windows partitioned by that set's keys; each
+# row takes its set's value (by GROUPING). Compared with DuckDB.
+want "string_agg with ROLLUP" "select n_regionkey, string_agg(n_name, ',' order by n_name) s from nation group by rollup(n_regionkey) order by 1 nulls last"
+want "median and percentile_disc with ROLLUP, beside count(*)" \
+  "select n_regionkey, median(n_nationkey) m, percentile_disc(0.3) within group (order by n_name) p, count(*) c from nation group by rollup(1) order by 1 nulls last"
+want "mode and percentile_cont with CUBE and GROUPING" \
+  "select p_mfgr, p_size % 3 k, mode() within group (order by p_container) md, percentile_cont(0.75) within group (order by p_size) pc, grouping(p_mfgr, p_size % 3) g from part where p_size < 10 group by cube(p_mfgr, p_size % 3) order by 1 nulls last, 2 nulls last"
+want "string_agg (DISTINCT) with GROUPING SETS including ()" \
+  "select o_orderstatus, o_orderpriority, string_agg(distinct o_orderpriority, '|' order by o_orderpriority) s from orders group by grouping sets ((o_orderstatus), (o_orderpriority), ()) order by 1 nulls last, 2 nulls last"
+want "median with ROLLUP in HAVING" "select n_regionkey, median(n_nationkey) m from nation group by rollup(1) having median(n_nationkey) > 10 order by 1 nulls last"
+
 refused "a non-constant separator" "select string_agg(n_name, n_comment) from nation" "the separator of string_agg must be a constant"
 refused "DISTINCT ordered by another expression" "select string_agg(distinct n_name, ',' order by n_nationkey) from nation" "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"
-refused "string_agg with grouping sets" "select n_regionkey, string_agg(n_name, ',') from nation group by rollup(n_regionkey)" "string_agg with grouping sets are not supported"
 refused "a separator over 64 bytes" "select string_agg(n_name, '0123456789012345678901234567890123456789012345678901234567890123456789') from nation" "has 70 bytes (at most 64)"
 
 refused "a percentile outside [0, 1]" "select percentile_cont(1.5) within group (order by n_nationkey) from nation" "percentile value 1.5 is not between 0 and 1"
 refused "percentile_cont of strings" "select percentile_cont(0.5) within group (order by n_name) from nation" "percentile_cont of VARCHAR is not defined"
 refused "WITHIN GROUP on a plain aggregate" "select sum(n_nationkey) within group (order by n_nationkey) from nation" "sum is not an ordered-set aggregate"
 refused "a non-constant fraction" "select percentile_disc(n_nationkey) within group (order by n_nationkey) from nation" "the fraction of percentile_disc must be a constant"
-refused "ordered-set aggregates with grouping sets" "select n_regionkey, median(n_nationkey) from nation group by rollup(1)" "string_agg with grouping sets are not supported"
+refused "ordered-set aggregates with grouping sets in a correlated subquery" \
+  "select r_name, (select median(n_nationkey) from nation where n_regionkey = r_regionkey group by rollup(n_name)) from region" \
+  "not supported"
 refused "a window function in WHERE" "select n_name from nation where row_number() over () > 1" "window functions are not allowed in WHERE"
 refused "a window function in GROUP BY" "select n_regionkey from nation group by row_number() over ()" "window functions are not allowed in GROUP BY"
 refused "a window function inside an aggregate" "select sum(row_number() over ()) from nation" "aggregate function calls cannot contain window function calls"
