@@ -73,7 +73,7 @@ const W = {
   // functions that make new text (their constants ASCII, as the data)
   textFn: { upper: 2, lower: 2, concat: 3, concatWs: 1, replace: 2, lpad: 1, rpad: 1, repeat: 1, reverse: 1, regexpReplace: 0 },
   item: { num: 5, str: 3, date: 1, bool: 1, scalarSub: 1 / 2, corrAgg: 1 / 2 },
-  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1, ordered: 1, stringAgg: 0 },
+  agg: { sum: 4, count: 2, countStar: 3, countDistinct: 1, avg: 3, min: 2, max: 2, arith: 1, variance: 1, boolAgg: 1, ordered: 1, stringAgg: 0, sumDistinct: 0 },
   // percentile_cont / median of integers (DuckDB keeps a DECIMAL's type and
   // rounds), percentile_disc of anything, mode of anything but DOUBLE.
   orderedAgg: { cont: 2, disc: 2, mode: 2, median: 1 },
@@ -81,6 +81,7 @@ const W = {
   groupKey: { col: 8, extract: 1, substring: 1, case: 1 },
   groupBy: { expr: 4, position: 2, alias: 1 },
   groupingSets: 1 / 8,                       // GROUP BY ROLLUP(keys) / CUBE(keys)
+  osWithSets: 0,                             // > 0: ordered-set aggregates may stand with grouping sets
   having: 1 / 4,
   order: { none: 3, partial: 2, total: 4 },
   orderRef: { alias: 3, position: 2, expr: 2 },
@@ -957,7 +958,9 @@ class Gen {
     if (a && /^[A-Z_]+\(.*\)$/.test(a.sql) && !a.sql.includes(') / ') && !a.sql.includes('FILTER') &&
         this.r.chance(W.aggFilter)) {
       const p = this.pred(scope, 1, false);
-      return { ...a, sql: `${a.sql} FILTER (WHERE ${p.sql})`, t: { ...a.t, nul: a.t.k !== 'big' || a.t.nul } };
+      // (a FILTER makes the DISTINCT value another one: CASE WHEN p THEN x END)
+      const f = (x) => x && `${x} FILTER ${p.sql}`;
+      return { ...a, sql: `${a.sql} FILTER (WHERE ${p.sql})`, t: { ...a.t, nul: a.t.k !== 'big' || a.t.nul }, dx: f(a.dx), cdx: f(a.cdx) };
     }
     return a;
   }
@@ -1004,9 +1007,19 @@ class Gen {
         const p = this.pred(scope, 1, false);
         return { sql: `${r.one(['BOOL_AND', 'BOOL_OR'])}(${p.sql})`, t: { k: 'bool', nul: true } };
       }
+      case 'sumDistinct': {
+        // SUM / AVG (DISTINCT x): dx names x (one x per query: see the grouped SELECT).
+        const e = this.numCol(scope);
+        if (r.chance(0.5)) return { sql: `AVG(DISTINCT ${e.sql})`, t: { k: 'dbl', lo: e.t.lo, hi: e.t.hi, nul: true }, dx: e.sql };
+        const k = e.t.k === 'dec' ? 'dec' : e.t.k === 'dbl' ? 'dbl' : 'hug';
+        return { sql: `SUM(DISTINCT ${e.sql})`, t: { k, s: e.t.s, lo: Math.min(0, e.t.lo * rows), hi: Math.max(0, e.t.hi * rows), nul: true, wide: k === 'dec' }, dx: e.sql };
+      }
       case 'countStar': return { sql: 'COUNT(*)', t: { k: 'big', lo: 0, hi: rows } };
       case 'count': return { sql: `COUNT(${this.operand(scope).sql})`, t: { k: 'big', lo: 0, hi: rows } };
-      case 'countDistinct': return { sql: `COUNT(DISTINCT ${this.operand(scope).sql})`, t: { k: 'big', lo: 0, hi: rows } };
+      case 'countDistinct': {
+        const x = this.operand(scope).sql;
+        return { sql: `COUNT(DISTINCT ${x})`, t: { k: 'big', lo: 0, hi: rows }, cdx: x };
+      }
       case 'sum': {
         const e = this.numCol(scope);
         const k = e.t.k === 'dec' ? 'dec' : e.t.k === 'dbl' ? 'dbl' : 'hug';
@@ -1031,7 +1044,7 @@ class Gen {
         }
         const c = smallConst(r, null);
         const e = arith(a, r.one(['+', '-', '*']), c, r);
-        return e && fits(e.t) ? e : a;
+        return e && fits(e.t) ? (a.dx ? { ...e, dx: a.dx } : e) : a;
       }
     }
     return null;
@@ -1183,6 +1196,11 @@ class Gen {
       const na = r.int(1, 3);
       const aggs = [];
       for (let i = 0; i < na; i++) aggs.push(this.agg(scope));
+      // SUM / AVG (DISTINCT x) of one x only, and no COUNT(DISTINCT y) of another y
+      // beside it (Pista refuses both).
+      const dx = aggs.find((a) => a.dx)?.dx;
+      for (let i = 0; dx && i < aggs.length; i++)
+        if ((aggs[i].dx && aggs[i].dx !== dx) || (aggs[i].cdx && aggs[i].cdx !== dx)) aggs[i] = { sql: 'COUNT(*)', t: { k: 'big', lo: 0, hi: Math.max(1, scope.aggRows ?? 1000) } };
       const sel = r.shuffle([...keys.map((k) => ({ ...k, groupKey: true })), ...aggs]);
       // Keys may be left out of the SELECT list when grouped by expression.
       const byPos = keys.length && r.pick(W.groupBy);
@@ -1190,7 +1208,8 @@ class Gen {
       // (Not with the same key twice under two names: DuckDB then NULLs it where PostgreSQL does not.)
       const bare = (x) => x.sql.replace(/\b[a-z]\w*\./g, "");
       const twice = keys.some((k, i) => keys.findIndex((x) => bare(x) === bare(k)) !== i);
-      const sets = keys.length && !twice && !aggs.some((a) => a.os) && r.chance(W.groupingSets) ? r.one(['ROLLUP', 'CUBE']) : null;
+      const sets = keys.length && !twice && (W.osWithSets > 0 || !aggs.some((a) => a.os)) && !aggs.some((a) => a.dx) &&
+        r.chance(W.groupingSets) ? r.one(['ROLLUP', 'CUBE']) : null;
       if (sets) for (let i = 0; i < sel.length; i++) if (sel[i].groupKey) sel[i] = { ...sel[i], t: { ...sel[i].t, nul: true } };
       for (const e of sel) {
         if (e.groupKey && byPos === 'expr' && r.chance(0.15) && sel.length > 1) continue;
