@@ -72,8 +72,9 @@ fuzz_stage() {
     tail -n 30 "$dir.configure.log" "$dir.build.log"; echo "== fuzz: build FAILED"; failed=$((failed+1)); return
   fi
   echo "clang: library and pista built with warnings as errors"
-  fuzz_run fuzz_parquet "$secs" 0 ../../tests/data/parquet ../../tests/fuzz/corpus
-  fuzz_run fuzz_scan "$((secs / 2))" 0 ../../tests/data/parquet ../../tests/fuzz/corpus ../../tests/fuzz/corpus_scan
+  fuzz_run fuzz_parquet "$secs" 0 ../../tests/data/parquet ../../tests/data/writers ../../tests/fuzz/corpus
+  fuzz_run fuzz_scan "$((secs / 2))" 0 ../../tests/data/parquet ../../tests/data/writers ../../tests/fuzz/corpus \
+    ../../tests/fuzz/corpus_scan
   fuzz_run fuzz_sql "$secs" 4096 ../../tests/fuzz/sql ../../tests/data/tpch/queries ../../tests/fuzz/corpus_sql
 }
 fuzz_stage

@@ -74,6 +74,7 @@ typedef struct col_index {
     pq_offset_index *oi;
     pq_column_index *ci;
     bool read;
+    bool ci_bad;              /* the column index is malformed: pruned without it */
 } col_index;
 
 static int read_struct(pq_scan *s, scan_unit *u, const char *col, const char *what, int64_t off, int32_t len,
@@ -144,17 +145,32 @@ static int load_index(pq_scan *s, scan_unit *u, int r, bool want_ci, col_index *
             goto fail;
         }
     }
-    if (want_ci && ix->oi && !ix->ci && cc->has_column_index_offset && cc->has_column_index_length) {
+    /* The column index only prunes pages: a malformed one (parquetjs
+     * writes ColumnIndex without its required null_pages) is left out, as
+     * DuckDB and arrow leave it, and the pages are read. Out of memory and
+     * read errors still fail. */
+    if (want_ci && ix->oi && !ix->ci && !ix->ci_bad && cc->has_column_index_offset && cc->has_column_index_length) {
         snprintf(what, sizeof what, "%s: row group %u column %s: column index", SCAN_WHERE(s, u), name);
         PA_TRY(rc = read_struct(s, u, name, "column index", cc->column_index_offset, cc->column_index_length, &buf, err));
-        PA_TRY(rc = pq_column_index_decode(buf, (size_t)cc->column_index_length, what,
-                                           (uint64_t)cc->column_index_offset, &ix->ci, err));
+        pa_err e2;
+        pa_err_init(&e2);
+        rc = pq_column_index_decode(buf, (size_t)cc->column_index_length, what, (uint64_t)cc->column_index_offset,
+                                    &ix->ci, &e2);
+        if (rc == PA_ENOMEM) {
+            pa_error(err, rc, "%s", e2.msg);
+            pa_err_close(&e2);
+            goto fail;
+        }
+        pa_err_close(&e2);
         const pq_column_index *ci = ix->ci;
         uint32_t n = ix->oi->n_page_locations;
-        if (ci->n_pages != n || ci->n_min_values != n || ci->n_max_values != n ||
-            (ci->null_counts && ci->n_null_counts != n) || (ci->nan_counts && ci->n_nan_counts != n)) {
-            rc = pa_error(err, PA_ECORRUPT, "%s: %u pages, the offset index has %u", what, ci->n_pages, n);
-            goto fail;
+        if (rc != PA_OK || !ci || ci->n_pages != n || ci->n_min_values != n || ci->n_max_values != n ||
+            !ci->null_pages || (ci->null_counts && ci->n_null_counts != n) ||
+            (ci->nan_counts && ci->n_nan_counts != n)) {
+            pq_column_index_destroy(ix->ci);
+            ix->ci = NULL;
+            ix->ci_bad = true;
+            rc = PA_OK;
         }
     }
 fail:

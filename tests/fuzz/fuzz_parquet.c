@@ -114,7 +114,8 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
         ddict = up(dict->values, (size_t)dict->n * (size_t)w);
         j.dict = (kn_dict){ddict, NULL, NULL, dict->n};
     }
-    if (is_dict || str || pg->encoding == KN_ENC_DELTA_BINARY_PACKED) {   /* indices, offsets, DELTA's values */
+    /* indices, offsets, DELTA's values, RLE booleans' runs (as the scan's scratch_bytes) */
+    if (is_dict || str || pg->encoding == KN_ENC_DELTA_BINARY_PACKED || pg->encoding == KN_ENC_RLE) {
         j.scratch_size = (rows + 1) * 12;
         if (dv_alloc(sim_dev, (size_t)j.scratch_size, &dscr, NULL) != PA_OK)
             abort();
