@@ -119,7 +119,11 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
             if (unit < PQ_TU_MILLIS || unit > PQ_TU_NANOS)
                 return pa_error(err, PA_ECORRUPT, "column %s: TIMESTAMP without a valid unit", name);
             out->time_unit = unit;   /* engine value: microseconds since the epoch */
-        } else if (!(kind == PQ_LT_NONE || (kind == PQ_LT_INTEGER && is_signed))) {
+        } else if (kind == PQ_LT_INTEGER && !is_signed) {   /* UINT_64: DuckDB's UBIGINT, every value exact */
+            out->uint64 = true;
+            *t = (pa_type){PA_TYPE_DECIMAL, 20, 0};
+            return PA_OK;
+        } else if (kind != PQ_LT_NONE && kind != PQ_LT_INTEGER) {
             return unsupported(err, name, what);
         }
         *t = (pa_type){PA_TYPE_BIGINT, 0, 0};
@@ -322,6 +326,8 @@ const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t 
         x = le_int(v.ptr, (int)v.len);
         if (c->type.id == PA_TYPE_DATE)
             format_date(x, buf, cap);
+        else if (c->uint64)
+            snprintf(buf, cap, "%" PRIu64, (uint64_t)x);
         else if (c->type.id == PA_TYPE_DECIMAL)
             format_decimal(x, c->type.scale, buf, cap);
         else if (c->type.id == PA_TYPE_BIGINT && c->physical_type == PQ_T_INT32)

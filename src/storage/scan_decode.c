@@ -734,7 +734,7 @@ static int layout_column(dec *x, int r, pa_err *err)
 /* Engine representation fix-ups the kernels do not know about. */
 static bool needs_fixup(const pq_column_desc *d)
 {
-    return d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS ||
+    return d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS || d->uint64 ||
            (d->physical_type == PQ_T_INT32 && d->type.id == PA_TYPE_BIGINT);
 }
 
@@ -752,6 +752,17 @@ static void fixup_column(dcol *c, const pq_column_desc *d)
                 v[i] = v[i] < 0 ? INT64_MIN : INT64_MAX;
             else
                 v[i] = t;
+        }
+    } else if (d->uint64) {
+        /* The kernels wrote 8-byte values at the front of the 16-byte
+         * slots: widen from the last row down, so no value is overwritten
+         * before it is read. */
+        uint8_t *v = c->d.values;
+        for (uint64_t i = c->d.rows; i-- > 0;) {
+            uint64_t u;
+            memcpy(&u, v + 8 * i, 8);
+            __int128 w = (__int128)u;
+            memcpy(v + 16 * i, &w, 16);
         }
     } else if (d->physical_type == PQ_T_INT32 && d->type.id == PA_TYPE_BIGINT) {   /* UINT_32 */
         int64_t *v = c->d.values;

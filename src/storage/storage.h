@@ -407,6 +407,8 @@ typedef struct pq_column_desc {
     bool nullable;              /* OPTIONAL: definition levels present */
     pa_type type;               /* engine type */
     int32_t time_unit;          /* TIMESTAMP columns: stored unit (pq_time_unit), else 0 */
+    bool uint64;                /* INT64 annotated UINT_64: DECIMAL(20,0) in the engine (the scan
+                                 * decodes the 8 bytes and widens them, unsigned) */
     /* pq_schema_map: why the column cannot be read ("" when it can): a
      * nested group (leaf_index its first leaf) or a leaf of a type the
      * engine lacks (type then VARCHAR, a placeholder). */

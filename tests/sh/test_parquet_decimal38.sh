@@ -38,4 +38,27 @@ want "CREATE TABLE AS of SUMs, read back" "select count(*), sum(sa), min(sa), ma
 exp=$(node "$ORACLE" -c "select count(*), sum(a), sum(b), min(c), count(b) from read_parquet('$tmp/w.parquet')" 2>&1)
 got=$(node "$ORACLE" -c "select count(*), sum(a), sum(b), min(c), count(b) from read_parquet('$F')" 2>&1)
 if [ "$exp" == "$got" ]; then echo "ok   DuckDB reads pista's copy as the original"; else echo "FAIL DuckDB reads pista's copy: $exp vs $got"; fail=1; fi
+# UINT_64 (DuckDB's UBIGINT) reads as DECIMAL(20,0): every value exact,
+# above 2^63 too. DuckDB's side casts to DECIMAL(20,0), printed alike.
+same_as() { # name pista-sql duckdb-sql
+    local exp
+    exp=$(node "$ORACLE" -c "$3" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
+    check "$1" "$2" "$exp"
+}
+U="$tmp/u64.parquet"
+UD="$tmp/u64d.parquet"
+node "$ORACLE" -c "copy (select case when i % 7 = 3 then null else i::ubigint * 634567890123456789::ubigint end as u, i as id from range(0, 29) t(i) union all select 18446744073709551615::ubigint, 30 union all select 9223372036854775808::ubigint, 31) to '$U'" > "$tmp/o" 2>&1 || { echo "FAIL: DuckDB could not write UBIGINT: $(head -c 300 "$tmp/o")"; fail=1; }
+node "$ORACLE" -c "copy (select (i % 5)::ubigint * 3000000000000000000::ubigint as u, i from range(0, 3000) t(i)) to '$UD' (row_group_size 1000)" > "$tmp/o" 2>&1 || { echo "FAIL: DuckDB could not write UBIGINT: $(head -c 300 "$tmp/o")"; fail=1; }
+same_as "UINT_64 values above 2^63 and NULLs (PLAIN)" "select u, id from read_parquet('$U') order by id" \
+    "select u::decimal(20,0) u, id from read_parquet('$U') order by id"
+same_as "UINT_64 aggregates" "select sum(u) s, min(u) mn, max(u) mx, count(u) c, count(distinct u) d from read_parquet('$U')" \
+    "select sum(u)::decimal(38,0) s, min(u)::decimal(20,0) mn, max(u)::decimal(20,0) mx, count(u) c, count(distinct u) d from read_parquet('$U')"
+same_as "UINT_64 dictionary pages, GROUP BY" "select u, count(*) n from read_parquet('$UD') group by u order by u" \
+    "select u::decimal(20,0) u, count(*) n from read_parquet('$UD') group by u order by u"
+same_as "UINT_64 compared above 2^63" "select id from read_parquet('$U') where u > 10000000000000000000 order by id" \
+    "select id from read_parquet('$U') where u > 10000000000000000000 order by id"
+out=$("$PISTA" -c "copy (select u, id from read_parquet('$U')) to '$tmp/uw.parquet' (format parquet)" 2>&1) || { echo "FAIL COPY of UINT_64: $out"; fail=1; }
+exp=$(node "$ORACLE" -c "select any_value(typeof(u)) t, sum(u) s, count(u) c from read_parquet('$tmp/uw.parquet')" 2>&1)
+if [ "$exp" == "t|s|c
+DECIMAL(20,0)|251038013434021117151.00|27" ]; then echo "ok   UINT_64 written back as DECIMAL(20,0), every value"; else echo "FAIL UINT_64 written back: $exp"; fail=1; fi
 exit $fail

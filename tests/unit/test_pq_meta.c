@@ -375,13 +375,24 @@ static void test_element_mapping(void **state)
     assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&v, 4}, buf, sizeof buf), "2000-02-29");
     /* Wrong size for the type */
     assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&v, 3}, buf, sizeof buf), "?");
-    /* UINT_64 cannot be held */
+    /* UINT_64: DECIMAL(20,0), its statistics unsigned */
     memset(&e, 0, sizeof e);
     e.type = PQ_T_INT64;
     e.has_type = true;
     e.converted_type = PQ_CT_UINT_64;
     e.has_converted_type = true;
-    assert_int_equal(pq_element_type(&e, "u", &d, NULL), PA_EUNSUPPORTED);
+    assert_int_equal(pq_element_type(&e, "u", &d, NULL), PA_OK);
+    assert_true(d.uint64);
+    assert_int_equal(d.type.id, PA_TYPE_DECIMAL);
+    assert_int_equal(d.type.precision, 20);
+    assert_int_equal(d.type.scale, 0);
+    int64_t u = -1;   /* 2^64 - 1 */
+    assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&u, 8}, buf, sizeof buf), "18446744073709551615");
+    /* INT_64 stays BIGINT */
+    e.converted_type = PQ_CT_INT_64;
+    assert_int_equal(pq_element_type(&e, "i", &d, NULL), PA_OK);
+    assert_false(d.uint64);
+    assert_int_equal(d.type.id, PA_TYPE_BIGINT);
 }
 
 /* ------------------------------------------------------------------ broken files */
