@@ -543,7 +543,7 @@ static void page_view(const dpage *p, kn_page *pg)
         pg->levels = p->data;
         pg->rep_levels_size = (uint32_t)v2->repetition_levels_byte_length;
         pg->def_levels_size = (uint32_t)v2->definition_levels_byte_length;
-        pg->data = p->data + lv;
+        pg->data = p->data ? p->data + lv : NULL;   /* an empty page has no bytes */
         pg->size = p->data_len - lv;
     } else {
         pg->version = 1;
