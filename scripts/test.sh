@@ -65,7 +65,7 @@ fuzz_run() {   # target, seconds, max input length (0: libFuzzer's), seed folder
   fi
 }
 fuzz_stage() {
-  local dir=build/fuzz secs=${PISTA_FUZZ_SECONDS:-60}
+  local dir=build/fuzz secs=${PISTA_FUZZ_SECONDS:-45}
   echo "== fuzz build ($dir)"
   if ! command -v clang >/dev/null; then echo "== fuzz: clang missing"; failed=$((failed+1)); return; fi
   if ! CC=clang CXX=clang++ cmake -S . -B "$dir" -DPISTA_FUZZ=ON -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -DPISTA_TESTS=OFF \
