@@ -610,6 +610,27 @@ static sq_expr *min_where(sq_ctx *c, sq_expr *cond, sq_expr *x)
     return cw ? sq_agg(c, EX_AGG_MIN, cw, -1) : NULL;
 }
 
+/* Every node of from[n] in exprs[n_exprs] and *having replaced by to[]. */
+static int replace_all(sq_ctx *c, sq_expr **exprs, int n_exprs, sq_expr **having, sq_expr **from, sq_expr **to, int n)
+{
+    for (int i = 0; i < n_exprs; i++)
+        if (!(exprs[i] = replace_nodes(c, exprs[i], from, to, n)))
+            return c->err->code;
+    if (*having && !(*having = replace_nodes(c, *having, from, to, n)))
+        return c->err->code;
+    return PA_OK;
+}
+
+/* The ordered-set aggregates (SQ_E_OSAGG) of exprs[n_exprs] and having. */
+static int collect_os(sq_ctx *c, sq_expr **exprs, int n_exprs, sq_expr *having, sq_vec *os)
+{
+    int rc;
+    for (int i = 0; i < n_exprs; i++)
+        if ((rc = collect_kind(c, exprs[i], SQ_E_OSAGG, os)))
+            return rc;
+    return collect_kind(c, having, SQ_E_OSAGG, os);
+}
+
 /* string_agg (the SQ_E_OSAGG of sub 3 in os, taken out of it): a
  * STRING_AGG window partitioned by the group keys, ordered by its ORDER BY,
  * gives the group's string at one of its rows (NULL at the others), which
@@ -669,11 +690,8 @@ static int plan_string_aggs(sq_ctx *c, sq_node **node, sq_expr **keys, int ng, s
     for (int i = 0; i < sa.n; i++)
         if (!(to[i] = sq_agg(c, EX_AGG_MAX, w.v[i], sa.v[i]->loc)))
             return c->err->code;
-    for (int i = 0; i < n_exprs; i++)
-        if (!(exprs[i] = replace_nodes(c, exprs[i], sa.v, to, sa.n)))
-            return c->err->code;
-    if (*having && !(*having = replace_nodes(c, *having, sa.v, to, sa.n)))
-        return c->err->code;
+    if ((rc = replace_all(c, exprs, n_exprs, having, sa.v, to, sa.n)))
+        return rc;
     *os = rest;
     return PA_OK;
 }
@@ -694,10 +712,7 @@ static int plan_ordered_sets(sq_ctx *c, sq_node **node, const aggstate *st, sq_e
 {
     sq_vec os = {0};
     int rc;
-    for (int i = 0; i < n_exprs; i++)
-        if ((rc = collect_kind(c, exprs[i], SQ_E_OSAGG, &os)))
-            return rc;
-    if ((rc = collect_kind(c, *having, SQ_E_OSAGG, &os)))
+    if ((rc = collect_os(c, exprs, n_exprs, *having, &os)))
         return rc;
     if (!os.n)
         return PA_OK;
@@ -787,12 +802,7 @@ static int plan_ordered_sets(sq_ctx *c, sq_node **node, const aggstate *st, sq_e
             return c->err->code ? c->err->code : sq_fail(c, o->loc, PA_EINTERNAL, "ordered-set aggregate");
         to[i] = v;
     }
-    for (int i = 0; i < n_exprs; i++)
-        if (!(exprs[i] = replace_nodes(c, exprs[i], os.v, to, os.n)))
-            return c->err->code;
-    if (*having && !(*having = replace_nodes(c, *having, os.v, to, os.n)))
-        return c->err->code;
-    return PA_OK;
+    return replace_all(c, exprs, n_exprs, having, os.v, to, os.n);
 }
 
 /* Ordered-set aggregates with grouping sets: for each set, windows
@@ -805,10 +815,7 @@ static int plan_ordered_grouping_sets(sq_ctx *c, sq_node **node, const aggstate 
 {
     sq_vec os = {0};
     int rc;
-    for (int i = 0; i < n_exprs; i++)
-        if ((rc = collect_kind(c, exprs[i], SQ_E_OSAGG, &os)))
-            return rc;
-    if ((rc = collect_kind(c, *having, SQ_E_OSAGG, &os)))
+    if ((rc = collect_os(c, exprs, n_exprs, *having, &os)))
         return rc;
     const int m = st->groups.n;
     if (!os.n || n_sets <= 0)
@@ -851,12 +858,7 @@ static int plan_ordered_grouping_sets(sq_ctx *c, sq_node **node, const aggstate 
                 return c->err->code;
         }
     }
-    for (int i = 0; i < n_exprs; i++)
-        if (!(exprs[i] = replace_nodes(c, exprs[i], os.v, to, os.n)))
-            return c->err->code;
-    if (*having && !(*having = replace_nodes(c, *having, os.v, to, os.n)))
-        return c->err->code;
-    return PA_OK;
+    return replace_all(c, exprs, n_exprs, having, os.v, to, os.n);
 }
 
 static bool is_dom_col(const sq_subq *q, int col)
@@ -2076,10 +2078,7 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
     /* Ordered-set aggregates: windows over the rows, then plain aggregates. */
     {
         sq_vec os = {0};
-        for (int i = 0; i < sel.n; i++)
-            if ((rc = collect_kind(c, sel.v[i], SQ_E_OSAGG, &os)))
-                return rc;
-        if ((rc = collect_kind(c, having, SQ_E_OSAGG, &os)))
+        if ((rc = collect_os(c, sel.v, sel.n, having, &os)))
             return rc;
         if (os.n && corr.n && (with_sets || !corr_for))
             return sq_fail(c, os.v[0]->loc, PA_EUNSUPPORTED,

@@ -16,10 +16,9 @@
  * statement must have a message.
  */
 #include "sql/sql.h"
+#include "watchdog.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,47 +30,6 @@
 
 static dv_device *cpu_dev, *sim_dev;
 static char path[256];
-
-/* --------------------------------------------------------------- watchdog */
-
-static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wd_cv = PTHREAD_COND_INITIALIZER;
-static sql_session *wd_session;
-static struct timespec wd_deadline;
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&wd_mu);
-    for (;;) {
-        if (!wd_session) {
-            pthread_cond_wait(&wd_cv, &wd_mu);
-            continue;
-        }
-        if (pthread_cond_timedwait(&wd_cv, &wd_mu, &wd_deadline) == ETIMEDOUT && wd_session) {
-            sql_session_cancel(wd_session);
-            wd_session = NULL;
-        }
-    }
-    return NULL;
-}
-
-static void watch(sql_session *s)
-{
-    pthread_mutex_lock(&wd_mu);
-    wd_session = s;
-    if (s) {
-        clock_gettime(CLOCK_REALTIME, &wd_deadline);
-        wd_deadline.tv_sec += WATCHDOG_MS / 1000;
-        wd_deadline.tv_nsec += (long)(WATCHDOG_MS % 1000) * 1000000L;
-        if (wd_deadline.tv_nsec >= 1000000000L) {
-            wd_deadline.tv_sec++;
-            wd_deadline.tv_nsec -= 1000000000L;
-        }
-    }
-    pthread_cond_signal(&wd_cv);
-    pthread_mutex_unlock(&wd_mu);
-}
 
 static void remove_file(void)
 {
@@ -95,10 +53,8 @@ static bool setup(void)
         cpu_dev = NULL;
         return false;
     }
-    pthread_t t;
-    if (pthread_create(&t, NULL, watchdog, NULL) != 0)
+    if (!watchdog_start())
         return false;
-    pthread_detach(t);
     atexit(remove_file);
     failed = false;
     return true;
@@ -143,9 +99,9 @@ static int query(dv_device *dev, const char *text, char **csv, size_t *csv_len)
         return -1;
     }
     sql_result *r = NULL;
-    watch(s);
+    watch(s, WATCHDOG_MS);
     rc = sql_execute(s, text, &r, &err);
-    watch(NULL);
+    watch(NULL, 0);
     if (getenv("PISTA_FUZZ_VERBOSE"))
         fprintf(stderr, "fuzz_scan: %s on %s: %s\n", text, dev == cpu_dev ? "cpu" : "sim",
                 rc == PA_OK ? "ok" : err.msg);

@@ -19,9 +19,8 @@
  * skipped. PISTA_FUZZ_VERBOSE=1 prints each statement's outcome.
  */
 #include "sql/sql.h"
+#include "watchdog.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,47 +35,6 @@
 #define WATCHDOG_MS 2000
 
 static dv_device *dev;
-
-/* --------------------------------------------------------------- watchdog */
-
-static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wd_cv = PTHREAD_COND_INITIALIZER;
-static sql_session *wd_session;   /* the statement being watched, or NULL */
-static struct timespec wd_deadline;
-
-static void *watchdog(void *arg)
-{
-    (void)arg;
-    pthread_mutex_lock(&wd_mu);
-    for (;;) {
-        if (!wd_session) {
-            pthread_cond_wait(&wd_cv, &wd_mu);
-            continue;
-        }
-        if (pthread_cond_timedwait(&wd_cv, &wd_mu, &wd_deadline) == ETIMEDOUT && wd_session) {
-            sql_session_cancel(wd_session);
-            wd_session = NULL;
-        }
-    }
-    return NULL;
-}
-
-static void watch(sql_session *s)
-{
-    pthread_mutex_lock(&wd_mu);
-    wd_session = s;
-    if (s) {
-        clock_gettime(CLOCK_REALTIME, &wd_deadline);
-        wd_deadline.tv_sec += WATCHDOG_MS / 1000;
-        wd_deadline.tv_nsec += (long)(WATCHDOG_MS % 1000) * 1000000L;
-        if (wd_deadline.tv_nsec >= 1000000000L) {
-            wd_deadline.tv_sec++;
-            wd_deadline.tv_nsec -= 1000000000L;
-        }
-    }
-    pthread_cond_signal(&wd_cv);
-    pthread_mutex_unlock(&wd_mu);
-}
 
 static bool setup(void)
 {
@@ -93,13 +51,11 @@ static bool setup(void)
         return false;
     }
     pa_err_close(&err);
-    pthread_t t;
-    if (pthread_create(&t, NULL, watchdog, NULL) != 0) {
+    if (!watchdog_start()) {
         dv_close(dev);
         dev = NULL;
         return false;
     }
-    pthread_detach(t);
     failed = false;
     return true;
 }
@@ -136,9 +92,9 @@ static void run(const char *text)
     pa_err_close(&err);
     pa_err_init(&err);
     sql_result *r = NULL;
-    watch(s);
+    watch(s, WATCHDOG_MS);
     rc = sql_execute(s, text, &r, &err);
-    watch(NULL);
+    watch(NULL, 0);
     if (getenv("PISTA_FUZZ_VERBOSE"))
         fprintf(stderr, "fuzz_sql: %s\n", rc == PA_OK ? "ok" : err.msg);
     if (rc != PA_OK) {
