@@ -172,6 +172,11 @@ size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, s
         }
         return n;
     }
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS:
+    case PA_TYPE_INTERVAL:   /* TODO(this change): datetime.h formats */
     case PA_TYPE__COUNT:
         break;
     }

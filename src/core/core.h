@@ -349,7 +349,12 @@ bool pa_queue_closed(pa_queue *q);
     X(DOUBLE, "DOUBLE", 8)                                                    \
     X(DECIMAL, "DECIMAL", 8)                                                  \
     X(DATE, "DATE", 4)                                                        \
-    X(VARCHAR, "VARCHAR", 0)
+    X(VARCHAR, "VARCHAR", 0)                                                  \
+    X(TIMESTAMP, "TIMESTAMP", 8)                                              \
+    X(TIMESTAMPTZ, "TIMESTAMP WITH TIME ZONE", 8)                             \
+    X(TIME, "TIME", 8)                                                        \
+    X(INTERVAL, "INTERVAL", 16)                                               \
+    X(TIMESTAMP_NS, "TIMESTAMP_NS", 8)
 
 typedef enum pa_type_id {
 #define PA__TYPE(name, sql, width) PA_TYPE_##name,
@@ -365,6 +370,35 @@ typedef struct pa_type {
 } pa_type;
 
 const char *pa_type_name(pa_type_id id);
+
+/* TIMESTAMP, TIMESTAMPTZ and TIME: one int64 of microseconds (since
+ * 1970-01-01 00:00:00, the same instant in UTC, since midnight);
+ * TIMESTAMP_NS one int64 of nanoseconds since 1970-01-01 00:00:00 (Parquet's
+ * NANOS and INT96 timestamps, kept exact). Physically they are BIGINTs:
+ * hashed, sorted, gathered and compared as int64. The session's time zone is
+ * UTC: TIMESTAMPTZ prints with "+00". */
+static inline PA_HD bool pa_type_is_time64(pa_type_id id)
+{
+    return id == PA_TYPE_TIMESTAMP || id == PA_TYPE_TIMESTAMPTZ || id == PA_TYPE_TIME || id == PA_TYPE_TIMESTAMP_NS;
+}
+#define PA_USEC_PER_SEC INT64_C(1000000)
+#define PA_USEC_PER_DAY INT64_C(86400000000)
+
+/* An INTERVAL value (16 bytes, PostgreSQL's fields): months, days and
+ * microseconds, each with its own sign. Equality and order are those of
+ * the normalised length months * 30 days + days * 24 h + micros
+ * (pa_interval_norm), as in PostgreSQL: '1 mon' = '30 days'. In expression
+ * registers it occupies a KN__I128 slot, copied with memcpy. */
+typedef struct pa_interval {
+    int32_t months;
+    int32_t days;
+    int64_t micros;
+} pa_interval;
+
+static inline PA_HD __int128 pa_interval_norm(pa_interval v)
+{
+    return ((__int128)v.months * 30 + v.days) * (__int128)PA_USEC_PER_DAY + v.micros;
+}
 /* Bytes per value in a column of this type id; 0 for VARCHAR. DECIMAL is
  * given as 8: use pa_type_bytes for a full type. */
 int pa_type_width(pa_type_id id);
@@ -384,7 +418,9 @@ const char *pa_type_format(pa_type t, char *buf, size_t cap);
  *   BOOLEAN uint8 (0/1), INTEGER and DATE int32 (DATE = days since
  *   1970-01-01), BIGINT int64, DOUBLE double, DECIMAL scaled by 10^scale in
  *   an int64 (precision <= 18) or an __int128 (precision 19..38, wide sums),
- *   VARCHAR int32 offsets[length + 1] into the bytes at `data`.
+ *   VARCHAR int32 offsets[length + 1] into the bytes at `data`, TIMESTAMP,
+ *   TIMESTAMPTZ and TIME int64 microseconds, TIMESTAMP_NS int64
+ *   nanoseconds, INTERVAL pa_interval.
  * `validity` is NULL when no value is NULL, else bit i (LSB first in byte
  * i / 8) is 1 when row i is valid. A NULL row's value bytes are unspecified.
  */

@@ -677,7 +677,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
  * (the compiler inserts casts), so each loop is monomorphic.
  *
  * Register value layout by kind of pa_type: BOOLEAN uint8, INTEGER/DATE
- * int32, BIGINT/DOUBLE/DECIMAL(<=18) 8 bytes, DECIMAL(19..38) __int128,
+ * int32, BIGINT/DOUBLE/DECIMAL(<=18)/TIMESTAMP/TIMESTAMPTZ/TIME 8 bytes,
+ * DECIMAL(19..38) __int128, INTERVAL a pa_interval in a 16-byte slot,
  * VARCHAR a string view {pointer, length} into an input column, the
  * program's byte pool or a register's byte area (CAST to VARCHAR).
  * ---------------------------------------------------------------------- */
@@ -704,14 +705,16 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(LIKE)       /* dst = a LIKE constant b; sub bit 0: NOT; bit 1: b is a  \
                      regular-expression program (kn_regex_compile), a ~ b */ \
     X(SUBSTR)     /* dst = SUBSTRING(a FROM b FOR c); imm 0: no FOR */        \
-    X(EXTRACT)    /* dst = BIGINT field sub (kn_date_field) of DATE a */      \
+    X(EXTRACT)    /* dst = field sub (kn_date_field) of a (atype): BIGINT,  \
+                     DOUBLE for EPOCH of a TIMESTAMP(TZ), TIME or INTERVAL */ \
     X(ADD_MONTHS) /* dst = DATE a + imm months, day clamped to month end */   \
     X(CAST)       /* dst (type) = CAST(a (atype)) */                         \
     X(MATH)       /* dst = function sub (kn_math) of a (and b); see kn_math */ \
-    X(DATE_TRUNC) /* dst = DATE a truncated to field sub (kn_date_field) */   \
+    X(DATE_TRUNC) /* dst = DATE or TIMESTAMP(TZ) a truncated to field sub */ \
     X(MAKE_DATE)  /* dst = DATE of BIGINT year a, month b, day c (checked) */ \
     X(STRFN)      /* dst = string function sub (kn_strfn) of VARCHAR a, b, c */ \
-    X(TEXT)       /* dst = new text: function sub (kn_textfn) of a, b, c */
+    X(TEXT)       /* dst = new text: function sub (kn_textfn) of a, b, c */ \
+    X(DTARITH)    /* dst = date/time arithmetic sub (kn_dtarith) of a, b */
 
 typedef enum kn_opcode {
 #define KN__OPC(name) KN_OP_##name,
@@ -728,8 +731,44 @@ typedef enum kn_cmp { KN_CMP_EQ, KN_CMP_NE, KN_CMP_LT, KN_CMP_LE, KN_CMP_GT, KN_
 typedef enum kn_date_field {
     KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY, KN_FIELD_QUARTER, KN_FIELD_DOW, KN_FIELD_ISODOW, KN_FIELD_DOY,
     KN_FIELD_WEEK, KN_FIELD_ISOYEAR, KN_FIELD_EPOCH, KN_FIELD_DECADE, KN_FIELD_CENTURY, KN_FIELD_MILLENNIUM,
+    KN_FIELD_HOUR, KN_FIELD_MINUTE, KN_FIELD_SECOND, KN_FIELD_MILLISECONDS, KN_FIELD_MICROSECONDS,
     KN_FIELD__COUNT
 } kn_date_field;
+/* EXTRACT and DATE_TRUNC on time types (DuckDB's result types, PostgreSQL's
+ * values): a (atype) DATE, TIMESTAMP, TIMESTAMPTZ (in UTC), TIME (only
+ * HOUR .. MICROSECONDS and EPOCH) or INTERVAL (YEAR = months / 12, MONTH =
+ * months % 12, DAY = days, HOUR .. MICROSECONDS of the micros, QUARTER =
+ * MONTH / 3 + 1, DECADE / CENTURY / MILLENNIUM of YEAR, EPOCH the seconds
+ * of the normalised length with a year as 365.25 days and a month as 30,
+ * as PostgreSQL). SECOND is whole seconds (0..59), MILLISECONDS and
+ * MICROSECONDS the seconds field with its fraction (12.5 s: 12500 and
+ * 12500000). EPOCH is DOUBLE seconds with the fraction for TIMESTAMP(TZ),
+ * TIME and INTERVAL; the other fields BIGINT. Any field DATE lacks
+ * (HOUR .. MICROSECONDS) is 0 for a DATE.
+ * DATE_TRUNC of a TIMESTAMP(TZ) keeps its type; fields YEAR .. MILLENNIUM
+ * as for DATE plus HOUR, MINUTE, SECOND, MILLISECONDS, MICROSECONDS. */
+
+/* DTARITH: date and time arithmetic, PostgreSQL's rules. TS is a
+ * TIMESTAMP or TIMESTAMPTZ (atype; dst has the same type), IV an INTERVAL.
+ *   TS_ADD_IV / TS_SUB_IV: a TS +/- b IV: months first (the day of month
+ *     clamped to the month's end), then days, then micros. DATE a is
+ *     allowed too (atype DATE, dst TIMESTAMP: the date at midnight).
+ *   TS_SUB_TS: dst IV = a - b, as days and micros (micros within one day,
+ *     with a's sign: PostgreSQL's interval_justify_hours); atype the TS.
+ *   IV_ADD / IV_SUB: field by field.
+ *   IV_MUL: a IV times DOUBLE b, the fractional months carried to days and
+ *     fractional days to micros (PostgreSQL's interval_mul); IV_DIV: by b
+ *     (b = 0 is "division by zero").
+ *   IV_NEG: -a.
+ *   AGE: dst IV = age(a, b) of two TS: years, months and days, borrowing
+ *     from the month before a's (PostgreSQL's timestamp_age), plus micros.
+ *   TIME_ADD_IV / TIME_SUB_IV: a TIME +/- b IV's micros, wrapped to a day.
+ * Out-of-range results are PA_EOVERFLOW: "timestamp out of range",
+ * "interval out of range". */
+typedef enum kn_dtarith {
+    KN_DT_TS_ADD_IV, KN_DT_TS_SUB_IV, KN_DT_TS_SUB_TS, KN_DT_IV_ADD, KN_DT_IV_SUB, KN_DT_IV_MUL, KN_DT_IV_DIV,
+    KN_DT_IV_NEG, KN_DT_AGE, KN_DT_TIME_ADD_IV, KN_DT_TIME_SUB_IV, KN_DT__COUNT
+} kn_dtarith;
 
 /* MATH functions. SQRT .. POWER: DOUBLE a (and b) to DOUBLE, with
  * PostgreSQL's errors (a negative square root, the logarithm of zero or of
@@ -827,9 +866,10 @@ typedef struct kn_value {
     uint8_t is_null;
     uint32_t str_off, str_len;
     union {
-        int64_t i;       /* BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL(<=18) */
+        int64_t i;       /* BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL(<=18),
+                            TIMESTAMP, TIMESTAMPTZ, TIME */
         double f;
-        __int128 w;      /* DECIMAL(19..38) */
+        __int128 w;      /* DECIMAL(19..38); INTERVAL: a pa_interval's bytes */
     } v;
 } kn_value;
 

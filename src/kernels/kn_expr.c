@@ -501,6 +501,7 @@ static int run_insn(kn__eval *e, const kn_insn *in)
     case KN_OP_MAKE_DATE: return kn__op_make_date(e, in);
     case KN_OP_STRFN: return kn__op_strfn(e, in);
     case KN_OP_TEXT: return kn__op_text(e, in);
+    case KN_OP_DTARITH: return pa_error(e->err, PA_EUNSUPPORTED, "DTARITH: not written yet");
     case KN_OP_CMP: return kn__op_cmp(e, in);
     case KN_OP_AND:
     case KN_OP_OR: return kn__op_andor(e, in);
