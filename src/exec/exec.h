@@ -73,7 +73,7 @@ typedef enum ex_cmp { EX_EQ, EX_NE, EX_LT, EX_LE, EX_GT, EX_GE } ex_cmp;
 /* The fields of a DATE, as kn_date_field (kernels.h) lists them. */
 typedef enum ex_field {
     EX_YEAR, EX_MONTH, EX_DAY, EX_QUARTER, EX_DOW, EX_ISODOW, EX_DOY, EX_WEEK, EX_ISOYEAR, EX_EPOCH, EX_DECADE,
-    EX_CENTURY, EX_MILLENNIUM
+    EX_CENTURY, EX_MILLENNIUM, EX_HOUR, EX_MINUTE, EX_SECOND, EX_MILLISECONDS, EX_MICROSECONDS
 } ex_field;
 typedef enum ex_unit { EX_DAYS, EX_MONTHS, EX_YEARS } ex_unit;
 
@@ -94,6 +94,9 @@ ex_expr *ex_expr_decimal_scaled(ex_plan *p, int64_t v, int precision, int scale,
 ex_expr *ex_expr_varchar(ex_plan *p, const char *s, pa_err *err);
 ex_expr *ex_expr_date(ex_plan *p, const char *ymd, pa_err *err);
 ex_expr *ex_expr_null(ex_plan *p, pa_type t, pa_err *err);
+/* A TIMESTAMP, TIMESTAMPTZ, TIME or TIMESTAMP_NS constant of its int64
+ * value (microseconds; nanoseconds for TIMESTAMP_NS). */
+ex_expr *ex_expr_timestamp(ex_plan *p, pa_type t, int64_t v, pa_err *err);
 
 /* a op b on numbers; DATE + / - INTEGER or BIGINT days -> DATE; DATE - DATE
  * -> BIGINT days. */
@@ -196,6 +199,10 @@ ex_expr *ex_expr_make_date(ex_plan *p, ex_expr *y, ex_expr *m, ex_expr *d, pa_er
 /* date + n units (n < 0 subtracts) -> DATE; months and years keep the day,
  * clamped to the end of the month (1996-02-29 + 1 year = 1997-02-28). */
 ex_expr *ex_expr_date_add(ex_plan *p, ex_expr *date, int64_t n, ex_unit unit, pa_err *err);
+/* age(a, b) of two TIMESTAMPs (DATEs count as midnight; TIMESTAMPTZ as its
+ * UTC instant): PostgreSQL's symbolic INTERVAL of years, months, days and
+ * time. */
+ex_expr *ex_expr_age(ex_plan *p, ex_expr *a, ex_expr *b, pa_err *err);
 /* CAST(a AS t): between every pair of types except DATE with a number. */
 ex_expr *ex_expr_cast(ex_plan *p, ex_expr *a, pa_type t, pa_err *err);
 

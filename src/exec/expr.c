@@ -76,6 +76,7 @@ int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
         c.data = (void *)e->str;
         c.offsets = offsets;
         break;
+    case PA_TYPE_INTERVAL: memcpy(data, &e->v.w, 16); break;
     default: memcpy(data, &e->v.i, 8); break;
     }
     size_t n = pa_format_value(&c, 0, PA_FMT_FULL, buf, cap);
@@ -130,7 +131,12 @@ ex_expr *ex__const_raw(ex_plan *p, pa_type t, const void *value, const char *str
     case PA_TYPE_BOOLEAN: e->v.i = *(const uint8_t *)value != 0; break;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: { int32_t v; memcpy(&v, value, 4); e->v.i = v; } break;
-    case PA_TYPE_BIGINT: memcpy(&e->v.i, value, 8); break;
+    case PA_TYPE_BIGINT:
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS: memcpy(&e->v.i, value, 8); break;
+    case PA_TYPE_INTERVAL: memcpy(&e->v.w, value, 16); break;
     case PA_TYPE_DOUBLE: memcpy(&e->v.f, value, 8); break;
     case PA_TYPE_DECIMAL:
         if (t.precision > PA_DECIMAL64_MAX_PRECISION)
@@ -252,6 +258,15 @@ ex_expr *ex_expr_date(ex_plan *p, const char *ymd, pa_err *err)
     return ex__const_raw(p, simple(PA_TYPE_DATE), &d, NULL, 0, false, err);
 }
 
+ex_expr *ex_expr_timestamp(ex_plan *p, pa_type t, int64_t v, pa_err *err)
+{
+    if (!pa_type_is_time64(t.id)) {
+        pa_error(err, PA_EINVAL, "a %s constant is no timestamp", pa_type_name(t.id));
+        return NULL;
+    }
+    return ex__const_raw(p, simple(t.id), &v, NULL, 0, false, err);
+}
+
 ex_expr *ex_expr_null(ex_plan *p, pa_type t, pa_err *err)
 {
     if (!type_ok(t)) {
@@ -263,11 +278,24 @@ ex_expr *ex_expr_null(ex_plan *p, pa_type t, pa_err *err)
 
 /* ---------------------------------------------------------------- casts */
 
+static bool is_temporal(pa_type_id t) { return t == PA_TYPE_DATE || t == PA_TYPE_INTERVAL || pa_type_is_time64(t); }
+static bool is_stamp(pa_type_id t)
+{
+    return t == PA_TYPE_TIMESTAMP || t == PA_TYPE_TIMESTAMPTZ || t == PA_TYPE_TIMESTAMP_NS;
+}
+
+/* PostgreSQL's casts: any type to and from text; numbers among
+ * themselves; DATE and the timestamps among themselves; a timestamp to
+ * TIME. No number converts to or from a date or time. */
 static bool cast_allowed(pa_type_id from, pa_type_id to)
 {
     if (from == to || from == PA_TYPE_VARCHAR || to == PA_TYPE_VARCHAR)
         return true;
-    return from != PA_TYPE_DATE && to != PA_TYPE_DATE;
+    if (!is_temporal(from) && !is_temporal(to))
+        return true;
+    if ((from == PA_TYPE_DATE || is_stamp(from)) && (to == PA_TYPE_DATE || is_stamp(to)))
+        return true;
+    return to == PA_TYPE_TIME && is_stamp(from) && from != PA_TYPE_TIMESTAMP_NS;
 }
 
 ex_expr *ex__cast(ex_plan *p, ex_expr *a, pa_type t, pa_err *err)

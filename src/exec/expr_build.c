@@ -16,6 +16,19 @@ static bool is_num(pa_type t)
     return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || t.id == PA_TYPE_DOUBLE;
 }
 static bool is_exact(pa_type t) { return is_num(t) && t.id != PA_TYPE_DOUBLE; }
+static bool is_temporal(pa_type t) { return t.id == PA_TYPE_DATE || t.id == PA_TYPE_INTERVAL || pa_type_is_time64(t.id); }
+/* DATE and the timestamps: points in time that compare with each other. */
+static bool is_instant(pa_type t)
+{
+    return t.id == PA_TYPE_DATE || t.id == PA_TYPE_TIMESTAMP || t.id == PA_TYPE_TIMESTAMPTZ ||
+           t.id == PA_TYPE_TIMESTAMP_NS;
+}
+static int instant_rank(pa_type t)
+{
+    return t.id == PA_TYPE_DATE ? 0 : t.id == PA_TYPE_TIMESTAMP ? 1 : t.id == PA_TYPE_TIMESTAMP_NS ? 2 : 3;
+}
+/* TIMESTAMP and TIMESTAMPTZ: the types the date/time kernels compute in. */
+static bool is_stamp(pa_type t) { return t.id == PA_TYPE_TIMESTAMP || t.id == PA_TYPE_TIMESTAMPTZ; }
 static bool is_null_const(const ex_expr *e) { return e->kind == EX__CONST && e->is_null; }
 
 /* An exact number as a DECIMAL: INTEGER (10,0), BIGINT (19,0). */
@@ -56,8 +69,19 @@ static int common_type(const char *what, pa_type a, pa_type b, pa_type *out, pa_
         }
         return PA_OK;
     }
-    if ((a.id == PA_TYPE_DATE && b.id == PA_TYPE_VARCHAR) || (a.id == PA_TYPE_VARCHAR && b.id == PA_TYPE_DATE)) {
-        *out = T(PA_TYPE_DATE);
+    /* Text meets a date or time as that type (a literal compared with a column). */
+    if (a.id == PA_TYPE_VARCHAR && is_temporal(b)) {
+        *out = b;
+        return PA_OK;
+    }
+    if (b.id == PA_TYPE_VARCHAR && is_temporal(a)) {
+        *out = a;
+        return PA_OK;
+    }
+    /* DATE < TIMESTAMP < TIMESTAMP_NS, and TIMESTAMPTZ above them all, as
+     * PostgreSQL and DuckDB compare a date with a timestamp. */
+    if (is_instant(a) && is_instant(b)) {
+        *out = instant_rank(a) > instant_rank(b) ? a : b;
         return PA_OK;
     }
     return type_error(err, what, a, b);
@@ -157,6 +181,78 @@ static ex_expr *date_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_e
     return NULL;
 }
 
+static ex_expr *dt_node(ex_plan *p, kn_dtarith sub, pa_type t, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    if (!a || (b == NULL) != (sub == KN_DT_IV_NEG))
+        return NULL;
+    ex_expr *e = ex__node_new(p, EX__DTARITH, t, b ? 2 : 1, err);
+    if (!e)
+        return NULL;
+    e->sub = sub;
+    e->args[0] = a;
+    if (b)
+        e->args[1] = b;
+    return finish_strict(p, e, err);
+}
+
+/* Arithmetic with a DATE, a timestamp, a TIME or an INTERVAL operand
+ * (PostgreSQL's operators): date +- integer days, date - date (days),
+ * date or timestamp +- interval, timestamp - timestamp (an interval),
+ * time +- interval, interval +- interval, interval * or / a number. A
+ * TIMESTAMP_NS computes as TIMESTAMP. */
+static ex_expr *time_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    pa_type ta = a->type, tb = b->type;
+    if (ta.id == PA_TYPE_TIMESTAMP_NS || tb.id == PA_TYPE_TIMESTAMP_NS) {
+        if (ta.id == PA_TYPE_TIMESTAMP_NS && !(a = ex__cast(p, a, T(PA_TYPE_TIMESTAMP), err)))
+            return NULL;
+        if (tb.id == PA_TYPE_TIMESTAMP_NS && !(b = ex__cast(p, b, T(PA_TYPE_TIMESTAMP), err)))
+            return NULL;
+        ta = a->type, tb = b->type;
+    }
+    bool iva = ta.id == PA_TYPE_INTERVAL, ivb = tb.id == PA_TYPE_INTERVAL;
+    if (op == EX_ADD && iva && !ivb) {   /* interval + x = x + interval */
+        ex_expr *t = a;
+        a = b, b = t;
+        ta = a->type, tb = b->type;
+        iva = false, ivb = true;
+    }
+    if ((op == EX_ADD || op == EX_SUB) && ivb) {
+        kn_dtarith add = op == EX_ADD ? KN_DT_TS_ADD_IV : KN_DT_TS_SUB_IV;
+        if (is_stamp(ta))
+            return dt_node(p, add, ta, a, b, err);
+        if (ta.id == PA_TYPE_DATE)
+            return dt_node(p, add, T(PA_TYPE_TIMESTAMP), a, b, err);
+        if (ta.id == PA_TYPE_TIME)
+            return dt_node(p, op == EX_ADD ? KN_DT_TIME_ADD_IV : KN_DT_TIME_SUB_IV, ta, a, b, err);
+        if (iva)
+            return dt_node(p, op == EX_ADD ? KN_DT_IV_ADD : KN_DT_IV_SUB, ta, a, b, err);
+    }
+    if (op == EX_SUB && is_stamp(ta) && (is_stamp(tb) || tb.id == PA_TYPE_DATE)) {
+        pa_type t = ta.id == PA_TYPE_TIMESTAMPTZ || tb.id == PA_TYPE_TIMESTAMPTZ ? T(PA_TYPE_TIMESTAMPTZ) : ta;
+        a = ex__cast(p, a, t, err);
+        b = ex__cast(p, b, t, err);
+        return a && b ? dt_node(p, KN_DT_TS_SUB_TS, T(PA_TYPE_INTERVAL), a, b, err) : NULL;
+    }
+    if (op == EX_SUB && ta.id == PA_TYPE_DATE && is_stamp(tb)) {
+        if (!(a = ex__cast(p, a, tb, err)))
+            return NULL;
+        return dt_node(p, KN_DT_TS_SUB_TS, T(PA_TYPE_INTERVAL), a, b, err);
+    }
+    if (op == EX_MUL && (iva != ivb) && is_num(iva ? tb : ta)) {
+        ex_expr *iv = iva ? a : b, *n = ex__cast(p, iva ? b : a, T(PA_TYPE_DOUBLE), err);
+        return n ? dt_node(p, KN_DT_IV_MUL, T(PA_TYPE_INTERVAL), iv, n, err) : NULL;
+    }
+    if (op == EX_DIV && iva && is_num(tb)) {
+        ex_expr *n = ex__cast(p, b, T(PA_TYPE_DOUBLE), err);
+        return n ? dt_node(p, KN_DT_IV_DIV, T(PA_TYPE_INTERVAL), a, n, err) : NULL;
+    }
+    if ((ta.id == PA_TYPE_DATE || tb.id == PA_TYPE_DATE) && op != EX_MOD)
+        return date_arith(p, op, a, b, err);
+    type_error(err, "arithmetic", a->type, b->type);
+    return NULL;
+}
+
 ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *err)
 {
     if (!a || !b)
@@ -166,8 +262,8 @@ ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *
         return NULL;
     }
     pa_type ta = a->type, tb = b->type;
-    if ((ta.id == PA_TYPE_DATE || tb.id == PA_TYPE_DATE) && op != EX_MOD)
-        return date_arith(p, op, a, b, err);
+    if (is_temporal(ta) || is_temporal(tb))
+        return time_arith(p, op, a, b, err);
     if (!is_num(ta) || !is_num(tb)) {
         type_error(err, "arithmetic", ta, tb);
         return NULL;
@@ -226,6 +322,8 @@ ex_expr *ex_expr_neg(ex_plan *p, ex_expr *a, pa_err *err)
 {
     if (!a)
         return NULL;
+    if (a->type.id == PA_TYPE_INTERVAL)
+        return dt_node(p, KN_DT_IV_NEG, a->type, a, NULL, err);
     if (!is_num(a->type)) {
         pa_error(err, PA_EINVAL, "negation of %s", pa_type_name(a->type.id));
         return NULL;
@@ -793,37 +891,97 @@ ex_expr *ex_expr_concat(ex_plan *p, ex_expr *sep, ex_expr *const *args, int n, p
 
 /* ----------------------------------------------------------------- dates */
 
+static const char *field_name(ex_field f)
+{
+    static const char *const names[] = {"year",   "month",   "day",     "quarter",    "dow",
+                                        "isodow", "doy",     "week",    "isoyear",    "epoch",
+                                        "decade", "century", "millennium", "hour",    "minute",
+                                        "second", "milliseconds", "microseconds"};
+    return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
+}
+
+static bool sub_day(ex_field f) { return f >= EX_HOUR && f <= EX_MICROSECONDS; }
+
 ex_expr *ex_expr_extract(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)
 {
     if (!date)
         return NULL;
-    if (date->type.id != PA_TYPE_DATE || (unsigned)field > EX_MILLENNIUM) {
-        pa_error(err, PA_EINVAL, "EXTRACT from a %s (DATE expected)", pa_type_name(date->type.id));
+    pa_type_id t = date->type.id;
+    if ((unsigned)field > EX_MICROSECONDS || !is_temporal(date->type)) {
+        pa_error(err, PA_EINVAL, "EXTRACT from a %s (a DATE, TIMESTAMP, TIME or INTERVAL expected)", pa_type_name(t));
         return NULL;
     }
-    ex_expr *e = node1(p, EX__EXTRACT, T(PA_TYPE_BIGINT), date, err);
+    if (t == PA_TYPE_TIMESTAMP_NS) {   /* its fields are those of the microsecond timestamp */
+        if (!(date = ex__cast(p, date, T(PA_TYPE_TIMESTAMP), err)))
+            return NULL;
+        t = PA_TYPE_TIMESTAMP;
+    }
+    bool ok = t == PA_TYPE_TIME ? sub_day(field) || field == EX_EPOCH
+            : t == PA_TYPE_INTERVAL ? field != EX_DOW && field != EX_ISODOW && field != EX_DOY && field != EX_WEEK &&
+                                          field != EX_ISOYEAR
+            : t == PA_TYPE_DATE ? !sub_day(field)
+                                : true;
+    if (!ok) {
+        pa_error(err, PA_EINVAL, "unit \"%s\" not supported for type %s", field_name(field), pa_type_name(t));
+        return NULL;
+    }
+    pa_type rt = field == EX_EPOCH && t != PA_TYPE_DATE ? T(PA_TYPE_DOUBLE) : T(PA_TYPE_BIGINT);
+    ex_expr *e = node1(p, EX__EXTRACT, rt, date, err);
     if (e)
         e->sub = field;
     return finish_strict(p, e, err);
 }
 
-_Static_assert((int)EX_MILLENNIUM == KN_FIELD_MILLENNIUM && (int)EX_WEEK == KN_FIELD_WEEK, "ex_field and kn_date_field agree");
+_Static_assert((int)EX_MILLENNIUM == KN_FIELD_MILLENNIUM && (int)EX_WEEK == KN_FIELD_WEEK &&
+                   (int)EX_MICROSECONDS == KN_FIELD_MICROSECONDS && (int)EX_HOUR == KN_FIELD_HOUR,
+               "ex_field and kn_date_field agree");
 
+/* date_trunc of a DATE gives a TIMESTAMP (PostgreSQL's and DuckDB's type):
+ * the date truncated, at midnight. Of a TIMESTAMP or TIMESTAMPTZ its own
+ * type. */
 ex_expr *ex_expr_date_trunc(ex_plan *p, ex_field field, ex_expr *date, pa_err *err)
 {
     if (!date)
         return NULL;
     bool ok = field == EX_YEAR || field == EX_QUARTER || field == EX_MONTH || field == EX_WEEK || field == EX_DAY ||
-              field == EX_DECADE || field == EX_CENTURY || field == EX_MILLENNIUM;
-    if (date->type.id != PA_TYPE_DATE || !ok) {
-        pa_error(err, PA_EINVAL, ok ? "date_trunc of a %s (DATE expected)" : "date_trunc to an unsupported field (%s)",
-                 ok ? pa_type_name(date->type.id) : "dow, doy, epoch and the like are no units");
+              field == EX_DECADE || field == EX_CENTURY || field == EX_MILLENNIUM || sub_day(field);
+    pa_type_id t = date->type.id;
+    bool typed = t == PA_TYPE_DATE || t == PA_TYPE_TIMESTAMP || t == PA_TYPE_TIMESTAMPTZ || t == PA_TYPE_TIMESTAMP_NS;
+    if (!typed || !ok) {
+        pa_error(err, PA_EINVAL,
+                 ok ? "date_trunc of a %s (DATE or TIMESTAMP expected)" : "date_trunc to an unsupported field (%s)",
+                 ok ? pa_type_name(t) : "dow, doy, epoch and the like are no units");
         return NULL;
     }
-    ex_expr *e = node1(p, EX__DATE_TRUNC, T(PA_TYPE_DATE), date, err);
+    if (t == PA_TYPE_TIMESTAMP_NS || (t == PA_TYPE_DATE && sub_day(field))) {
+        if (!(date = ex__cast(p, date, T(PA_TYPE_TIMESTAMP), err)))
+            return NULL;
+        t = PA_TYPE_TIMESTAMP;
+    }
+    ex_expr *e = node1(p, EX__DATE_TRUNC, T(t), date, err);
     if (e)
         e->sub = field;
-    return finish_strict(p, e, err);
+    e = finish_strict(p, e, err);
+    return t == PA_TYPE_DATE ? ex__cast(p, e, T(PA_TYPE_TIMESTAMP), err) : e;
+}
+
+ex_expr *ex_expr_age(ex_plan *p, ex_expr *a, ex_expr *b, pa_err *err)
+{
+    if (!a || !b)
+        return NULL;
+    ex_expr *v[2] = {a, b};
+    pa_type t = T(PA_TYPE_TIMESTAMP);
+    for (int i = 0; i < 2; i++) {
+        if (!is_instant(v[i]->type) && v[i]->type.id != PA_TYPE_VARCHAR) {
+            pa_error(err, PA_EINVAL, "age of a %s (TIMESTAMP or DATE expected)", pa_type_name(v[i]->type.id));
+            return NULL;
+        }
+        if (v[i]->type.id == PA_TYPE_TIMESTAMPTZ)
+            t = v[i]->type;
+    }
+    a = ex__cast(p, a, t, err);
+    b = ex__cast(p, b, t, err);
+    return a && b ? dt_node(p, KN_DT_AGE, T(PA_TYPE_INTERVAL), a, b, err) : NULL;
 }
 
 ex_expr *ex_expr_make_date(ex_plan *p, ex_expr *y, ex_expr *m, ex_expr *d, pa_err *err)

@@ -319,6 +319,15 @@ static int gen(comp *c, const ex_expr *e, int *vreg)
         i.a = (int16_t)a, i.b = (int16_t)b, i.c = (int16_t)c2;
         break;
     }
+    case EX__DTARITH: {
+        int b = -1;
+        if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK || (e->n_args > 1 && (rc = gen_reg(c, e->args[1], &b)) != PA_OK))
+            return rc;
+        i.op = KN_OP_DTARITH;
+        i.sub = (uint8_t)e->sub;
+        i.a = (int16_t)a, i.b = (int16_t)b;
+        break;
+    }
     case EX__MAKE_DATE: {
         int b, c2;
         if ((rc = gen_reg(c, e->args[0], &a)) != PA_OK || (rc = gen_reg(c, e->args[1], &b)) != PA_OK ||

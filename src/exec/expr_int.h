@@ -39,7 +39,7 @@
 #define EX__NODE_LIST(X)                                                      \
     X(COL) X(CONST) X(ARITH) X(NEG) X(CMP) X(AND) X(OR) X(NOT) X(IS_NULL)       \
     X(CASE) X(IN) X(LIKE) X(SUBSTR) X(EXTRACT) X(ADD_MONTHS) X(CAST) X(MATH)        \
-    X(DATE_TRUNC) X(MAKE_DATE) X(STRFN) X(TEXT)
+    X(DATE_TRUNC) X(MAKE_DATE) X(STRFN) X(TEXT) X(DTARITH)
 
 typedef enum ex__node {
 #define EX__N(name) EX__##name,
@@ -49,7 +49,7 @@ typedef enum ex__node {
 
 struct ex_expr {
     ex__node kind;
-    int sub;                 /* ex_arith, ex_cmp, ex_field, negate flag */
+    int sub;                 /* ex_arith, ex_cmp, ex_field, kn_dtarith, negate flag */
     pa_type type;
     int n_args;
     ex_expr **args;          /* CASE: when0, then0, ..., else; IN: a, list... */
@@ -59,9 +59,10 @@ struct ex_expr {
     /* CONST (LIKE keeps its pattern here too). */
     bool is_null;
     union {
-        int64_t i;           /* BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL(<=18) */
+        int64_t i;           /* BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL(<=18),
+                                the timestamps, TIME */
         double f;
-        __int128 w;          /* DECIMAL(19..38) */
+        __int128 w;          /* DECIMAL(19..38); INTERVAL a pa_interval's bytes */
     } v;
     const char *str;         /* VARCHAR bytes (plan memory) */
     int32_t str_len;

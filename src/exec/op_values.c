@@ -31,6 +31,7 @@ static const void *value_bytes(const ex_expr *e, uint8_t small[16])
         return small;
     }
     case PA_TYPE_DOUBLE: return &e->v.f;
+    case PA_TYPE_INTERVAL: return &e->v.w;
     case PA_TYPE_DECIMAL:
         return e->type.precision > PA_DECIMAL64_MAX_PRECISION ? (const void *)&e->v.w : (const void *)&e->v.i;
     default: return &e->v.i;

@@ -142,7 +142,17 @@ static uint64_t value_bits(const pa_column *col, int64_t i)
     case PA_TYPE_BOOLEAN: return ((const uint8_t *)col->data)[i] != 0;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)col->data)[i];
-    case PA_TYPE_BIGINT: return (uint64_t)((const int64_t *)col->data)[i];
+    case PA_TYPE_BIGINT:
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS: return (uint64_t)((const int64_t *)col->data)[i];
+    case PA_TYPE_INTERVAL: {   /* equal intervals ('1 mon', '30 days') alike */
+        pa_interval v;
+        memcpy(&v, (const char *)col->data + (size_t)i * 16, 16);
+        unsigned __int128 n = (unsigned __int128)pa_interval_norm(v);
+        return (uint64_t)n ^ pa_mix64((uint64_t)(n >> 64));
+    }
     case PA_TYPE_DOUBLE: {
         double d = ((const double *)col->data)[i];
         if (d == 0)

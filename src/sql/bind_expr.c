@@ -243,6 +243,19 @@ int sq_type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t)
         *t = (pa_type){PA_TYPE_DECIMAL, (uint8_t)p, (uint8_t)s};
     } else if (!strcmp(w, "date"))
         *t = (pa_type){PA_TYPE_DATE, 0, 0};
+    else if (!strcmp(w, "timestamp") || !strcmp(w, "timestamptz") || !strcmp(w, "time") || !strcmp(w, "datetime")) {
+        /* Microseconds: a precision (timestamp(3)) would round the values. */
+        if (tn->n_typmods && typmod_int(tn, 0, -1) != 6)
+            return sq_fail(c, tn->location, PA_EUNSUPPORTED, "%s with a precision other than 6 is not supported", w);
+        *t = (pa_type){!strcmp(w, "timestamptz") ? PA_TYPE_TIMESTAMPTZ : !strcmp(w, "time") ? PA_TYPE_TIME
+                                                                                             : PA_TYPE_TIMESTAMP,
+                       0, 0};
+    } else if (!strcmp(w, "timestamp_ns"))
+        *t = (pa_type){PA_TYPE_TIMESTAMP_NS, 0, 0};
+    else if (!strcmp(w, "interval"))
+        *t = (pa_type){PA_TYPE_INTERVAL, 0, 0};
+    else if (!strcmp(w, "timetz"))
+        return sq_fail(c, tn->location, PA_EUNSUPPORTED, "type time with time zone is not supported");
     else if (!strcmp(w, "varchar") || !strcmp(w, "text") || !strcmp(w, "bpchar") || !strcmp(w, "char"))
         *t = (pa_type){PA_TYPE_VARCHAR, 0, 0};
     else if (!strcmp(w, "bool") || !strcmp(w, "boolean"))
@@ -257,6 +270,32 @@ static bool is_interval(pgn *n)
 {
     return n && n->node_case == PG_QUERY__NODE__NODE_TYPE_CAST &&
            !strcmp(type_word(n->type_cast->type_name), "interval");
+}
+
+/* Whether constant interval n is a whole number of days, months or years
+ * (interval '90' day, interval '3 months'): the form DATE +- interval
+ * keeps a DATE for (TPC-H's). */
+static bool simple_interval(pgn *n)
+{
+    PgQuery__TypeCast *tc = n->type_cast;
+    if (!tc->arg || tc->arg->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+        tc->arg->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+        return false;
+    const char *s = tc->arg->a_const->sval->sval;
+    char *end;
+    errno = 0;
+    (void)strtoll(s, &end, 10);
+    if (end == s || errno)
+        return false;
+    while (*end == ' ')
+        end++;
+    int mask = typmod_int(tc->type_name, 0, -1);
+    if (!*end)
+        return mask == 8 || mask == 2 || mask == 4;
+    size_t l = strlen(end);
+    return mask == -1 && ((!strncmp(end, "day", 3) && l <= 4) || (!strncmp(end, "mon", 3) && (l == 3 || !strcmp(end, "mons") ||
+                                                                                               !strcmp(end, "month") || !strcmp(end, "months"))) ||
+                          (!strncmp(end, "year", 4) && l <= 5));
 }
 
 static int interval_of(sq_ctx *c, pgn *n, int64_t *amount, ex_unit *unit)
@@ -313,6 +352,39 @@ static sq_expr *bind_cast(sq_ctx *c, PgQuery__TypeCast *tc, sq_scope *sc, sq_agg
         if (!d)
             c->err_loc = loc;
         return d ? sq_const(c, d, loc) : NULL;
+    }
+    /* interval '90' day: a bare number takes the qualifier's unit. */
+    if (a && a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL &&
+        t.id == PA_TYPE_INTERVAL && tc->type_name->n_typmods) {
+        static const struct { int mask; const char *unit; } q[] = {
+            {4, "years"}, {2, "months"}, {8, "days"}, {1024, "hours"}, {2048, "minutes"}, {4096, "seconds"}};
+        int mask = typmod_int(tc->type_name, 0, -1);
+        const char *s = a->a_const->sval->sval, *u = NULL;
+        for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+            if (q[i].mask == mask)
+                u = q[i].unit;
+        char *end;
+        (void)strtod(s, &end);
+        if (end == s || !u) {
+            sq_fail(c, loc, PA_EUNSUPPORTED, "interval '%s' with this qualifier is not supported (a number with "
+                    "YEAR, MONTH, DAY, HOUR, MINUTE or SECOND is)", s);
+            return NULL;
+        }
+        while (*end == ' ')
+            end++;
+        if (*end) {
+            sq_fail(c, loc, PA_EINVAL, "interval '%s' has both a unit and a qualifier", s);
+            return NULL;
+        }
+        size_t n = strlen(s) + 16;
+        char *text = sq_alloc(&c->A, n);
+        if (!text) {
+            sq_fail(c, loc, PA_ENOMEM, "binding: out of memory");
+            return NULL;
+        }
+        snprintf(text, n, "%s %s", s, u);
+        sq_expr *v = sq_const(c, ex_expr_varchar(c->plan, text, c->err), loc);
+        return v ? sq_cast(c, v, t, loc) : NULL;
     }
     sq_expr *x = sq_bind_expr(c, a, sc, ag);
     if (!x)
@@ -498,29 +570,32 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
             sq_fail(c, loc, PA_EUNSUPPORTED, "prefix operator %s is not supported", op);
             return NULL;
         }
-        /* date +/- interval */
+        /* DATE +- a whole number of days, months or years stays a DATE
+         * (PostgreSQL gives the timestamp at its midnight: the same
+         * instant); every other interval arithmetic is the engine's. */
+        sq_expr *a = NULL, *b = NULL;
         if ((!strcmp(op, "+") || !strcmp(op, "-")) && (is_interval(x->rexpr) || is_interval(x->lexpr))) {
             pgn *iv = is_interval(x->rexpr) ? x->rexpr : x->lexpr;
             pgn *other = iv == x->rexpr ? x->lexpr : x->rexpr;
-            if (iv == x->lexpr && !strcmp(op, "-")) {
-                sq_fail(c, loc, PA_EUNSUPPORTED, "interval - date is not supported");
-                return NULL;
-            }
-            int64_t n = 0;
-            ex_unit u = EX_DAYS;
-            if (interval_of(c, iv, &n, &u) != PA_OK)
-                return NULL;
             sq_expr *d = sq_bind_expr(c, other, sc, ag);
             if (!d)
                 return NULL;
-            if (d->type.id != PA_TYPE_DATE) {
-                sq_fail(c, loc, PA_EINVAL, "interval arithmetic needs a DATE, not %s", pa_type_name(d->type.id));
-                return NULL;
+            if (d->type.id == PA_TYPE_DATE && simple_interval(iv) && !(iv == x->lexpr && !strcmp(op, "-"))) {
+                int64_t n = 0;
+                ex_unit u = EX_DAYS;
+                if (interval_of(c, iv, &n, &u) != PA_OK)
+                    return NULL;
+                return sq_date_add(c, d, !strcmp(op, "-") ? -n : n, u, loc);
             }
-            return sq_date_add(c, d, !strcmp(op, "-") ? -n : n, u, loc);
+            sq_expr *v = sq_bind_expr(c, iv, sc, ag);
+            if (!v)
+                return NULL;
+            a = iv == x->lexpr ? v : d;
+            b = iv == x->lexpr ? d : v;
+        } else {
+            a = sq_bind_expr(c, x->lexpr, sc, ag);
+            b = a ? sq_bind_expr(c, x->rexpr, sc, ag) : NULL;
         }
-        sq_expr *a = sq_bind_expr(c, x->lexpr, sc, ag);
-        sq_expr *b = a ? sq_bind_expr(c, x->rexpr, sc, ag) : NULL;
         if (!b)
             return NULL;
         if (!strcmp(op, "||"))
@@ -637,7 +712,11 @@ static int extract_field(sq_ctx *c, pgn *n, int loc, ex_field *f)
         {"year", EX_YEAR},     {"month", EX_MONTH},     {"day", EX_DAY},         {"quarter", EX_QUARTER},
         {"dow", EX_DOW},       {"isodow", EX_ISODOW},   {"doy", EX_DOY},         {"week", EX_WEEK},
         {"isoyear", EX_ISOYEAR}, {"epoch", EX_EPOCH},   {"decade", EX_DECADE},   {"century", EX_CENTURY},
-        {"millennium", EX_MILLENNIUM},
+        {"millennium", EX_MILLENNIUM}, {"hour", EX_HOUR}, {"minute", EX_MINUTE}, {"second", EX_SECOND},
+        {"milliseconds", EX_MILLISECONDS}, {"microseconds", EX_MICROSECONDS},
+        {"years", EX_YEAR}, {"months", EX_MONTH}, {"days", EX_DAY}, {"hours", EX_HOUR}, {"minutes", EX_MINUTE},
+        {"seconds", EX_SECOND}, {"millisecond", EX_MILLISECONDS}, {"microsecond", EX_MICROSECONDS},
+        {"decades", EX_DECADE}, {"centuries", EX_CENTURY}, {"millennia", EX_MILLENNIUM},
     };
     const char *w = n && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL
                         ? n->a_const->sval->sval
@@ -648,8 +727,9 @@ static int extract_field(sq_ctx *c, pgn *n, int loc, ex_field *f)
             return PA_OK;
         }
     return sq_fail(c, loc, PA_EUNSUPPORTED,
-                   "date field %s is not supported (year, quarter, month, week, day, dow, isodow, doy, isoyear, "
-                   "epoch, decade, century, millennium are)", w ? w : "?");
+                   "date field %s is not supported (year, quarter, month, week, day, hour, minute, second, "
+                   "milliseconds, microseconds, dow, isodow, doy, isoyear, epoch, decade, century, millennium are)",
+                   w ? w : "?");
 }
 
 /* An aggregate node of kind k over arg (NULL for COUNT(*)). */
@@ -846,26 +926,46 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
 }
 
 /* CURRENT_DATE: the statement's date in the local time zone (as
- * PostgreSQL's session zone and DuckDB have it), a constant. The others
- * (CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME...) need time types. */
-static sq_expr *bind_sqlvalue(sq_ctx *c, PgQuery__SQLValueFunction *f)
+ * PostgreSQL's session zone and DuckDB have it), a constant. */
+static sq_expr *current_date(sq_ctx *c, int loc)
 {
-    if (f->op != PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE) {
-        sq_fail(c, f->location, PA_EUNSUPPORTED, "%s is not supported (there are no time or timestamp types yet)",
-                f->op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP ||
-                        f->op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N
-                    ? "CURRENT_TIMESTAMP"
-                    : "this time function");
-        return NULL;
-    }
     time_t now = time(NULL);
     struct tm tm;
     char ymd[32];
     if (!localtime_r(&now, &tm) || !strftime(ymd, sizeof ymd, "%Y-%m-%d", &tm)) {
-        sq_fail(c, f->location, PA_EINTERNAL, "CURRENT_DATE: the clock cannot be read");
+        sq_fail(c, loc, PA_EINTERNAL, "CURRENT_DATE: the clock cannot be read");
         return NULL;
     }
-    return sq_const(c, ex_expr_date(c->plan, ymd, c->err), f->location);
+    return sq_const(c, ex_expr_date(c->plan, ymd, c->err), loc);
+}
+
+/* CURRENT_TIMESTAMP and now() (TIMESTAMPTZ), LOCALTIMESTAMP (TIMESTAMP):
+ * the statement's start, a constant; the session's time zone is UTC. */
+static sq_expr *now_const(sq_ctx *c, pa_type_id t, int loc)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) {
+        sq_fail(c, loc, PA_EINTERNAL, "CURRENT_TIMESTAMP: the clock cannot be read");
+        return NULL;
+    }
+    int64_t us = (int64_t)ts.tv_sec * PA_USEC_PER_SEC + ts.tv_nsec / 1000;
+    return sq_const(c, ex_expr_timestamp(c->plan, (pa_type){t, 0, 0}, us, c->err), loc);
+}
+
+static sq_expr *bind_sqlvalue(sq_ctx *c, PgQuery__SQLValueFunction *f)
+{
+    switch (f->op) {
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return current_date(c, f->location);
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
+        return now_const(c, f->op == PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP ? PA_TYPE_TIMESTAMPTZ
+                                                                                            : PA_TYPE_TIMESTAMP,
+                         f->location);
+    default:
+        sq_fail(c, f->location, PA_EUNSUPPORTED,
+                "this time function is not supported (CURRENT_DATE, CURRENT_TIMESTAMP, LOCALTIMESTAMP and now() are)");
+        return NULL;
+    }
 }
 
 /* string_agg(x [, sep] [ORDER BY ...]) [FILTER (WHERE ...)], with
@@ -1743,13 +1843,36 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     if (!strcmp(lname, "date_trunc")) {
         ex_field fld = EX_YEAR;
         if (f->n_args != 2) {
-            sq_fail(c, loc, PA_EINVAL, "date_trunc needs a field and a date");
+            sq_fail(c, loc, PA_EINVAL, "date_trunc needs a field and a date or timestamp");
             return NULL;
         }
         if (extract_field(c, f->args[0], loc, &fld) != PA_OK)
             return NULL;
         sq_expr *d = sq_bind_expr(c, f->args[1], sc, ag);
         return d ? sq_make(c, SQ_E_DATE_TRUNC, fld, &d, 1, loc) : NULL;
+    }
+    if (!strcmp(lname, "now") || !strcmp(lname, "transaction_timestamp") || !strcmp(lname, "current_timestamp")) {
+        if (f->n_args) {
+            sq_fail(c, loc, PA_EINVAL, "%s takes no arguments", lname);
+            return NULL;
+        }
+        return now_const(c, PA_TYPE_TIMESTAMPTZ, loc);
+    }
+    if (!strcmp(lname, "age")) {
+        if (f->n_args < 1 || f->n_args > 2) {
+            sq_fail(c, loc, PA_EINVAL, "age takes one or two timestamps");
+            return NULL;
+        }
+        sq_expr *v[2];
+        for (size_t i = 0; i < f->n_args; i++)
+            if (!(v[i] = sq_bind_expr(c, f->args[i], sc, ag)))
+                return NULL;
+        if (f->n_args == 1) {   /* age(x) = age(current_date at midnight, x), PostgreSQL's */
+            v[1] = v[0];
+            if (!(v[0] = current_date(c, loc)))
+                return NULL;
+        }
+        return sq_make(c, SQ_E_AGE, 0, v, 2, loc);
     }
     if (!strcmp(lname, "make_date")) {
         if (f->n_args != 3) {
@@ -1841,7 +1964,7 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     static const char *const known[] = {"sum",       "count",  "avg",  "min",    "max",      "extract", "date_part",
                                         "substring", "substr", "abs",  "coalesce", "nullif", "greatest", "least",
                                         "sqrt",      "cbrt",   "exp",  "ln",     "log",      "log10",   "power",
-                                        "floor",     "ceil",   "trunc", "round", "sign", "date_trunc", "make_date",
+                                        "floor",     "ceil",   "trunc", "round", "sign", "date_trunc", "make_date", "age", "now",
                                         "length", "char_length", "octet_length", "strpos", "position",
                                         "starts_with", "left", "right", "btrim", "trim", "ltrim", "rtrim",
                                         "split_part", "upper", "lower", "initcap", "reverse", "replace", "lpad",

@@ -2343,6 +2343,11 @@ static sq_expr *null_stand_in(sq_ctx *c, pa_type t)
     case PA_TYPE_VARCHAR: x = ex_expr_varchar(c->plan, "", c->err); break;
     case PA_TYPE_DATE: x = ex_expr_date(c->plan, "1970-01-01", c->err); break;
     case PA_TYPE_BOOLEAN: x = ex_expr_bool(c->plan, false, c->err); break;
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS: x = ex_expr_timestamp(c->plan, t, 0, c->err); break;
+    case PA_TYPE_INTERVAL: x = ex_expr_varchar(c->plan, "0", c->err); break;   /* cast below */
     default: x = ex_expr_int(c->plan, 0, c->err); break;
     }
     sq_expr *e = x ? sq_const(c, x, -1) : NULL;

@@ -221,6 +221,7 @@ ex_expr *sq_build_tx(sq_ctx *c, const sq_expr *e, ex_expr **ax)
     case SQ_E_CAST: return ex_expr_cast(p, ax[0], e->type, err);
     case SQ_E_DATE_TRUNC: return ex_expr_date_trunc(p, (ex_field)e->sub, ax[0], err);
     case SQ_E_MAKE_DATE: return ex_expr_make_date(p, ax[0], ax[1], ax[2], err);
+    case SQ_E_AGE: return ex_expr_age(p, ax[0], ax[1], err);
     case SQ_E_STRFN: return ex_expr_strfn(p, (ex_strfn)e->sub, ax[0], n > 1 ? ax[1] : NULL, n > 2 ? ax[2] : NULL, err);
     case SQ_E_TEXT: return ex_expr_text(p, (ex_textfn)e->sub, ax[0], n > 1 ? ax[1] : NULL, n > 2 ? ax[2] : NULL, err);
     case SQ_E_CONCAT: return e->sub ? ex_expr_concat(p, ax[0], ax + 1, n - 1, err) : ex_expr_concat(p, NULL, ax, n, err);

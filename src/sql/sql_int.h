@@ -132,6 +132,7 @@ typedef enum sq_ekind {
     SQ_E_MATH,                /* sub ex_math; n digits and flag has-digits (ROUND) */
     SQ_E_DATE_TRUNC,          /* sub ex_field */
     SQ_E_MAKE_DATE,
+    SQ_E_AGE,                 /* age(args[0], args[1]) */
     SQ_E_STRFN,               /* sub ex_strfn */
     SQ_E_TEXT,                /* sub ex_textfn */
     SQ_E_CONCAT,              /* sub 0: concat(args); 1: concat_ws(sep, args) */
