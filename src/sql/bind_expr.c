@@ -1118,7 +1118,24 @@ static sq_expr *sum_or_count(sq_ctx *c, const sq_expr *tpl, bool count, sq_expr 
     return x ? agg_node(c, count ? EX_AGG_COUNT : EX_AGG_SUM, x, loc) : NULL;
 }
 
-static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, const sq_expr *tpl)
+/* The sums of var(DISTINCT dx): SUM(DISTINCT x), SUM over the distinct x
+ * of x * x (sq), COUNT(DISTINCT x), x being dx cast for exact squares: all
+ * three over the distinct (keys, dx) rows (bind_select's aggregate()), so
+ * they mix with SUM / AVG / COUNT (DISTINCT dx). */
+static bool distinct_sums(sq_ctx *c, sq_expr *dx, sq_expr *x, sq_expr *sq, sq_expr **s1, sq_expr **s2,
+                          sq_expr **n, int loc)
+{
+    *s1 = agg_node(c, EX_AGG_SUM, x, loc);
+    *s2 = agg_node(c, EX_AGG_SUM, sq, loc);
+    *n = agg_node(c, EX_AGG_COUNT_DISTINCT, x, loc);
+    if (!*s1 || !*s2 || !*n)
+        return false;
+    (*s1)->flag = (*s2)->flag = true;
+    (*s1)->dx = (*s2)->dx = (*n)->dx = dx;
+    return true;
+}
+
+static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, const sq_expr *tpl, bool distinct)
 {
     pa_type dbl = {PA_TYPE_DOUBLE, 0, 0};
     if (x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
@@ -1126,6 +1143,7 @@ static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, co
         sq_fail(c, loc, PA_EINVAL, "%s needs a number, not %s", root ? "stddev" : "variance", pa_type_name(x->type.id));
         return NULL;
     }
+    sq_expr *dx = x;
     /* Squares in 128 bits: DECIMAL(38, s), integers as DECIMAL(38, 0). */
     if (x->type.id != PA_TYPE_DOUBLE)
         x = sq_cast(c, x, (pa_type){PA_TYPE_DECIMAL, 38, (uint8_t)(x->type.id == PA_TYPE_DECIMAL ? x->type.scale : 0)},
@@ -1134,8 +1152,14 @@ static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, co
         return NULL;
     sq_expr *xx[2] = {x, x};
     sq_expr *sq = sq_make(c, SQ_E_ARITH, EX_MUL, xx, 2, loc);
-    sq_expr *s1 = sum_or_count(c, tpl, false, x, loc), *s2 = sum_or_count(c, tpl, false, sq, loc);
-    sq_expr *n = sum_or_count(c, tpl, true, x, loc);
+    sq_expr *s1, *s2, *n;
+    if (distinct) {
+        if (!sq || !distinct_sums(c, dx, x, sq, &s1, &s2, &n, loc))
+            return NULL;
+    } else {
+        s1 = sum_or_count(c, tpl, false, x, loc), s2 = sum_or_count(c, tpl, false, sq, loc);
+        n = sum_or_count(c, tpl, true, x, loc);
+    }
     if (!s1 || !s2 || !n)
         return NULL;
     sq_expr *a[2] = {n, s2}, *b[2] = {s1, s1};
@@ -1226,16 +1250,10 @@ static sq_expr *bind_agg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_sco
         else
             k = EX_AGG_SUM;   /* the variances: sums below */
         bool var = !strncmp(fn, "stddev", 6) || !strncmp(fn, "var", 3);
-        if (f->agg_distinct && k != EX_AGG_COUNT_DISTINCT && k != EX_AGG_MIN && k != EX_AGG_MAX &&
-            ((k != EX_AGG_SUM && k != EX_AGG_AVG) || var)) {
-            sq_fail(c, loc, PA_EUNSUPPORTED, "%s(DISTINCT ...) is not supported (COUNT, SUM and AVG with DISTINCT are)",
-                    fn);
-            return NULL;
-        }
         if (!(arg = filtered(c, filt, arg, loc)))
             return NULL;
         if (var)
-            return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, NULL);
+            return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, NULL, f->agg_distinct);
         sq_expr *e = agg_node(c, k, arg, loc);
         if (e && f->agg_distinct && (k == EX_AGG_SUM || k == EX_AGG_AVG))
             e->flag = true;   /* SUM / AVG (DISTINCT): bind_select's aggregate() */
@@ -1660,7 +1678,7 @@ static sq_expr *bind_window(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_
             e->depth = args[i]->depth + 1;
     e->tx = ex_expr_col_typed(c->plan, 0, t, c->err);
     if (e->tx && var)
-        return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, e);
+        return variance(c, arg, strstr(fn, "_pop") != NULL, !strncmp(fn, "stddev", 6), loc, e, false);
     return e->tx ? e : NULL;
 fail:
     ag->in_window = saved;

@@ -1011,6 +1011,8 @@ static bool over_distinct(const sq_expr *a, sq_expr *const *xs, int nx, bool row
 {
     if (a->n_args != nx)
         return false;
+    if (a->dx)   /* the sums of var(DISTINCT x) */
+        return nx == 1 && !row && sq_expr_equal(a->dx, xs[0]);
     for (int i = 0; i < nx; i++)
         if (!sq_expr_equal(a->args[i], xs[i]))
             return false;
@@ -1039,6 +1041,16 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
     for (int i = 0; i < nx; i++)
         if ((rc = push(c, &pre, xs[i])))
             return rc;
+    /* Values a DISTINCT aggregate reads through a function of x (the sums
+     * of var(DISTINCT x): x as DECIMAL(38), its square): keys of the first
+     * aggregation too, which changes none of its groups. */
+    int nf = 0;
+    for (int i = 0; i < st->aggs.n; i++)
+        if (over_distinct(st->aggs.v[i], xs, nx, row) && st->aggs.v[i]->dx) {
+            if ((rc = push(c, &pre, st->aggs.v[i]->args[0])))
+                return rc;
+            nf++;
+        }
     for (int i = 0; i < st->aggs.n; i++) {
         const sq_expr *a = st->aggs.v[i];
         if (over_distinct(a, xs, nx, row))
@@ -1061,7 +1073,7 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
     int *first = sq_alloc(&c->A, (size_t)(st->aggs.n + 1) * sizeof *first);   /* agg i's first def in d2 */
     if (!d1 || !d2 || !first)
         return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
-    int n1 = 0, n2 = 0, k = ng + nx;
+    int n1 = 0, n2 = 0, k = ng + nx + nf, f = ng + nx;
     for (int i = 0; i < st->aggs.n; i++) {
         const sq_expr *a = st->aggs.v[i];
         first[i] = n2;
@@ -1069,7 +1081,7 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
             ex_agg_kind kd = row                               ? EX_AGG_COUNT_STAR
                              : a->sub == EX_AGG_COUNT_DISTINCT ? EX_AGG_COUNT
                                                                : (ex_agg_kind)a->sub;
-            d2[n2++] = (sq_aggdef){kd, row ? -1 : x_id, -1};
+            d2[n2++] = (sq_aggdef){kd, row ? -1 : a->dx ? ids[f++] : x_id, -1};
             continue;
         }
         int arg = a->n_args ? ids[k++] : -1;
@@ -1095,11 +1107,11 @@ static int aggregate_two_level(sq_ctx *c, sq_node **node, aggstate *st, sq_expr 
             return sq_fail(c, a->loc, PA_EINTERNAL, "aggregate kind %d beside SUM or AVG (DISTINCT ...)", a->sub);
         }
     }
-    int *g1 = sq_alloc(&c->A, (size_t)(ng + nx + 1) * sizeof *g1);
+    int *g1 = sq_alloc(&c->A, (size_t)(ng + nx + nf + 1) * sizeof *g1);
     if (!g1)
         return sq_fail(c, -1, PA_ENOMEM, "binding: out of memory");
-    memcpy(g1, ids, (size_t)(ng + nx) * sizeof *g1);
-    sq_node *a1 = agg_over(c, in, g1, ng + nx, d1, n1);
+    memcpy(g1, ids, (size_t)(ng + nx + nf) * sizeof *g1);
+    sq_node *a1 = agg_over(c, in, g1, ng + nx + nf, d1, n1);
     if (!a1)
         return c->err->code;
     /* d2's partial arguments: AGG1's outputs. */
@@ -1167,8 +1179,8 @@ static int aggregate(sq_ctx *c, sq_node **node, aggstate *st, bool two_level_ok)
         if (st->aggs.v[i]->flag) {
             distinct = true;
             if (!xs) {
-                xs = st->aggs.v[i]->args;
-                nx = st->aggs.v[i]->n_args;
+                xs = st->aggs.v[i]->dx ? &st->aggs.v[i]->dx : st->aggs.v[i]->args;
+                nx = st->aggs.v[i]->dx ? 1 : st->aggs.v[i]->n_args;
                 row = row_count(st->aggs.v[i]);
             }
         }

@@ -374,6 +374,10 @@ bool sq_expr_equal(const sq_expr *a, const sq_expr *b)
             return false;
         break;
     case SQ_E_WINDOW: return false;   /* each call is its own (a == b above) */
+    case SQ_E_AGG:
+        if ((a->dx == NULL) != (b->dx == NULL) || (a->dx && !sq_expr_equal(a->dx, b->dx)))
+            return false;
+        break;
     default: break;
     }
     for (int i = 0; i < a->n_args; i++)

@@ -172,6 +172,8 @@ typedef struct sq_expr {
     ex_expr *tx;              /* typed twin in ctx->plan */
     sq_subq *subq;            /* SUBQ */
     sq_win *win;              /* WINDOW */
+    struct sq_expr *dx;       /* AGG with flag (DISTINCT): the value whose distinct values it reads when that is
+                                 not its argument (x for the square of x in var(DISTINCT x)); else NULL */
 } sq_expr;
 
 /* --------------------------------------------------------------- columns */
