@@ -26,6 +26,8 @@
 // must keep passing after the generator changes. --print only prints the
 // generated queries; --duckdb-only checks that DuckDB accepts them.
 
+// Pista's session time zone is UTC: DuckDB's TIMESTAMPTZ values in UTC too.
+process.env.TZ = 'UTC';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -109,6 +111,8 @@ const W = {
   lateralKind: { agg: 3, topn: 3, rows: 1 }, // COUNT(*) and SUM per outer row; ORDER BY ... LIMIT n; all rows
   lateralJoin: { comma: 2, cross: 1, left: 2, inner: 1 },
   lateralSecond: 1 / 4,                      // ... also compared with a column of another FROM item
+  ts: 0,                                     // a DATE column read as a TIMESTAMP made of it (tsOf); 0 by
+                                             // default so the fixed seed's queries stay; --set ts=0.5
 };
 // Unique keys: a total order for LATERAL ... ORDER BY ... LIMIT.
 const PK = { region: ['r_regionkey'], nation: ['n_nationkey'], supplier: ['s_suppkey'], customer: ['c_custkey'],
@@ -374,7 +378,26 @@ class Gen {
     const cs = this.columns(scope, pred);
     if (!cs.length) return null;
     const { it, c } = this.r.one(cs);
-    return this.colExpr(scope, it, c);
+    const e = this.colExpr(scope, it, c);
+    // A DATE column now and then becomes a TIMESTAMP made of it (W.ts, from
+    // the second stream: the first stream's queries stay as they were).
+    if (e.t.k === 'date' && W.ts > 0 && this.extChance(W.ts)) return this.tsOf(e);
+    return e;
+  }
+  // A TIMESTAMP of date column e: shifted by an interval with a time part
+  // (every field of the timestamp set), now and then truncated or cast to
+  // TIMESTAMPTZ. Still of kind 'date' to the generator: it compares with
+  // date constants, casts to text, extracts, groups, sorts and takes MIN /
+  // MAX as a date does (a DATE meets a TIMESTAMP as a TIMESTAMP).
+  tsOf(e) {
+    const r2 = this.r2;
+    const iv = r2.one(['13 hours', '1 day 2 hours 3 minutes', '-36 hours', '90 minutes 30.5 seconds',
+      '7 hours 59 minutes 59.999999 seconds', '1 month', '-2 months 3 days 4 hours', '0.25 seconds']);
+    let sql = `(CAST(${e.sql} AS TIMESTAMP) + INTERVAL '${iv}')`;
+    const how = r2.int(0, 5);
+    if (how === 0) sql = `date_trunc('${r2.one(['hour', 'minute', 'day', 'month'])}', ${sql})`;
+    else if (how === 1) sql = `CAST(${sql} AS TIMESTAMPTZ)`;
+    return { ...e, sql, simple: false, hc: true };
   }
 
   // ---- FROM
@@ -1491,6 +1514,8 @@ async function openDuck(dir) {
   const api = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
   const instance = await api.DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  // Pista's session time zone is UTC: TIMESTAMPTZ values print with +00.
+  await conn.run("SET TimeZone = 'UTC'");
   for (const t of TABLE_NAMES) {
     const file = path.join(dir, `${t}.parquet`).replace(/'/g, "''");
     await conn.run(`CREATE VIEW ${t} AS SELECT * FROM read_parquet('${file}')`);

@@ -15,6 +15,8 @@
 // digits; DATE as YYYY-MM-DD; BOOLEAN true/false; lists as [a, b]; everything
 // else as DuckDB's own text form.
 
+// Pista's session time zone is UTC: DuckDB's TIMESTAMPTZ values in UTC too.
+process.env.TZ = 'UTC';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -51,6 +53,8 @@ async function main(argv) {
   const T = api.DuckDBTypeId;
   const instance = await api.DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  // Pista's session time zone is UTC: TIMESTAMPTZ values print with +00.
+  await conn.run("SET TimeZone = 'UTC'");
   const stmts = await conn.extractStatements(sql);
   let last = null;
   for (let i = 0; i < stmts.count; i++) {
