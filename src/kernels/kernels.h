@@ -1010,7 +1010,8 @@ int kn_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32_t *s
  * side, hold at most INT32_MAX rows).
  */
 
-/* True if t may be a key column. */
+/* True if t may be a key column: any type but INTERVAL (the time types
+ * stored as int64 hash and compare as BIGINT). */
 bool kn_hash_key_type_ok(pa_type t);
 /* True if build type a and probe type b may be joined: the same type id
  * (DECIMAL: the same scale, 64 or 128 bits on either side), or INTEGER with

@@ -352,7 +352,7 @@ __global__ void encode_k(const enc_info *E, int64_t n, uint32_t tag, uint8_t *re
             p[0] = (uint8_t)(key->nulls_first ? valid : !valid);
             uint8_t *v = p + 1;
             int vb;
-            switch (key->type.id) {
+            switch (kn__phys_id(key->type.id)) {
             case PA_TYPE_BOOLEAN:
                 vb = 1;
                 v[0] = ((const uint8_t *)c->data)[i] ? 1 : 0;

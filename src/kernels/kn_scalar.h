@@ -12,6 +12,7 @@
 #define PISTA_KN_SCALAR_H
 
 #include "core/core.h"
+#include "core/datetime.h"
 
 #include <math.h>
 
@@ -33,8 +34,17 @@ static inline PA_HD kn__kind kn__kind_of(pa_type t)
     case PA_TYPE_DOUBLE: return KN__F64;
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__I128 : KN__I64;
     case PA_TYPE_VARCHAR: return KN__STR;
-    default: return KN__I64;
+    case PA_TYPE_INTERVAL: return KN__I128;   /* a pa_interval's 16 bytes */
+    default: return KN__I64;   /* BIGINT, TIMESTAMP, TIMESTAMPTZ, TIME, TIMESTAMP_NS */
     }
+}
+
+/* The type id a relational kernel (hash, sort, gather, aggregate) treats a
+ * column as: the time types stored as int64 (pa_type_is_time64) are
+ * BIGINTs there; every other id is itself. */
+static inline PA_HD pa_type_id kn__phys_id(pa_type_id id)
+{
+    return pa_type_is_time64(id) ? PA_TYPE_BIGINT : id;
 }
 
 /* ------------------------------------------------------------------ UTF-8 */
@@ -352,29 +362,13 @@ static inline PA_HD kn__str kn__s_substr(kn__str s, int64_t from, int64_t len, b
  * int32 day count.
  */
 
-/* Days since 1970-01-01 -> year, month 1..12, day 1..31. */
-static inline PA_HD void kn__s_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d)
-{
-    int64_t z = days + 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yoe + era * 400 + (*m <= 2);
-}
+/* Days since 1970-01-01 -> year, month 1..12, day 1..31 (core/datetime.h). */
+static inline PA_HD void kn__s_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d) { pa_dt_civil(days, y, m, d); }
 
 /* Year, month 1..12, day -> days since 1970-01-01 (the day is not checked). */
 static inline PA_HD int64_t kn__s_days_from_civil(int64_t y, int64_t m, int64_t d)
 {
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+    return pa_dt_days_from_civil(y, m, d);
 }
 
 /* ISO day of the week, 1 = Monday .. 7 = Sunday (1970-01-01 was a Thursday). */
@@ -445,13 +439,8 @@ static inline PA_HD int64_t kn__s_date_trunc(int f, int64_t days)
     }
 }
 
-/* Days in month m (1..12) of year y. Outside February the months alternate
- * 31/30 with the parity flipping at August: 30 + ((m + m / 8) & 1). */
-static inline PA_HD int64_t kn__s_month_days(int64_t y, int64_t m)
-{
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    return m == 2 ? 28 + leap : 30 + ((m + m / 8) & 1);
-}
+/* Days in month m (1..12) of year y. */
+static inline PA_HD int64_t kn__s_month_days(int64_t y, int64_t m) { return pa_dt_month_days(y, m); }
 
 /* MAKE_DATE: false when the fields are no date (year below 1, as
  * PostgreSQL wants for AD dates, or past the DATE range). */

@@ -12,7 +12,7 @@
 /* Bytes of a key's value part (after the flag byte). */
 static uint32_t value_bytes(pa_type t)
 {
-    switch (t.id) {
+    switch (kn__phys_id(t.id)) {
     case PA_TYPE_BOOLEAN: return 1;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return 4;
@@ -32,6 +32,8 @@ int kn_sort_layout_init(kn_sort_layout *l, const kn_sort_key *keys, int n_keys, 
     uint32_t at = 0;
     for (int k = 0; k < n_keys; k++) {
         uint32_t vb = value_bytes(keys[k].type);
+        if (keys[k].type.id == PA_TYPE_INTERVAL)
+            return pa_error(err, PA_EUNSUPPORTED, "sort key %d: INTERVAL keys are not supported", k);
         if (vb == 0 || keys[k].column < 0)
             return pa_error(err, PA_EINVAL, "sort key %d: bad column %d or type", k, keys[k].column);
         l->keys[k] = keys[k];
@@ -73,7 +75,7 @@ static inline uint64_t double_key(double d)
 /* Write the value bytes of every row of one key (NULL rows fixed up after). */
 static void encode_values(const kn_sort_key *key, const pa_column *c, int64_t n, uint8_t *p, size_t stride)
 {
-    switch (key->type.id) {
+    switch (kn__phys_id(key->type.id)) {
     case PA_TYPE_BOOLEAN: {
         const uint8_t *v = c->data;
         for (int64_t i = 0; i < n; i++)
