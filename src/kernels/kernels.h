@@ -685,7 +685,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
 
 #define KN_EVAL_BATCH 1024        /* rows per register; multiple of 64 */
 #define KN_EVAL_MAX_REGS 200      /* registers one program may use */
-#define KN_EVAL_STR_ROW_BYTES 48  /* text bytes per row of a CAST to VARCHAR */
+#define KN_EVAL_STR_ROW_BYTES 80  /* text bytes per row of a CAST to VARCHAR: any value's
+                                     text with its NUL (PA_DT_TEXT_MAX's interval is the longest) */
 
 /* X(NAME): instruction codes. Operands: a, b, c are registers unless the
  * matching KN_F_*_CONST flag says they index the constant table. */
