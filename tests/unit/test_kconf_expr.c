@@ -1462,7 +1462,7 @@ static void test_time_casts(void **state)
     hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TS, NS, ns, -1, 0));                                 /* 13 */
     hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, NS, TS, ts, -1, 0));                                 /* 14 */
     hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, DT, NS, ns, -1, 0));                                 /* 15 */
-    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, VC, NS, ns, -1, 0));                                 /* 16 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TS, TZ, tz, -1, 0));                                 /* 16 */
     hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TZ, DT, c4, -1, 0));                                 /* 17 */
     pa_column r[18];
     if (hp_run(&h, in, N, r) != PA_OK)
@@ -1500,15 +1500,29 @@ static void test_time_casts(void **state)
         assert_int_equal(et_i64(&r[14], i), TS_A * 1000);
         assert_int_equal(et_i32(&r[15], i + 1), -1);
         assert_int_equal(et_i32(&r[15], i), 18536);
-        assert_text(&r[16], i, "2020-10-01 12:00:00.000000001");
-        assert_text(&r[16], i + 1, "1969-12-31 23:59:59.999999999");
-        assert_text(&r[16], i + 3, "1970-01-01 00:00:00");
+        assert_int_equal(et_i64(&r[16], i + 3), INT64_C(1577872800000000));
         assert_int_equal(et_i64(&r[17], i), TS_C);
         for (int k = 0; k < 18; k++)
             assert_false(et_valid(&r[k], i + 2));
     }
     for (int k = 0; k < 18; k++)
         et_col_free(&r[k]);
+    /* TIMESTAMP_NS text (a program of its own: a device holds at most
+     * four CASTs to VARCHAR). */
+    hp hn = {0};
+    hp_out(&hn, hp_insn(&hn, KN_OP_CAST, 0, VC, NS, hp_insn(&hn, KN_OP_CAST, 0, NS, VC, hp_load(&hn, 3, VC), -1, 0),
+                        -1, 0));
+    hn.in[0] = hn.in[1] = hn.in[2] = VC;
+    pa_column rn;
+    if (hp_run(&hn, in, N, &rn) != PA_OK)
+        fail_msg("%s", E.msg);
+    for (int64_t i = 0; i < N; i += 4) {
+        assert_text(&rn, i, "2020-10-01 12:00:00.000000001");
+        assert_text(&rn, i + 1, "1969-12-31 23:59:59.999999999");
+        assert_text(&rn, i + 3, "1970-01-01 00:00:00");
+        assert_false(et_valid(&rn, i + 2));
+    }
+    et_col_free(&rn);
     /* Bad text and an overflow: PostgreSQL's messages. */
     const char *bad[] = {"2020-02-30", NULL, NULL};   /* one bad row: the one every device reports */
     pa_column b = et_strs(bad, 3);
@@ -1523,7 +1537,7 @@ static void test_time_casts(void **state)
         hp_out(&e, hp_insn(&e, KN_OP_CAST, 0, want[k], VC, hp_load(&e, 0, VC), -1, 0));
         pa_column o;
         assert_int_equal(hp_run(&e, &b, 3, &o), PA_EINVAL);
-        assert_string_equal(E.msg, msgs[k]);
+        assert_non_null(strstr(E.msg, msgs[k]));   /* a device prefixes its name */
         et_col_free(&o);
         /* Timestamps' text (and a NULL) is no time or interval. */
         assert_int_equal(hp_run(&e, &in[0], 3, &o), k == 2 || k == 3 ? PA_EINVAL : PA_OK);
@@ -1553,8 +1567,9 @@ static void test_time_arith(void **state)
 {
     const pa_type TS = et_t(PA_TYPE_TIMESTAMP), TM = et_t(PA_TYPE_TIME), IV = et_t(PA_TYPE_INTERVAL),
                   DT = et_t(PA_TYPE_DATE), DB = et_t(PA_TYPE_DOUBLE), BO = et_t(PA_TYPE_BOOLEAN);
-    int64_t ts[4] = {TS_C, TS_B, INT64_MAX, TS_A};   /* the NULL row would overflow */
-    int64_t ts2[4] = {TS_D, TS_D, 0, TS_A};
+    /* Row 3: 2020-02-20 and 2020-03-15, whose ages borrow months of different lengths. */
+    int64_t ts[4] = {TS_C, TS_B, INT64_MAX, INT64_C(1582156800000000)};   /* the NULL row would overflow */
+    int64_t ts2[4] = {TS_D, TS_D, 0, INT64_C(1584230400000000)};
     bool nul[4] = {false, false, true, false};
     pa_interval iv[4] = {ivv(1, 0, 0), ivv(10, 20, 30), ivv(INT32_MIN, 0, 0), ivv(0, 30, 0)};
     pa_interval iv2[4] = {ivv(0, 1, 0), ivv(1, 2, 3), ivv(0, 0, 0), ivv(1, 0, 1)};
@@ -1597,9 +1612,10 @@ static void test_time_arith(void **state)
         assert_int_equal(et_i64(&r[1], i + 1), TS_C - DAY_US - 3);   /* 2020-03-01 - 1 mon - 2 days - 3 us */
         assert_int_equal(et_i64(&r[2], i), TS_E);                                  /* DATE + 1 month */
         assert_iv(&r[3], i + 1, 0, 394, 14 * HOUR);
-        assert_iv(&r[3], i + 3, 0, 0, 0);
+        assert_iv(&r[3], i + 3, 0, -24, 0);
         assert_iv(&r[4], i + 1, 13, 0, 14 * HOUR);                                 /* 1 year 1 mon 14:00:00 */
         assert_iv(&r[4], i, 11, 30, 14 * HOUR);                                    /* 2020-01-31 - 2019-01-31 10:00 */
+        assert_iv(&r[4], i + 3, 0, -24, 0);                                        /* borrows February's 29 days */
         assert_iv(&r[5], i + 1, 11, 22, 33);
         assert_iv(&r[6], i + 1, 9, 18, 27);
         assert_iv(&r[7], i, 1, 15, 0);                                             /* 1 mon * 1.5 */
@@ -1645,7 +1661,7 @@ static void test_time_arith(void **state)
             int rc = hp_run(&e, c, 2, &o);
             if (pass == 0) {
                 assert_int_equal(rc, errs[k].status);
-                assert_string_equal(E.msg, errs[k].msg);
+                assert_non_null(strstr(E.msg, errs[k].msg));
             } else {
                 assert_int_equal(rc, PA_OK);
                 assert_false(et_valid(&o, 0));
