@@ -202,6 +202,10 @@ static int cmp_values(const pa_column *a, int64_t i, const pa_column *b, int64_t
         return (x > y) - (x < y);
     }
     case PA_TYPE_BIGINT:
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS:
         return (((int64_t *)a->data)[i] > ((int64_t *)b->data)[j]) -
                (((int64_t *)a->data)[i] < ((int64_t *)b->data)[j]);
     case PA_TYPE_DECIMAL:
@@ -457,6 +461,51 @@ static void test_sort_each_type(void **state)
     free_chunk(&cs[1]);
 }
 
+/* The time types stored as int64 sort as BIGINT: the BIGINT column (with
+ * INT64_MIN and INT64_MAX among its values) relabelled as each of them. */
+static void test_sort_time_types(void **state)
+{
+    rng r = {4242};
+    kn_ctx ctx = {g_dev, g_st};
+    hchunk cs[2];
+    make_chunk(&r, &cs[0], 700, 200, 15);
+    make_chunk(&r, &cs[1], 300, 200, 15);
+    kn_sort_source src[2] = {cs[0].dcols, cs[1].dcols};
+    g_chunks = cs;
+    const pa_type_id ids[] = {PA_TYPE_TIMESTAMP, PA_TYPE_TIMESTAMPTZ, PA_TYPE_TIME, PA_TYPE_TIMESTAMP_NS};
+    for (int t = 0; t < 4; t++) {
+        for (int c = 0; c < 2; c++)
+            cs[c].hcols[2].type.id = cs[c].dcols[2].type.id = ids[t];
+        for (int f = 0; f < 4; f++) {
+            kn_sort_key keys[2] = {{2, cs[0].hcols[2].type, f & 1, (f >> 1) & 1}, {1, type_of(1), false, false}};
+            kn_sort_layout l;
+            OK(kn_sort_layout_init(&l, keys, 2, &err));
+            assert_int_equal(l.key_bytes, 9 + 5);
+            g_l = &l;
+            int64_t n;
+            uint8_t *recs = encode_all(&l, cs, 2, &n), *scratch = NULL;
+            OK(dv_alloc(g_dev, kn_sort_scratch_size(&l, n), (void **)&scratch, &err));
+            OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, 2, &err));
+            ref *got = refs_of(&l, recs, n);
+            check_sorted(got, n, cs, 2);
+            free(got);
+            dv_free(g_dev, scratch);
+            dv_free(g_dev, recs);
+        }
+    }
+    g_chunks = NULL;
+    free_chunk(&cs[0]);
+    free_chunk(&cs[1]);
+    /* INTERVAL keys are refused, naming the type. */
+    kn_sort_layout l;
+    kn_sort_key k = {0, {PA_TYPE_INTERVAL, 0, 0}, false, false};
+    pa_err e;
+    pa_err_init(&e);
+    assert_int_equal(kn_sort_layout_init(&l, &k, 1, &e), PA_EUNSUPPORTED);
+    assert_non_null(strstr(e.msg, "INTERVAL"));
+    pa_err_close(&e);
+}
+
 /* Hand-checked order of doubles: NULLS LAST ASC: -Inf -1 -0=0 0.5 Inf NaN NULL. */
 static void test_double_order(void **state)
 {
@@ -636,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_bad_layouts),
         cmocka_unit_test(test_double_order),
         cmocka_unit_test(test_sort_each_type),
+        cmocka_unit_test(test_sort_time_types),
         cmocka_unit_test(test_sort_random),
         cmocka_unit_test(test_sort_many_keys_and_big),
         cmocka_unit_test(test_filter_threshold),
