@@ -566,8 +566,9 @@ int kn_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, i
  *
  * Record layout (kn_sort_layout): per key, one flag byte (NULLS FIRST: NULL
  * 0, value 1; NULLS LAST: value 0, NULL 1) then the value: BOOLEAN 1 byte;
- * INTEGER/DATE 4, BIGINT/DECIMAL(<=18) 8, DECIMAL(>18) 16 bytes big-endian
- * with the sign bit flipped; DOUBLE 8 bytes in total order (-0 = +0, every
+ * INTEGER/DATE 4, BIGINT/DECIMAL(<=18) and the int64 time types 8,
+ * DECIMAL(>18) 16 bytes big-endian with the sign bit flipped, INTERVAL its
+ * pa_interval_norm as that 16-byte form ('1 mon' and '30 days' tie); DOUBLE 8 bytes in total order (-0 = +0, every
  * NaN equal and greater than +Inf, as in PostgreSQL and DuckDB); VARCHAR its
  * first KN_SORT_STR_PREFIX bytes, zero-padded. DESC complements the value
  * bytes; a NULL's value bytes are zero. Then zero padding to a multiple of 8

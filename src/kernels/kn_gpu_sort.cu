@@ -375,6 +375,14 @@ __global__ void encode_k(const enc_info *E, int64_t n, uint32_t tag, uint8_t *re
                     v[b] = b < len ? s[b] : 0;
                 break;
             }
+            case PA_TYPE_INTERVAL: {   /* by the normalised length, as the cpu's encode_values */
+                vb = 16;
+                pa_interval iv = ((const pa_interval *)c->data)[i];
+                unsigned __int128 x = (unsigned __int128)pa_interval_norm(iv) ^ ((unsigned __int128)1 << 127);
+                put_be(v, (uint64_t)(x >> 64), 8);
+                put_be(v + 8, (uint64_t)x, 8);
+                break;
+            }
             default:
                 if (key->type.id == PA_TYPE_DECIMAL && key->type.precision > PA_DECIMAL64_MAX_PRECISION) {
                     vb = 16;

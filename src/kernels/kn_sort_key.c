@@ -20,6 +20,7 @@ static uint32_t value_bytes(pa_type t)
     case PA_TYPE_DOUBLE: return 8;
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? 16 : 8;
     case PA_TYPE_VARCHAR: return KN_SORT_STR_PREFIX;
+    case PA_TYPE_INTERVAL: return 16;   /* pa_interval_norm, big-endian */
     default: return 0;
     }
 }
@@ -32,8 +33,6 @@ int kn_sort_layout_init(kn_sort_layout *l, const kn_sort_key *keys, int n_keys, 
     uint32_t at = 0;
     for (int k = 0; k < n_keys; k++) {
         uint32_t vb = value_bytes(keys[k].type);
-        if (keys[k].type.id == PA_TYPE_INTERVAL)
-            return pa_error(err, PA_EUNSUPPORTED, "sort key %d: INTERVAL keys are not supported", k);
         if (vb == 0 || keys[k].column < 0)
             return pa_error(err, PA_EINVAL, "sort key %d: bad column %d or type", k, keys[k].column);
         l->keys[k] = keys[k];
@@ -125,6 +124,15 @@ static void encode_values(const kn_sort_key *key, const pa_column *c, int64_t n,
                 if (len > 0)
                     memcpy(d, bytes + off[i], (size_t)len);
             }
+        }
+        break;
+    }
+    case PA_TYPE_INTERVAL: {   /* by the normalised length: '1 mon' and '30 days' tie */
+        const pa_interval *v = c->data;
+        for (int64_t i = 0; i < n; i++) {
+            unsigned __int128 x = (unsigned __int128)pa_interval_norm(v[i]) ^ ((unsigned __int128)1 << 127);
+            put_be64(p + i * stride, (uint64_t)(x >> 64));
+            put_be64(p + i * stride + 8, (uint64_t)x);
         }
         break;
     }
