@@ -566,8 +566,9 @@ int kn_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin *f, i
  *
  * Record layout (kn_sort_layout): per key, one flag byte (NULLS FIRST: NULL
  * 0, value 1; NULLS LAST: value 0, NULL 1) then the value: BOOLEAN 1 byte;
- * INTEGER/DATE 4, BIGINT/DECIMAL(<=18) 8, DECIMAL(>18) 16 bytes big-endian
- * with the sign bit flipped; DOUBLE 8 bytes in total order (-0 = +0, every
+ * INTEGER/DATE 4, BIGINT/DECIMAL(<=18) and the int64 time types 8,
+ * DECIMAL(>18) 16 bytes big-endian with the sign bit flipped, INTERVAL its
+ * pa_interval_norm as that 16-byte form ('1 mon' and '30 days' tie); DOUBLE 8 bytes in total order (-0 = +0, every
  * NaN equal and greater than +Inf, as in PostgreSQL and DuckDB); VARCHAR its
  * first KN_SORT_STR_PREFIX bytes, zero-padded. DESC complements the value
  * bytes; a NULL's value bytes are zero. Then zero padding to a multiple of 8
@@ -685,7 +686,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
 
 #define KN_EVAL_BATCH 1024        /* rows per register; multiple of 64 */
 #define KN_EVAL_MAX_REGS 200      /* registers one program may use */
-#define KN_EVAL_STR_ROW_BYTES 48  /* text bytes per row of a CAST to VARCHAR */
+#define KN_EVAL_STR_ROW_BYTES 80  /* text bytes per row of a CAST to VARCHAR: any value's
+                                     text with its NUL (PA_DT_TEXT_MAX's interval is the longest) */
 
 /* X(NAME): instruction codes. Operands: a, b, c are registers unless the
  * matching KN_F_*_CONST flag says they index the constant table. */
@@ -1010,7 +1012,8 @@ int kn_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32_t *s
  * side, hold at most INT32_MAX rows).
  */
 
-/* True if t may be a key column. */
+/* True if t may be a key column: any type but INTERVAL (the time types
+ * stored as int64 hash and compare as BIGINT). */
 bool kn_hash_key_type_ok(pa_type t);
 /* True if build type a and probe type b may be joined: the same type id
  * (DECIMAL: the same scale, 64 or 128 bits on either side), or INTEGER with

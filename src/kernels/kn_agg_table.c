@@ -10,7 +10,7 @@
 
 static int key_width(pa_type t)
 {
-    switch (t.id) {
+    switch (kn__phys_id(t.id)) {
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? 16 : 8;
     case PA_TYPE_BIGINT:
     case PA_TYPE_DOUBLE:
@@ -48,6 +48,8 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
     for (int wi = 0; wi < 4; wi++)
         for (int k = 0; k < n_keys; k++) {
             int w = key_width(key_types[k]);
+            if (key_types[k].id == PA_TYPE_INTERVAL)
+                return pa_error(err, PA_EUNSUPPORTED, "aggregation: an INTERVAL grouping key is not supported");
             if (w < 0)
                 return pa_error(err, PA_EINVAL, "aggregation: key %d has an unknown type", k);
             if (w != widths[wi])
@@ -70,6 +72,10 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
             char buf[32];
             return pa_error(err, PA_EINVAL, "aggregation: SUM of %s", pa_type_format(sl->type, buf, sizeof buf));
         }
+        if (sl->type.id == PA_TYPE_INTERVAL && sl->op != KN_AGG_COUNT_STAR && sl->op != KN_AGG_COUNT)
+            return pa_error(err, PA_EUNSUPPORTED, "aggregation: %s of an INTERVAL is not supported",
+                            sl->op == KN_AGG_SUM ? "SUM" : sl->op == KN_AGG_MIN ? "MIN" : sl->op == KN_AGG_MAX ? "MAX"
+                                                                                                : "an aggregate");
         if ((sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && key_width(sl->type) < 0)
             return pa_error(err, PA_EINVAL, "aggregation: MIN/MAX of an unknown type");
         L->slots[s] = *sl;

@@ -62,7 +62,7 @@ static inline void put_field(const kn_agg_layout *L, int k, const pa_column *c, 
         dst[L->null_off + k] = 1;
         return;
     }
-    switch (c->type.id) {
+    switch (kn__phys_id(c->type.id)) {
     case PA_TYPE_BOOLEAN: *f = ((const uint8_t *)c->data)[i] != 0; break;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: memcpy(f, (const int32_t *)c->data + i, 4); break;
@@ -102,7 +102,7 @@ static void normalise(const kn_agg_layout *L, const pa_column *keys, int64_t n, 
             const int32_t *v = c->data;
             for (int64_t i = 0; i < n; i++)
                 memcpy(rows + i * st + off, v + i, 4);
-        } else if (!c->validity && (c->type.id == PA_TYPE_BIGINT ||
+        } else if (!c->validity && (kn__phys_id(c->type.id) == PA_TYPE_BIGINT ||
                                     (c->type.id == PA_TYPE_DECIMAL &&
                                      c->type.precision <= PA_DECIMAL64_MAX_PRECISION))) {
             const int64_t *v = c->data;

@@ -77,7 +77,7 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
             return bad_pair(col, err);
         break;
     case KN_PT_INT64:
-        if (t != PA_TYPE_BIGINT && t != PA_TYPE_DECIMAL)
+        if (t != PA_TYPE_BIGINT && t != PA_TYPE_DECIMAL && !pa_type_is_time64(t))
             return bad_pair(col, err);
         *ci = (kn__colinfo){KN__CV_I64, 8, 8, false};
         break;

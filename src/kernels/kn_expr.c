@@ -114,6 +114,9 @@ int kn_program_check(const kn_program *p, pa_err *err)
             (in->sub > 3 || in->a < 0 || in->b < 0 || !(in->flags & KN_F_B_CONST) ||
              cs[in->b].type.id != PA_TYPE_VARCHAR || ((in->sub & 2) && !regex_const(p, in->b))))
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad LIKE operands", i);
+        int rc = kn__time_insn_check(in, err);
+        if (rc != PA_OK)
+            return rc;
         if (i < p->n_prologue && in->op != KN_OP_CONST)
             return pa_error(err, PA_EINVAL, "expression program: prologue holds a %s", kn_opcode_name(in->op));
     }
@@ -501,7 +504,7 @@ static int run_insn(kn__eval *e, const kn_insn *in)
     case KN_OP_MAKE_DATE: return kn__op_make_date(e, in);
     case KN_OP_STRFN: return kn__op_strfn(e, in);
     case KN_OP_TEXT: return kn__op_text(e, in);
-    case KN_OP_DTARITH: return pa_error(e->err, PA_EUNSUPPORTED, "DTARITH: not written yet");
+    case KN_OP_DTARITH: return kn__op_dtarith(e, in);
     case KN_OP_CMP: return kn__op_cmp(e, in);
     case KN_OP_AND:
     case KN_OP_OR: return kn__op_andor(e, in);

@@ -15,6 +15,7 @@
  *   digits, DOUBLE as the shortest text that reads back exactly (Python's
  *   repr style: 0.1, 100.0, 1e+16, 1.5e-05), DATE as YYYY-MM-DD, BOOLEAN as
  *   true/false. The text goes to the register's own area.
+ * - Casts where a time type takes part are kn_expr_time.c's.
  * The per-value parsing, formatting and rescaling are kn_scalar.h's and
  * kn_scalar_f64.h's (DOUBLE text: exact, equal to snprintf / strtod),
  * shared with the CUDA kernels.
@@ -52,6 +53,11 @@ int kn__format(pa_type t, const void *v, char *buf, size_t cap)
         const kn__str *s = v;
         return kn__s_put(buf, c, s->p, (int)(s->len < c ? s->len : c));
     }
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS:
+    case PA_TYPE_INTERVAL: return kn__format_time(t, v, buf, c);
     default: return kn__s_put_cstr(buf, c, "?");
     }
 }
@@ -64,7 +70,7 @@ static int type_scale(pa_type t) { return t.id == PA_TYPE_DECIMAL ? t.scale : 0;
 
 static int fail_value(kn__eval *e, const kn_insn *in, const void *v, int code)
 {
-    char a[64], ta[32], tb[32];
+    char a[KN_EVAL_STR_ROW_BYTES], ta[32], tb[32];
     kn__format(in->atype, v, a, sizeof a);
     if (code == PA_EINVAL)
         return pa_error(e->err, code, "could not convert '%s' to %s", a, pa_type_format(in->type, tb, sizeof tb));
@@ -242,7 +248,9 @@ int kn__op_cast(kn__eval *e, const kn_insn *in)
     void *D = d->data = d->slot;
     int rc;
     kn__valid_and2(e, d, a, NULL);
-    if (to == PA_TYPE_VARCHAR)
+    if (kn__s_is_time(from) || kn__s_is_time(to))
+        rc = kn__cast_time(e, in);
+    else if (to == PA_TYPE_VARCHAR)
         rc = from == PA_TYPE_VARCHAR ? (memcpy(D, a->data, (size_t)e->n * sizeof(kn__str)), PA_OK)
                                      : cast_to_str(e, in, d, a);
     else if (from == PA_TYPE_VARCHAR)

@@ -1,6 +1,6 @@
 /*
  * kn_expr_date.c - EXTRACT of every DATE field, DATE_TRUNC, MAKE_DATE and
- * DATE + months.
+ * DATE + months (the time types' EXTRACT and DATE_TRUNC: kn_expr_time.c).
  *
  * Dates are int32 days since 1970-01-01 in the proleptic Gregorian calendar.
  * The per-value conversions are kn__s_civil, kn__s_date_field,
@@ -14,6 +14,8 @@
 
 int kn__op_extract(kn__eval *e, const kn_insn *in)
 {
+    if (in->atype.id != PA_TYPE_DATE)
+        return kn__op_extract_time(e, in);
     kn__reg *d = &e->regs[in->dst];
     const kn__reg *a = &e->regs[in->a];
     const int32_t *A = a->data;
@@ -52,6 +54,8 @@ int kn__op_add_months(kn__eval *e, const kn_insn *in)
 
 int kn__op_date_trunc(kn__eval *e, const kn_insn *in)
 {
+    if (in->atype.id != PA_TYPE_DATE)
+        return kn__op_date_trunc_time(e, in);
     kn__reg *d = &e->regs[in->dst];
     const kn__reg *a = &e->regs[in->a];
     const int32_t *A = a->data;

@@ -124,6 +124,16 @@ int kn__op_substr(kn__eval *e, const kn_insn *in);
 int kn__op_extract(kn__eval *e, const kn_insn *in);
 int kn__op_add_months(kn__eval *e, const kn_insn *in);
 int kn__op_cast(kn__eval *e, const kn_insn *in);
+/* The time types (kn_expr_time.c): EXTRACT and DATE_TRUNC of a non-DATE,
+ * CASTs where a time type takes part, DTARITH. kn__time_insn_check says
+ * whether an instruction's shape (field, operand and result types) is
+ * defined, PA_EINVAL naming it if not; PA_OK for other instructions. */
+int kn__time_insn_check(const kn_insn *in, pa_err *err);
+int kn__op_extract_time(kn__eval *e, const kn_insn *in);
+int kn__op_date_trunc_time(kn__eval *e, const kn_insn *in);
+int kn__cast_time(kn__eval *e, const kn_insn *in);
+int kn__op_dtarith(kn__eval *e, const kn_insn *in);
+int kn__format_time(pa_type t, const void *v, char *buf, int cap);
 
 /* String helpers shared with the comparison code. */
 static inline int kn__str_cmp(kn__str a, kn__str b)

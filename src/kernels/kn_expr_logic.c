@@ -4,6 +4,8 @@
  *
  * DOUBLE compares in DuckDB's total order: NaN equals NaN and is above every
  * number. VARCHAR compares bytewise (unsigned), shorter prefix first.
+ * INTERVAL compares by its normalised length (pa_interval_norm: '1 mon' =
+ * '30 days').
  */
 #include "kernels/kn_expr_int.h"
 
@@ -23,6 +25,9 @@
 
 #define I_EQ(x, y) ((x) == (y))
 #define I_LT(x, y) ((x) < (y))
+/* INTERVAL (its 16 bytes in an __int128 slot): by the normalised length. */
+#define IV_EQ(x, y) (pa_interval_norm(kn__s_iv_of(x)) == pa_interval_norm(kn__s_iv_of(y)))
+#define IV_LT(x, y) (pa_interval_norm(kn__s_iv_of(x)) < pa_interval_norm(kn__s_iv_of(y)))
 
 static bool cmp_result(int sub, int c)
 {
@@ -72,7 +77,12 @@ int kn__op_cmp(kn__eval *e, const kn_insn *in)
     case KN__BOOL: CMP_SWITCH(uint8_t, i, I_EQ, I_LT); break;
     case KN__I32: CMP_SWITCH(int32_t, i, I_EQ, I_LT); break;
     case KN__I64: CMP_SWITCH(int64_t, i, I_EQ, I_LT); break;
-    case KN__I128: CMP_SWITCH(__int128, w, I_EQ, I_LT); break;
+    case KN__I128:
+        if (in->atype.id == PA_TYPE_INTERVAL)
+            CMP_SWITCH(__int128, w, IV_EQ, IV_LT)
+        else
+            CMP_SWITCH(__int128, w, I_EQ, I_LT)
+        break;
     case KN__F64: CMP_SWITCH(double, f, F_EQ, F_LT); break;
     case KN__STR: cmp_str(e, in, D); break;
     }
@@ -207,7 +217,11 @@ int kn__op_in(kn__eval *e, const kn_insn *in)
     case KN__BOOL: IN_LOOP(uint8_t, i, I_EQ)
     case KN__I32: IN_LOOP(int32_t, i, I_EQ)
     case KN__I64: IN_LOOP(int64_t, i, I_EQ)
-    case KN__I128: IN_LOOP(__int128, w, I_EQ)
+    case KN__I128:
+        if (in->atype.id == PA_TYPE_INTERVAL) {
+            IN_LOOP(__int128, w, IV_EQ)
+        }
+        IN_LOOP(__int128, w, I_EQ)
     case KN__F64: IN_LOOP(double, f, F_EQ)
 #undef IN_LOOP
     case KN__STR: {

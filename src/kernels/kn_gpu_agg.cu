@@ -279,7 +279,7 @@ __device__ inline void put_field(const kn_agg_layout &L, int k, const pa_column 
         dst[L.null_off + k] = 1;
         return;
     }
-    switch (c.type.id) {
+    switch (kn__phys_id(c.type.id)) {
     case PA_TYPE_BOOLEAN: *f = ((const uint8_t *)c.data)[i] != 0; break;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: *(int32_t *)(void *)f = ((const int32_t *)c.data)[i]; break;

@@ -75,7 +75,7 @@ __device__ inline int conv_of(const kn_column &c)
     case KN_PT_INT32:
         return t == PA_TYPE_INTEGER || t == PA_TYPE_DATE ? C_I32
                : t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I32_I64 : C_BAD;
-    case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I64 : C_BAD;
+    case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL || pa_type_is_time64((pa_type_id)t) ? C_I64 : C_BAD;
     case KN_PT_FLOAT: return t == PA_TYPE_DOUBLE ? C_F32_F64 : C_BAD;
     case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
     /* (DECIMAL(19..38), 16-byte values, is decoded on the host) */

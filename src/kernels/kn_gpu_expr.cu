@@ -94,7 +94,7 @@ struct msg : fault_text {
     /* A value as the cpu's kn__format writes it. */
     __device__ __noinline__ void value(pa_type t, const gval &v)
     {
-        char b[64];
+        char b[KN_EVAL_STR_ROW_BYTES];
         switch (t.id) {
         case PA_TYPE_BOOLEAN: kn__s_format_bool((uint8_t)v.i, b, sizeof b); break;
         case PA_TYPE_INTEGER:
@@ -108,6 +108,11 @@ struct msg : fault_text {
             break;
         case PA_TYPE_DOUBLE: kn__s_format_double(v.f, b, sizeof b); break;
         case PA_TYPE_VARCHAR: putn(v.s.p, v.s.len); return;
+        case PA_TYPE_TIMESTAMP:
+        case PA_TYPE_TIMESTAMPTZ:
+        case PA_TYPE_TIME:
+        case PA_TYPE_TIMESTAMP_NS:
+        case PA_TYPE_INTERVAL: kn__s_format_time_value(t.id, v.i, kn__s_iv_of(v.w), b, sizeof b); break;
         default: b[0] = '?', b[1] = 0; break;
         }
         put(b);
@@ -215,6 +220,9 @@ __device__ inline int str_cmp(kn__str x, kn__str y)
     }
     return x.len < y.len ? -1 : x.len > y.len;
 }
+
+/* An INTERVAL register's normalised length, by which it compares. */
+__device__ inline __int128 iv_norm(const gval &v) { return pa_interval_norm(kn__s_iv_of(v.w)); }
 
 /* -1, 0, 1: a against b in the instruction's kind. */
 __device__ inline int compare(kn__kind k, const gval &a, const gval &b)
@@ -441,6 +449,75 @@ __device__ __noinline__ bool cast_fault(const prog_v &P, const kn_insn *in, cons
     return false;
 }
 
+/* A DTARITH, DATE_TRUNC or time CAST fault: kn_expr_time.c's messages. */
+__device__ __noinline__ void time_fault(const prog_v &P, int why)
+{
+    if (!claim_fault(P))
+        return;
+    msg m = begin_fault(P);
+    m.put(kn__s_dtarith_text(why));
+    raise_fault(P, why == KN__DT_DIV_ZERO ? PA_EINVAL : PA_EOVERFLOW);
+}
+
+/* CAST where a time type takes part (kn_program_check let only defined
+ * ones through): to text into this instruction's text slot, else
+ * kn__s_cast_time. */
+__device__ __noinline__ bool cast_time(const prog_v &P, const kn_insn *in, const gval &a, bool valid, gval *d,
+                                       char *text)
+{
+    const pa_type_id from = in->atype.id, to = in->type.id;
+    const pa_interval iv = kn__s_iv_of(a.w);
+    if (to == PA_TYPE_VARCHAR) {
+        d->s.p = text;
+        d->s.len = kn__s_format_time_value(from, a.i, iv, text, KN_EVAL_STR_ROW_BYTES);
+        return true;
+    }
+    int64_t r = 0;
+    pa_interval rv = {0, 0, 0};
+    d->w = 0;
+    if (!valid)
+        return true;
+    int why = kn__s_cast_time(from, to, from == PA_TYPE_VARCHAR ? 0 : a.i, iv, a.s, &r, &rv);
+    if (why == KN__CT_SYNTAX) {
+        if (claim_fault(P)) {
+            msg m = begin_fault(P);
+            m.put("invalid input syntax for type ");
+            m.put(kn__s_pg_type_name(to));
+            m.put(": \"");
+            m.putn(a.s.p, a.s.len > 200 ? 200 : a.s.len);
+            m.put("\"");
+            raise_fault(P, PA_EINVAL);
+        }
+        return false;
+    }
+    if (why == KN__CT_RANGE)
+        return cast_fault(P, in, a, PA_EOVERFLOW);
+    if (to == PA_TYPE_INTERVAL)
+        d->w = kn__s_iv_bits(rv);
+    else
+        d->i = r;   /* DATE days sign-extended, as registers hold them */
+    return true;
+}
+
+/* DTARITH of one row (kn__s_dtarith); false, with the fault raised, when a
+ * valid row fails. */
+__device__ __noinline__ bool dtarith(const prog_v &P, const kn_insn *in, const gval &a, const gval &b, bool valid,
+                                     gval *d)
+{
+    int64_t r = 0;
+    pa_interval rv = {0, 0, 0};
+    int why = kn__s_dtarith(in->sub, in->atype.id, a.i, kn__s_iv_of(a.w), b.i, kn__s_iv_of(b.w), b.f, &r, &rv);
+    if (why != KN__DT_OK && valid) {
+        time_fault(P, why);
+        return false;
+    }
+    if (in->type.id == PA_TYPE_INTERVAL)
+        d->w = kn__s_iv_bits(rv);
+    else
+        d->w = 0, d->i = r;
+    return true;
+}
+
 /* 10^k as the cpu's kn__pow10_f64 table holds it (the same literals; a
  * device cannot read a host table). */
 __device__ inline double pow10_f64(int k)
@@ -467,6 +544,8 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         *d = a;
         return true;
     }
+    if (kn__s_is_time(from) || kn__s_is_time(to))
+        return cast_time(P, in, a, valid, d, text);
     if (to == PA_TYPE_VARCHAR) {   /* into this instruction's text slot */
         char *t = text;
         int len;
@@ -722,9 +801,14 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             }
             break;
         case KN_OP_CMP:
-            d->i = ka == KN__STR && (in->sub == KN_CMP_EQ || in->sub == KN_CMP_NE)
-                       ? str_eq(a.s, b.s) == (in->sub == KN_CMP_EQ)
-                       : cmp_result(in->sub, compare(ka, a, b));
+            if (in->atype.id == PA_TYPE_INTERVAL) {
+                __int128 x = iv_norm(a), y = iv_norm(b);
+                d->i = cmp_result(in->sub, x < y ? -1 : x > y);
+            } else {
+                d->i = ka == KN__STR && (in->sub == KN_CMP_EQ || in->sub == KN_CMP_NE)
+                           ? str_eq(a.s, b.s) == (in->sub == KN_CMP_EQ)
+                           : cmp_result(in->sub, compare(ka, a, b));
+            }
             *dv = va && vb;
             break;
         case KN_OP_AND:
@@ -761,8 +845,11 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
         case KN_OP_IN: {
             const kn_value *list = &kn_program_consts(p)[in->imm];
             bool hit = false;
-            for (int j = 0; j < in->imm2 && !hit; j++)
-                hit = equal(ka, a, const_value(p, &list[j]));
+            const bool iv = in->atype.id == PA_TYPE_INTERVAL;
+            for (int j = 0; j < in->imm2 && !hit; j++) {
+                gval y = const_value(p, &list[j]);
+                hit = iv ? iv_norm(a) == iv_norm(y) : equal(ka, a, y);
+            }
             d->i = hit;
             *dv = va && (hit || !in->sub);   /* a NULL in the list: no match is unknown */
             break;
@@ -814,13 +901,31 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             if (!text_fn(P, in, row, a, va, b, vb, c, vc, d, dv))
                 return false;
             break;
-        case KN_OP_EXTRACT:
-            d->i = kn__s_date_field(in->sub, (int32_t)a.i);
+        case KN_OP_EXTRACT: {
+            int64_t x = 0;
+            double f = 0;
+            kn__s_extract(in->sub, in->atype.id, a.i, kn__s_iv_of(a.w), &x, &f);
+            d->w = 0;
+            if (in->type.id == PA_TYPE_DOUBLE)
+                d->f = f;
+            else
+                d->i = x;
             *dv = va;
             break;
+        }
         case KN_OP_DATE_TRUNC:
-            d->i = (int32_t)kn__s_date_trunc(in->sub, (int32_t)a.i);
             *dv = va;
+            if (in->atype.id == PA_TYPE_DATE) {
+                d->i = (int32_t)kn__s_date_trunc(in->sub, (int32_t)a.i);
+            } else if (!kn__s_ts_trunc(in->sub, a.i, &d->i) && va) {
+                time_fault(P, KN__DT_TS_RANGE);
+                return false;
+            }
+            break;
+        case KN_OP_DTARITH:
+            *dv = va && (in->b < 0 || vb);
+            if (!dtarith(P, in, a, b, *dv, d))
+                return false;
             break;
         case KN_OP_MAKE_DATE: {
             int32_t r = 0;
@@ -1046,7 +1151,7 @@ int device_check(const kn_program *p, int64_t rows, pa_err *err)
             continue;
         pa_type_id from = in->atype.id, to = in->type.id;
         if (from != to && (from == PA_TYPE_DATE || to == PA_TYPE_DATE) && from != PA_TYPE_VARCHAR &&
-            to != PA_TYPE_VARCHAR && rows > 0)
+            to != PA_TYPE_VARCHAR && !kn__s_is_time(from) && !kn__s_is_time(to) && rows > 0)
             return pa_error(err, PA_EINVAL, "CAST from %s to %s is not supported", pa_type_name(from),
                             pa_type_name(to));
         if (to == PA_TYPE_VARCHAR && from != PA_TYPE_VARCHAR && ++texts > TEXT_CASTS)

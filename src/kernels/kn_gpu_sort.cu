@@ -352,7 +352,7 @@ __global__ void encode_k(const enc_info *E, int64_t n, uint32_t tag, uint8_t *re
             p[0] = (uint8_t)(key->nulls_first ? valid : !valid);
             uint8_t *v = p + 1;
             int vb;
-            switch (key->type.id) {
+            switch (kn__phys_id(key->type.id)) {
             case PA_TYPE_BOOLEAN:
                 vb = 1;
                 v[0] = ((const uint8_t *)c->data)[i] ? 1 : 0;
@@ -373,6 +373,14 @@ __global__ void encode_k(const enc_info *E, int64_t n, uint32_t tag, uint8_t *re
                 const uint8_t *s = (const uint8_t *)c->data + off[i];
                 for (int b = 0; b < KN_SORT_STR_PREFIX; b++)
                     v[b] = b < len ? s[b] : 0;
+                break;
+            }
+            case PA_TYPE_INTERVAL: {   /* by the normalised length, as the cpu's encode_values */
+                vb = 16;
+                pa_interval iv = ((const pa_interval *)c->data)[i];
+                unsigned __int128 x = (unsigned __int128)pa_interval_norm(iv) ^ ((unsigned __int128)1 << 127);
+                put_be(v, (uint64_t)(x >> 64), 8);
+                put_be(v + 8, (uint64_t)x, 8);
                 break;
             }
             default:

@@ -93,16 +93,16 @@ static inline PA_HD uint64_t kn__hash_bytes(const uint8_t *p, int64_t len)
 typedef enum kn__kclass {
     KN__KC_I8,      /* BOOLEAN */
     KN__KC_I32,     /* INTEGER, DATE */
-    KN__KC_I64,     /* BIGINT, DECIMAL p <= 18 */
+    KN__KC_I64,     /* BIGINT, DECIMAL p <= 18, the int64 time types */
     KN__KC_I128,    /* DECIMAL p > 18 */
     KN__KC_F64,     /* DOUBLE */
     KN__KC_STR,     /* VARCHAR */
-    KN__KC_BAD,
+    KN__KC_BAD,     /* INTERVAL among them: no hash key yet */
 } kn__kclass;
 
 static inline PA_HD kn__kclass kn__key_class(pa_type t)
 {
-    switch (t.id) {
+    switch (kn__phys_id(t.id)) {
     case PA_TYPE_BOOLEAN: return KN__KC_I8;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return KN__KC_I32;

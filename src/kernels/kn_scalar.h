@@ -12,8 +12,10 @@
 #define PISTA_KN_SCALAR_H
 
 #include "core/core.h"
+#include "core/datetime.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A string view: len bytes at p, not NUL-terminated. */
 typedef struct kn__str {
@@ -33,8 +35,17 @@ static inline PA_HD kn__kind kn__kind_of(pa_type t)
     case PA_TYPE_DOUBLE: return KN__F64;
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__I128 : KN__I64;
     case PA_TYPE_VARCHAR: return KN__STR;
-    default: return KN__I64;
+    case PA_TYPE_INTERVAL: return KN__I128;   /* a pa_interval's 16 bytes */
+    default: return KN__I64;   /* BIGINT, TIMESTAMP, TIMESTAMPTZ, TIME, TIMESTAMP_NS */
     }
+}
+
+/* The type id a relational kernel (hash, sort, gather, aggregate) treats a
+ * column as: the time types stored as int64 (pa_type_is_time64) are
+ * BIGINTs there; every other id is itself. */
+static inline PA_HD pa_type_id kn__phys_id(pa_type_id id)
+{
+    return pa_type_is_time64(id) ? PA_TYPE_BIGINT : id;
 }
 
 /* ------------------------------------------------------------------ UTF-8 */
@@ -352,29 +363,13 @@ static inline PA_HD kn__str kn__s_substr(kn__str s, int64_t from, int64_t len, b
  * int32 day count.
  */
 
-/* Days since 1970-01-01 -> year, month 1..12, day 1..31. */
-static inline PA_HD void kn__s_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d)
-{
-    int64_t z = days + 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = yoe + era * 400 + (*m <= 2);
-}
+/* Days since 1970-01-01 -> year, month 1..12, day 1..31 (core/datetime.h). */
+static inline PA_HD void kn__s_civil(int64_t days, int64_t *y, int64_t *m, int64_t *d) { pa_dt_civil(days, y, m, d); }
 
 /* Year, month 1..12, day -> days since 1970-01-01 (the day is not checked). */
 static inline PA_HD int64_t kn__s_days_from_civil(int64_t y, int64_t m, int64_t d)
 {
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+    return pa_dt_days_from_civil(y, m, d);
 }
 
 /* ISO day of the week, 1 = Monday .. 7 = Sunday (1970-01-01 was a Thursday). */
@@ -445,13 +440,8 @@ static inline PA_HD int64_t kn__s_date_trunc(int f, int64_t days)
     }
 }
 
-/* Days in month m (1..12) of year y. Outside February the months alternate
- * 31/30 with the parity flipping at August: 30 + ((m + m / 8) & 1). */
-static inline PA_HD int64_t kn__s_month_days(int64_t y, int64_t m)
-{
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    return m == 2 ? 28 + leap : 30 + ((m + m / 8) & 1);
-}
+/* Days in month m (1..12) of year y. */
+static inline PA_HD int64_t kn__s_month_days(int64_t y, int64_t m) { return pa_dt_month_days(y, m); }
 
 /* MAKE_DATE: false when the fields are no date (year below 1, as
  * PostgreSQL wants for AD dates, or past the DATE range). */
@@ -484,6 +474,310 @@ static inline PA_HD bool kn__s_add_months(int32_t days, int64_t months, int32_t 
     int64_t r = kn__s_days_from_civil(ny, nm, d < md ? d : md);
     *out = (int32_t)r;
     return r == (int32_t)r;
+}
+
+/* ------------------------------------------------------------- time types
+ *
+ * EXTRACT, DATE_TRUNC, CAST and DTARITH of TIMESTAMP, TIMESTAMPTZ, TIME,
+ * TIMESTAMP_NS and INTERVAL (kernels.h's contracts), one value at a time;
+ * the text, calendar and arithmetic are core/datetime.h's. An INTERVAL
+ * travels as a pa_interval, copied in and out of its 16-byte slot.
+ */
+
+/* A time type with its own rules here (the int64 ones and INTERVAL). */
+static inline PA_HD bool kn__s_is_time(pa_type_id t) { return pa_type_is_time64(t) || t == PA_TYPE_INTERVAL; }
+static inline PA_HD bool kn__s_is_ts(pa_type_id t) { return t == PA_TYPE_TIMESTAMP || t == PA_TYPE_TIMESTAMPTZ; }
+
+static inline PA_HD pa_interval kn__s_iv_of(__int128 w)
+{
+    pa_interval v;
+    memcpy(&v, &w, sizeof v);
+    return v;
+}
+static inline PA_HD __int128 kn__s_iv_bits(pa_interval v)
+{
+    __int128 w;
+    memcpy(&w, &v, sizeof w);
+    return w;
+}
+
+/* PostgreSQL's name of a type in "invalid input syntax for type ...". */
+static inline PA_HD const char *kn__s_pg_type_name(pa_type_id t)
+{
+    switch (t) {
+    case PA_TYPE_TIMESTAMP: return "timestamp";
+    case PA_TYPE_TIMESTAMPTZ: return "timestamp with time zone";
+    case PA_TYPE_TIME: return "time";
+    case PA_TYPE_INTERVAL: return "interval";
+    case PA_TYPE_TIMESTAMP_NS: return "timestamp_ns";
+    default: return "?";
+    }
+}
+
+/* A time value as text (CAST to VARCHAR, error messages): a is the int64
+ * value, iv the INTERVAL. */
+static inline PA_HD int kn__s_format_time_value(pa_type_id t, int64_t a, pa_interval iv, char *buf, int cap)
+{
+    switch (t) {
+    case PA_TYPE_TIMESTAMP: return pa_dt_format_timestamp(a, buf, cap);
+    case PA_TYPE_TIMESTAMPTZ: return pa_dt_format_timestamptz(a, buf, cap);
+    case PA_TYPE_TIME: return pa_dt_format_time(a, buf, cap);
+    case PA_TYPE_TIMESTAMP_NS: return pa_dt_format_timestamp_ns(a, buf, cap);
+    case PA_TYPE_INTERVAL: return pa_dt_format_interval(iv, buf, cap);
+    default: return pa__dt_put(buf, cap, "?", 1);
+    }
+}
+
+/* Which EXTRACT fields apply to a value of type t (the kernels.h comment):
+ * a TIME has HOUR .. MICROSECONDS and EPOCH, an INTERVAL no DOW, ISODOW,
+ * DOY, WEEK or ISOYEAR. dst must be DOUBLE for EPOCH of a non-DATE, else
+ * BIGINT. */
+static inline PA_HD bool kn__s_extract_ok(int f, pa_type_id t, pa_type_id dst)
+{
+    if (f < 0 || f >= KN_FIELD__COUNT)
+        return false;
+    bool time_of_day = f >= KN_FIELD_HOUR || f == KN_FIELD_EPOCH;
+    bool calendar = f == KN_FIELD_DOW || f == KN_FIELD_ISODOW || f == KN_FIELD_DOY || f == KN_FIELD_WEEK ||
+                    f == KN_FIELD_ISOYEAR;
+    bool dbl = f == KN_FIELD_EPOCH && t != PA_TYPE_DATE;
+    if (dst != (dbl ? PA_TYPE_DOUBLE : PA_TYPE_BIGINT))
+        return false;
+    switch (t) {
+    case PA_TYPE_DATE:
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ: return true;
+    case PA_TYPE_TIME: return time_of_day;
+    case PA_TYPE_INTERVAL: return !calendar;
+    default: return false;
+    }
+}
+
+/* HOUR .. MICROSECONDS of a time of day (or an interval's micros: the same
+ * arithmetic, truncating toward zero, keeps their sign). */
+static inline PA_HD int64_t kn__s_clock_field(int f, int64_t us)
+{
+    switch (f) {
+    case KN_FIELD_HOUR: return us / PA_USEC_PER_HOUR;
+    case KN_FIELD_MINUTE: return us / PA_USEC_PER_MIN % 60;
+    case KN_FIELD_SECOND: return us / PA_USEC_PER_SEC % 60;
+    case KN_FIELD_MILLISECONDS: return us % PA_USEC_PER_MIN / 1000;
+    case KN_FIELD_MICROSECONDS: return us % PA_USEC_PER_MIN;
+    default: return 0;
+    }
+}
+
+/* EXTRACT field f (not EPOCH) of a TIMESTAMP(TZ) us. */
+static inline PA_HD int64_t kn__s_ts_field(int f, int64_t us)
+{
+    int64_t days = pa_dt_floordiv(us, PA_USEC_PER_DAY);
+    if (f >= KN_FIELD_HOUR)
+        return kn__s_clock_field(f, us - days * PA_USEC_PER_DAY);
+    return kn__s_date_field(f, days);
+}
+
+/* EXTRACT field f (not EPOCH) of an INTERVAL: YEAR = months / 12, MONTH =
+ * months % 12, QUARTER = MONTH / 3 + 1, DECADE .. MILLENNIUM of YEAR, all
+ * truncating toward zero (PostgreSQL's interval_part). */
+static inline PA_HD int64_t kn__s_iv_field(int f, pa_interval v)
+{
+    int64_t y = v.months / 12;
+    switch (f) {
+    case KN_FIELD_YEAR: return y;
+    case KN_FIELD_MONTH: return v.months % 12;
+    case KN_FIELD_DAY: return v.days;
+    case KN_FIELD_QUARTER: return v.months % 12 / 3 + 1;
+    case KN_FIELD_DECADE: return y / 10;
+    case KN_FIELD_CENTURY: return y / 100;
+    case KN_FIELD_MILLENNIUM: return y / 1000;
+    default: return kn__s_clock_field(f, v.micros);
+    }
+}
+
+/* EPOCH of an INTERVAL: a year as 365.25 days, a month as 30. */
+static inline PA_HD double kn__s_iv_epoch(pa_interval v)
+{
+    double days = 365.25 * (v.months / 12) + 30.0 * (v.months % 12) + v.days;
+    return days * 86400.0 + (double)v.micros / 1e6;
+}
+
+/* EXTRACT field f of a value of type t (checked by kn__s_extract_ok): a
+ * the int64 value (DATE days), iv an INTERVAL; BIGINT to *i or, for EPOCH
+ * of a non-DATE, DOUBLE to *d. */
+static inline PA_HD void kn__s_extract(int f, pa_type_id t, int64_t a, pa_interval iv, int64_t *i, double *d)
+{
+    *i = 0;
+    *d = 0;
+    switch (t) {
+    case PA_TYPE_DATE: *i = kn__s_date_field(f, a); return;
+    case PA_TYPE_TIME:
+        if (f == KN_FIELD_EPOCH)
+            *d = (double)a / 1e6;
+        else
+            *i = kn__s_clock_field(f, a);
+        return;
+    case PA_TYPE_INTERVAL:
+        if (f == KN_FIELD_EPOCH)
+            *d = kn__s_iv_epoch(iv);
+        else
+            *i = kn__s_iv_field(f, iv);
+        return;
+    default:   /* TIMESTAMP, TIMESTAMPTZ */
+        if (f == KN_FIELD_EPOCH)
+            *d = (double)pa_dt_floordiv(a, PA_USEC_PER_SEC) + (double)pa_dt_floormod(a, PA_USEC_PER_SEC) / 1e6;
+        else
+            *i = kn__s_ts_field(f, a);
+        return;
+    }
+}
+
+/* Which DATE_TRUNC fields a TIMESTAMP(TZ) takes: DATE's and HOUR ..
+ * MICROSECONDS. */
+static inline PA_HD bool kn__s_ts_trunc_ok(int f)
+{
+    return f == KN_FIELD_YEAR || f == KN_FIELD_MONTH || f == KN_FIELD_DAY || f == KN_FIELD_QUARTER ||
+           f == KN_FIELD_WEEK || f == KN_FIELD_DECADE || f == KN_FIELD_CENTURY || f == KN_FIELD_MILLENNIUM ||
+           (f >= KN_FIELD_HOUR && f < KN_FIELD__COUNT);
+}
+
+/* DATE_TRUNC of a TIMESTAMP(TZ) us to field f; false when the start of the
+ * field is before the int64 range (a millennium that began before). */
+static inline PA_HD bool kn__s_ts_trunc(int f, int64_t us, int64_t *out)
+{
+    int64_t unit = f == KN_FIELD_HOUR ? PA_USEC_PER_HOUR : f == KN_FIELD_MINUTE ? PA_USEC_PER_MIN
+                 : f == KN_FIELD_SECOND ? PA_USEC_PER_SEC : f == KN_FIELD_MILLISECONDS ? 1000
+                 : f == KN_FIELD_MICROSECONDS ? 1 : 0;
+    __int128 r = unit ? (__int128)pa_dt_floordiv(us, unit) * unit
+                      : (__int128)kn__s_date_trunc(f, pa_dt_floordiv(us, PA_USEC_PER_DAY)) * PA_USEC_PER_DAY;
+    if (r < INT64_MIN)
+        return false;
+    *out = (int64_t)r;
+    return true;
+}
+
+/* Whether CAST from -> to is defined where a time type takes part (the
+ * callers ask only then): text both ways, DATE <-> TIMESTAMP(TZ),
+ * TIMESTAMP <-> TIMESTAMPTZ, TIMESTAMP(TZ) -> TIME, TIMESTAMP_NS <->
+ * TIMESTAMP, TIMESTAMP_NS -> DATE, and a type to itself. */
+static inline PA_HD bool kn__s_cast_time_ok(pa_type_id from, pa_type_id to)
+{
+    if (from == to || from == PA_TYPE_VARCHAR || to == PA_TYPE_VARCHAR)
+        return true;
+    if (kn__s_is_ts(from) && (kn__s_is_ts(to) || to == PA_TYPE_DATE || to == PA_TYPE_TIME))
+        return true;
+    if (from == PA_TYPE_DATE && kn__s_is_ts(to))
+        return true;
+    return (from == PA_TYPE_TIMESTAMP_NS && (to == PA_TYPE_TIMESTAMP || to == PA_TYPE_DATE)) ||
+           (from == PA_TYPE_TIMESTAMP && to == PA_TYPE_TIMESTAMP_NS);
+}
+
+enum { KN__CT_OK, KN__CT_SYNTAX, KN__CT_RANGE };
+
+/* CAST of one value between the types above (not to VARCHAR): a the
+ * int64 value (DATE days), iv an INTERVAL, s a VARCHAR; the result to *r
+ * (DATE days too) or *rv. KN__CT_SYNTAX: text that is no such value;
+ * KN__CT_RANGE: out of the target's range. */
+static inline PA_HD int kn__s_cast_time(pa_type_id from, pa_type_id to, int64_t a, pa_interval iv, kn__str s,
+                                        int64_t *r, pa_interval *rv)
+{
+    *r = 0;
+    if (from == PA_TYPE_VARCHAR) {
+        bool ok;
+        switch (to) {
+        case PA_TYPE_TIMESTAMP:
+        case PA_TYPE_TIMESTAMPTZ: ok = pa_dt_parse_timestamp(s.p, s.len, to == PA_TYPE_TIMESTAMPTZ, r); break;
+        case PA_TYPE_TIME: ok = pa_dt_parse_time(s.p, s.len, r); break;
+        case PA_TYPE_TIMESTAMP_NS: ok = pa_dt_parse_timestamp_ns(s.p, s.len, r); break;
+        default: ok = pa_dt_parse_interval(s.p, s.len, rv); break;
+        }
+        return ok ? KN__CT_OK : KN__CT_SYNTAX;
+    }
+    if (from == to) {
+        *r = a;
+        *rv = iv;
+        return KN__CT_OK;
+    }
+    if (from == PA_TYPE_DATE) {   /* midnight; |days| < 2^31 fits */
+        *r = a * PA_USEC_PER_DAY;
+        return KN__CT_OK;
+    }
+    if (from == PA_TYPE_TIMESTAMP_NS) {
+        int64_t us = pa_dt_floordiv(a, 1000);
+        *r = to == PA_TYPE_DATE ? pa_dt_floordiv(us, PA_USEC_PER_DAY) : us;
+        return KN__CT_OK;
+    }
+    switch (to) {
+    case PA_TYPE_DATE: *r = pa_dt_floordiv(a, PA_USEC_PER_DAY); return KN__CT_OK;
+    case PA_TYPE_TIME: *r = pa_dt_floormod(a, PA_USEC_PER_DAY); return KN__CT_OK;
+    case PA_TYPE_TIMESTAMP_NS:
+        if (a > INT64_MAX / 1000 || a < INT64_MIN / 1000)
+            return KN__CT_RANGE;
+        *r = a * 1000;
+        return KN__CT_OK;
+    default: *r = a; return KN__CT_OK;   /* TIMESTAMP <-> TIMESTAMPTZ: the same instant in UTC */
+    }
+}
+
+/* Which DTARITH sub (kn_dtarith) takes a of type at and gives dst. */
+static inline PA_HD bool kn__s_dtarith_ok(int sub, pa_type_id at, pa_type_id dst)
+{
+    switch (sub) {
+    case KN_DT_TS_ADD_IV:
+    case KN_DT_TS_SUB_IV: return (kn__s_is_ts(at) && dst == at) || (at == PA_TYPE_DATE && dst == PA_TYPE_TIMESTAMP);
+    case KN_DT_TS_SUB_TS:
+    case KN_DT_AGE: return kn__s_is_ts(at) && dst == PA_TYPE_INTERVAL;
+    case KN_DT_IV_ADD:
+    case KN_DT_IV_SUB:
+    case KN_DT_IV_MUL:
+    case KN_DT_IV_DIV:
+    case KN_DT_IV_NEG: return at == PA_TYPE_INTERVAL && dst == PA_TYPE_INTERVAL;
+    case KN_DT_TIME_ADD_IV:
+    case KN_DT_TIME_SUB_IV: return at == PA_TYPE_TIME && dst == PA_TYPE_TIME;
+    default: return false;
+    }
+}
+
+enum { KN__DT_OK, KN__DT_TS_RANGE, KN__DT_IV_RANGE, KN__DT_DIV_ZERO };
+
+static inline PA_HD const char *kn__s_dtarith_text(int why)
+{
+    switch (why) {
+    case KN__DT_TS_RANGE: return "timestamp out of range";
+    case KN__DT_IV_RANGE: return "interval out of range";
+    default: return "division by zero";
+    }
+}
+
+/* DTARITH sub of one row (checked by kn__s_dtarith_ok): a the int64 value
+ * (DATE days, TIMESTAMP(TZ), TIME) or INTERVAL ai; b the int64 TIMESTAMP,
+ * INTERVAL bi or DOUBLE bf. The result to *r or *rv; KN__DT_OK or why not. */
+static inline PA_HD int kn__s_dtarith(int sub, pa_type_id at, int64_t a, pa_interval ai, int64_t b, pa_interval bi,
+                                      double bf, int64_t *r, pa_interval *rv)
+{
+    *r = 0;
+    switch (sub) {
+    case KN_DT_TS_ADD_IV:
+    case KN_DT_TS_SUB_IV: {
+        int64_t s = sub == KN_DT_TS_ADD_IV ? 1 : -1, ts = at == PA_TYPE_DATE ? a * PA_USEC_PER_DAY : a;
+        if (bi.micros == INT64_MIN && s < 0)
+            return KN__DT_TS_RANGE;   /* -INT64_MIN micros: beyond any timestamp from any start */
+        return pa_dt_ts_add(ts, s * bi.months, s * bi.days, s * bi.micros, r) ? KN__DT_OK : KN__DT_TS_RANGE;
+    }
+    case KN_DT_TS_SUB_TS: return pa_dt_ts_sub(a, b, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
+    case KN_DT_AGE: return pa_dt_age(a, b, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
+    case KN_DT_IV_ADD:
+    case KN_DT_IV_SUB: return pa_dt_iv_add(ai, bi, sub == KN_DT_IV_ADD ? 1 : -1, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
+    case KN_DT_IV_MUL:
+    case KN_DT_IV_DIV:
+        if (sub == KN_DT_IV_DIV && bf == 0)
+            return KN__DT_DIV_ZERO;
+        return pa_dt_iv_mul(ai, bf, sub == KN_DT_IV_DIV, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
+    case KN_DT_IV_NEG: return pa_dt_iv_neg(ai, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
+    case KN_DT_TIME_ADD_IV: *r = pa_dt_time_add(a, bi.micros); return KN__DT_OK;
+    case KN_DT_TIME_SUB_IV:   /* -micros mod a day, without negating INT64_MIN */
+        *r = pa_dt_time_add(a, PA_USEC_PER_DAY - pa_dt_floormod(bi.micros, PA_USEC_PER_DAY));
+        return KN__DT_OK;
+    default: return KN__DT_IV_RANGE;
+    }
 }
 
 /* ---------------------------------------------------------------- parsing */

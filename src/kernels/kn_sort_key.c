@@ -12,7 +12,7 @@
 /* Bytes of a key's value part (after the flag byte). */
 static uint32_t value_bytes(pa_type t)
 {
-    switch (t.id) {
+    switch (kn__phys_id(t.id)) {
     case PA_TYPE_BOOLEAN: return 1;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return 4;
@@ -20,6 +20,7 @@ static uint32_t value_bytes(pa_type t)
     case PA_TYPE_DOUBLE: return 8;
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? 16 : 8;
     case PA_TYPE_VARCHAR: return KN_SORT_STR_PREFIX;
+    case PA_TYPE_INTERVAL: return 16;   /* pa_interval_norm, big-endian */
     default: return 0;
     }
 }
@@ -73,7 +74,7 @@ static inline uint64_t double_key(double d)
 /* Write the value bytes of every row of one key (NULL rows fixed up after). */
 static void encode_values(const kn_sort_key *key, const pa_column *c, int64_t n, uint8_t *p, size_t stride)
 {
-    switch (key->type.id) {
+    switch (kn__phys_id(key->type.id)) {
     case PA_TYPE_BOOLEAN: {
         const uint8_t *v = c->data;
         for (int64_t i = 0; i < n; i++)
@@ -123,6 +124,15 @@ static void encode_values(const kn_sort_key *key, const pa_column *c, int64_t n,
                 if (len > 0)
                     memcpy(d, bytes + off[i], (size_t)len);
             }
+        }
+        break;
+    }
+    case PA_TYPE_INTERVAL: {   /* by the normalised length: '1 mon' and '30 days' tie */
+        const pa_interval *v = c->data;
+        for (int64_t i = 0; i < n; i++) {
+            unsigned __int128 x = (unsigned __int128)pa_interval_norm(v[i]) ^ ((unsigned __int128)1 << 127);
+            put_be64(p + i * stride, (uint64_t)(x >> 64));
+            put_be64(p + i * stride + 8, (uint64_t)x);
         }
         break;
     }

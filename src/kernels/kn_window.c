@@ -100,6 +100,8 @@ int kn__window_keys(const pa_column *keys, int n_part, int n_keys, int64_t rows,
     K->n_keys = n_keys;
     for (int k = 0; k < n_keys; k++) {
         kn__kclass c = kn__key_class(keys[k].type);
+        if (keys[k].type.id == PA_TYPE_INTERVAL)
+            return pa_error(err, PA_EUNSUPPORTED, "window bounds: key %d: INTERVAL keys are not supported", k);
         if (c == KN__KC_BAD)
             return pa_error(err, PA_EINVAL, "window bounds: key %d has type %s, which cannot be compared", k,
                             pa_type_name(keys[k].type.id));
@@ -128,6 +130,7 @@ int kn__window_frames_check(const kn_window_frame *f, int64_t rows, const pa_col
             return pa_error(err, PA_EINVAL, "window frames: RANGE with an offset needs the ORDER BY key");
         kn__kclass c = kn__key_class(order_key->type);
         if (order_key->type.id == PA_TYPE_BOOLEAN || order_key->type.id == PA_TYPE_DATE ||
+            pa_type_is_time64(order_key->type.id) ||
             !(kn__kc_is_int(c) || c == KN__KC_I128 || c == KN__KC_F64))
             return pa_error(err, PA_EUNSUPPORTED, "RANGE with an offset over an ORDER BY key of type %s (numbers only)",
                             pa_type_name(order_key->type.id));
@@ -157,6 +160,8 @@ int kn__window_tree_check(const kn_window_fn *fn, const pa_column *arg, const in
         return pa_error(err, PA_EINVAL, "window tree: function kind %d has none", fn->kind);
     if (tree_bytes < need)
         return pa_error(err, PA_EINVAL, "window tree: %zu bytes for %zu", tree_bytes, need);
+    if (arg && arg->type.id == PA_TYPE_INTERVAL)
+        return pa_error(err, PA_EUNSUPPORTED, "window tree: INTERVAL arguments are not supported");
     if (!arg || arg->length < rows || kn__key_class(arg->type) == KN__KC_BAD)
         return pa_error(err, PA_EINVAL, "window tree: bad argument column");
     if (fn->kind == KN_WIN_STRING_AGG && (!bounds || fn->sep_len < 0 || fn->sep_len > KN_WINDOW_SEP_MAX))

@@ -253,6 +253,9 @@ static inline void et_dcol_free(et_dev *x, pa_column *c)
 /* Evaluate exprs over the host columns `in` (n_in of them, rows rows) on
  * the device; outs[j] become host columns (caller frees with et_col_free).
  * Returns the status of compile or kn_eval; err gets the message. */
+static inline int et_eval_prog(et_dev *x, kn_program *prog, const pa_column *in, int n_in, int64_t rows,
+                                pa_column *outs, pa_err *err);
+
 static inline int et_eval(et_dev *x, ex_expr *const *exprs, int n, const pa_column *in, int n_in, int64_t rows,
                    pa_column *outs, pa_err *err)
 {
@@ -263,8 +266,20 @@ static inline int et_eval(et_dev *x, ex_expr *const *exprs, int n, const pa_colu
     int rc = ex__compile(exprs, n, types, n_in, &prog, err);
     if (rc != PA_OK)
         return rc;
+    assert_int_equal(n, prog->n_outputs);
+    return et_eval_prog(x, prog, in, n_in, rows, outs, err);
+}
+
+/* As et_eval for a program built by hand (kn_program_check must pass);
+ * frees prog with pa_free. */
+static inline int et_eval_prog(et_dev *x, kn_program *prog, const pa_column *in, int n_in, int64_t rows,
+                               pa_column *outs, pa_err *err)
+{
+    const int n = prog->n_outputs;
+    int rc;
     assert_int_equal(kn_program_check(prog, NULL), PA_OK);
-    pa_column din[64], dout[16];
+    pa_column din[64], dout[64];
+    assert_true(n <= 64 && n_in <= 64);
     for (int i = 0; i < n_in; i++)
         din[i] = et_to_dev(x, &in[i]);
     for (int j = 0; j < n; j++) {

@@ -224,6 +224,9 @@ static void test_arithmetic(void **state)
     assert_true(pa_dt_age(ts("2020-03-15", false), ts("2020-02-20", false), &iv));
     assert_int_equal(iv.months, 0);
     assert_int_equal(iv.days, 24);   /* borrows February 2020's 29 days */
+    assert_true(pa_dt_age(ts("2020-02-20", false), ts("2020-03-15", false), &iv));
+    assert_int_equal(iv.months, 0);
+    assert_int_equal(iv.days, -24);  /* the earlier one's month again (DuckDB and PostgreSQL: -24 days) */
 
     pa_interval a = {1, 2, 3}, b = {10, 20, 30};
     assert_true(pa_dt_iv_add(a, b, -1, &iv));

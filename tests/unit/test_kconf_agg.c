@@ -186,6 +186,8 @@ static __int128 num128(const pa_column *c, int64_t i)
 /* Format one value of type t held in v into buf. */
 static void fmt1(pa_type t, const void *v, bool valid, char *buf, size_t cap)
 {
+    if (pa_type_is_time64(t.id))   /* their int64 values, to compare */
+        t.id = PA_TYPE_BIGINT;
     uint8_t val = valid;
     pa_column c = {.type = t, .length = 1, .data = (void *)v, .validity = &val};
     pa_format_value(&c, 0, PA_FMT_FULL, buf, cap);
@@ -706,6 +708,37 @@ static void test_every_type(void **state)
     free_dataset();
 }
 
+/* The time types stored as int64 group and take MIN, MAX and COUNT as
+ * BIGINT: the BIGINT column relabelled as each; INTERVAL is refused as a
+ * key and in MIN/MAX/SUM, naming the type. */
+static void test_time_types(void **state)
+{
+    int64_t n = 6000;
+    make_dataset(n);
+    const pa_type_id ids[] = {PA_TYPE_TIMESTAMP, PA_TYPE_TIMESTAMPTZ, PA_TYPE_TIME, PA_TYPE_TIMESTAMP_NS};
+    agg_spec aggs[] = {{KN_AGG_FIN_COUNT, KN_AGG_COUNT_STAR, -1}, {KN_AGG_FIN_COUNT, KN_AGG_COUNT, 2},
+                       {KN_AGG_FIN_MINMAX, KN_AGG_MIN, 2},        {KN_AGG_FIN_MINMAX, KN_AGG_MAX, 2},
+                       {KN_AGG_FIN_MINMAX, KN_AGG_MIN, 0}};
+    static const int keysets[][2] = {{2}, {0, 2}, {6}};
+    for (int t = 0; t < 4; t++) {
+        g_cols[2].type.id = ids[t];
+        for (int ks = 0; ks < 3; ks++)
+            assert_true(run_case(g_cols, NCOL, n, keysets[ks], ks == 1 ? 2 : 1, aggs, 5, 1 + ks, NULL) >= 1);
+    }
+    g_cols[2].type.id = PA_TYPE_BIGINT;
+    free_dataset();
+    const pa_type T_IV = {PA_TYPE_INTERVAL, 0, 0};
+    kn_agg_layout L;
+    kn_agg_slot cnt = {KN_AGG_COUNT, T_IV}, mx = {KN_AGG_MAX, T_IV};
+    assert_int_equal(kn_agg_layout_init(&L, &T_IV, 1, &cnt, 1, &err), PA_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "INTERVAL"));
+    pa_err_clear(&err);
+    assert_int_equal(kn_agg_layout_init(&L, &T_INT, 1, &mx, 1, &err), PA_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "INTERVAL"));
+    pa_err_clear(&err);
+    OK(kn_agg_layout_init(&L, &T_INT, 1, &cnt, 1, &err));   /* COUNT of an INTERVAL is fine */
+}
+
 /* Many groups (more than a chunk, forcing several growths) and a single group. */
 static void test_many_and_one_group(void **state)
 {
@@ -1121,7 +1154,8 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_type),    cmocka_unit_test(test_many_and_one_group),
+        cmocka_unit_test(test_every_type),    cmocka_unit_test(test_time_types),
+        cmocka_unit_test(test_many_and_one_group),
         cmocka_unit_test(test_dense_path),    cmocka_unit_test(test_empty),
         cmocka_unit_test(test_wide_sums),     cmocka_unit_test(test_avg_rounding),
         cmocka_unit_test(test_double_order),  cmocka_unit_test(test_count_distinct),

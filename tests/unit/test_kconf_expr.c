@@ -1192,6 +1192,496 @@ static void test_empty_and_errors(void **state)
     et_dcol_free(&X, &b), et_dcol_free(&X, &o);
 }
 
+
+/* ------------------------------------------------------------- time types
+ *
+ * The time types' instructions in programs built by hand (the values
+ * computed by hand and checked with DuckDB or PostgreSQL), on every device:
+ * EXTRACT, DATE_TRUNC, CAST, DTARITH, CMP and IN of intervals, NULLs and
+ * the errors.
+ */
+
+#define TS_A INT64_C(1601553607500000)   /* 2020-10-01 12:00:07.5 */
+#define TS_B INT64_C(1583020800000000)   /* 2020-03-01 */
+#define TS_C INT64_C(1580428800000000)   /* 2020-01-31 */
+#define TS_D INT64_C(1548928800000000)   /* 2019-01-31 10:00 */
+#define TS_E INT64_C(1582934400000000)   /* 2020-02-29 */
+#define HOUR INT64_C(3600000000)
+#define DAY_US INT64_C(86400000000)
+
+typedef struct hp {
+    kn_insn ins[48];
+    int n_ins;
+    kn_value cs[32];
+    int n_cs;
+    pa_type in[8];
+    int n_in;
+    kn_output out[32];
+    int n_out;
+    uint32_t rb[64];
+    int n_regs;
+} hp;
+
+static int hp_insn(hp *h, int op, int sub, pa_type type, pa_type atype, int a, int b, int flags)
+{
+    kn_insn *in = &h->ins[h->n_ins++];
+    memset(in, 0, sizeof *in);
+    in->op = (uint8_t)op;
+    in->sub = (uint8_t)sub;
+    in->flags = (uint8_t)flags;
+    in->dst = (int16_t)h->n_regs;
+    in->a = (int16_t)a;
+    in->b = (int16_t)b;
+    in->c = -1;
+    in->type = type;
+    in->atype = atype;
+    h->rb[h->n_regs] = op == KN_OP_CAST && type.id == PA_TYPE_VARCHAR ? KN_EVAL_STR_ROW_BYTES : 0;
+    return h->n_regs++;
+}
+
+static int hp_load(hp *h, int col, pa_type t)
+{
+    h->in[col] = t;
+    if (col >= h->n_in)
+        h->n_in = col + 1;
+    int r = hp_insn(h, KN_OP_LOAD, 0, t, t, -1, -1, 0);
+    h->ins[h->n_ins - 1].imm = col;
+    return r;
+}
+
+static int hp_const(hp *h, pa_type t, int64_t i, pa_interval iv, double f)
+{
+    kn_value *v = &h->cs[h->n_cs];
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    if (t.id == PA_TYPE_INTERVAL)
+        memcpy(&v->v.w, &iv, sizeof iv);
+    else if (t.id == PA_TYPE_DOUBLE)
+        v->v.f = f;
+    else
+        v->v.i = i;
+    return h->n_cs++;
+}
+
+static void hp_out(hp *h, int reg) { h->out[h->n_out++] = (kn_output){(int16_t)reg, 0, h->ins[reg].type}; }
+
+static size_t up16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+/* The program block (pa_free). Register r is instruction r's dst. */
+static kn_program *hp_build(const hp *h)
+{
+    size_t at = up16(sizeof(kn_program)), ins_at = at;
+    at = up16(at + (size_t)h->n_ins * sizeof(kn_insn));
+    size_t cs_at = at;
+    at = up16(at + (size_t)h->n_cs * sizeof(kn_value));
+    size_t rb_at = at;
+    at = up16(at + (size_t)h->n_regs * 4);
+    size_t in_at = at;
+    at = up16(at + (size_t)h->n_in * sizeof(pa_type));
+    size_t out_at = at;
+    at = up16(at + (size_t)h->n_out * sizeof(kn_output));
+    kn_program *p = pa_calloc(1, at + 16);
+    p->bytes = (uint32_t)(at + 16);
+    p->n_insns = (uint16_t)h->n_ins;
+    p->n_consts = (uint16_t)h->n_cs;
+    p->n_regs = (uint16_t)h->n_regs;
+    p->n_inputs = (uint16_t)h->n_in;
+    p->n_outputs = (uint16_t)h->n_out;
+    p->insns_at = (uint32_t)ins_at, p->consts_at = (uint32_t)cs_at, p->reg_bytes_at = (uint32_t)rb_at;
+    p->inputs_at = (uint32_t)in_at, p->outputs_at = (uint32_t)out_at, p->pool_at = (uint32_t)at;
+    memcpy((char *)p + ins_at, h->ins, (size_t)h->n_ins * sizeof(kn_insn));
+    memcpy((char *)p + cs_at, h->cs, (size_t)h->n_cs * sizeof(kn_value));
+    memcpy((char *)p + rb_at, h->rb, (size_t)h->n_regs * 4);
+    memcpy((char *)p + in_at, h->in, (size_t)h->n_in * sizeof(pa_type));
+    memcpy((char *)p + out_at, h->out, (size_t)h->n_out * sizeof(kn_output));
+    return p;
+}
+
+static int hp_run(hp *h, const pa_column *in, int64_t rows, pa_column *outs)
+{
+    pa_err_clear(&E);
+    return et_eval_prog(&X, hp_build(h), in, h->n_in, rows, outs, &E);
+}
+
+static pa_interval ivv(int32_t mo, int32_t d, int64_t us) { return (pa_interval){mo, d, us}; }
+static pa_interval et_iv(const pa_column *c, int64_t i)
+{
+    pa_interval v;
+    memcpy(&v, (const char *)c->data + i * 16, sizeof v);
+    return v;
+}
+#define assert_iv(c, i, mo, d, us)                                                                   \
+    do {                                                                                             \
+        pa_interval v_ = et_iv((c), (i));                                                            \
+        if (v_.months != (mo) || v_.days != (d) || v_.micros != (int64_t)(us))                       \
+            fail_msg("row %d: interval %d %d %lld, want %d %d %lld", (int)(i), v_.months, v_.days,    \
+                     (long long)v_.micros, (int)(mo), (int)(d), (long long)(us));                     \
+    } while (0)
+static void assert_text(const pa_column *c, int64_t i, const char *want)
+{
+    if (et_slen(c, i) != (int)strlen(want) || memcmp(et_sp(c, i), want, strlen(want)))
+        fail_msg("row %d: '%.*s', want '%s'", (int)i, et_slen(c, i), et_sp(c, i), want);
+}
+
+/* n copies of the given values of a time type (row k % nv), NULL where
+ * null[k % nv] (in every repeat); rows over several batches. */
+static pa_column time_col(pa_type t, const void *vals, const bool *null, int nv, int64_t n)
+{
+    pa_column c = et_col(t, n, true);
+    int w = pa_type_bytes(t);
+    for (int64_t i = 0; i < n; i++) {
+        memcpy((char *)c.data + i * w, (const char *)vals + (i % nv) * w, (size_t)w);
+        if (null[i % nv])
+            et_set_null(&c, i, true);
+    }
+    return c;
+}
+
+static void test_time_extract_trunc(void **state)
+{
+    const pa_type TS = et_t(PA_TYPE_TIMESTAMP), TZ = et_t(PA_TYPE_TIMESTAMPTZ), TM = et_t(PA_TYPE_TIME),
+                  IV = et_t(PA_TYPE_INTERVAL), BI = et_t(PA_TYPE_BIGINT), DB = et_t(PA_TYPE_DOUBLE);
+    int64_t ts[4] = {TS_A, -500000, INT64_MAX, TS_B};
+    bool nul[4] = {false, false, true, false};
+    int64_t tm[4] = {INT64_C(45296789000), 0, 0, INT64_C(86399999999)};
+    pa_interval iv[4] = {ivv(14, 3, INT64_C(14706000000)), ivv(-14, 0, -INT64_C(3723000000)), ivv(0, 0, 0),
+                         ivv(0, 0, 0)};
+    pa_column in[4] = {time_col(TS, ts, nul, 4, N), time_col(TM, tm, nul, 4, N), time_col(IV, iv, nul, 4, N),
+                       time_col(TZ, ts, nul, 4, N)};
+    hp h = {0};
+    int a = hp_load(&h, 0, TS), t = hp_load(&h, 1, TM), v = hp_load(&h, 2, IV), z = hp_load(&h, 3, TZ);
+    const int tsf[] = {KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY, KN_FIELD_HOUR, KN_FIELD_MINUTE, KN_FIELD_SECOND,
+                       KN_FIELD_MILLISECONDS, KN_FIELD_MICROSECONDS, KN_FIELD_DOW, KN_FIELD_DOY};
+    for (int k = 0; k < 10; k++)
+        hp_out(&h, hp_insn(&h, KN_OP_EXTRACT, tsf[k], BI, TS, a, -1, 0));                   /* outs 0..9 */
+    hp_out(&h, hp_insn(&h, KN_OP_EXTRACT, KN_FIELD_EPOCH, DB, TS, a, -1, 0));              /* 10 */
+    const int tmf[] = {KN_FIELD_HOUR, KN_FIELD_MINUTE, KN_FIELD_SECOND, KN_FIELD_MILLISECONDS,
+                       KN_FIELD_MICROSECONDS};
+    for (int k = 0; k < 5; k++)
+        hp_out(&h, hp_insn(&h, KN_OP_EXTRACT, tmf[k], BI, TM, t, -1, 0));                   /* 11..15 */
+    hp_out(&h, hp_insn(&h, KN_OP_EXTRACT, KN_FIELD_EPOCH, DB, TM, t, -1, 0));              /* 16 */
+    const int ivf[] = {KN_FIELD_YEAR, KN_FIELD_MONTH, KN_FIELD_DAY, KN_FIELD_HOUR, KN_FIELD_MINUTE, KN_FIELD_SECOND,
+                       KN_FIELD_QUARTER};
+    for (int k = 0; k < 7; k++)
+        hp_out(&h, hp_insn(&h, KN_OP_EXTRACT, ivf[k], BI, IV, v, -1, 0));                   /* 17..23 */
+    hp_out(&h, hp_insn(&h, KN_OP_EXTRACT, KN_FIELD_EPOCH, DB, IV, v, -1, 0));              /* 24 */
+    const int trf[] = {KN_FIELD_HOUR, KN_FIELD_MONTH, KN_FIELD_SECOND, KN_FIELD_WEEK, KN_FIELD_DAY,
+                       KN_FIELD_MILLENNIUM};
+    for (int k = 0; k < 6; k++)
+        hp_out(&h, hp_insn(&h, KN_OP_DATE_TRUNC, trf[k], TS, TS, a, -1, 0));                /* 25..30 */
+    hp_out(&h, hp_insn(&h, KN_OP_DATE_TRUNC, KN_FIELD_HOUR, TZ, TZ, z, -1, 0));            /* 31 */
+    pa_column r[32];
+    if (hp_run(&h, in, N, r) != PA_OK)
+        fail_msg("%s", E.msg);
+    for (int64_t i = 0; i < N; i += 4) {
+        /* 2020-10-01 12:00:07.5, a Thursday, day 275. */
+        const int64_t want_a[] = {2020, 10, 1, 12, 0, 7, 7500, 7500000, 4, 275};
+        const int64_t want_b[] = {1969, 12, 31, 23, 59, 59, 59500, 59500000, 3, 365};
+        for (int k = 0; k < 10; k++) {
+            assert_int_equal(et_i64(&r[k], i), want_a[k]);
+            assert_int_equal(et_i64(&r[k], i + 1), want_b[k]);
+            assert_false(et_valid(&r[k], i + 2));
+        }
+        assert_true(et_f(&r[10], i) == 1601553607.5);
+        assert_true(et_f(&r[10], i + 1) == -0.5);
+        const int64_t want_t[] = {12, 34, 56, 56789, 56789000}, want_t2[] = {23, 59, 59, 59999, 59999999};
+        for (int k = 0; k < 5; k++) {
+            assert_int_equal(et_i64(&r[11 + k], i), want_t[k]);
+            assert_int_equal(et_i64(&r[11 + k], i + 1), 0);
+            assert_int_equal(et_i64(&r[11 + k], i + 3), want_t2[k]);
+        }
+        assert_true(et_f(&r[16], i) == 45296.789);
+        /* 1 year 2 mons 3 days 04:05:06 and -1 years -2 mons -01:02:03 (PostgreSQL). */
+        const int64_t want_v[] = {1, 2, 3, 4, 5, 6, 1}, want_v2[] = {-1, -2, 0, -1, -2, -3, 1};
+        for (int k = 0; k < 7; k++) {
+            assert_int_equal(et_i64(&r[17 + k], i), want_v[k]);
+            assert_int_equal(et_i64(&r[17 + k], i + 1), want_v2[k]);
+        }
+        assert_true(et_f(&r[24], i) == 37015506.0);
+        assert_true(et_f(&r[24], i + 1) == -(365.25 + 60) * 86400 - 3723);
+        assert_int_equal(et_i64(&r[25], i), TS_A - 7500000);                      /* 12:00:00 */
+        assert_int_equal(et_i64(&r[26], i), INT64_C(1601510400000000));           /* 2020-10-01 */
+        assert_int_equal(et_i64(&r[27], i), TS_A - 500000);                        /* 12:00:07 */
+        assert_int_equal(et_i64(&r[28], i), INT64_C(1601251200000000));           /* Monday 2020-09-28 */
+        assert_int_equal(et_i64(&r[29], i + 1), -DAY_US);                          /* 1969-12-31 */
+        assert_int_equal(et_i64(&r[27], i + 1), -1000000);                         /* 23:59:59 */
+        assert_int_equal(et_i64(&r[30], i), INT64_C(978307200000000));            /* 2001-01-01 (PostgreSQL) */
+        assert_int_equal(et_i64(&r[31], i), TS_A - 7500000);
+        assert_false(et_valid(&r[31], i + 2));
+    }
+    for (int k = 0; k < 32; k++)
+        et_col_free(&r[k]);
+    for (int k = 0; k < 4; k++)
+        et_col_free(&in[k]);
+    /* Shapes that are not defined: refused by the check. */
+    hp bad = {0};
+    int t2 = hp_load(&bad, 0, TM);
+    hp_out(&bad, hp_insn(&bad, KN_OP_EXTRACT, KN_FIELD_YEAR, BI, TM, t2, -1, 0));
+    kn_program *p = hp_build(&bad);
+    assert_int_equal(kn_program_check(p, NULL), PA_EINVAL);
+    pa_free(p);
+    hp bad2 = {0};
+    int a2 = hp_load(&bad2, 0, TS);
+    hp_out(&bad2, hp_insn(&bad2, KN_OP_EXTRACT, KN_FIELD_EPOCH, BI, TS, a2, -1, 0));   /* EPOCH is DOUBLE */
+    p = hp_build(&bad2);
+    assert_int_equal(kn_program_check(p, NULL), PA_EINVAL);
+    pa_free(p);
+}
+
+static void test_time_casts(void **state)
+{
+    const pa_type TS = et_t(PA_TYPE_TIMESTAMP), TZ = et_t(PA_TYPE_TIMESTAMPTZ), TM = et_t(PA_TYPE_TIME),
+                  IV = et_t(PA_TYPE_INTERVAL), NS = et_t(PA_TYPE_TIMESTAMP_NS), VC = et_t(PA_TYPE_VARCHAR),
+                  DT = et_t(PA_TYPE_DATE);
+    const char *txt[] = {"2020-10-01 12:00:07.5", " 1969-12-31 23:59:59.5 ", NULL, "2020-01-01 12:00+02"};
+    const char *ttxt[] = {"12:34:56.789", "00:00", NULL, "24:00:00"};
+    const char *itxt[] = {"1 year 2 months 3 days 4 hours 5 minutes 6 seconds", "-1 mons +01:00:00", NULL,
+                          "1.5 days ago"};
+    const char *ntxt[] = {"2020-10-01 12:00:00.000000001", "1969-12-31 23:59:59.9999999994", NULL, "1970-01-01"};
+    const char *s[N], *st[N], *si[N], *sn[N];
+    for (int i = 0; i < N; i++)
+        s[i] = txt[i % 4], st[i] = ttxt[i % 4], si[i] = itxt[i % 4], sn[i] = ntxt[i % 4];
+    int32_t dates[4] = {18292, -1, 0, -719162};   /* 2020-01-31, 1969-12-31, -, 0001-01-01 */
+    bool nul[4] = {false, false, true, false};
+    pa_column in[5] = {et_strs(s, N), et_strs(st, N), et_strs(si, N), et_strs(sn, N), time_col(DT, dates, nul, 4, N)};
+    hp h = {0};
+    int c0 = hp_load(&h, 0, VC), c1 = hp_load(&h, 1, VC), c2 = hp_load(&h, 2, VC), c3 = hp_load(&h, 3, VC);
+    int c4 = hp_load(&h, 4, DT);
+    int ts = hp_insn(&h, KN_OP_CAST, 0, TS, VC, c0, -1, 0), tz = hp_insn(&h, KN_OP_CAST, 0, TZ, VC, c0, -1, 0);
+    int tm = hp_insn(&h, KN_OP_CAST, 0, TM, VC, c1, -1, 0), iv = hp_insn(&h, KN_OP_CAST, 0, IV, VC, c2, -1, 0);
+    int ns = hp_insn(&h, KN_OP_CAST, 0, NS, VC, c3, -1, 0);
+    hp_out(&h, ts), hp_out(&h, tz), hp_out(&h, tm), hp_out(&h, iv), hp_out(&h, ns);            /* 0..4 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, VC, TS, ts, -1, 0));                                 /* 5 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, VC, TZ, tz, -1, 0));                                 /* 6 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, VC, TM, tm, -1, 0));                                 /* 7 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, VC, IV, iv, -1, 0));                                 /* 8 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, DT, TS, ts, -1, 0));                                 /* 9 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TS, DT, c4, -1, 0));                                 /* 10 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TM, TS, ts, -1, 0));                                 /* 11 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TZ, TS, ts, -1, 0));                                 /* 12 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TS, NS, ns, -1, 0));                                 /* 13 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, NS, TS, ts, -1, 0));                                 /* 14 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, DT, NS, ns, -1, 0));                                 /* 15 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TS, TZ, tz, -1, 0));                                 /* 16 */
+    hp_out(&h, hp_insn(&h, KN_OP_CAST, 0, TZ, DT, c4, -1, 0));                                 /* 17 */
+    pa_column r[18];
+    if (hp_run(&h, in, N, r) != PA_OK)
+        fail_msg("%s", E.msg);
+    for (int64_t i = 0; i < N; i += 4) {
+        assert_int_equal(et_i64(&r[0], i), TS_A);
+        assert_int_equal(et_i64(&r[0], i + 1), -500000);
+        assert_int_equal(et_i64(&r[0], i + 3), INT64_C(1577880000000000));   /* the zone ignored */
+        assert_int_equal(et_i64(&r[1], i + 3), INT64_C(1577872800000000));   /* 10:00 UTC */
+        assert_int_equal(et_i64(&r[2], i), INT64_C(45296789000));
+        assert_int_equal(et_i64(&r[2], i + 3), DAY_US);
+        assert_iv(&r[3], i, 14, 3, INT64_C(14706000000));
+        assert_iv(&r[3], i + 1, -1, 0, HOUR);
+        assert_iv(&r[3], i + 3, 0, -1, -12 * HOUR);
+        assert_int_equal(et_i64(&r[4], i), INT64_C(1601553600000000001));
+        assert_int_equal(et_i64(&r[4], i + 1), -1);   /* the tenth digit rounds (down here) */
+        assert_text(&r[5], i, "2020-10-01 12:00:07.5");
+        assert_text(&r[5], i + 1, "1969-12-31 23:59:59.5");
+        assert_text(&r[6], i + 3, "2020-01-01 10:00:00+00");
+        assert_text(&r[7], i, "12:34:56.789");
+        assert_text(&r[7], i + 1, "00:00:00");
+        assert_text(&r[8], i, "1 year 2 mons 3 days 04:05:06");
+        assert_text(&r[8], i + 1, "-1 mons +01:00:00");
+        assert_text(&r[8], i + 3, "-1 days -12:00:00");
+        assert_int_equal(et_i32(&r[9], i), 18536);   /* 2020-10-01 */
+        assert_int_equal(et_i32(&r[9], i + 1), -1);  /* floor */
+        assert_int_equal(et_i64(&r[10], i), TS_C);
+        assert_int_equal(et_i64(&r[10], i + 1), -DAY_US);
+        assert_int_equal(et_i64(&r[10], i + 3), INT64_C(-62135596800000000));
+        assert_int_equal(et_i64(&r[11], i), INT64_C(43207500000));
+        assert_int_equal(et_i64(&r[11], i + 1), DAY_US - 500000);
+        assert_int_equal(et_i64(&r[12], i), TS_A);
+        assert_int_equal(et_i64(&r[13], i), INT64_C(1601553600000000));   /* floor to the microsecond */
+        assert_int_equal(et_i64(&r[13], i + 1), -1);
+        assert_int_equal(et_i64(&r[14], i), TS_A * 1000);
+        assert_int_equal(et_i32(&r[15], i + 1), -1);
+        assert_int_equal(et_i32(&r[15], i), 18536);
+        assert_int_equal(et_i64(&r[16], i + 3), INT64_C(1577872800000000));
+        assert_int_equal(et_i64(&r[17], i), TS_C);
+        for (int k = 0; k < 18; k++)
+            assert_false(et_valid(&r[k], i + 2));
+    }
+    for (int k = 0; k < 18; k++)
+        et_col_free(&r[k]);
+    /* TIMESTAMP_NS text (a program of its own: a device holds at most
+     * four CASTs to VARCHAR). */
+    hp hn = {0};
+    hp_out(&hn, hp_insn(&hn, KN_OP_CAST, 0, VC, NS, hp_insn(&hn, KN_OP_CAST, 0, NS, VC, hp_load(&hn, 3, VC), -1, 0),
+                        -1, 0));
+    hn.in[0] = hn.in[1] = hn.in[2] = VC;
+    pa_column rn;
+    if (hp_run(&hn, in, N, &rn) != PA_OK)
+        fail_msg("%s", E.msg);
+    for (int64_t i = 0; i < N; i += 4) {
+        assert_text(&rn, i, "2020-10-01 12:00:00.000000001");
+        assert_text(&rn, i + 1, "1969-12-31 23:59:59.999999999");
+        assert_text(&rn, i + 3, "1970-01-01 00:00:00");
+        assert_false(et_valid(&rn, i + 2));
+    }
+    et_col_free(&rn);
+    /* Bad text and an overflow: PostgreSQL's messages. */
+    const char *bad[] = {"2020-02-30", NULL, NULL};   /* one bad row: the one every device reports */
+    pa_column b = et_strs(bad, 3);
+    const pa_type want[] = {TS, TZ, TM, IV, NS};
+    const char *msgs[] = {"invalid input syntax for type timestamp: \"2020-02-30\"",
+                          "invalid input syntax for type timestamp with time zone: \"2020-02-30\"",
+                          "invalid input syntax for type time: \"2020-02-30\"",
+                          "invalid input syntax for type interval: \"2020-02-30\"",
+                          "invalid input syntax for type timestamp_ns: \"2020-02-30\""};
+    for (int k = 0; k < 5; k++) {
+        hp e = {0};
+        hp_out(&e, hp_insn(&e, KN_OP_CAST, 0, want[k], VC, hp_load(&e, 0, VC), -1, 0));
+        pa_column o;
+        assert_int_equal(hp_run(&e, &b, 3, &o), PA_EINVAL);
+        assert_non_null(strstr(E.msg, msgs[k]));   /* a device prefixes its name */
+        et_col_free(&o);
+        /* Timestamps' text (and a NULL) is no time or interval. */
+        assert_int_equal(hp_run(&e, &in[0], 3, &o), k == 2 || k == 3 ? PA_EINVAL : PA_OK);
+        et_col_free(&o);
+    }
+    et_col_free(&b);
+    int64_t big[2] = {INT64_MAX, INT64_MAX};
+    bool bn[2] = {false, true};
+    pa_column bc = time_col(TS, big, bn, 2, 2);
+    hp e = {0};
+    hp_out(&e, hp_insn(&e, KN_OP_CAST, 0, NS, TS, hp_load(&e, 0, TS), -1, 0));
+    pa_column o;
+    assert_int_equal(hp_run(&e, &bc, 2, &o), PA_EOVERFLOW);
+    et_col_free(&o);
+    et_col_free(&bc);
+    /* CASTs with no meaning are refused by the check. */
+    hp u = {0};
+    hp_out(&u, hp_insn(&u, KN_OP_CAST, 0, DT, TM, hp_load(&u, 0, TM), -1, 0));
+    kn_program *p = hp_build(&u);
+    assert_int_equal(kn_program_check(p, NULL), PA_EINVAL);
+    pa_free(p);
+    for (int k = 0; k < 5; k++)
+        et_col_free(&in[k]);
+}
+
+static void test_time_arith(void **state)
+{
+    const pa_type TS = et_t(PA_TYPE_TIMESTAMP), TM = et_t(PA_TYPE_TIME), IV = et_t(PA_TYPE_INTERVAL),
+                  DT = et_t(PA_TYPE_DATE), DB = et_t(PA_TYPE_DOUBLE), BO = et_t(PA_TYPE_BOOLEAN);
+    /* Row 3: 2020-02-20 and 2020-03-15, whose ages borrow months of different lengths. */
+    int64_t ts[4] = {TS_C, TS_B, INT64_MAX, INT64_C(1582156800000000)};   /* the NULL row would overflow */
+    int64_t ts2[4] = {TS_D, TS_D, 0, INT64_C(1584230400000000)};
+    bool nul[4] = {false, false, true, false};
+    pa_interval iv[4] = {ivv(1, 0, 0), ivv(10, 20, 30), ivv(INT32_MIN, 0, 0), ivv(0, 30, 0)};
+    pa_interval iv2[4] = {ivv(0, 1, 0), ivv(1, 2, 3), ivv(0, 0, 0), ivv(1, 0, 1)};
+    int64_t tm[4] = {23 * HOUR, HOUR, 0, 0};
+    int32_t dt[4] = {18292, 18292, 0, 18292};   /* 2020-01-31 */
+    pa_column in[6] = {time_col(TS, ts, nul, 4, N), time_col(TS, ts2, nul, 4, N), time_col(IV, iv, nul, 4, N),
+                       time_col(IV, iv2, nul, 4, N), time_col(TM, tm, nul, 4, N), time_col(DT, dt, nul, 4, N)};
+    hp h = {0};
+    int a = hp_load(&h, 0, TS), b = hp_load(&h, 1, TS), v = hp_load(&h, 2, IV), w = hp_load(&h, 3, IV);
+    int t = hp_load(&h, 4, TM), d = hp_load(&h, 5, DT);
+    int one_month = hp_const(&h, IV, 0, ivv(1, 0, 0), 0), two_hours = hp_const(&h, IV, 0, ivv(0, 0, 2 * HOUR), 0);
+    int f15 = hp_const(&h, DB, 0, ivv(0, 0, 0), 1.5), f2 = hp_const(&h, DB, 0, ivv(0, 0, 0), 2.0);
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_TS_ADD_IV, TS, TS, a, one_month, KN_F_B_CONST));   /* 0 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_TS_SUB_IV, TS, TS, a, w, 0));                        /* 1 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_TS_ADD_IV, TS, DT, d, one_month, KN_F_B_CONST));   /* 2 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_TS_SUB_TS, IV, TS, a, b, 0));                        /* 3 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_AGE, IV, TS, a, b, 0));                              /* 4 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_IV_ADD, IV, IV, v, w, 0));                           /* 5 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_IV_SUB, IV, IV, v, w, 0));                           /* 6 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_IV_MUL, IV, IV, v, f15, KN_F_B_CONST));             /* 7 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_IV_DIV, IV, IV, w, f2, KN_F_B_CONST));              /* 8 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_IV_NEG, IV, IV, w, -1, 0));                          /* 9 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_TIME_ADD_IV, TM, TM, t, two_hours, KN_F_B_CONST));  /* 10 */
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_TIME_SUB_IV, TM, TM, t, two_hours, KN_F_B_CONST));  /* 11 */
+    hp_out(&h, hp_insn(&h, KN_OP_CMP, KN_CMP_EQ, BO, IV, v, w, 0));                                  /* 12 */
+    hp_out(&h, hp_insn(&h, KN_OP_CMP, KN_CMP_LT, BO, IV, w, v, 0));                                  /* 13 */
+    hp_out(&h, hp_insn(&h, KN_OP_CMP, KN_CMP_GT, BO, TS, a, b, 0));                                  /* 14 */
+    int in_op = hp_insn(&h, KN_OP_IN, 0, BO, IV, v, -1, 0);   /* v IN ('30 days', '1 year') */
+    h.ins[h.n_ins - 1].imm = hp_const(&h, IV, 0, ivv(0, 30, 0), 0);
+    hp_const(&h, IV, 0, ivv(12, 0, 0), 0);
+    h.ins[h.n_ins - 1].imm2 = 2;
+    hp_out(&h, in_op);                                                                                  /* 15 */
+    pa_column r[16];
+    if (hp_run(&h, in, N, r) != PA_OK)
+        fail_msg("%s", E.msg);
+    for (int64_t i = 0; i < N; i += 4) {
+        assert_int_equal(et_i64(&r[0], i), TS_E);                                  /* Jan 31 + 1 month */
+        assert_int_equal(et_i64(&r[0], i + 1), INT64_C(1585699200000000));        /* 2020-04-01 */
+        assert_int_equal(et_i64(&r[1], i), TS_C - DAY_US);                         /* - 1 day */
+        assert_int_equal(et_i64(&r[1], i + 1), TS_C - DAY_US - 3);   /* 2020-03-01 - 1 mon - 2 days - 3 us */
+        assert_int_equal(et_i64(&r[2], i), TS_E);                                  /* DATE + 1 month */
+        assert_iv(&r[3], i + 1, 0, 394, 14 * HOUR);
+        assert_iv(&r[3], i + 3, 0, -24, 0);
+        assert_iv(&r[4], i + 1, 13, 0, 14 * HOUR);                                 /* 1 year 1 mon 14:00:00 */
+        assert_iv(&r[4], i, 11, 30, 14 * HOUR);                                    /* 2020-01-31 - 2019-01-31 10:00 */
+        assert_iv(&r[4], i + 3, 0, -24, 0);                                        /* borrows February's 29 days */
+        assert_iv(&r[5], i + 1, 11, 22, 33);
+        assert_iv(&r[6], i + 1, 9, 18, 27);
+        assert_iv(&r[7], i, 1, 15, 0);                                             /* 1 mon * 1.5 */
+        assert_iv(&r[7], i + 1, 15, 30, 45);                                       /* 10 mons 20 days 30 us * 1.5 */
+        assert_iv(&r[8], i, 0, 0, 12 * HOUR);                                      /* 1 day / 2 */
+        assert_iv(&r[8], i + 3, 0, 15, 0);                                         /* (1 mon 1 us) / 2, rounded */
+        assert_iv(&r[9], i + 1, -1, -2, -3);
+        assert_int_equal(et_i64(&r[10], i), HOUR);                                 /* 23:00 + 2 h */
+        assert_int_equal(et_i64(&r[11], i + 1), 23 * HOUR);                        /* 01:00 - 2 h */
+        assert_int_equal(et_b(&r[12], i + 3), 0);                                  /* '30 days' < '1 mon 1 us' */
+        assert_int_equal(et_b(&r[12], i), 0);
+        assert_int_equal(et_b(&r[13], i), 1);                                      /* '1 day' < '1 mon' */
+        assert_int_equal(et_b(&r[13], i + 3), 0);
+        assert_int_equal(et_b(&r[14], i + 1), 1);
+        assert_int_equal(et_b(&r[14], i + 3), 0);
+        assert_int_equal(et_b(&r[15], i), 1);                                      /* '1 mon' IN ('30 days', ..) */
+        assert_int_equal(et_b(&r[15], i + 1), 0);
+        for (int k = 0; k < 16; k++)
+            assert_false(et_valid(&r[k], i + 2));
+    }
+    for (int k = 0; k < 16; k++)
+        et_col_free(&r[k]);
+    /* Errors, from row 0 of two; none when that row is NULL. */
+    int64_t big[2] = {INT64_MAX - 1, INT64_MAX};
+    pa_interval lo[2] = {ivv(INT32_MIN, 0, 0), ivv(0, 0, 0)}, step[2] = {ivv(1, 1, 1), ivv(0, 0, 0)};
+    double zero[2] = {0.0, 2.0}, two[2] = {2.0, 2.0};
+    struct { int sub; pa_type type, atype, btype; const void *a, *b; int status; const char *msg; } errs[] = {
+        {KN_DT_TS_ADD_IV, TS, TS, IV, big, step, PA_EOVERFLOW, "timestamp out of range"},
+        {KN_DT_IV_NEG, IV, IV, IV, lo, NULL, PA_EOVERFLOW, "interval out of range"},
+        {KN_DT_IV_SUB, IV, IV, IV, lo, step, PA_EOVERFLOW, "interval out of range"},
+        {KN_DT_IV_DIV, IV, IV, DB, lo, zero, PA_EINVAL, "division by zero"},
+        {KN_DT_IV_MUL, IV, IV, DB, lo, two, PA_EOVERFLOW, "interval out of range"},
+    };
+    for (size_t k = 0; k < sizeof errs / sizeof *errs; k++) {
+        for (int pass = 0; pass < 2; pass++) {
+            bool nn[2] = {pass == 1, false}, none[2] = {false, false};
+            pa_column c[2] = {time_col(errs[k].atype, errs[k].a, nn, 2, 2),
+                              time_col(errs[k].btype, errs[k].b ? errs[k].b : errs[k].a, none, 2, 2)};
+            hp e = {0};
+            int ra = hp_load(&e, 0, errs[k].atype), rb = errs[k].b ? hp_load(&e, 1, errs[k].btype) : -1;
+            hp_out(&e, hp_insn(&e, KN_OP_DTARITH, errs[k].sub, errs[k].type, errs[k].atype, ra, rb, 0));
+            pa_column o;
+            int rc = hp_run(&e, c, 2, &o);
+            if (pass == 0) {
+                assert_int_equal(rc, errs[k].status);
+                assert_non_null(strstr(E.msg, errs[k].msg));
+            } else {
+                assert_int_equal(rc, PA_OK);
+                assert_false(et_valid(&o, 0));
+                assert_true(et_valid(&o, 1));
+            }
+            et_col_free(&o);
+            et_col_free(&c[0]);
+            et_col_free(&c[1]);
+        }
+    }
+    /* A DTARITH of the wrong shape is refused by the check. */
+    hp u = {0};
+    hp_out(&u, hp_insn(&u, KN_OP_DTARITH, KN_DT_TS_SUB_TS, TS, TS, hp_load(&u, 0, TS), hp_load(&u, 1, TS), 0));
+    kn_program *p = hp_build(&u);
+    assert_int_equal(kn_program_check(p, NULL), PA_EINVAL);
+    pa_free(p);
+    for (int k = 0; k < 6; k++)
+        et_col_free(&in[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1213,6 +1703,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fold_and_share, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_tpch_predicates, each_setup, each_teardown),
         cmocka_unit_test_setup_teardown(test_empty_and_errors, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(test_time_extract_trunc, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(test_time_casts, each_setup, each_teardown),
+        cmocka_unit_test_setup_teardown(test_time_arith, each_setup, each_teardown),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -80,6 +80,11 @@ static void test_hash_equal_across_types(void **state)
         assert_true(hash1(hj_type(PA_TYPE_DATE, 0, 0), &v32, false) == hb);
         assert_true(hash1(hj_type(PA_TYPE_DECIMAL, 15, 2), &v, false) == hb);
         assert_true(hash1(hj_type(PA_TYPE_DECIMAL, 38, 2), &v128, false) == hb);
+        /* The time types stored as int64 hash as BIGINT. */
+        assert_true(hash1(hj_type(PA_TYPE_TIMESTAMP, 0, 0), &v, false) == hb);
+        assert_true(hash1(hj_type(PA_TYPE_TIMESTAMPTZ, 0, 0), &v, false) == hb);
+        assert_true(hash1(hj_type(PA_TYPE_TIME, 0, 0), &v, false) == hb);
+        assert_true(hash1(hj_type(PA_TYPE_TIMESTAMP_NS, 0, 0), &v, false) == hb);
     }
     /* 128-bit values beyond int64 differ from their low half. */
     __int128 big = ((__int128)1 << 64) + 5;
@@ -330,6 +335,10 @@ static void test_errors(void **state)
     assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_INTEGER, 0, 0), hj_type(PA_TYPE_DATE, 0, 0)));
     assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_VARCHAR, 0, 0), hj_type(PA_TYPE_INTEGER, 0, 0)));
     assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_DOUBLE, 0, 0), hj_type(PA_TYPE_BIGINT, 0, 0)));
+    assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_TIMESTAMP, 0, 0), hj_type(PA_TYPE_TIMESTAMP, 0, 0)));
+    assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_TIME, 0, 0), hj_type(PA_TYPE_TIME, 0, 0)));
+    assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_TIMESTAMP, 0, 0), hj_type(PA_TYPE_BIGINT, 0, 0)));
+    assert_false(kn_hash_key_type_ok(hj_type(PA_TYPE_INTERVAL, 0, 0)));   /* not a key yet */
     pa_err_close(&err);
 }
 

@@ -202,6 +202,10 @@ static int cmp_values(const pa_column *a, int64_t i, const pa_column *b, int64_t
         return (x > y) - (x < y);
     }
     case PA_TYPE_BIGINT:
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIME:
+    case PA_TYPE_TIMESTAMP_NS:
         return (((int64_t *)a->data)[i] > ((int64_t *)b->data)[j]) -
                (((int64_t *)a->data)[i] < ((int64_t *)b->data)[j]);
     case PA_TYPE_DECIMAL:
@@ -457,6 +461,82 @@ static void test_sort_each_type(void **state)
     free_chunk(&cs[1]);
 }
 
+/* The time types stored as int64 sort as BIGINT: the BIGINT column (with
+ * INT64_MIN and INT64_MAX among its values) relabelled as each of them. */
+static void test_sort_time_types(void **state)
+{
+    rng r = {4242};
+    kn_ctx ctx = {g_dev, g_st};
+    hchunk cs[2];
+    make_chunk(&r, &cs[0], 700, 200, 15);
+    make_chunk(&r, &cs[1], 300, 200, 15);
+    kn_sort_source src[2] = {cs[0].dcols, cs[1].dcols};
+    g_chunks = cs;
+    const pa_type_id ids[] = {PA_TYPE_TIMESTAMP, PA_TYPE_TIMESTAMPTZ, PA_TYPE_TIME, PA_TYPE_TIMESTAMP_NS};
+    for (int t = 0; t < 4; t++) {
+        for (int c = 0; c < 2; c++)
+            cs[c].hcols[2].type.id = cs[c].dcols[2].type.id = ids[t];
+        for (int f = 0; f < 4; f++) {
+            kn_sort_key keys[2] = {{2, cs[0].hcols[2].type, f & 1, (f >> 1) & 1}, {1, type_of(1), false, false}};
+            kn_sort_layout l;
+            OK(kn_sort_layout_init(&l, keys, 2, &err));
+            assert_int_equal(l.key_bytes, 9 + 5);
+            g_l = &l;
+            int64_t n;
+            uint8_t *recs = encode_all(&l, cs, 2, &n), *scratch = NULL;
+            OK(dv_alloc(g_dev, kn_sort_scratch_size(&l, n), (void **)&scratch, &err));
+            OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, 2, &err));
+            ref *got = refs_of(&l, recs, n);
+            check_sorted(got, n, cs, 2);
+            free(got);
+            dv_free(g_dev, scratch);
+            dv_free(g_dev, recs);
+        }
+    }
+    g_chunks = NULL;
+    free_chunk(&cs[0]);
+    free_chunk(&cs[1]);
+}
+
+/* INTERVAL keys order by the normalised length (a month as 30 days):
+ * hand-placed values, DESC NULLS FIRST, ties kept in input order by the
+ * reference. */
+static void test_sort_intervals(void **state)
+{
+    kn_ctx ctx = {g_dev, g_st};
+    const int64_t D = INT64_C(86400000000);
+    /* The order: -1 mons < -1 days < 0 < 1 us < 1 day = 24:00:00 < 29 days 23:59:59.999999 < 1 mon = 30 days
+     * < 1 year < {INT32_MAX, INT32_MAX, INT64_MAX}. */
+    pa_interval v[] = {{0, 30, 0}, {12, 0, 0}, {0, 1, 0}, {-1, 0, 0}, {0, 0, 1}, {0, 29, D - 1}, {1, 0, 0},
+                       {0, 0, 0}, {0, -1, 0}, {0, 0, D}, {INT32_MAX, INT32_MAX, INT64_MAX}, {0, 0, 0}};
+    const int n = (int)(sizeof v / sizeof *v), null_row = 11;
+    const int want[] = {null_row, 10, 1, 0, 6, 5, 2, 9, 4, 7, 8, 3};   /* DESC, ties in input order */
+    uint8_t valid[2] = {0xff, (uint8_t)~(1u << (null_row - 8))};
+    pa_column h = {.type = {PA_TYPE_INTERVAL, 0, 0}, .length = n, .data = v, .validity = valid};
+    pa_column d = h;
+    d.data = to_dev(v, sizeof v);
+    d.validity = to_dev(valid, sizeof valid);
+    kn_sort_key key = {0, h.type, true, true};
+    kn_sort_layout l;
+    OK(kn_sort_layout_init(&l, &key, 1, &err));
+    assert_int_equal(l.key_bytes, 17);
+    uint8_t *recs = NULL, *scratch = NULL;
+    OK(dv_alloc(g_dev, (size_t)n * l.stride, (void **)&recs, &err));
+    OK(kn_sort_encode(&ctx, &l, &d, n, 0, recs, &err));
+    OK(dv_alloc(g_dev, kn_sort_scratch_size(&l, n), (void **)&scratch, &err));
+    kn_sort_source src[1] = {&d};
+    OK(kn_sort_records(&ctx, &l, recs, n, scratch, kn_sort_scratch_size(&l, n), src, 1, &err));
+    ref *got = refs_of(&l, recs, n);
+    for (int i = 0; i < n; i++)
+        if ((int)got[i].row != want[i])
+            fail_msg("position %d: row %u, want %d", i, got[i].row, want[i]);
+    free(got);
+    dv_free(g_dev, scratch);
+    dv_free(g_dev, recs);
+    dv_free(g_dev, d.data);
+    dv_free(g_dev, d.validity);
+}
+
 /* Hand-checked order of doubles: NULLS LAST ASC: -Inf -1 -0=0 0.5 Inf NaN NULL. */
 static void test_double_order(void **state)
 {
@@ -636,6 +716,8 @@ int main(void)
         cmocka_unit_test(test_bad_layouts),
         cmocka_unit_test(test_double_order),
         cmocka_unit_test(test_sort_each_type),
+        cmocka_unit_test(test_sort_time_types),
+        cmocka_unit_test(test_sort_intervals),
         cmocka_unit_test(test_sort_random),
         cmocka_unit_test(test_sort_many_keys_and_big),
         cmocka_unit_test(test_filter_threshold),
