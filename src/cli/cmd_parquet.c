@@ -63,8 +63,6 @@ static void engine_text(const pq_file_meta *m, uint32_t i, pq_column_desc *d, bo
         pa_type_format(d->type, buf, cap);
     else
         snprintf(buf, cap, "unsupported");
-    if (*ok && d->time_unit)
-        snprintf(buf + strlen(buf), cap - strlen(buf), " (microseconds)");
     pa_err_close(&err);
 }
 
