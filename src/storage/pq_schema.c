@@ -46,10 +46,11 @@ static int32_t annotation(const pq_schema_element *e, int32_t *unit, bool *utc, 
     case PQ_CT_DATE: return PQ_LT_DATE;
     case PQ_CT_TIME_MILLIS: *unit = PQ_TU_MILLIS; return PQ_LT_TIME;
     case PQ_CT_TIME_MICROS: *unit = PQ_TU_MICROS; return PQ_LT_TIME;
-    /* The format says the legacy timestamps are UTC-adjusted; DuckDB 1.5
-     * reads them as TIMESTAMP WITH TIME ZONE as well. */
-    case PQ_CT_TIMESTAMP_MILLIS: *unit = PQ_TU_MILLIS; *utc = true; return PQ_LT_TIMESTAMP;
-    case PQ_CT_TIMESTAMP_MICROS: *unit = PQ_TU_MICROS; *utc = true; return PQ_LT_TIMESTAMP;
+    /* The format says the legacy timestamps are UTC-adjusted, but DuckDB
+     * 1.5 reads them (without a LogicalType) as TIMESTAMP, and so do we
+     * (tests/data/parquet/time/legacy.types.txt). */
+    case PQ_CT_TIMESTAMP_MILLIS: *unit = PQ_TU_MILLIS; return PQ_LT_TIMESTAMP;
+    case PQ_CT_TIMESTAMP_MICROS: *unit = PQ_TU_MICROS; return PQ_LT_TIMESTAMP;
     case PQ_CT_INT_8: *bits = 8; return PQ_LT_INTEGER;
     case PQ_CT_INT_16: *bits = 16; return PQ_LT_INTEGER;
     case PQ_CT_INT_32: *bits = 32; return PQ_LT_INTEGER;

@@ -392,8 +392,8 @@ int pq_footer_validate(pq_file_meta *m, uint64_t file_size, const char *name, pa
  *
  * INT32 -> INTEGER, DATE (DATE), DECIMAL(p,s) (DECIMAL), TIME(MILLIS) ->
  * TIME; INT64 -> BIGINT, DECIMAL(p,s), TIMESTAMP(MILLIS or MICROS) ->
- * TIMESTAMP (isAdjustedToUTC false) or TIMESTAMPTZ (true; also the legacy
- * ConvertedType TIMESTAMP_MILLIS/_MICROS alone, as DuckDB reads them), in
+ * TIMESTAMP (isAdjustedToUTC false, and the legacy ConvertedType
+ * TIMESTAMP_MILLIS/_MICROS alone, as DuckDB reads them) or TIMESTAMPTZ, in
  * microseconds (the scan scales MILLIS; a value past int64 is
  * PA_EOVERFLOW), TIMESTAMP(NANOS) -> TIMESTAMP_NS, TIME(MICROS) -> TIME;
  * INT96 (Impala timestamps) -> TIMESTAMP_NS, exact (its statistics are

@@ -378,12 +378,12 @@ static void test_element_mapping(void **state)
     ms = 1601553600123456789;
     assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&ms, 8}, buf, sizeof buf),
                         "2020-10-01 12:00:00.123456789");
-    /* legacy ConvertedType TIMESTAMP_MILLIS alone: UTC-adjusted (DuckDB: TIMESTAMP WITH TIME ZONE) */
+    /* legacy ConvertedType TIMESTAMP_MILLIS alone: TIMESTAMP, as DuckDB 1.5 reads it */
     e.logical = (pq_logical_type){0};
     e.has_converted_type = true;
     e.converted_type = PQ_CT_TIMESTAMP_MILLIS;
     assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
-    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMPTZ);
+    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMP);
     assert_int_equal(d.time_unit, PQ_TU_MILLIS);
     /* TIME: INT64 MICROS, INT32 MILLIS; INT64 NANOS refused naming the column */
     e.has_converted_type = false;
