@@ -363,5 +363,7 @@ int cli_cmd_parquet(int argc, char **argv)
         return cli_parquet_cat(argc - 1, argv + 1);
     if (!strcmp(argv[0], "write-test"))   /* hidden: test files for the DuckDB oracle */
         return cli_parquet_write_test(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "copy"))   /* hidden: a scan written back by the writer */
+        return cli_parquet_copy(argc - 1, argv + 1);
     return cli_usage("parquet: unknown subcommand '%s' (try: pista parquet meta FILE, pista parquet cat FILE)", argv[0]);
 }

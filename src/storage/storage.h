@@ -935,7 +935,15 @@ bool pq_type_widen(pa_type a, pa_type b, pa_type *out, char *why, size_t why_cap
  * Types: BOOLEAN -> BOOLEAN; INTEGER -> INT32 (INTEGER(32,true), INT_32);
  * BIGINT -> INT64; DOUBLE -> DOUBLE; DECIMAL(p,s) -> INT32 (p <= 9) or
  * INT64 (p <= 18) with DECIMAL logical and converted types; DATE -> INT32
- * DATE; VARCHAR -> BYTE_ARRAY STRING (UTF8). A column is OPTIONAL when
+ * DATE; VARCHAR -> BYTE_ARRAY STRING (UTF8); TIMESTAMP -> INT64
+ * TIMESTAMP(isAdjustedToUTC=false, MICROS) (no ConvertedType: the legacy
+ * TIMESTAMP_MICROS means UTC-adjusted); TIMESTAMPTZ -> INT64
+ * TIMESTAMP(true, MICROS) and TIMESTAMP_MICROS; TIMESTAMP_NS -> INT64
+ * TIMESTAMP(false, NANOS); TIME -> INT64 TIME(false, MICROS); INTERVAL ->
+ * FIXED_LEN_BYTE_ARRAY(12) INTERVAL (months, days, milliseconds; a value
+ * with a negative field or a fraction of a millisecond is PA_EUNSUPPORTED
+ * naming the column and row; no statistics, its order being undefined;
+ * PLAIN only). A column is OPTIONAL when
  * nullable, REQUIRED otherwise. Statistics are min_value/max_value (type
  * order: signed for numbers and dates, unsigned bytes for strings; NaN is
  * never a bound; long strings are cut to stats_truncate bytes at a UTF-8
