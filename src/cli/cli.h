@@ -28,6 +28,7 @@ int cli_cmd_tpch(int argc, char **argv);      /* cmd_tpch.c */
 int cli_cmd_parquet(int argc, char **argv);   /* cmd_parquet.c */
 int cli_parquet_cat(int argc, char **argv);   /* cmd_parquet_cat.c: `parquet cat` */
 int cli_parquet_write_test(int argc, char **argv); /* cmd_parquet_write.c: `parquet write-test` */
+int cli_parquet_copy(int argc, char **argv);       /* cmd_parquet_write.c: `parquet copy` */
 int cli_cmd_shell(int argc, char **argv);     /* cmd_shell.c: `pista [options]`, the SQL shell */
 
 /* DuckDB timing for the benchmarks (duckdb.c): the best of `runs` runs of

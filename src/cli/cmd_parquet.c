@@ -63,8 +63,6 @@ static void engine_text(const pq_file_meta *m, uint32_t i, pq_column_desc *d, bo
         pa_type_format(d->type, buf, cap);
     else
         snprintf(buf, cap, "unsupported");
-    if (*ok && d->time_unit)
-        snprintf(buf + strlen(buf), cap - strlen(buf), " (microseconds)");
     pa_err_close(&err);
 }
 
@@ -365,5 +363,7 @@ int cli_cmd_parquet(int argc, char **argv)
         return cli_parquet_cat(argc - 1, argv + 1);
     if (!strcmp(argv[0], "write-test"))   /* hidden: test files for the DuckDB oracle */
         return cli_parquet_write_test(argc - 1, argv + 1);
+    if (!strcmp(argv[0], "copy"))   /* hidden: a scan written back by the writer */
+        return cli_parquet_copy(argc - 1, argv + 1);
     return cli_usage("parquet: unknown subcommand '%s' (try: pista parquet meta FILE, pista parquet cat FILE)", argv[0]);
 }

@@ -442,3 +442,70 @@ int cli_parquet_write_test(int argc, char **argv)
     }
     return fclose(list) == 0 ? 0 : 1;
 }
+
+/* `pista parquet copy IN OUT [--row-group-rows N]` (hidden, for tests): the
+ * rows of IN, scanned on the cpu device, written to OUT by the writer with
+ * the columns' engine types: a round trip DuckDB can check (the time types'
+ * in tests/sh/test_parquet_time_oracle.sh). */
+int cli_parquet_copy(int argc, char **argv)
+{
+    if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "--row-group-rows")))
+        return cli_usage("usage: pista parquet copy IN OUT [--row-group-rows N]");
+    pa_err err;
+    pa_err_init(&err);
+    dv_device *dev = NULL;
+    pq_scan *scan = NULL;
+    pq_writer *w = NULL;
+    pq_write_column *cols = NULL;
+    int rc;
+    dv_options dopt = {.spec = "cpu"};
+    const char *in = argv[0];
+    if ((rc = dv_open(&dopt, &dev, &err)) != PA_OK)
+        goto done;
+    pq_scan_options so;
+    pq_scan_options_init(&so);
+    so.paths = &in;
+    so.n_paths = 1;
+    so.device = dev;
+    if ((rc = pq_scan_open(&so, &scan, &err)) != PA_OK)
+        goto done;
+    int n = pq_scan_n_columns(scan);
+    if (!(cols = calloc((size_t)(n ? n : 1), sizeof *cols))) {
+        rc = pa_error(&err, PA_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        cols[i] = (pq_write_column){pq_scan_column_name(scan, i), pq_scan_column_type(scan, i), true};
+    pq_writer_options wo;
+    pq_writer_options_init(&wo);
+    if (argc == 4)
+        wo.row_group_rows = strtoll(argv[3], NULL, 10);
+    if ((rc = pq_writer_create(argv[1], cols, (uint32_t)n, &wo, &w, &err)) != PA_OK)
+        goto done;
+    for (;;) {
+        dv_chunk *c;
+        if ((rc = pq_scan_next(scan, &c, &err)) != PA_OK || !c)
+            break;
+        rc = pq_writer_write(w, c->columns, c->length, &err);
+        dv_chunk_destroy(c);
+        if (rc != PA_OK)
+            break;
+    }
+    if (rc == PA_OK) {
+        rc = pq_writer_close(w, &err);
+        w = NULL;
+    }
+done:
+    if (rc != PA_OK)
+        cli_fail(&err);
+    if (w)
+        pq_writer_abort(w);
+    free(cols);
+    pq_scan_close(scan);
+    if (dev)
+        dv_close(dev);
+    io_engine_shared_shutdown();
+    pq_meta_cache_clear();
+    pa_err_close(&err);
+    return rc == PA_OK ? 0 : 1;
+}

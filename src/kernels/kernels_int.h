@@ -40,7 +40,45 @@ typedef enum kn__conv {
     KN__CV_FLBA_STR,   /* FIXED_LEN_BYTE_ARRAY -> VARCHAR */
     KN__CV_BA_DEC,     /* BYTE_ARRAY big-endian -> int64 */
     KN__CV_FLBA_DEC,   /* FIXED_LEN_BYTE_ARRAY big-endian -> int64 */
+    KN__CV_I96_NS,     /* INT96 (Impala timestamp) -> int64 nanoseconds (TIMESTAMP_NS) */
+    KN__CV_FLBA_IV,    /* FIXED_LEN_BYTE_ARRAY(12) INTERVAL -> pa_interval (16 bytes) */
 } kn__conv;
+
+/* Julian day number of 1970-01-01 (INT96 timestamps). */
+#define KN__JULIAN_EPOCH INT64_C(2440588)
+#define KN__NS_PER_DAY INT64_C(86400000000000)
+
+/* An INT96 timestamp (8 bytes little-endian nanoseconds of the day, then 4
+ * bytes little-endian Julian day number) as nanoseconds since 1970-01-01;
+ * false when that does not fit an int64 (years before 1677 or after 2262). */
+static inline bool kn__int96_ns(const uint8_t *p, int64_t *out)
+{
+    uint64_t nod = 0;
+    uint32_t jd = 0;
+    for (int b = 7; b >= 0; b--)
+        nod = nod << 8 | p[b];
+    for (int b = 11; b >= 8; b--)
+        jd = jd << 8 | p[b];
+    __int128 ns = (__int128)((int64_t)jd - KN__JULIAN_EPOCH) * KN__NS_PER_DAY + (__int128)nod;
+    if (ns < INT64_MIN || ns > INT64_MAX)
+        return false;
+    *out = (int64_t)ns;
+    return true;
+}
+
+/* A Parquet INTERVAL (three little-endian uint32: months, days,
+ * milliseconds) as a pa_interval. The months and days are taken as int32
+ * (DuckDB's reading); milliseconds become microseconds. */
+static inline void kn__interval_load(const uint8_t *p, pa_interval *out)
+{
+    uint32_t f[3];
+    for (int k = 0; k < 3; k++)
+        f[k] = (uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 | (uint32_t)p[4 * k + 2] << 16 |
+               (uint32_t)p[4 * k + 3] << 24;
+    out->months = (int32_t)f[0];
+    out->days = (int32_t)f[1];
+    out->micros = (int64_t)f[2] * 1000;
+}
 
 typedef struct kn__colinfo {
     kn__conv conv;

@@ -71,8 +71,8 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
     case KN_PT_INT32:
         if (t == PA_TYPE_INTEGER || t == PA_TYPE_DATE)
             *ci = (kn__colinfo){KN__CV_I32, 4, 4, false};
-        else if (t == PA_TYPE_BIGINT || (t == PA_TYPE_DECIMAL && col->type.precision <= 18))
-            *ci = (kn__colinfo){KN__CV_I32_I64, 8, 4, false};
+        else if (t == PA_TYPE_BIGINT || t == PA_TYPE_TIME || (t == PA_TYPE_DECIMAL && col->type.precision <= 18))
+            *ci = (kn__colinfo){KN__CV_I32_I64, 8, 4, false};   /* TIME(MILLIS): the scan scales it */
         else
             return bad_pair(col, err);
         break;
@@ -80,6 +80,11 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
         if (t != PA_TYPE_BIGINT && t != PA_TYPE_DECIMAL && !pa_type_is_time64(t))
             return bad_pair(col, err);
         *ci = (kn__colinfo){KN__CV_I64, 8, 8, false};
+        break;
+    case KN_PT_INT96:
+        if (t != PA_TYPE_TIMESTAMP_NS)
+            return bad_pair(col, err);
+        *ci = (kn__colinfo){KN__CV_I96_NS, 8, 12, false};
         break;
     case KN_PT_FLOAT:
         if (t != PA_TYPE_DOUBLE)
@@ -107,6 +112,8 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
             *ci = (kn__colinfo){KN__CV_FLBA_STR, 0, col->type_length, true};
         else if (t == PA_TYPE_DECIMAL && col->type_length <= 16)
             *ci = (kn__colinfo){KN__CV_FLBA_DEC, col->type.precision > 18 ? 16 : 8, col->type_length, false};
+        else if (t == PA_TYPE_INTERVAL && col->type_length == 12)
+            *ci = (kn__colinfo){KN__CV_FLBA_IV, 16, 12, false};
         else
             return bad_pair(col, err);
         break;

@@ -110,6 +110,14 @@ static int to_phys(const kn__colinfo *ci, const kn_column *col, const kn_values 
             return overflow(err, col, x);
         return PA_OK;
     }
+    case KN__CV_FLBA_IV: {   /* the writer checked every value fits (writer_buffer.c) */
+        pa_interval iv;
+        memcpy(&iv, v, sizeof iv);
+        kn__st32(b, (uint32_t)iv.months);
+        kn__st32(b + 4, (uint32_t)iv.days);
+        kn__st32(b + 8, (uint32_t)(iv.micros / 1000));
+        return PA_OK;
+    }
     default:
         return pa_error(err, PA_EINTERNAL, "to_phys on a variable-width column");
     }
@@ -171,7 +179,7 @@ static int plain_encode(const src *s, const kn_column *col, size_t n, uint8_t *d
     default: {
         size_t k = (size_t)ci->phys_width;
         if (!s->sel && ci->conv != KN__CV_I32_I64 && ci->conv != KN__CV_F32_F64 &&
-            ci->conv != KN__CV_FLBA_DEC) {
+            ci->conv != KN__CV_FLBA_DEC && ci->conv != KN__CV_FLBA_IV) {
             if (n)
                 memcpy(dst, in->values, n * k);   /* same representation */
         } else {

@@ -51,7 +51,7 @@ enum why : int {
     W_IX_END, W_IX_RUN, W_IX_VALUE_SHORT, W_IX_VALUE_WIDE, W_IX_TRUNC, W_INDEX, W_D_HEADER, W_D_BLOCK,
     W_D_MINIBLOCKS, W_D_FEWER, W_D_BLOCK_HEADER, W_D_WIDTHS, W_D_WIDTH, W_D_TRUNC, W_BSS_SHORT, W_BSS_LEFT,
     W_RB_PREFIX, W_RB_LEN, W_RB_END, W_RB_RUN, W_RB_VALUE_SHORT, W_RB_VALUE_WIDE, W_RB_TRUNC, W_S_TRUNC,
-    W_S_PAST, W_S_2G, W_S_CAP, W_S_ORDER, W_S_AFTER, W_DL_NEG, W_DL_PAST
+    W_S_PAST, W_S_2G, W_S_CAP, W_S_ORDER, W_S_AFTER, W_DL_NEG, W_DL_PAST, W_I96_RANGE
 };
 
 /* A stream's problems, offset by the base of its kind (levels or indices). */
@@ -65,7 +65,7 @@ struct decode_args {
 };
 
 /* What a column's values become (kn__colinfo_get's pairs that decode here). */
-enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC, C_BOOL, C_STR };
+enum conv : int { C_BAD, C_I32, C_I32_I64, C_I64, C_F32_F64, C_F64, C_DEC, C_BOOL, C_STR, C_I96 };
 
 __device__ inline int conv_of(const kn_column &c)
 {
@@ -74,8 +74,9 @@ __device__ inline int conv_of(const kn_column &c)
     case KN_PT_BOOLEAN: return t == PA_TYPE_BOOLEAN ? C_BOOL : C_BAD;
     case KN_PT_INT32:
         return t == PA_TYPE_INTEGER || t == PA_TYPE_DATE ? C_I32
-               : t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL ? C_I32_I64 : C_BAD;
+               : t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL || t == PA_TYPE_TIME ? C_I32_I64 : C_BAD;
     case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL || pa_type_is_time64((pa_type_id)t) ? C_I64 : C_BAD;
+    case KN_PT_INT96: return t == PA_TYPE_TIMESTAMP_NS ? C_I96 : C_BAD;
     case KN_PT_FLOAT: return t == PA_TYPE_DOUBLE ? C_F32_F64 : C_BAD;
     case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
     /* (DECIMAL(19..38), 16-byte values, is decoded on the host) */
@@ -90,7 +91,28 @@ __device__ inline int conv_of(const kn_column &c)
 }
 
 __device__ inline int out_width(int cv) { return cv == C_BOOL ? 1 : cv == C_I32 ? 4 : 8; }
-__device__ inline int phys_width(int cv) { return cv == C_I32 || cv == C_I32_I64 || cv == C_F32_F64 ? 4 : 8; }
+__device__ inline int phys_width(int cv)
+{
+    return cv == C_I32 || cv == C_I32_I64 || cv == C_F32_F64 ? 4 : cv == C_I96 ? 12 : 8;
+}
+
+/* An INT96 timestamp (8 bytes nanoseconds of the day, 4 bytes Julian day,
+ * little-endian) as nanoseconds since 1970-01-01: kn__int96_ns's
+ * arithmetic; false when it does not fit an int64. */
+__device__ inline bool int96_ns(const uint8_t *p, int64_t *out)
+{
+    uint64_t nod = 0;
+    uint32_t jd = 0;
+    for (int b = 7; b >= 0; b--)
+        nod = nod << 8 | p[b];
+    for (int b = 11; b >= 8; b--)
+        jd = jd << 8 | p[b];
+    __int128 ns = (__int128)((int64_t)jd - (int64_t)2440588) * (int64_t)86400000000000ll + (__int128)nod;
+    if (ns < INT64_MIN || ns > INT64_MAX)
+        return false;
+    *out = (int64_t)ns;
+    return true;
+}
 
 __device__ inline int bits_for(uint32_t v)
 {
@@ -521,6 +543,11 @@ struct values_t {
             return out_width(cv) == 4 ? (uint64_t)((const uint32_t *)dv)[ix] : ((const uint64_t *)dv)[ix];
         }
         int pw = phys_width(cv);
+        if (cv == C_I96) {   /* PLAIN only; pass 2 checked the range */
+            int64_t ns = 0;
+            int96_ns(plain + vi * 12, &ns);
+            return (uint64_t)ns;
+        }
         uint64_t x = 0;
         if (bss) {
             for (int b = 0; b < pw; b++)
@@ -751,7 +778,7 @@ __device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t 
     bool fits = str    ? dict || ((plain || dlba) && j.col.ptype == KN_PT_BYTE_ARRAY)
                 : dict  ? cv != C_BOOL
                 : delta ? cv == C_I32 || cv == C_I32_I64 || cv == C_I64
-                : bss   ? cv != C_BOOL && cv != C_DEC
+                : bss   ? cv != C_BOOL && cv != C_DEC && cv != C_I96
                         : rle_bool || (plain && cv != C_DEC);
     if (cv == C_BAD || !fits || j.col.max_rep_level != 0 ||
         maxd < 0 || j.codec != KN_CODEC_UNCOMPRESSED || (pg.version != 1 && pg.version != 2) ||
@@ -862,6 +889,15 @@ __device__ int page(const kn_page_job &j, unsigned lane, uint64_t *sm, uint64_t 
             return W_PLAIN_SHORT;
         if (need != vals_size)
             return W_PLAIN_LEFT;
+        if (cv == C_I96) {   /* kn__plain_decode refuses a value outside the int64 nanoseconds */
+            bool bad = false;
+            for (uint64_t v = lane; v < m; v += 32) {
+                int64_t ns;
+                bad = bad || !int96_ns(vals + v * 12, &ns);
+            }
+            if (__any_sync(FULL, bad))
+                return W_I96_RANGE;
+        }
     }
     if (str) {
         int st = str_values(j, pt, m, lane, sb);
@@ -1019,13 +1055,14 @@ __device__ const char *why_text(int w)
     case W_S_AFTER: return "a string page after a refused page of its output";
     case W_DL_NEG: return "DELTA_LENGTH_BYTE_ARRAY: negative length";
     case W_DL_PAST: return "DELTA_LENGTH_BYTE_ARRAY: values run past the page end";
+    case W_I96_RANGE: return "PLAIN: an INT96 timestamp lies outside the TIMESTAMP_NS range (years 1677 to 2262)";
     default: return "corrupt page";
     }
 }
 
 __device__ void fail(const decode_args &a, int64_t p, int w)
 {
-    int status = w == W_UNSUPPORTED || w == W_S_2G                                        ? PA_EUNSUPPORTED
+    int status = w == W_UNSUPPORTED || w == W_S_2G || w == W_I96_RANGE                    ? PA_EUNSUPPORTED
                  : w == W_NO_SCRATCH || w == W_OUT || w == W_S_CAP || w == W_S_ORDER || w == W_S_AFTER ? PA_EINVAL
                                                                                          : PA_ECORRUPT;
     a.jobs[p].status = status;

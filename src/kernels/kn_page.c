@@ -429,7 +429,7 @@ bool kn_decode_pages_supported(const kn_page_job *j)
     case KN_ENC_PLAIN:
         return ci.conv == KN__CV_I32 || ci.conv == KN__CV_I32_I64 || ci.conv == KN__CV_I64 ||
                ci.conv == KN__CV_F32_F64 || ci.conv == KN__CV_F64 || ci.conv == KN__CV_BOOL ||
-               ci.conv == KN__CV_BA_STR;
+               ci.conv == KN__CV_BA_STR || ci.conv == KN__CV_I96_NS;
     case KN_ENC_DELTA_BINARY_PACKED:
         return ci.conv == KN__CV_I32 || ci.conv == KN__CV_I32_I64 || ci.conv == KN__CV_I64;
     case KN_ENC_BYTE_STREAM_SPLIT:

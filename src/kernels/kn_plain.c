@@ -13,6 +13,12 @@ static int short_input(pa_err *err, const char *enc, const kn_column *col, uint6
                        (unsigned long long)need, have);
 }
 
+static int i96_range(pa_err *err, const char *enc, uint64_t i)
+{
+    return pa_error(err, PA_EUNSUPPORTED, "%s: INT96 timestamp value %llu lies outside the TIMESTAMP_NS range "
+                    "(years 1677 to 2262)", enc, (unsigned long long)i);
+}
+
 static int dec_overflow(pa_err *err, const char *enc, uint64_t i)
 {
     return KN__CORRUPT(err, enc, "decimal value %llu does not fit in 64 bits",
@@ -118,6 +124,25 @@ int kn__plain_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t 
                 return dec_overflow(err, "PLAIN", i);
         break;
     }
+    case KN__CV_I96_NS: {
+        need = 12 * n;
+        if (need > size)
+            return short_input(err, "PLAIN", col, n, need, size);
+        int64_t *d = (int64_t *)(void *)o;
+        for (uint64_t i = 0; i < n; i++)
+            if (!kn__int96_ns(p + 12 * i, &d[i]))
+                return i96_range(err, "PLAIN", i);
+        break;
+    }
+    case KN__CV_FLBA_IV: {
+        need = 12 * n;
+        if (need > size)
+            return short_input(err, "PLAIN", col, n, need, size);
+        pa_interval *d = (pa_interval *)(void *)o;
+        for (uint64_t i = 0; i < n; i++)
+            kn__interval_load(p + 12 * i, &d[i]);
+        break;
+    }
     case KN__CV_FLBA_STR: {
         size_t tl = (size_t)ci->phys_width;
         need = n * tl;
@@ -194,7 +219,8 @@ int kn__bss_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t *p
                    uint64_t n, kn_out *out, uint64_t at, size_t *consumed, pa_err *err)
 {
     const char *enc = "BYTE_STREAM_SPLIT";
-    if (ci->conv == KN__CV_BOOL || ci->conv == KN__CV_BA_STR || ci->conv == KN__CV_BA_DEC)
+    if (ci->conv == KN__CV_BOOL || ci->conv == KN__CV_BA_STR || ci->conv == KN__CV_BA_DEC ||
+        ci->conv == KN__CV_I96_NS)
         return pa_error(err, PA_EUNSUPPORTED, "%s is not defined for %s columns", enc,
                         kn_ptype_name(col->ptype));
     int rc = kn__check_out(ci, out, at, n, enc, err);
@@ -227,6 +253,7 @@ int kn__bss_decode(const kn__colinfo *ci, const kn_column *col, const uint8_t *p
                 if (!kn__be_to_dec(v, k, o + i * (uint64_t)ci->out_width, ci->out_width))
                     return dec_overflow(err, enc, i);
                 break;
+            case KN__CV_FLBA_IV: kn__interval_load(v, (pa_interval *)(void *)o + i); break;
             default: break;
             }
         }

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* annotation()'s kind for the ConvertedType INTERVAL (no LogicalType has it). */
+#define PQ_CT_INTERVAL_KIND 1000
+
 static int unsupported(pa_err *err, const char *name, const char *what)
 {
     return pa_error(err, PA_EUNSUPPORTED, "column %s: %s is not supported", name, what);
@@ -19,13 +22,15 @@ static int unsupported(pa_err *err, const char *name, const char *what)
  * legacy ConvertedType: PQ_LT_NONE when there is none, -1 for a converted
  * type with no logical equivalent. Sets the time unit (TIMESTAMP, TIME), and
  * the bit width and signedness (INTEGER). */
-static int32_t annotation(const pq_schema_element *e, int32_t *unit, int *bits, bool *is_signed)
+static int32_t annotation(const pq_schema_element *e, int32_t *unit, bool *utc, int *bits, bool *is_signed)
 {
     *unit = 0;
     *bits = 0;
     *is_signed = true;
+    *utc = false;
     if (e->logical.kind != PQ_LT_NONE) {
         *unit = e->logical.unit;
+        *utc = e->logical.is_adjusted_to_utc;
         *bits = e->logical.bit_width;
         *is_signed = e->logical.is_signed;
         return e->logical.kind;
@@ -41,6 +46,9 @@ static int32_t annotation(const pq_schema_element *e, int32_t *unit, int *bits, 
     case PQ_CT_DATE: return PQ_LT_DATE;
     case PQ_CT_TIME_MILLIS: *unit = PQ_TU_MILLIS; return PQ_LT_TIME;
     case PQ_CT_TIME_MICROS: *unit = PQ_TU_MICROS; return PQ_LT_TIME;
+    /* The format says the legacy timestamps are UTC-adjusted, but DuckDB
+     * 1.5 reads them (without a LogicalType) as TIMESTAMP, and so do we
+     * (tests/data/parquet/time/legacy.types.txt). */
     case PQ_CT_TIMESTAMP_MILLIS: *unit = PQ_TU_MILLIS; return PQ_LT_TIMESTAMP;
     case PQ_CT_TIMESTAMP_MICROS: *unit = PQ_TU_MICROS; return PQ_LT_TIMESTAMP;
     case PQ_CT_INT_8: *bits = 8; return PQ_LT_INTEGER;
@@ -53,8 +61,15 @@ static int32_t annotation(const pq_schema_element *e, int32_t *unit, int *bits, 
     case PQ_CT_UINT_64: *bits = 64; *is_signed = false; return PQ_LT_INTEGER;
     case PQ_CT_MAP: return PQ_LT_MAP;
     case PQ_CT_LIST: return PQ_LT_LIST;
-    default: return -1;   /* MAP_KEY_VALUE, INTERVAL, unknown values */
+    case PQ_CT_INTERVAL: return PQ_CT_INTERVAL_KIND;
+    default: return -1;   /* MAP_KEY_VALUE, unknown values */
     }
+}
+
+/* TIME and TIMESTAMP of a unit outside MILLIS, MICROS, NANOS. */
+static int bad_unit(pa_err *err, const char *name, const char *what)
+{
+    return pa_error(err, PA_ECORRUPT, "column %s: %s without a valid unit", name, what);
 }
 
 static int decimal_type(const pq_schema_element *e, const char *name, pa_type *t, pa_err *err)
@@ -87,9 +102,9 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
         return unsupported(err, name, "a repeated (list) column");
     int32_t unit;
     int bits;
-    bool is_signed;
-    int32_t kind = annotation(e, &unit, &bits, &is_signed);
-    const char *kname = pq_logical_kind_name(kind);
+    bool is_signed, utc;
+    int32_t kind = annotation(e, &unit, &utc, &bits, &is_signed);
+    const char *kname = kind == PQ_CT_INTERVAL_KIND ? "INTERVAL" : pq_logical_kind_name(kind);
     char what[96];
     snprintf(what, sizeof what, "%s annotated %s", pq_physical_type_name(e->type) ? pq_physical_type_name(e->type) : "an unknown type",
              kind == PQ_LT_NONE ? "with nothing" : kname ? kname : "with an unknown logical type");
@@ -109,6 +124,12 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
             *t = (pa_type){PA_TYPE_INTEGER, 0, 0};
         else if (kind == PQ_LT_INTEGER)
             *t = (pa_type){PA_TYPE_BIGINT, 0, 0};   /* UINT_32 widens */
+        else if (kind == PQ_LT_TIME && unit == PQ_TU_MILLIS) {
+            out->time_unit = unit;   /* int32 milliseconds, widened and scaled by the scan */
+            *t = (pa_type){PA_TYPE_TIME, 0, 0};
+        } else if (kind == PQ_LT_TIME)
+            return unit == PQ_TU_MICROS || unit == PQ_TU_NANOS ? unsupported(err, name, "TIME in an INT32 of micro- or nanoseconds")
+                                                              : bad_unit(err, name, "TIME");
         else
             return unsupported(err, name, what);
         return PA_OK;
@@ -117,9 +138,22 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
             return decimal_type(e, name, t, err);
         if (kind == PQ_LT_TIMESTAMP) {
             if (unit < PQ_TU_MILLIS || unit > PQ_TU_NANOS)
-                return pa_error(err, PA_ECORRUPT, "column %s: TIMESTAMP without a valid unit", name);
-            out->time_unit = unit;   /* engine value: microseconds since the epoch */
-        } else if (kind == PQ_LT_INTEGER && !is_signed) {   /* UINT_64: DuckDB's UBIGINT, every value exact */
+                return bad_unit(err, name, "TIMESTAMP");
+            out->time_unit = unit;   /* MILLIS: scaled to microseconds by the scan */
+            *t = (pa_type){unit == PQ_TU_NANOS ? PA_TYPE_TIMESTAMP_NS : utc ? PA_TYPE_TIMESTAMPTZ : PA_TYPE_TIMESTAMP, 0, 0};
+            return PA_OK;
+        }
+        if (kind == PQ_LT_TIME) {
+            if (unit < PQ_TU_MILLIS || unit > PQ_TU_NANOS)
+                return bad_unit(err, name, "TIME");
+            if (unit != PQ_TU_MICROS)   /* NANOS: TIME holds microseconds, not every value would be exact */
+                return unsupported(err, name, unit == PQ_TU_NANOS ? "TIME(NANOS) (the engine's TIME holds microseconds)"
+                                                                  : "TIME(MILLIS) in an INT64");
+            out->time_unit = unit;
+            *t = (pa_type){PA_TYPE_TIME, 0, 0};
+            return PA_OK;
+        }
+        if (kind == PQ_LT_INTEGER && !is_signed) {   /* UINT_64: DuckDB's UBIGINT, every value exact */
             out->uint64 = true;
             *t = (pa_type){PA_TYPE_DECIMAL, 20, 0};
             return PA_OK;
@@ -128,8 +162,11 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
         }
         *t = (pa_type){PA_TYPE_BIGINT, 0, 0};
         return PA_OK;
-    case PQ_T_INT96:
-        return unsupported(err, name, "INT96 (legacy timestamp)");
+    case PQ_T_INT96:   /* legacy Impala/Spark timestamp: nanoseconds, exact */
+        if (kind != PQ_LT_NONE)
+            return unsupported(err, name, what);
+        *t = (pa_type){PA_TYPE_TIMESTAMP_NS, 0, 0};
+        return PA_OK;
     case PQ_T_FLOAT:
     case PQ_T_DOUBLE:
         if (kind != PQ_LT_NONE)
@@ -144,6 +181,13 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
         *t = (pa_type){PA_TYPE_VARCHAR, 0, 0};
         return PA_OK;
     case PQ_T_FIXED_LEN_BYTE_ARRAY:
+        if (kind == PQ_CT_INTERVAL_KIND) {
+            if (e->type_length != 12)
+                return pa_error(err, PA_ECORRUPT, "column %s: INTERVAL in a FIXED_LEN_BYTE_ARRAY of length %d (not 12)",
+                                name, e->type_length);
+            *t = (pa_type){PA_TYPE_INTERVAL, 0, 0};
+            return PA_OK;
+        }
         if (kind != PQ_LT_DECIMAL)
             return unsupported(err, name, what);
         if (e->type_length < 1)
@@ -280,6 +324,42 @@ static void format_date(int64_t days, char *buf, size_t cap)
     snprintf(buf, cap, "%04lld-%02lld-%02lld", (long long)y, (long long)mth, (long long)d);
 }
 
+/* v units of 10^-digits s (since the epoch, or since midnight when
+ * clock_only) as "2020-10-01 12:00:00.123" / "12:00:00.5": the fraction
+ * without its trailing zeros, none when it is 0; suffix appended ("+00"). */
+static void format_time(int64_t v, int digits, bool clock_only, const char *suffix, char *buf, size_t cap)
+{
+    int64_t unit = 1;
+    for (int k = 0; k < digits; k++)
+        unit *= 10;
+    int64_t sec = v / unit, frac = v % unit;
+    if (frac < 0)
+        frac += unit, sec--;
+    int64_t day = sec / 86400, s = sec % 86400;
+    if (s < 0)
+        s += 86400, day--;
+    size_t n = 0;
+    if (!clock_only) {
+        format_date(day, buf, cap);
+        n = strlen(buf);
+        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, " ");
+    } else if (day) {   /* TIME 24:00:00 */
+        s += 86400 * day;
+    }
+    if (n >= cap)
+        return;
+    n += (size_t)snprintf(buf + n, cap - n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
+                          (long long)(s % 60));
+    if (frac && n < cap) {
+        int d = digits;
+        while (frac % 10 == 0)
+            frac /= 10, d--;
+        n += (size_t)snprintf(buf + n, cap - n, ".%0*lld", d, (long long)frac);
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, "%s", suffix);
+}
+
 /* Shortest text that reads back as the same double, with ".0" on integral
  * values ("0.0", "148.5", "1e+20"). */
 static void format_double(double d, char *buf, size_t cap)
@@ -324,8 +404,14 @@ const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t 
         if (v.len != (c->physical_type == PQ_T_INT32 ? 4u : 8u))
             break;
         x = le_int(v.ptr, (int)v.len);
+        if (c->time_unit == PQ_TU_MILLIS && c->type.id != PA_TYPE_BIGINT)
+            x = x > INT64_MAX / 1000 || x < INT64_MIN / 1000 ? (x < 0 ? INT64_MIN : INT64_MAX) : x * 1000;
         if (c->type.id == PA_TYPE_DATE)
             format_date(x, buf, cap);
+        else if (c->type.id == PA_TYPE_TIMESTAMP || c->type.id == PA_TYPE_TIMESTAMPTZ || c->type.id == PA_TYPE_TIME)
+            format_time(x, 6, c->type.id == PA_TYPE_TIME, c->type.id == PA_TYPE_TIMESTAMPTZ ? "+00" : "", buf, cap);
+        else if (c->type.id == PA_TYPE_TIMESTAMP_NS)
+            format_time(x, 9, false, "", buf, cap);
         else if (c->uint64)
             snprintf(buf, cap, "%" PRIu64, (uint64_t)x);
         else if (c->type.id == PA_TYPE_DECIMAL)
@@ -334,6 +420,15 @@ const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t 
             snprintf(buf, cap, "%" PRIu32, (uint32_t)x);   /* UINT_32 */
         else
             snprintf(buf, cap, "%lld", (long long)x);
+        break;
+    case PQ_T_INT96:   /* (never used to prune) */
+        if (v.len == 12 && c->type.id == PA_TYPE_TIMESTAMP_NS) {
+            uint64_t nod = (uint64_t)le_int(v.ptr, 8);
+            int64_t jd = le_int(v.ptr + 8, 4) & 0xffffffff;
+            __int128 ns = (__int128)(jd - 2440588) * 86400000000000 + nod;
+            if (ns >= INT64_MIN && ns <= INT64_MAX)
+                format_time((int64_t)ns, 9, false, "", buf, cap);
+        }
         break;
     case PQ_T_FLOAT:
         if (v.len == 4) {

@@ -734,24 +734,29 @@ static int layout_column(dec *x, int r, pa_err *err)
 /* Engine representation fix-ups the kernels do not know about. */
 static bool needs_fixup(const pq_column_desc *d)
 {
-    return d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS || d->uint64 ||
-           (d->physical_type == PQ_T_INT32 && d->type.id == PA_TYPE_BIGINT);
+    return d->time_unit == PQ_TU_MILLIS || d->uint64 || (d->physical_type == PQ_T_INT32 && d->type.id == PA_TYPE_BIGINT);
 }
 
-static void fixup_column(dcol *c, const pq_column_desc *d)
+/* Milliseconds (TIMESTAMP and TIME of unit MILLIS) to the engine's
+ * microseconds; a value past the int64 microseconds is an error (NULL
+ * rows' slots are not looked at). */
+static int fixup_column(dec *x, dcol *c, const pq_column_desc *d, pa_err *err)
 {
     if (c->on_dev)
-        return;   /* device_columns takes no column that needs one */
-    if (d->time_unit == PQ_TU_MILLIS || d->time_unit == PQ_TU_NANOS) {
+        return PA_OK;   /* device_columns takes no column that needs one */
+    if (d->time_unit == PQ_TU_MILLIS) {
         int64_t *v = c->d.values;
+        const uint8_t *valid = c->d.validity;
         for (uint64_t i = 0; i < c->d.rows; i++) {
             int64_t t;
-            if (d->time_unit == PQ_TU_NANOS)
-                v[i] = v[i] / 1000 - (v[i] % 1000 < 0);   /* floor */
-            else if (__builtin_mul_overflow(v[i], 1000, &t))
-                v[i] = v[i] < 0 ? INT64_MIN : INT64_MAX;
-            else
+            if (!__builtin_mul_overflow(v[i], 1000, &t))
                 v[i] = t;
+            else if (!valid || (valid[i >> 3] >> (i & 7)) & 1)
+                return pa_error(err, PA_EOVERFLOW, "%s: row group %u column %s: the %s value %lld ms lies outside "
+                                "the microseconds the engine holds", SCAN_WHERE(x->s, x->u), c->name,
+                                pa_type_name(d->type.id), (long long)v[i]);
+            else
+                v[i] = 0;
         }
     } else if (d->uint64) {
         /* The kernels wrote 8-byte values at the front of the 16-byte
@@ -769,6 +774,7 @@ static void fixup_column(dcol *c, const pq_column_desc *d)
         for (uint64_t i = 0; i < c->d.rows; i++)
             v[i] = (int64_t)(uint32_t)v[i];
     }
+    return PA_OK;
 }
 
 
@@ -896,7 +902,10 @@ static void column_task(void *ctx, size_t k)
         if (x->pages[i].failed)
             return;
     }
-    fixup_column(c, &x->s->rcols[r].desc[x->u->file]);
+    pa_err_init(&e);
+    if (fixup_column(x, c, &x->s->rcols[r].desc[x->u->file], &e) != PA_OK)
+        task_fail_as(x, a, &e, false);
+    pa_err_close(&e);
 }
 
 static int cmp_size_desc(const void *a, const void *b)
@@ -1630,7 +1639,7 @@ int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa
         PA_TRY(rc = decode_pages(&x, err));
         for (int r = 0; r < s->n_rcols; r++)
             if (x.cols[r].used)
-                fixup_column(&x.cols[r], &s->rcols[r].desc[u->file]);
+                PA_TRY(rc = fixup_column(&x, &x.cols[r], &s->rcols[r].desc[u->file], err));
     }
     t2 = pa_now_ns();
 

@@ -144,6 +144,118 @@ static int parse_scaled(const char *text, int scale, int64_t *q, bool *exact)
     return PA_OK;
 }
 
+/* n digits (1..max) at *p as a number; advances *p. */
+static bool digits(const char **p, int min, int max, int64_t *out)
+{
+    int64_t v = 0;
+    int n = 0;
+    while (n < max && isdigit((unsigned char)**p)) {
+        v = v * 10 + (**p - '0');
+        (*p)++;
+        n++;
+    }
+    *out = v;
+    return n >= min;
+}
+
+/* "HH:MM[:SS[.fraction]]" at *p as units of 10^-frac_digits s since
+ * midnight (floor; *exact false when digits past the unit are not 0). */
+static bool parse_clock(const char **p, int frac_digits, __int128 *out, bool *exact)
+{
+    int64_t h, m, sec = 0, f = 0;
+    if (!digits(p, 1, 2, &h) || **p != ':' || (++*p, !digits(p, 2, 2, &m)) || h > 24 || m > 59)
+        return false;
+    if (**p == ':') {
+        ++*p;
+        if (!digits(p, 2, 2, &sec) || sec > 60)
+            return false;
+        if (**p == '.') {
+            ++*p;
+            int taken = 0;
+            if (!isdigit((unsigned char)**p))
+                return false;
+            for (; isdigit((unsigned char)**p); ++*p)
+                if (taken < frac_digits)
+                    f = f * 10 + (**p - '0'), taken++;
+                else if (**p != '0')
+                    *exact = false;
+            for (; taken < frac_digits; taken++)
+                f *= 10;
+        }
+    }
+    __int128 unit = 1;
+    for (int k = 0; k < frac_digits; k++)
+        unit *= 10;
+    *out = ((__int128)h * 3600 + m * 60 + sec) * unit + f;
+    return true;
+}
+
+/* A TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS or TIME constant: the engine
+ * integer itself, or text ("2020-10-01 12:00:00.123", "2020-10-01T12:00:00Z",
+ * "2020-10-01 14:00:00+02", "12:00:00.5"), floor in the engine's unit
+ * (microseconds, nanoseconds for TIMESTAMP_NS) with exactness. An offset
+ * after the time is applied (it means the instant, the session being UTC). */
+static int parse_time_const(const char *v, pa_type_id id, int64_t *q, bool *exact)
+{
+    const char *p = v;
+    if (*p == '+' || *p == '-')
+        p++;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p > v && !*p && isdigit((unsigned char)p[-1]))
+        return parse_scaled(v, 0, q, exact);   /* raw engine value */
+    int fd = id == PA_TYPE_TIMESTAMP_NS ? 9 : 6;
+    __int128 unit = id == PA_TYPE_TIMESTAMP_NS ? 1000000000 : 1000000, t = 0, clock = 0;
+    *exact = true;
+    p = v;
+    if (id == PA_TYPE_TIME) {
+        if (!parse_clock(&p, fd, &clock, exact) || *p || clock > (__int128)86400 * unit)
+            return PA_ESYNTAX;
+        *q = (int64_t)clock;
+        return PA_OK;
+    }
+    char date[32];
+    size_t n = strcspn(v, " T");
+    if (n >= sizeof date)
+        return PA_ESYNTAX;
+    memcpy(date, v, n);
+    date[n] = '\0';
+    int32_t days;
+    if (pa_date_parse(date, &days, NULL) != PA_OK)
+        return PA_ESYNTAX;
+    p = v + n;
+    if (*p) {
+        p++;
+        if (!parse_clock(&p, fd, &clock, exact))
+            return PA_ESYNTAX;
+    }
+    t = (__int128)days * 86400 * unit + clock;
+    while (*p == ' ')
+        p++;
+    if (*p == 'Z' || !strcasecmp(p, "UTC"))
+        p += *p == 'Z' ? 1 : 3;
+    else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1;
+        int64_t oh, om = 0;
+        if (!digits(&p, 2, 2, &oh))
+            return PA_ESYNTAX;
+        if (*p == ':')
+            p++;
+        if (isdigit((unsigned char)*p) && !digits(&p, 2, 2, &om))
+            return PA_ESYNTAX;
+        t -= sign * ((__int128)oh * 3600 + om * 60) * unit;
+    }
+    if (*p)
+        return PA_ESYNTAX;
+    if (t > INT64_MAX || t < INT64_MIN) {
+        *exact = false;
+        *q = t > 0 ? INT64_MAX : INT64_MIN;
+    } else {
+        *q = (int64_t)t;
+    }
+    return PA_OK;
+}
+
 int scan__bind_pred(pq_scan *s, const pq_pred *p, int col, scan_pred *out, pa_err *err)
 {
     return scan__bind_pred_type(p, s->rcols[col].type, col, out, err);
@@ -159,6 +271,9 @@ int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, p
     out->kind = t.id == PA_TYPE_DOUBLE ? SCAN_K_DOUBLE : t.id == PA_TYPE_VARCHAR ? SCAN_K_STRING : SCAN_K_INT;
     if (p->op == PQ_OP_IS_NULL || p->op == PQ_OP_IS_NOT_NULL)
         return PA_OK;
+    if (t.id == PA_TYPE_INTERVAL)
+        return pa_error(err, PA_EUNSUPPORTED, "predicate on %s: the scan compares INTERVAL values only for "
+                        "IS [NOT] NULL (filter them above the scan)", p->column);
     if (t.id == PA_TYPE_DECIMAL && t.precision > 18)
         return pa_error(err, PA_EUNSUPPORTED, "predicate on %s: the scan compares DECIMAL(%d,%d) values only for "
                         "IS [NOT] NULL (filter them above the scan)", p->column, t.precision, t.scale);
@@ -192,6 +307,12 @@ int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, p
             rc = PA_ESYNTAX;
         break;
     }
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIMESTAMP_NS:
+    case PA_TYPE_TIME:
+        rc = parse_time_const(v, t.id, &out->c.q, &out->c.exact);
+        break;
     case PA_TYPE_VARCHAR:
         out->c.len = strlen(v);
         if (!(out->c.s = pa_malloc(out->c.len + 1)))
@@ -252,12 +373,6 @@ static int64_t sat_mul(int64_t v, int64_t k)
     return r;
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0)) ? q - 1 : q;
-}
-
 /* Statistics value -> engine integer. False when it cannot be read soundly. */
 static bool stat_int(const pq_column_desc *d, pq_bin v, bool legacy, int64_t *out)
 {
@@ -277,20 +392,20 @@ static bool stat_int(const pq_column_desc *d, pq_bin v, bool legacy, int64_t *ou
         } else {
             *out = le_signed(v.ptr, 4);
         }
+        if (d->time_unit == PQ_TU_MILLIS)   /* TIME(MILLIS): the engine's microseconds */
+            *out *= 1000;
         return true;
     case PQ_T_INT64:
         if (v.len != 8)
             return false;
         *out = le_signed(v.ptr, 8);
-        if (d->time_unit == PQ_TU_MILLIS)
+        if (d->time_unit == PQ_TU_MILLIS)   /* TIMESTAMP(MILLIS): in microseconds, as the scan decodes it */
             *out = sat_mul(*out, 1000);
-        else if (d->time_unit == PQ_TU_NANOS)
-            *out = floor_div(*out, 1000);
-        return true;
+        return true;   /* (NANOS: TIMESTAMP_NS, the stored nanoseconds) */
     case PQ_T_BYTE_ARRAY:
     case PQ_T_FIXED_LEN_BYTE_ARRAY:
         return !legacy && d->type.id == PA_TYPE_DECIMAL && be_signed(v.ptr, v.len, out);
-    default:
+    default:   /* INT96: writers' statistics of it are unreliable, never used */
         return false;
     }
 }

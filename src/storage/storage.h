@@ -390,13 +390,18 @@ int pq_footer_validate(pq_file_meta *m, uint64_t file_size, const char *name, pa
 
 /* ====================================== 4. Schema mapping to engine types
  *
- * INT32 -> INTEGER, DATE (DATE), DECIMAL(p,s) (DECIMAL); INT64 -> BIGINT,
- * DECIMAL(p,s), TIMESTAMP -> BIGINT holding microseconds since the epoch (for
- * now: there is no TIMESTAMP engine type; the scan converts millis/nanos);
- * BOOLEAN; FLOAT, DOUBLE -> DOUBLE; BYTE_ARRAY (STRING/UTF8/ENUM/JSON/none)
- * -> VARCHAR; FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY DECIMAL with precision <= 18
- * -> DECIMAL. INT96, wider decimals, nested and repeated columns:
- * PA_EUNSUPPORTED naming the column.
+ * INT32 -> INTEGER, DATE (DATE), DECIMAL(p,s) (DECIMAL), TIME(MILLIS) ->
+ * TIME; INT64 -> BIGINT, DECIMAL(p,s), TIMESTAMP(MILLIS or MICROS) ->
+ * TIMESTAMP (isAdjustedToUTC false, and the legacy ConvertedType
+ * TIMESTAMP_MILLIS/_MICROS alone, as DuckDB reads them) or TIMESTAMPTZ, in
+ * microseconds (the scan scales MILLIS; a value past int64 is
+ * PA_EOVERFLOW), TIMESTAMP(NANOS) -> TIMESTAMP_NS, TIME(MICROS) -> TIME;
+ * INT96 (Impala timestamps) -> TIMESTAMP_NS, exact (its statistics are
+ * never used); BOOLEAN; FLOAT, DOUBLE -> DOUBLE; BYTE_ARRAY
+ * (STRING/UTF8/ENUM/JSON/none) -> VARCHAR; FIXED_LEN_BYTE_ARRAY or
+ * BYTE_ARRAY DECIMAL -> DECIMAL; FIXED_LEN_BYTE_ARRAY(12) INTERVAL ->
+ * INTERVAL (milliseconds to microseconds). TIME(NANOS), decimals wider than
+ * 38 digits, nested and repeated columns: PA_EUNSUPPORTED naming the column.
  */
 typedef struct pq_column_desc {
     const char *name;           /* leaf path (points into the pq_file_meta) */
@@ -406,7 +411,8 @@ typedef struct pq_column_desc {
     int32_t type_length;        /* FIXED_LEN_BYTE_ARRAY width, else 0 */
     bool nullable;              /* OPTIONAL: definition levels present */
     pa_type type;               /* engine type */
-    int32_t time_unit;          /* TIMESTAMP columns: stored unit (pq_time_unit), else 0 */
+    int32_t time_unit;          /* TIMESTAMP and TIME columns: stored unit (pq_time_unit), else
+                                 * 0; MILLIS values are scaled to microseconds by the scan */
     bool uint64;                /* INT64 annotated UINT_64: DECIMAL(20,0) in the engine (the scan
                                  * decodes the 8 bytes and widens them, unsigned) */
     /* pq_schema_map: why the column cannot be read ("" when it can): a
@@ -429,7 +435,8 @@ int pq_schema_map(const pq_file_meta *m, pq_column_desc **out, uint32_t *n, pa_e
 /* Text of a PLAIN-encoded statistics value (no length prefix for byte
  * arrays) of column c: integers, DATE as YYYY-MM-DD, DECIMAL with its scale
  * ("904.00"), FLOAT/DOUBLE as the shortest text that reads back exactly
- * ("0.0", "148.5"), TIMESTAMP columns as the stored integer, BOOLEAN true/false, VARCHAR as is (bytes
+ * ("0.0", "148.5"), TIMESTAMP as "2020-10-01 12:00:00.123" (TIMESTAMPTZ with
+ * "+00", TIMESTAMP_NS and INT96 to the nanosecond), TIME as "12:00:00.5", BOOLEAN true/false, VARCHAR as is (bytes
  * outside printable ASCII become \xNN). Returns buf; "?" when the value's
  * size does not fit the type. */
 const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t cap);
@@ -928,7 +935,15 @@ bool pq_type_widen(pa_type a, pa_type b, pa_type *out, char *why, size_t why_cap
  * Types: BOOLEAN -> BOOLEAN; INTEGER -> INT32 (INTEGER(32,true), INT_32);
  * BIGINT -> INT64; DOUBLE -> DOUBLE; DECIMAL(p,s) -> INT32 (p <= 9) or
  * INT64 (p <= 18) with DECIMAL logical and converted types; DATE -> INT32
- * DATE; VARCHAR -> BYTE_ARRAY STRING (UTF8). A column is OPTIONAL when
+ * DATE; VARCHAR -> BYTE_ARRAY STRING (UTF8); TIMESTAMP -> INT64
+ * TIMESTAMP(isAdjustedToUTC=false, MICROS) (no ConvertedType: the legacy
+ * TIMESTAMP_MICROS means UTC-adjusted); TIMESTAMPTZ -> INT64
+ * TIMESTAMP(true, MICROS) and TIMESTAMP_MICROS; TIMESTAMP_NS -> INT64
+ * TIMESTAMP(false, NANOS); TIME -> INT64 TIME(false, MICROS); INTERVAL ->
+ * FIXED_LEN_BYTE_ARRAY(12) INTERVAL (months, days, milliseconds; a value
+ * with a negative field or a fraction of a millisecond is PA_EUNSUPPORTED
+ * naming the column and row; no statistics, its order being undefined;
+ * PLAIN only). A column is OPTIONAL when
  * nullable, REQUIRED otherwise. Statistics are min_value/max_value (type
  * order: signed for numbers and dates, unsigned bytes for strings; NaN is
  * never a bound; long strings are cut to stats_truncate bytes at a UTF-8

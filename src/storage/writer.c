@@ -131,7 +131,15 @@ static int map_column(pq_writer *w, const pq_write_column *d, wr_col *c, pa_err 
     case PA_TYPE_BOOLEAN: c->kc.ptype = KN_PT_BOOLEAN; break;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: c->kc.ptype = KN_PT_INT32; break;
-    case PA_TYPE_BIGINT: c->kc.ptype = KN_PT_INT64; break;
+    case PA_TYPE_BIGINT:
+    case PA_TYPE_TIMESTAMP:
+    case PA_TYPE_TIMESTAMPTZ:
+    case PA_TYPE_TIMESTAMP_NS:
+    case PA_TYPE_TIME: c->kc.ptype = KN_PT_INT64; break;
+    case PA_TYPE_INTERVAL:   /* three little-endian uint32: months, days, milliseconds */
+        c->kc.ptype = KN_PT_FIXED_LEN_BYTE_ARRAY;
+        c->kc.type_length = 12;
+        break;
     case PA_TYPE_DOUBLE: c->kc.ptype = KN_PT_DOUBLE; break;
     case PA_TYPE_VARCHAR: c->kc.ptype = KN_PT_BYTE_ARRAY; break;
     case PA_TYPE_DECIMAL:
@@ -393,6 +401,23 @@ static void fill_schema(pq_writer *w, pq_schema_element *s)
             e->has_scale = e->has_precision = true;
             e->logical = (pq_logical_type){.kind = PQ_LT_DECIMAL, .scale = c->type.scale,
                                            .precision = c->type.precision};
+            break;
+        /* The ConvertedTypes TIMESTAMP_MICROS and TIME_MICROS mean
+         * UTC-adjusted values: only TIMESTAMPTZ has one. */
+        case PA_TYPE_TIMESTAMP:
+        case PA_TYPE_TIMESTAMP_NS:
+            e->logical = (pq_logical_type){.kind = PQ_LT_TIMESTAMP, .is_adjusted_to_utc = false,
+                                           .unit = c->type.id == PA_TYPE_TIMESTAMP ? PQ_TU_MICROS : PQ_TU_NANOS};
+            continue;
+        case PA_TYPE_TIMESTAMPTZ:
+            e->converted_type = PQ_CT_TIMESTAMP_MICROS;
+            e->logical = (pq_logical_type){.kind = PQ_LT_TIMESTAMP, .is_adjusted_to_utc = true, .unit = PQ_TU_MICROS};
+            break;
+        case PA_TYPE_TIME:
+            e->logical = (pq_logical_type){.kind = PQ_LT_TIME, .is_adjusted_to_utc = false, .unit = PQ_TU_MICROS};
+            continue;
+        case PA_TYPE_INTERVAL:   /* no LogicalType has it */
+            e->converted_type = PQ_CT_INTERVAL;
             break;
         default: continue;
         }

@@ -205,6 +205,29 @@ static int check_decimals(pq_writer *w, const wr_col *c, const pa_column *in, in
     return PA_OK;
 }
 
+/* The INTERVAL values of rows [from, from + n) must fit Parquet's
+ * (three uint32: months, days, whole milliseconds): PA_EUNSUPPORTED naming
+ * the column, the row and what does not fit. */
+static int check_intervals(pq_writer *w, const wr_col *c, const pa_column *in, int64_t from, int64_t n,
+                           pa_err *err)
+{
+    const pa_interval *v = in->data;
+    for (int64_t r = from; r < from + n; r++) {
+        if (!pa_column_valid(in, r))
+            continue;
+        const char *why = v[r].months < 0 || v[r].days < 0 || v[r].micros < 0 ? "a negative field"
+                          : v[r].micros % 1000                              ? "a fraction of a millisecond"
+                          : v[r].micros / 1000 > UINT32_MAX                 ? "more than 2^32-1 milliseconds"
+                                                                            : NULL;
+        if (why)
+            return pa_error(err, PA_EUNSUPPORTED, "parquet writer %s: column %s: the INTERVAL at row %lld "
+                            "(%d months, %d days, %lld microseconds) has %s; Parquet's INTERVAL holds "
+                            "non-negative months, days and milliseconds", w->path, c->name, (long long)r,
+                            v[r].months, v[r].days, (long long)v[r].micros, why);
+    }
+    return PA_OK;
+}
+
 /* Copy rows [from, from + n) of the input into the buffer. */
 static int append(pq_writer *w, const pa_column *cols, int64_t from, int64_t n, pa_err *err)
 {
@@ -215,6 +238,8 @@ static int append(pq_writer *w, const pa_column *cols, int64_t from, int64_t n, 
         if (c->type.id == PA_TYPE_VARCHAR && (rc = string_bytes(w, c, &cols[i], from, n, &sb, err)) != PA_OK)
             return rc;
         if (c->type.id == PA_TYPE_DECIMAL && (rc = check_decimals(w, c, &cols[i], from, n, err)) != PA_OK)
+            return rc;
+        if (c->type.id == PA_TYPE_INTERVAL && (rc = check_intervals(w, c, &cols[i], from, n, err)) != PA_OK)
             return rc;
         if (sb && !cols[i].data)
             return pa_error(err, PA_EINVAL, "parquet writer %s: column %s: strings without bytes",

@@ -93,6 +93,7 @@ static int choose_dictionary(wr_chunk *x, pa_err *err)
     pq_writer *w = x->w;
     x->dict_pages = 0;
     if (!w->opt.dictionary || x->c->type.id == PA_TYPE_BOOLEAN || x->n_values == 0 ||
+        x->c->type.id == PA_TYPE_INTERVAL ||
         (x->c->type.id == PA_TYPE_DECIMAL && x->c->type.precision > 18))   /* 16-byte values: PLAIN */
         return PA_OK;
     size_t need = kn_dict_build_scratch(x->n_values);

@@ -93,7 +93,11 @@ void wr__stats_add(const wr_col *c, const uint32_t *sel, size_t s0, size_t s1, w
         case PA_TYPE_BOOLEAN: add_int(s, c->values[r] != 0); break;
         case PA_TYPE_INTEGER:
         case PA_TYPE_DATE: add_int(s, ((const int32_t *)c->values)[r]); break;
-        case PA_TYPE_BIGINT: add_int(s, ((const int64_t *)c->values)[r]); break;
+        case PA_TYPE_BIGINT:
+        case PA_TYPE_TIMESTAMP:
+        case PA_TYPE_TIMESTAMPTZ:
+        case PA_TYPE_TIMESTAMP_NS:
+        case PA_TYPE_TIME: add_int(s, ((const int64_t *)c->values)[r]); break;
         case PA_TYPE_DECIMAL:
             if (c->type.precision > 18) {
                 __int128 w;
@@ -106,7 +110,7 @@ void wr__stats_add(const wr_col *c, const uint32_t *sel, size_t s0, size_t s1, w
         case PA_TYPE_VARCHAR:
             add_string(s, c->bytes + c->offsets[r], (uint32_t)(c->offsets[r + 1] - c->offsets[r]));
             break;
-        default: break;
+        default: break;   /* INTERVAL: no statistics (its order is undefined) */
         }
     }
 }

@@ -37,7 +37,7 @@ expect lineitem-v2.parquet '^version: +2$' '^  0 +l_orderkey +SNAPPY +DELTA_BINA
     '^  15 +l_comment +SNAPPY +DELTA_LENGTH_BYTE_ARRAY ' '^  8 +l_returnflag +SNAPPY +RLE_DICTIONARY '
 expect lineitem-rowgroup10000.parquet '^rows: +60175 in 6 row groups$' '^row group 4: 10240 rows' \
     '^row group 5: 8975 rows'
-expect types.parquet '^  4 +ts +INT64 +TIMESTAMP\(MICROS\) +TIMESTAMP_MICROS +OPTIONAL +BIGINT \(microseconds\)$' \
+expect types.parquet '^  4 +ts +INT64 +TIMESTAMP\(MICROS\) +TIMESTAMP_MICROS +OPTIONAL +TIMESTAMP$' \
     '^  5 +wide +FIXED_LEN_BYTE_ARRAY\(16\) +DECIMAL\(20,3\) +DECIMAL +OPTIONAL +DECIMAL\(20,3\)$' \
     '^  7 +name +SNAPPY .* v1 +v98 +34 -$'
 expect nested.parquet '^  0 +lst\.list\.element +SNAPPY' 'element +INT64 .*unsupported \(nested\)$'

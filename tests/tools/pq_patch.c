@@ -12,6 +12,15 @@
  *                                            body of page PAGE (0 = first,
  *                                            dictionary included) of leaf COL
  *                                            in row group 0
+ *   pq_patch IN OUT int96 COL                make FIXED_LEN_BYTE_ARRAY(12) leaf
+ *                                            COL (DuckDB's INTERVAL) an INT96
+ *                                            one: same page bytes, no
+ *                                            annotation, statistics dropped
+ *   pq_patch IN OUT nological COL            drop the leaf's LogicalType,
+ *                                            keeping its ConvertedType
+ *   pq_patch IN OUT tsmillis COL             annotate INT64 leaf COL as
+ *                                            TIMESTAMP(MILLIS) only, its
+ *                                            statistics dropped
  *   pq_patch IN - pages                      print, per page of every chunk,
  *                                            "rg col page body_offset body_len crc"
  *                                            (crc unsigned, "-" when absent)
@@ -69,7 +78,7 @@ static int rewrite(const char *out, const uint8_t *file, size_t len, pq_file_met
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: pq_patch IN OUT uncompressed|repetition|flip|pages ARGS...\n");
+        fprintf(stderr, "usage: pq_patch IN OUT uncompressed|repetition|int96|nological|tsmillis|flip|pages ARGS...\n");
         return 2;
     }
     const char *in = argv[1], *out = argv[2], *cmd = argv[3];
@@ -96,6 +105,38 @@ int main(int argc, char **argv)
         pq_schema_element *e = &m->schema[m->leaves[col].schema_index];
         e->repetition = !strcmp(argv[5], "required") ? PQ_REP_REQUIRED : PQ_REP_OPTIONAL;
         e->has_repetition = true;
+        rc = rewrite(out, file, len, m, &err);
+    } else if (!strcmp(cmd, "int96") && argc == 5) {
+        pq_schema_element *e = &m->schema[m->leaves[col].schema_index];
+        if (e->type != PQ_T_FIXED_LEN_BYTE_ARRAY || e->type_length != 12) {
+            fprintf(stderr, "pq_patch: leaf %u is not a FIXED_LEN_BYTE_ARRAY(12)\n", col);
+            rc = 1;
+        } else {
+            e->type = PQ_T_INT96;
+            e->has_type_length = false;
+            e->type_length = 0;
+            e->has_converted_type = false;
+            e->logical.kind = PQ_LT_NONE;
+            for (uint32_t g = 0; g < m->n_row_groups; g++) {
+                pq_column_meta *cm = &m->row_groups[g].columns[col].meta_data;
+                cm->type = PQ_T_INT96;
+                memset(&cm->statistics, 0, sizeof cm->statistics);
+                cm->has_statistics = false;
+            }
+            rc = rewrite(out, file, len, m, &err);
+        }
+    } else if (!strcmp(cmd, "nological") && argc == 5) {
+        m->schema[m->leaves[col].schema_index].logical.kind = PQ_LT_NONE;
+        rc = rewrite(out, file, len, m, &err);
+    } else if (!strcmp(cmd, "tsmillis") && argc == 5) {
+        pq_schema_element *e = &m->schema[m->leaves[col].schema_index];
+        e->has_converted_type = false;
+        e->logical = (pq_logical_type){.kind = PQ_LT_TIMESTAMP, .unit = PQ_TU_MILLIS};
+        for (uint32_t g = 0; g < m->n_row_groups; g++) {
+            pq_column_meta *cm = &m->row_groups[g].columns[col].meta_data;
+            memset(&cm->statistics, 0, sizeof cm->statistics);
+            cm->has_statistics = false;
+        }
         rc = rewrite(out, file, len, m, &err);
     } else if (!strcmp(cmd, "flip") && argc == 7) {
         uint8_t *chunk;

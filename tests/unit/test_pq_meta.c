@@ -246,7 +246,7 @@ static void test_types_and_nested(void **state)
     /* Column by column. */
     struct { pa_type_id type; int32_t phys; } want[] = {
         {PA_TYPE_INTEGER, PQ_T_INT32}, {PA_TYPE_BOOLEAN, PQ_T_BOOLEAN}, {PA_TYPE_DOUBLE, PQ_T_DOUBLE},
-        {PA_TYPE_DOUBLE, PQ_T_FLOAT}, {PA_TYPE_BIGINT, PQ_T_INT64}, {PA_TYPE_DECIMAL, PQ_T_FIXED_LEN_BYTE_ARRAY},
+        {PA_TYPE_DOUBLE, PQ_T_FLOAT}, {PA_TYPE_TIMESTAMP, PQ_T_INT64}, {PA_TYPE_DECIMAL, PQ_T_FIXED_LEN_BYTE_ARRAY},
         {PA_TYPE_DECIMAL, PQ_T_INT32}, {PA_TYPE_VARCHAR, PQ_T_BYTE_ARRAY}, {PA_TYPE_DATE, PQ_T_INT32}};
     char buf[64];
     for (uint32_t i = 0; i < 9; i++) {
@@ -262,10 +262,9 @@ static void test_types_and_nested(void **state)
             assert_int_equal(d.type.id, want[i].type);
         }
         const pq_statistics *st = &m->row_groups[0].columns[i].meta_data.statistics;
-        if (i == 4) {   /* ts: TIMESTAMP(MICROS) kept as BIGINT microseconds */
+        if (i == 4) {   /* ts: TIMESTAMP(MICROS), not UTC-adjusted */
             assert_int_equal(d.time_unit, PQ_TU_MICROS);
-            /* 2024-01-01 00:00:00 UTC in microseconds */
-            assert_string_equal(pq_stat_format(&d, st->min_value, buf, sizeof buf), "1704067200000000");
+            assert_string_equal(pq_stat_format(&d, st->min_value, buf, sizeof buf), "2024-01-01 00:00:00");
         }
         if (i == 6) {
             assert_int_equal(d.type.precision, 7);
@@ -320,12 +319,21 @@ static void test_element_mapping(void **state)
     pq_column_desc d;
     pa_err err;
     char buf[64];
-    /* INT96 */
+    /* INT96: TIMESTAMP_NS; its statistics text: 12:00:00.000000001 of
+     * 1970-01-01 (Julian day 2440588) */
     e.type = PQ_T_INT96;
+    assert_int_equal(pq_element_type(&e, "legacy_ts", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMP_NS);
+    const uint8_t i96[12] = {0x01, 0x80, 0xa7, 0x48, 0x4a, 0x27, 0, 0, 0x8c, 0x3d, 0x25, 0};
+    assert_string_equal(pq_stat_format(&d, (pq_bin){i96, 12}, buf, sizeof buf), "1970-01-01 12:00:00.000000001");
+    /* INT96 with an annotation: refused, naming the column */
+    e.has_converted_type = true;
+    e.converted_type = PQ_CT_UTF8;
     pa_err_init(&err);
     assert_int_equal(pq_element_type(&e, "legacy_ts", &d, &err), PA_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "column legacy_ts: INT96"));
     pa_err_close(&err);
+    e.has_converted_type = false;
     /* Repeated primitive */
     e.type = PQ_T_INT32;
     e.repetition = PQ_REP_REPEATED;
@@ -356,8 +364,61 @@ static void test_element_mapping(void **state)
     e.has_type = true;
     e.logical = (pq_logical_type){.kind = PQ_LT_TIMESTAMP, .unit = PQ_TU_MILLIS, .is_adjusted_to_utc = true};
     assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
-    assert_int_equal(d.type.id, PA_TYPE_BIGINT);
+    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMPTZ);
     assert_int_equal(d.time_unit, PQ_TU_MILLIS);
+    int64_t ms = -1;   /* 1969-12-31 23:59:59.999 */
+    assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&ms, 8}, buf, sizeof buf),
+                        "1969-12-31 23:59:59.999+00");
+    e.logical.is_adjusted_to_utc = false;
+    assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMP);
+    e.logical.unit = PQ_TU_NANOS;
+    assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMP_NS);
+    ms = 1601553600123456789;
+    assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&ms, 8}, buf, sizeof buf),
+                        "2020-10-01 12:00:00.123456789");
+    /* legacy ConvertedType TIMESTAMP_MILLIS alone: TIMESTAMP, as DuckDB 1.5 reads it */
+    e.logical = (pq_logical_type){0};
+    e.has_converted_type = true;
+    e.converted_type = PQ_CT_TIMESTAMP_MILLIS;
+    assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_TIMESTAMP);
+    assert_int_equal(d.time_unit, PQ_TU_MILLIS);
+    /* TIME: INT64 MICROS, INT32 MILLIS; INT64 NANOS refused naming the column */
+    e.has_converted_type = false;
+    e.logical = (pq_logical_type){.kind = PQ_LT_TIME, .unit = PQ_TU_MICROS};
+    assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_TIME);
+    ms = 45296500000;   /* 12:34:56.5 */
+    assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&ms, 8}, buf, sizeof buf), "12:34:56.5");
+    e.logical.unit = PQ_TU_NANOS;
+    pa_err_init(&err);
+    assert_int_equal(pq_element_type(&e, "tn", &d, &err), PA_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "column tn: TIME(NANOS)"));
+    pa_err_close(&err);
+    e.type = PQ_T_INT32;
+    e.logical.unit = PQ_TU_MILLIS;
+    assert_int_equal(pq_element_type(&e, "t", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_TIME);
+    assert_int_equal(d.time_unit, PQ_TU_MILLIS);
+    int32_t tm = 45296500;
+    assert_string_equal(pq_stat_format(&d, (pq_bin){(const uint8_t *)&tm, 4}, buf, sizeof buf), "12:34:56.5");
+    /* INTERVAL: FIXED_LEN_BYTE_ARRAY(12) only */
+    e.logical = (pq_logical_type){0};
+    e.type = PQ_T_FIXED_LEN_BYTE_ARRAY;
+    e.has_type_length = true;
+    e.type_length = 12;
+    e.has_converted_type = true;
+    e.converted_type = PQ_CT_INTERVAL;
+    assert_int_equal(pq_element_type(&e, "iv", &d, NULL), PA_OK);
+    assert_int_equal(d.type.id, PA_TYPE_INTERVAL);
+    e.type_length = 16;
+    assert_int_equal(pq_element_type(&e, "iv", &d, NULL), PA_ECORRUPT);
+    memset(&e, 0, sizeof e);
+    e.name = "t";
+    e.type = PQ_T_INT64;
+    e.has_type = true;
     /* INT32 DECIMAL(9,4); negative values */
     e.type = PQ_T_INT32;
     e.logical = (pq_logical_type){.kind = PQ_LT_DECIMAL, .precision = 9, .scale = 4};

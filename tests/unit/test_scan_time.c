@@ -1,0 +1,459 @@
+/*
+ * test_scan_time.c - the scan of the time types (TIMESTAMP, TIMESTAMPTZ,
+ * TIMESTAMP_NS, TIME, INTERVAL and INT96) on the fixtures of
+ * tests/data/parquet/time/ (made by tests/tools/time_fixtures.sh): every
+ * decoded raw value (int64 microseconds or nanoseconds, pa_interval fields)
+ * equals what DuckDB reads from the same file (FILE.expect.txt), with pages
+ * decoded on the host and by the device's kernels; INT96 equals the
+ * nanoseconds its bytes were made from; pruning by the statistics of a
+ * TIMESTAMP(MILLIS) column keeps exactly the row groups that may match;
+ * a MILLIS value past the int64 microseconds is an error naming the file
+ * and the column.
+ *
+ * Runs on the device named by PISTA_TEST_DEVICE (default cpu; ctest runs it
+ * on sim too, unit.sim.*), reading chunks through host copies
+ * (scan_testutil.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/storage.h"
+#include "scan_testutil.h"
+
+static char data_dir[512];
+static dv_device *dev;
+
+static const char *data_path(const char *name)
+{
+    static char buf[4][700];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/parquet/time/%s", data_dir, name);
+    return buf[k];
+}
+
+/* ------------------------------------------------------------ expected values */
+
+#define MAX_COLS 24
+#define MAX_ROWS 512
+
+/* FILE.expect.txt: a header of names, then rows of integers ("" = NULL). */
+typedef struct expect {
+    int n_cols, n_rows;
+    char names[MAX_COLS][32];
+    int64_t v[MAX_ROWS][MAX_COLS];
+    bool null[MAX_ROWS][MAX_COLS];
+} expect;
+
+static void load_expect(const char *name, expect *e)
+{
+    memset(e, 0, sizeof *e);
+    FILE *f = fopen(data_path(name), "r");
+    assert_non_null(f);
+    char line[2048];
+    bool header = true;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        int c = 0;
+        char *p = line;
+        for (;;) {
+            char *end = strchr(p, '|');
+            if (end)
+                *end = '\0';
+            assert_true(c < MAX_COLS);
+            if (header) {
+                snprintf(e->names[c], sizeof e->names[c], "%s", p);
+            } else {
+                assert_true(e->n_rows < MAX_ROWS);
+                e->null[e->n_rows][c] = !*p;
+                e->v[e->n_rows][c] = *p ? strtoll(p, NULL, 10) : 0;
+            }
+            c++;
+            if (!end)
+                break;
+            p = end + 1;
+        }
+        if (header)
+            e->n_cols = c;
+        else {
+            assert_int_equal(c, e->n_cols);
+            e->n_rows++;
+        }
+        header = false;
+    }
+    fclose(f);
+}
+
+static int expect_col(const expect *e, const char *name)
+{
+    for (int c = 0; c < e->n_cols; c++)
+        if (!strcmp(e->names[c], name))
+            return c;
+    fail_msg("no column %s in the expected values", name);
+    return -1;
+}
+
+/* ------------------------------------------------------------ scanning */
+
+/* A scan's result: per column its type, and per row (by position) its
+ * value bytes (up to 16) and validity. */
+typedef struct result {
+    int rc;
+    pa_err err;
+    int n_cols;
+    int64_t rows;
+    pa_type type[MAX_COLS];
+    uint8_t val[MAX_COLS][4096][16];
+    bool valid[MAX_COLS][4096];
+    pq_scan_stats st;
+    int64_t device_pages;
+} result;
+
+static void scan(const char *file, const char *const *cols, int n_cols, const char *pred, bool host_decode,
+                 result *r)
+{
+    memset(r, 0, sizeof *r);
+    pa_err_init(&r->err);
+    const char *path = data_path(file);
+    pq_scan_options o;
+    pq_scan_options_init(&o);
+    o.paths = &path;
+    o.n_paths = 1;
+    o.columns = cols;
+    o.n_columns = (size_t)n_cols;
+    o.device = dev;
+    o.host_decode = host_decode;
+    char text[160];
+    pq_pred p;
+    if (pred) {
+        snprintf(text, sizeof text, "%s", pred);
+        assert_int_equal(pq_pred_parse(text, &p, NULL), PA_OK);
+        o.preds = &p;
+        o.n_preds = 1;
+    }
+    int64_t before = pa_counter_get(PA_CTR_PAGES_DEVICE);
+    pq_scan *s = NULL;
+    r->rc = pq_scan_open(&o, &s, &r->err);
+    if (r->rc != PA_OK)
+        return;
+    r->n_cols = n_cols;
+    for (;;) {
+        dv_chunk *c;
+        r->rc = pq_scan_next(s, &c, &r->err);
+        if (r->rc != PA_OK || !c)
+            break;
+        if (!(c = st_host_try(dev, c, &r->err))) {
+            r->rc = r->err.code;
+            break;
+        }
+        assert_int_equal(c->n_columns, n_cols);
+        assert_true(r->rows + c->length <= 4096);
+        for (int j = 0; j < n_cols; j++) {
+            const pa_column *x = &c->columns[j];
+            r->type[j] = x->type;
+            int w = pa_type_bytes(x->type);
+            assert_true(w >= 1 && w <= 16);
+            for (int64_t i = 0; i < c->length; i++) {
+                r->valid[j][r->rows + i] = pa_column_valid(x, i);
+                memcpy(r->val[j][r->rows + i], (const uint8_t *)x->data + i * w, (size_t)w);
+            }
+        }
+        r->rows += c->length;
+        dv_chunk_destroy(c);
+    }
+    pq_scan_get_stats(s, &r->st);
+    pq_scan_close(s);
+    r->device_pages = pa_counter_get(PA_CTR_PAGES_DEVICE) - before;
+}
+
+static int64_t i64_at(const result *r, int col, int64_t row)
+{
+    int64_t v;
+    memcpy(&v, r->val[col][row], 8);
+    return v;
+}
+
+static pa_interval iv_at(const result *r, int col, int64_t row)
+{
+    pa_interval v;
+    memcpy(&v, r->val[col][row], sizeof v);
+    return v;
+}
+
+static result *res;   /* one large buffer, reused */
+
+/* ------------------------------------------------------------------ tests */
+
+/* Every value of time.parquet, on both decode paths, against DuckDB's. */
+static void test_time_types(void **state)
+{
+    (void)state;
+    expect *e = malloc(sizeof *e);
+    assert_non_null(e);
+    load_expect("time.expect.txt", e);
+    assert_int_equal(e->n_rows, 300);
+    static const struct { const char *col; pa_type_id type; } cols[] = {
+        {"id", PA_TYPE_BIGINT},         {"ts", PA_TYPE_TIMESTAMP},         {"ts_ms", PA_TYPE_TIMESTAMP},
+        {"ts_ns", PA_TYPE_TIMESTAMP_NS}, {"tstz", PA_TYPE_TIMESTAMPTZ},   {"t", PA_TYPE_TIME},
+        {"iv", PA_TYPE_INTERVAL},       {"ms_dict", PA_TYPE_TIMESTAMP},    {"ns_dict", PA_TYPE_TIMESTAMP_NS},
+        {"tz_dict", PA_TYPE_TIMESTAMPTZ}, {"t_dict", PA_TYPE_TIME},        {"iv_dict", PA_TYPE_INTERVAL},
+    };
+    enum { N = sizeof cols / sizeof cols[0] };
+    const char *names[N];
+    for (int j = 0; j < N; j++)
+        names[j] = cols[j].col;
+    for (int host = 0; host < 2; host++) {
+        scan("time.parquet", names, N, NULL, host, res);
+        if (res->rc != PA_OK)
+            fail_msg("time.parquet (%s decode): %s", host ? "host" : "device", res->err.msg);
+        assert_int_equal(res->rows, 300);
+        int nulls = 0, negative = 0;
+        for (int j = 0; j < N; j++) {
+            assert_int_equal(res->type[j].id, cols[j].type);
+            for (int64_t i = 0; i < 300; i++) {
+                int64_t id = i64_at(res, 0, i);
+                assert_true(id >= 0 && id < 300);
+                if (cols[j].type == PA_TYPE_INTERVAL) {
+                    char n[48];
+                    snprintf(n, sizeof n, "%s_months", cols[j].col);
+                    int c = expect_col(e, n);
+                    assert_int_equal(res->valid[j][i], !e->null[id][c]);
+                    if (!res->valid[j][i]) {
+                        nulls++;
+                        continue;
+                    }
+                    pa_interval v = iv_at(res, j, i);
+                    if (v.months != e->v[id][c] || v.days != e->v[id][c + 1] || v.micros != e->v[id][c + 2])
+                        fail_msg("%s row %lld: {%d, %d, %lld}, DuckDB {%lld, %lld, %lld}", cols[j].col, (long long)id,
+                                 v.months, v.days, (long long)v.micros, (long long)e->v[id][c],
+                                 (long long)e->v[id][c + 1], (long long)e->v[id][c + 2]);
+                    continue;
+                }
+                int c = expect_col(e, cols[j].col);
+                if (res->valid[j][i] != !e->null[id][c])
+                    fail_msg("%s row %lld: valid %d, DuckDB %d", cols[j].col, (long long)id, res->valid[j][i],
+                             !e->null[id][c]);
+                if (!res->valid[j][i]) {
+                    nulls++;
+                    continue;
+                }
+                int64_t v = i64_at(res, j, i);
+                negative += v < 0;
+                if (v != e->v[id][c])
+                    fail_msg("%s row %lld (%s decode): %lld, DuckDB %lld", cols[j].col, (long long)id,
+                             host ? "host" : "device", (long long)v, (long long)e->v[id][c]);
+            }
+        }
+        assert_true(nulls > 100);
+        assert_true(negative > 100);   /* before 1970 */
+        if (!host && !dv_host_visible(dev))
+            assert_true(res->device_pages > 0);
+        pa_err_close(&res->err);
+    }
+    free(e);
+}
+
+/* INT96 (PLAIN and dictionary pages) to the exact nanoseconds its bytes
+ * were made from; DuckDB's microseconds are their floor. */
+static void test_int96(void **state)
+{
+    (void)state;
+    expect *e = malloc(sizeof *e);
+    assert_non_null(e);
+    load_expect("int96.expect.txt", e);
+    const char *names[] = {"id", "i96", "i96_dict", "want_ns", "want_dict_ns"};
+    int c_us = expect_col(e, "i96_us"), c_dus = expect_col(e, "i96_dict_us");
+    for (int host = 0; host < 2; host++) {
+        scan("int96.parquet", names, 5, NULL, host, res);
+        if (res->rc != PA_OK)
+            fail_msg("int96.parquet (%s decode): %s", host ? "host" : "device", res->err.msg);
+        assert_int_equal(res->rows, 300);
+        assert_int_equal(res->type[1].id, PA_TYPE_TIMESTAMP_NS);
+        assert_int_equal(res->type[2].id, PA_TYPE_TIMESTAMP_NS);
+        int checked = 0;
+        for (int64_t i = 0; i < 300; i++) {
+            int64_t id = i64_at(res, 0, i);
+            for (int k = 0; k < 2; k++) {
+                int j = 1 + k, w = 3 + k, cu = k ? c_dus : c_us;
+                assert_int_equal(res->valid[j][i], res->valid[w][i]);
+                assert_int_equal(res->valid[j][i], !e->null[id][cu]);
+                if (!res->valid[j][i])
+                    continue;
+                int64_t v = i64_at(res, j, i), want = i64_at(res, w, i);
+                if (v != want)
+                    fail_msg("%s row %lld (%s decode): %lld ns, made from %lld", names[j], (long long)id,
+                             host ? "host" : "device", (long long)v, (long long)want);
+                int64_t floor_us = v / 1000 - (v % 1000 < 0);
+                assert_int_equal(floor_us, e->v[id][cu]);
+                checked++;
+            }
+        }
+        assert_true(checked > 450);
+        if (!host && !dv_host_visible(dev))
+            assert_true(res->device_pages > 0);   /* the device's INT96 decoder ran */
+        pa_err_close(&res->err);
+    }
+    /* The INT96 columns alone: on sim their pages (PLAIN and dictionary)
+     * are the device's to decode, to the same values. */
+    if (!dv_host_visible(dev)) {
+        const char *i96[] = {"i96", "i96_dict"};
+        scan("int96.parquet", i96, 2, NULL, false, res);
+        assert_int_equal(res->rc, PA_OK);
+        assert_true(res->device_pages >= 2);
+        int64_t sum = 0;
+        for (int64_t i = 0; i < res->rows; i++)
+            sum += res->valid[0][i] ? i64_at(res, 0, i) % 1000003 : 0;
+        scan("int96.parquet", i96, 2, NULL, true, res);
+        assert_int_equal(res->rc, PA_OK);
+        assert_int_equal(res->device_pages, 0);
+        for (int64_t i = 0; i < res->rows; i++)
+            sum -= res->valid[0][i] ? i64_at(res, 0, i) % 1000003 : 0;
+        assert_int_equal(sum, 0);
+    }
+    /* Hand-computed: row 0 is Julian day 2440588 - 150 * 211 at 00:00:00,
+     * row 1 is 2440588 - 149 * 211 plus 37 * 2^32 + 1000003 ns. */
+    scan("int96.parquet", names, 5, NULL, false, res);
+    assert_int_equal(res->rc, PA_OK);
+    for (int64_t i = 0; i < 2; i++) {
+        int64_t id = i64_at(res, 0, i);
+        int64_t want = id == 0 ? -150 * 211 * INT64_C(86400000000000)
+                               : -149 * 211 * INT64_C(86400000000000) + 37 * (INT64_C(1) << 32) + 1000003;
+        assert_int_equal(i64_at(res, 1, i), want);
+    }
+    free(e);
+}
+
+/* ConvertedType TIMESTAMP_MILLIS/_MICROS without a LogicalType: the type
+ * DuckDB reads them as, and its values. */
+static void test_legacy(void **state)
+{
+    (void)state;
+    expect *e = malloc(sizeof *e);
+    assert_non_null(e);
+    load_expect("legacy.expect.txt", e);
+    FILE *f = fopen(data_path("legacy.types.txt"), "r");
+    assert_non_null(f);
+    char line[128];
+    char duck[3][64] = {{0}};
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        if (n++ > 0 && n - 2 < 3) {
+            line[strcspn(line, "\r\n")] = '\0';
+            snprintf(duck[n - 2], sizeof duck[n - 2], "%s", strchr(line, '|') + 1);
+        }
+    fclose(f);
+    const char *names[] = {"id", "ms", "us"};
+    scan("legacy.parquet", names, 3, NULL, false, res);
+    assert_int_equal(res->rc, PA_OK);
+    assert_int_equal(res->rows, 10);
+    for (int j = 1; j < 3; j++)
+        assert_string_equal(pa_type_name(res->type[j].id), duck[j]);
+    for (int64_t i = 0; i < 10; i++) {
+        int64_t id = i64_at(res, 0, i);
+        assert_int_equal(i64_at(res, 1, i), e->v[id][1]);
+        assert_int_equal(i64_at(res, 2, i), e->v[id][2]);
+    }
+    free(e);
+}
+
+/* prune.parquet: row group 0 holds 2000-01-01 00:00:00.000 .. 00:00:03.000,
+ * row group 1 00:00:04.001 .. 00:00:07.001, 512 rows per value, in a
+ * TIMESTAMP(MILLIS) column (statistics in milliseconds, constants and
+ * values in microseconds). */
+static void test_millis_pruning(void **state)
+{
+    (void)state;
+    static const struct { const char *pred; int64_t rows; uint64_t pruned; } cases[] = {
+        {"ts_ms >= '2000-01-01 00:00:04.001'", 2048, 1},
+        {"ts_ms >= 946684804001000", 2048, 1},            /* the engine's microseconds */
+        {"ts_ms > '2000-01-01 00:00:03'", 2048, 1},
+        {"ts_ms > '2000-01-01 00:00:02.9999995'", 2560, 0}, /* inexact: 3.000 matches */
+        {"ts_ms <= '2000-01-01 00:00:03'", 2048, 1},
+        {"ts_ms < '2000-01-01 00:00:04.001'", 2048, 1},
+        {"ts_ms <= '2000-01-01 00:00:04.001'", 2560, 0},
+        {"ts_ms = '2000-01-01T00:00:05.001Z'", 512, 1},
+        {"ts_ms = '2000-01-01 01:00:05.001+01'", 512, 1},
+        {"ts_ms = '2000-01-01 00:00:04.0015'", 0, 1},   /* no such value; the statistics cannot tell */
+        {"ts_ms < '1999-12-31 23:59:59.999999'", 0, 2},
+        {"ts_ms <> '2000-01-01 00:00:00'", 3584, 0},
+        {"ts_ms is not null", 4096, 0},
+    };
+    const char *names[] = {"id", "ts_ms"};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int host = 0; host < 2; host++) {
+            scan("prune.parquet", names, 2, cases[k].pred, host, res);
+            if (res->rc != PA_OK)
+                fail_msg("%s: %s", cases[k].pred, res->err.msg);
+            if (res->rows != cases[k].rows || res->st.row_groups_pruned != cases[k].pruned)
+                fail_msg("%s: %lld rows, %llu row groups pruned; want %lld, %llu", cases[k].pred,
+                         (long long)res->rows, (unsigned long long)res->st.row_groups_pruned,
+                         (long long)cases[k].rows, (unsigned long long)cases[k].pruned);
+            pa_err_close(&res->err);
+        }
+    /* A constant that is not a timestamp. */
+    scan("prune.parquet", names, 2, "ts_ms > '2000-13-01'", false, res);
+    assert_int_equal(res->rc, PA_ESYNTAX);
+    assert_non_null(strstr(res->err.msg, "ts_ms"));
+    pa_err_close(&res->err);
+}
+
+/* A TIMESTAMP(MILLIS) value past the int64 microseconds: an error naming
+ * the file and the column. */
+static void test_millis_overflow(void **state)
+{
+    (void)state;
+    const char *names[] = {"id", "big"};
+    for (int host = 0; host < 2; host++) {
+        scan("overflow.parquet", names, 2, NULL, host, res);
+        assert_int_equal(res->rc, PA_EOVERFLOW);
+        assert_non_null(strstr(res->err.msg, "overflow.parquet"));
+        assert_non_null(strstr(res->err.msg, "column big"));
+        pa_err_close(&res->err);
+    }
+    /* The other column alone reads. */
+    scan("overflow.parquet", names, 1, NULL, false, res);
+    assert_int_equal(res->rc, PA_OK);
+    assert_int_equal(res->rows, 4);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *d = getenv("PISTA_TEST_DATA");
+    snprintf(data_dir, sizeof data_dir, "%s", d && *d ? d : "tests/data");
+    dv_options opt = {.spec = st_spec(), .cpu_threads = 4};
+    if (dv_open(&opt, &dev, NULL) != PA_OK)
+        return -1;
+    if (!(res = malloc(sizeof *res)))
+        return -1;
+    io_engine *e;
+    return io_engine_shared(&e, NULL) == PA_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(res);
+    pq_meta_cache_clear();
+    io_engine_shared_shutdown();
+    dv_close(dev);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_types),
+        cmocka_unit_test(test_int96),
+        cmocka_unit_test(test_legacy),
+        cmocka_unit_test(test_millis_pruning),
+        cmocka_unit_test(test_millis_overflow),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
