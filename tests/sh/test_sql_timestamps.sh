@@ -11,7 +11,8 @@ set -u
 
 # Rows of orders with a timestamp that has every field set (seconds with a
 # fraction, times before and after noon).
-TS="(select o_orderkey k, o_orderdate d, cast(o_orderdate as timestamp) + o_orderkey * interval '7 minutes 3.25 seconds' ts, o_orderstatus st from orders where o_orderkey < 2000) t"
+Q="select o_orderkey k, o_orderdate d, cast(o_orderdate as timestamp) + o_orderkey * interval '7 minutes 3.25 seconds' ts, o_orderstatus st from orders where o_orderkey < 2000"
+TS="($Q) t"
 
 want "timestamp literals and their text" \
   "select timestamp '2020-10-01 12:00:00.123' a, timestamp '1969-12-31 23:59:59.5' b, timestamp '2020-10-01T08:09:10' c, timestamp '2000-02-29' d, cast('1999-12-31 23:59:59.999999' as timestamp) e, timestamp '0001-01-01 00:00:00' f"
@@ -32,11 +33,11 @@ want "date_trunc of a date is a timestamp" \
 want "comparisons with timestamp, date and text constants" \
   "select count(*) a, count(*) filter (where ts > timestamp '1995-01-01 10:00:00') b, count(*) filter (where ts >= date '1996-01-01') c, count(*) filter (where ts < '1993-06-01 12:30') d, count(*) filter (where ts between timestamp '1994-01-01' and timestamp '1994-12-31 23:59:59.999999') e from $TS"
 want "group by, min and max of timestamps" \
-  "select date_trunc('year', ts) y, count(*) n, min(ts) lo, max(ts) hi, count(distinct date_trunc('month', ts)) months from $TS group by 1 order by 1"
+  "select date_trunc('year', ts) y, count(*) n, min(ts) lo, max(ts) hi, count(distinct date_trunc('month', ts)) nm from $TS group by 1 order by 1"
 want "order by a timestamp, top-N and distinct" \
   "select k, ts from $TS order by ts desc, k limit 7"
 want "a join on timestamps" \
-  "select count(*) n, min(a.k) lo, max(b.k) hi from $TS a join (select k, date_trunc('hour', ts) h from $TS) b on date_trunc('hour', a.ts) = b.h"
+  "select count(*) n, min(a.k) lo, max(b.k) hi from ($Q) a join (select k, date_trunc('hour', ts) h from $TS) b on date_trunc('hour', a.ts) = b.h"
 want "window functions over timestamps" \
   "select k, ts, row_number() over (partition by st order by ts) rn, lag(ts) over (order by ts) prev from $TS where k < 100 order by k"
 want "timestamp minus timestamp is an interval of days and time" \
