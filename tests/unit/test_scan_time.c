@@ -5,7 +5,8 @@
  * decoded raw value (int64 microseconds or nanoseconds, pa_interval fields)
  * equals what DuckDB reads from the same file (FILE.expect.txt), with pages
  * decoded on the host and by the device's kernels; INT96 equals the
- * nanoseconds its bytes were made from; pruning by the statistics of a
+ * nanoseconds its bytes were made from and is never pruned by its
+ * statistics (false ones written in here); pruning by the statistics of a
  * TIMESTAMP(MILLIS) column keeps exactly the row groups that may match;
  * a MILLIS value past the int64 microseconds is an error naming the file
  * and the column.
@@ -22,11 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "storage/storage.h"
 #include "scan_testutil.h"
 
 static char data_dir[512];
+static char tmp_dir[256];
 static dv_device *dev;
 
 static const char *data_path(const char *name)
@@ -120,7 +123,7 @@ static void scan(const char *file, const char *const *cols, int n_cols, const ch
 {
     memset(r, 0, sizeof *r);
     pa_err_init(&r->err);
-    const char *path = data_path(file);
+    const char *path = file[0] == '/' ? file : data_path(file);
     pq_scan_options o;
     pq_scan_options_init(&o);
     o.paths = &path;
@@ -329,6 +332,59 @@ static void test_int96(void **state)
     free(e);
 }
 
+/* int96.parquet with statistics (min = max = 1900-01-01, false) on its
+ * INT96 columns: never used to prune, so a predicate keeps its rows. */
+static void test_int96_statistics_ignored(void **state)
+{
+    (void)state;
+    const char *in = data_path("int96.parquet");
+    char out[600];
+    snprintf(out, sizeof out, "%s/int96_stats.parquet", tmp_dir);
+    FILE *f = fopen(in, "rb");
+    assert_non_null(f);
+    static uint8_t file[1 << 16];
+    size_t len = fread(file, 1, sizeof file, f);
+    fclose(f);
+    assert_true(len > 8 && len < sizeof file);
+    pq_file_meta *m;
+    assert_int_equal(pq_footer_read(in, &m, NULL), PA_OK);
+    static const uint8_t y1900[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0x9d, 0xda, 0x24, 0};   /* Julian day 2415021 */
+    for (uint32_t g = 0; g < m->n_row_groups; g++)
+        for (uint32_t c = 1; c <= 3; c += 2) {
+            pq_column_meta *cm = &m->row_groups[g].columns[c].meta_data;
+            cm->has_statistics = true;
+            cm->statistics.min_value = cm->statistics.max_value = (pq_bin){y1900, 12};
+            cm->statistics.min = cm->statistics.max = (pq_bin){y1900, 12};
+        }
+    pq_buf b = {0};
+    assert_int_equal(pq_file_meta_encode(m, &b, NULL), PA_OK);
+    f = fopen(out, "wb");
+    assert_non_null(f);
+    uint8_t tail[8] = {(uint8_t)b.len, (uint8_t)(b.len >> 8), (uint8_t)(b.len >> 16), (uint8_t)(b.len >> 24), 'P', 'A', 'R', '1'};
+    assert_int_equal(fwrite(file, 1, len - 8 - m->footer_len, f), len - 8 - m->footer_len);
+    assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+    assert_int_equal(fwrite(tail, 1, 8, f), 8);
+    fclose(f);
+    pq_buf_free(&b);
+    pq_file_meta_release(m);
+    /* Rows at or after 1970: counted from the generator's column. */
+    const char *names[] = {"want_ns", "i96"};
+    scan("int96.parquet", names, 1, NULL, false, res);
+    assert_int_equal(res->rc, PA_OK);
+    int64_t want = 0;
+    for (int64_t i = 0; i < res->rows; i++)
+        want += res->valid[0][i] && i64_at(res, 0, i) >= 0;
+    assert_true(want > 0);
+    scan(out, names, 2, "i96 >= '1970-01-01'", false, res);
+    if (res->rc != PA_OK)
+        fail_msg("%s", res->err.msg);
+    assert_int_equal(res->rows, want);
+    assert_int_equal(res->st.row_groups_pruned, 0);
+    for (int64_t i = 0; i < res->rows; i++)
+        assert_true(i64_at(res, 1, i) >= 0 && i64_at(res, 0, i) == i64_at(res, 1, i));
+    unlink(out);
+}
+
 /* ConvertedType TIMESTAMP_MILLIS/_MICROS without a LogicalType: the type
  * DuckDB reads them as, and its values. */
 static void test_legacy(void **state)
@@ -427,6 +483,9 @@ static int setup(void **state)
     (void)state;
     const char *d = getenv("PISTA_TEST_DATA");
     snprintf(data_dir, sizeof data_dir, "%s", d && *d ? d : "tests/data");
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/pista_scan_time_XXXXXX");
+    if (!mkdtemp(tmp_dir))
+        return -1;
     dv_options opt = {.spec = st_spec(), .cpu_threads = 4};
     if (dv_open(&opt, &dev, NULL) != PA_OK)
         return -1;
@@ -440,6 +499,7 @@ static int teardown(void **state)
 {
     (void)state;
     free(res);
+    rmdir(tmp_dir);
     pq_meta_cache_clear();
     io_engine_shared_shutdown();
     dv_close(dev);
@@ -451,6 +511,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_time_types),
         cmocka_unit_test(test_int96),
+        cmocka_unit_test(test_int96_statistics_ignored),
         cmocka_unit_test(test_legacy),
         cmocka_unit_test(test_millis_pruning),
         cmocka_unit_test(test_millis_overflow),
