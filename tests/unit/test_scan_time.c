@@ -459,6 +459,70 @@ static void test_millis_pruning(void **state)
     pa_err_close(&res->err);
 }
 
+/* Predicates on every time type, their constants as text (or the engine
+ * integer), pushed down and applied to the rows: the counts DuckDB's
+ * values give against the constant's value (DuckDB's epoch_us / epoch_ns
+ * of the same literal). */
+static void test_time_predicates(void **state)
+{
+    (void)state;
+    expect *e = malloc(sizeof *e);
+    assert_non_null(e);
+    load_expect("time.expect.txt", e);
+    static const struct { const char *pred, *col; pq_op op; int64_t c; } cases[] = {
+        {"ts >= '1970-01-05 12:00:00.000123'", "ts", PQ_OP_GE, INT64_C(388800000123)},
+        {"ts < '1969-12-31 23:59:59.9999995'", "ts", PQ_OP_LT, 0},   /* floor -1 inexact: < -0.5 us is <= -1 */
+        {"ts_ms <= '1950-09-01 00:00:00'", "ts_ms", PQ_OP_LE, INT64_C(-610156800000000)},
+        {"ts_ns > '1969-12-31 23:59:30.123456789'", "ts_ns", PQ_OP_GT, INT64_C(-29876543211)},
+        {"ts_ns = -60123456789", "ts_ns", PQ_OP_EQ, INT64_C(-60123456789)},
+        {"tstz < '1969-12-15 00:00:00+00'", "tstz", PQ_OP_LT, INT64_C(-1468800000000)},
+        {"tstz >= '1969-12-15 02:00:00+02:00'", "tstz", PQ_OP_GE, INT64_C(-1468800000000)},
+        {"t >= '23:00:00'", "t", PQ_OP_GE, INT64_C(82800000000)},
+        {"t < '00:20:34.567891'", "t", PQ_OP_LT, INT64_C(1234567891)},
+        {"t_dict <> '23:59:59.999999'", "t_dict", PQ_OP_NE, INT64_C(86399999999)},
+        {"ns_dict = '1900-01-01 01:00:00.000000001'", "ns_dict", PQ_OP_EQ, INT64_C(-2208985199999999999)},
+        {"ms_dict > '1969-12-31 23:00:00.25'", "ms_dict", PQ_OP_GT, INT64_C(-3599750000)},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int c = expect_col(e, cases[k].col);
+        int64_t want = 0;
+        for (int r = 0; r < e->n_rows; r++) {
+            if (e->null[r][c])
+                continue;
+            int64_t v = e->v[r][c], q = cases[k].c;
+            switch (cases[k].op) {
+            case PQ_OP_EQ: want += v == q; break;
+            case PQ_OP_NE: want += v != q; break;
+            case PQ_OP_LT: want += v < q; break;
+            case PQ_OP_LE: want += v <= q; break;
+            case PQ_OP_GT: want += v > q; break;
+            default: want += v >= q; break;
+            }
+        }
+        const char *names[] = {"id"};
+        for (int host = 0; host < 2; host++) {
+            scan("time.parquet", names, 1, cases[k].pred, host, res);
+            if (res->rc != PA_OK)
+                fail_msg("%s: %s", cases[k].pred, res->err.msg);
+            if (res->rows != want)
+                fail_msg("%s: %lld rows, DuckDB's values give %lld", cases[k].pred, (long long)res->rows,
+                         (long long)want);
+            pa_err_close(&res->err);
+        }
+        assert_true(want > 0);
+    }
+    /* INTERVAL: IS [NOT] NULL only. */
+    const char *names[] = {"id"};
+    scan("time.parquet", names, 1, "iv is null", false, res);
+    assert_int_equal(res->rc, PA_OK);
+    assert_int_equal(res->rows, 37);
+    scan("time.parquet", names, 1, "iv = 3", false, res);
+    assert_int_equal(res->rc, PA_EUNSUPPORTED);
+    assert_non_null(strstr(res->err.msg, "iv"));
+    pa_err_close(&res->err);
+    free(e);
+}
+
 /* A TIMESTAMP(MILLIS) value past the int64 microseconds: an error naming
  * the file and the column. */
 static void test_millis_overflow(void **state)
@@ -514,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_int96_statistics_ignored),
         cmocka_unit_test(test_legacy),
         cmocka_unit_test(test_millis_pruning),
+        cmocka_unit_test(test_time_predicates),
         cmocka_unit_test(test_millis_overflow),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
