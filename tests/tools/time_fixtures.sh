@@ -17,7 +17,8 @@
 #                    months = the low 32 bits of the nanoseconds of the day,
 #                    days the high ones, milliseconds the Julian day; the
 #                    expected nanoseconds are computed from the same
-#                    generator in integers (want_ns), independent of INT96
+#                    generator in integers (want_ns), independent of INT96;
+#                    int96_range.parquet has one past the int64 nanoseconds
 #   legacy.parquet   TIMESTAMP_MILLIS/_MICROS ConvertedType without a
 #                    LogicalType (pq_patch nological)
 #   prune.parquet    2 row groups of 2048 rows, a TIMESTAMP_MS column whose
@@ -66,6 +67,10 @@ $ORACLE -c "copy (select id,
 "$PQ_PATCH" "$TMP/int96_a.parquet" "$OUT/int96.parquet" int96 3
 $ORACLE -c "select id, want_ns, want_dict_ns, epoch_us(i96) as i96_us, epoch_us(i96_dict) as i96_dict_us
   from '$OUT/int96.parquet' order by id" > "$OUT/int96.expect.txt"
+# An INT96 of Julian day 4000000000: past the int64 nanoseconds, refused.
+$ORACLE -c "copy (select i as id, to_months(0) + to_days(0) + to_milliseconds(case when i = 5 then 4000000000 else 2440588 end) as i96
+  from range(10) t(i)) to '$TMP/range_src.parquet'"
+"$PQ_PATCH" "$TMP/range_src.parquet" "$OUT/int96_range.parquet" int96 1
 
 $ORACLE -c "copy (select i as id, (timestamp '1969-12-31 23:59:59.995' + to_milliseconds(i * 1000))::timestamp_ms as ms,
     timestamp '1969-12-31 23:59:59.999995' + to_microseconds(i * 1000) as us from range(10) t(i))

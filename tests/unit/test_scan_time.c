@@ -385,6 +385,21 @@ static void test_int96_statistics_ignored(void **state)
     unlink(out);
 }
 
+/* An INT96 past the int64 nanoseconds (Julian day 4000000000): refused on
+ * both decode paths, the message naming the file, the column and why. */
+static void test_int96_range(void **state)
+{
+    (void)state;
+    const char *names[] = {"i96"};
+    for (int host = 0; host < 2; host++) {
+        scan("int96_range.parquet", names, 1, NULL, host, res);
+        if (res->rc != PA_EUNSUPPORTED || !strstr(res->err.msg, "int96_range.parquet") ||
+            !strstr(res->err.msg, "i96") || !strstr(res->err.msg, "INT96") || !strstr(res->err.msg, "TIMESTAMP_NS range"))
+            fail_msg("%s decode: %s: %s", host ? "host" : "device", pa_status_name(res->rc), res->err.msg);
+        pa_err_close(&res->err);
+    }
+}
+
 /* ConvertedType TIMESTAMP_MILLIS/_MICROS without a LogicalType: the type
  * DuckDB reads them as, and its values. */
 static void test_legacy(void **state)
@@ -576,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_time_types),
         cmocka_unit_test(test_int96),
         cmocka_unit_test(test_int96_statistics_ignored),
+        cmocka_unit_test(test_int96_range),
         cmocka_unit_test(test_legacy),
         cmocka_unit_test(test_millis_pruning),
         cmocka_unit_test(test_time_predicates),
