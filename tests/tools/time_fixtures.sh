@@ -68,8 +68,9 @@ $ORACLE -c "copy (select id,
 $ORACLE -c "select id, want_ns, want_dict_ns, epoch_us(i96) as i96_us, epoch_us(i96_dict) as i96_dict_us
   from '$OUT/int96.parquet' order by id" > "$OUT/int96.expect.txt"
 # An INT96 of Julian day 4000000000: past the int64 nanoseconds, refused.
-$ORACLE -c "copy (select i as id, to_months(0) + to_days(0) + to_milliseconds(case when i = 5 then 4000000000 else 2440588 end) as i96
-  from range(10) t(i)) to '$TMP/range_src.parquet'"
+# Distinct values: a PLAIN page (a dictionary's values decode on the host).
+$ORACLE -c "copy (select i as id, to_months(i) + to_days(0) + to_milliseconds(case when i = 5 then 4000000000 else 2440588 + i end) as i96
+  from range(300) t(i)) to '$TMP/range_src.parquet'"
 "$PQ_PATCH" "$TMP/range_src.parquet" "$OUT/int96_range.parquet" int96 1
 
 $ORACLE -c "copy (select i as id, (timestamp '1969-12-31 23:59:59.995' + to_milliseconds(i * 1000))::timestamp_ms as ms,
