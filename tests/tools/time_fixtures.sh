@@ -23,6 +23,7 @@
 #                    LogicalType (pq_patch nological)
 #   prune.parquet    2 row groups of 2048 rows, a TIMESTAMP_MS column whose
 #                    statistics split them (dictionary encoded: small)
+#   time_ms.parquet  TIME(MILLIS) in an INT32 (pq_patch timemillis)
 #   overflow.parquet an INT64 TIMESTAMP(MILLIS) past the int64 microseconds
 #                    (pq_patch tsmillis)
 set -eu
@@ -85,6 +86,15 @@ $ORACLE -c "select id, epoch_us(ms) as ms, epoch_us(us) as us from '$OUT/legacy.
 # Row group 0: 2000-01-01 00:00:00.000 .. 00:00:03.000; row group 1: from 00:00:04.001 on.
 $ORACLE -c "copy (select i as id, (timestamp '2000-01-01' + to_milliseconds((i // 512) * 1000 + (i // 2048)))::timestamp_ms as ts_ms
   from range(4096) t(i)) to '$OUT/prune.parquet' (row_group_size 2048, compression zstd)"
+
+# TIME(MILLIS) in an INT32 (DuckDB writes TIME as MICROS): ms_raw keeps
+# the integers; 2 row groups split by the statistics (00:00:00 .. 00:00:31.031,
+# then 13:53:20 ..), few values (dictionary pages, small).
+$ORACLE -c "copy (select i as id, case when i % 9 = 4 then null else ((i // 64) * 1001 + (i // 2048) * 50000000)::integer end as t_ms,
+    case when i % 9 = 4 then null else ((i // 64) * 1001 + (i // 2048) * 50000000)::integer end as ms_raw
+  from range(4096) t(i) order by i) to '$TMP/time_ms_src.parquet' (row_group_size 2048, compression zstd)"
+"$PQ_PATCH" "$TMP/time_ms_src.parquet" "$OUT/time_ms.parquet" timemillis 1
+$ORACLE -c "select distinct ms_raw, epoch_us(t_ms) as t_ms from '$OUT/time_ms.parquet' order by ms_raw" > "$OUT/time_ms.expect.txt"
 
 $ORACLE -c "copy (select i as id, case when i = 2 then 9223372036854775 + i else i end as big from range(4) t(i))
   to '$TMP/overflow_src.parquet'"

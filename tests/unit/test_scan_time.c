@@ -8,8 +8,8 @@
  * nanoseconds its bytes were made from and is never pruned by its
  * statistics (false ones written in here); pruning by the statistics of a
  * TIMESTAMP(MILLIS) column keeps exactly the row groups that may match;
- * a MILLIS value past the int64 microseconds is an error naming the file
- * and the column.
+ * so does one of a TIME(MILLIS) column in an INT32; a MILLIS value past the
+ * int64 microseconds is an error naming the file and the column.
  *
  * Runs on the device named by PISTA_TEST_DEVICE (default cpu; ctest runs it
  * on sim too, unit.sim.*), reading chunks through host copies
@@ -540,6 +540,80 @@ static void test_time_predicates(void **state)
     free(e);
 }
 
+/* TIME(MILLIS) in an INT32 (time_ms.parquet; ms_raw holds the same
+ * integers unannotated): microseconds as DuckDB reads them, on both decode
+ * paths, and pruned by its statistics (in milliseconds) correctly. */
+static void test_time_millis_int32(void **state)
+{
+    (void)state;
+    expect *e = malloc(sizeof *e);
+    assert_non_null(e);
+    load_expect("time_ms.expect.txt", e);
+    const char *names[] = {"id", "t_ms", "ms_raw"};
+    for (int host = 0; host < 2; host++) {
+        scan("time_ms.parquet", names, 3, NULL, host, res);
+        if (res->rc != PA_OK)
+            fail_msg("%s", res->err.msg);
+        assert_int_equal(res->rows, 4096);
+        assert_int_equal(res->type[1].id, PA_TYPE_TIME);
+        int checked = 0;
+        for (int64_t i = 0; i < res->rows; i++) {
+            assert_int_equal(res->valid[1][i], res->valid[2][i]);
+            if (!res->valid[1][i])
+                continue;
+            int32_t raw;
+            memcpy(&raw, res->val[2][i], 4);
+            int64_t v = i64_at(res, 1, i);
+            int r = 0;
+            while (r < e->n_rows && (e->null[r][0] || e->v[r][0] != raw))
+                r++;
+            assert_true(r < e->n_rows);
+            if (v != e->v[r][1])
+                fail_msg("t_ms %d ms (%s decode): %lld us, DuckDB %lld", raw, host ? "host" : "device", (long long)v,
+                         (long long)e->v[r][1]);
+            checked++;
+        }
+        assert_true(checked > 3600);
+    }
+    static const struct { const char *pred; int64_t c; pq_op op; uint64_t pruned; } cases[] = {
+        {"t_ms >= '13:00:00'", INT64_C(46800000000), PQ_OP_GE, 1},
+        {"t_ms > '00:00:31.031'", INT64_C(31031000), PQ_OP_GT, 1},
+        {"t_ms <= '00:00:31.031'", INT64_C(31031000), PQ_OP_LE, 1},
+        {"t_ms < '13:53:52.0325'", INT64_C(50032032500), PQ_OP_LT, 0},
+        {"t_ms = 50032032000", INT64_C(50032032000), PQ_OP_EQ, 1},
+    };
+    /* The expected counts from the raw integers (scanned above). */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        scan("time_ms.parquet", names, 3, NULL, true, res);
+        int64_t want = 0;
+        for (int64_t i = 0; i < res->rows; i++) {
+            if (!res->valid[2][i])
+                continue;
+            int32_t raw;
+            memcpy(&raw, res->val[2][i], 4);
+            int64_t v = (int64_t)raw * 1000, q = cases[k].c;
+            switch (cases[k].op) {
+            case PQ_OP_EQ: want += v == q; break;
+            case PQ_OP_LT: want += v < q; break;
+            case PQ_OP_LE: want += v <= q; break;
+            case PQ_OP_GT: want += v > q; break;
+            default: want += v >= q; break;
+            }
+        }
+        assert_true(want > 0);
+        for (int host = 0; host < 2; host++) {
+            scan("time_ms.parquet", names, 3, cases[k].pred, host, res);
+            if (res->rc != PA_OK)
+                fail_msg("%s: %s", cases[k].pred, res->err.msg);
+            if (res->rows != want || res->st.row_groups_pruned != cases[k].pruned)
+                fail_msg("%s: %lld rows, %llu row groups pruned; want %lld, %llu", cases[k].pred,
+                         (long long)res->rows, (unsigned long long)res->st.row_groups_pruned, (long long)want,
+                         (unsigned long long)cases[k].pruned);
+        }
+    }
+    free(e);
+}
+
 /* A TIMESTAMP(MILLIS) value past the int64 microseconds: an error naming
  * the file and the column. */
 static void test_millis_overflow(void **state)
@@ -597,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_legacy),
         cmocka_unit_test(test_millis_pruning),
         cmocka_unit_test(test_time_predicates),
+        cmocka_unit_test(test_time_millis_int32),
         cmocka_unit_test(test_millis_overflow),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
