@@ -8,7 +8,8 @@
  * nanoseconds its bytes were made from and is never pruned by its
  * statistics (false ones written in here); pruning by the statistics of a
  * TIMESTAMP(MILLIS) column keeps exactly the row groups that may match;
- * so does one of a TIME(MILLIS) column in an INT32; a MILLIS value past the
+ * so does one of a TIME(MILLIS) column in an INT32; hive folders named by
+ * timestamps make a TIMESTAMP column; a MILLIS value past the
  * int64 microseconds is an error naming the file and the column.
  *
  * Runs on the device named by PISTA_TEST_DEVICE (default cpu; ctest runs it
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "storage/storage.h"
@@ -614,6 +616,60 @@ static void test_time_millis_int32(void **state)
     free(e);
 }
 
+/* Hive folders named by timestamps: a TIMESTAMP partition column whose
+ * value every row carries (raw microseconds), and predicates on it that
+ * prune whole files. */
+static void test_hive_timestamps(void **state)
+{
+    (void)state;
+    static const struct { const char *folder; int64_t us; } parts[] = {
+        {"ts=1969-12-31 23:59:59.5", -500000},
+        {"ts=2021-05-06T01:02:03.25", INT64_C(1620262923250000)},
+    };
+    FILE *f = fopen(data_path("legacy.parquet"), "rb");
+    assert_non_null(f);
+    static uint8_t file[1 << 14];
+    size_t len = fread(file, 1, sizeof file, f);
+    fclose(f);
+    char dir[700], path[800], glob[700];
+    for (int k = 0; k < 2; k++) {
+        snprintf(dir, sizeof dir, "%s/hive/%s", tmp_dir, parts[k].folder);
+        snprintf(path, sizeof path, "%s/hive", tmp_dir);
+        mkdir(path, 0700);
+        assert_int_equal(mkdir(dir, 0700), 0);
+        snprintf(path, sizeof path, "%s/f.parquet", dir);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(file, 1, len, f), len);
+        fclose(f);
+    }
+    snprintf(glob, sizeof glob, "%s/hive/*/*.parquet", tmp_dir);
+    const char *names[] = {"id", "ts"};
+    scan(glob, names, 2, NULL, false, res);
+    if (res->rc != PA_OK)
+        fail_msg("%s", res->err.msg);
+    assert_int_equal(res->rows, 20);
+    assert_int_equal(res->type[1].id, PA_TYPE_TIMESTAMP);
+    for (int64_t i = 0; i < 20; i++)
+        assert_int_equal(i64_at(res, 1, i), parts[i / 10].us);   /* files in folder order */
+    scan(glob, names, 2, "ts > '1970-01-01'", false, res);
+    assert_int_equal(res->rc, PA_OK);
+    assert_int_equal(res->rows, 10);
+    assert_int_equal(res->st.files_pruned, 1);
+    assert_int_equal(i64_at(res, 1, 0), parts[1].us);
+    scan(glob, names, 2, "ts = '1969-12-31 23:59:59.5'", false, res);
+    assert_int_equal(res->rc, PA_OK);
+    assert_int_equal(res->rows, 10);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/hive/%s/f.parquet", tmp_dir, parts[k].folder);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/hive/%s", tmp_dir, parts[k].folder);
+        rmdir(path);
+    }
+    snprintf(path, sizeof path, "%s/hive", tmp_dir);
+    rmdir(path);
+}
+
 /* A TIMESTAMP(MILLIS) value past the int64 microseconds: an error naming
  * the file and the column. */
 static void test_millis_overflow(void **state)
@@ -672,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_millis_pruning),
         cmocka_unit_test(test_time_predicates),
         cmocka_unit_test(test_time_millis_int32),
+        cmocka_unit_test(test_hive_timestamps),
         cmocka_unit_test(test_millis_overflow),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
