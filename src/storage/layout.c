@@ -156,6 +156,18 @@ static bool is_date(const char *s)
     return pa_date_parse(s, &d, NULL) == PA_OK;
 }
 
+/* A date and a time of day, "2020-01-01 12:00:00[.5]" or with a 'T', no
+ * offset: what DuckDB 1.5 detects as TIMESTAMP in folder names (a date
+ * alone is not one: dates and timestamps mixed stay VARCHAR there). */
+static bool is_timestamp(const char *s)
+{
+    size_t n = strcspn(s, " T");
+    int64_t v;
+    bool exact;
+    return isdigit((unsigned char)s[0]) && s[n] && !strpbrk(s + n + 1, " +-TZzU") &&
+           pq_time_parse(s, PA_TYPE_TIMESTAMP, &v, &exact) == PA_OK && exact;
+}
+
 int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out, pa_err *err)
 {
     *out = NULL;
@@ -225,7 +237,7 @@ int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out
         return rc;
     }
     for (int k = 0; k < h->n_keys; k++) {
-        bool date = true, big = true, any = false;
+        bool date = true, big = true, ts = true, any = false;
         for (uint32_t f = 0; f < n; f++) {
             const char *s = h->values[(size_t)f * (size_t)h->n_keys + (size_t)k];
             if (!s)
@@ -233,8 +245,13 @@ int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out
             any = true;
             date = date && is_date(s);
             big = big && is_bigint(s);
+            ts = ts && is_timestamp(s);
         }
-        h->types[k] = (pa_type){!any ? PA_TYPE_VARCHAR : date ? PA_TYPE_DATE : big ? PA_TYPE_BIGINT : PA_TYPE_VARCHAR,
+        h->types[k] = (pa_type){!any    ? PA_TYPE_VARCHAR
+                                : date  ? PA_TYPE_DATE
+                                : big   ? PA_TYPE_BIGINT
+                                : ts    ? PA_TYPE_TIMESTAMP
+                                        : PA_TYPE_VARCHAR,
                                 0, 0};
     }
     *out = h;

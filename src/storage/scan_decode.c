@@ -1468,6 +1468,9 @@ static int make_constant(dec *x, int r, uint64_t n, pa_err *err)
             int32_t d = 0;
             pa_date_parse(v, &d, NULL);
             q = d;
+        } else if (rc->type.id == PA_TYPE_TIMESTAMP) {
+            bool exact;
+            pq_time_parse(v, rc->type.id, &q, &exact);   /* pq_hive_detect checked it */
         } else {
             q = strtoll(v, NULL, 10);
         }

@@ -190,12 +190,7 @@ static bool parse_clock(const char **p, int frac_digits, __int128 *out, bool *ex
     return true;
 }
 
-/* A TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS or TIME constant: the engine
- * integer itself, or text ("2020-10-01 12:00:00.123", "2020-10-01T12:00:00Z",
- * "2020-10-01 14:00:00+02", "12:00:00.5"), floor in the engine's unit
- * (microseconds, nanoseconds for TIMESTAMP_NS) with exactness. An offset
- * after the time is applied (it means the instant, the session being UTC). */
-static int parse_time_const(const char *v, pa_type_id id, int64_t *q, bool *exact)
+int pq_time_parse(const char *v, pa_type_id id, int64_t *q, bool *exact)
 {
     const char *p = v;
     if (*p == '+' || *p == '-')
@@ -311,7 +306,7 @@ int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, p
     case PA_TYPE_TIMESTAMPTZ:
     case PA_TYPE_TIMESTAMP_NS:
     case PA_TYPE_TIME:
-        rc = parse_time_const(v, t.id, &out->c.q, &out->c.exact);
+        rc = pq_time_parse(v, t.id, &out->c.q, &out->c.exact);
         break;
     case PA_TYPE_VARCHAR:
         out->c.len = strlen(v);
@@ -569,6 +564,10 @@ bool scan__const_match(const scan_pred *p, pa_type t, const char *value)
         char *end;
         v = strtoll(value, &end, 10);
         if (end == value || *end)
+            return true;
+    } else if (t.id == PA_TYPE_TIMESTAMP) {   /* a partition value (pq_hive_detect) */
+        bool exact;
+        if (pq_time_parse(value, t.id, &v, &exact) != PA_OK)
             return true;
     } else {
         return true;

@@ -732,11 +732,12 @@ typedef enum pq_op {
 const char *pq_op_name(pq_op op);
 
 /* `column op value`. The constant is text, read by the column's engine type
- * when the scan opens: INTEGER, BIGINT (also TIMESTAMP columns, in
- * microseconds since the epoch) and DECIMAL take an exact decimal number
- * ("42", "-0.055": compared exactly, whatever the column's scale), DATE
- * "YYYY-MM-DD", DOUBLE anything strtod reads, BOOLEAN true/false, VARCHAR
- * the bytes as given (compared bytewise, unsigned). value is ignored by IS
+ * when the scan opens: INTEGER, BIGINT and DECIMAL take an exact decimal
+ * number ("42", "-0.055": compared exactly, whatever the column's scale),
+ * DATE "YYYY-MM-DD", TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS and TIME what
+ * pq_time_parse reads, DOUBLE anything strtod reads, BOOLEAN true/false,
+ * VARCHAR the bytes as given (compared bytewise, unsigned); INTERVAL takes
+ * IS [NOT] NULL only (else PA_EUNSUPPORTED). value is ignored by IS
  * NULL / IS NOT NULL. SQL semantics: NULL never satisfies a comparison.
  * DOUBLE follows DuckDB's total order: NaN is above every number and equal
  * to itself. */
@@ -751,6 +752,16 @@ typedef struct pq_pred {
  * into `text` (which is modified: NULs are written into it) and lives as
  * long as it. PA_ESYNTAX with a message on a bad text. */
 int pq_pred_parse(char *text, pq_pred *out, pa_err *err);
+
+/* A constant of TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS or TIME (type id) as
+ * the engine's int64 (microseconds; nanoseconds for TIMESTAMP_NS): the
+ * integer itself ("-5"), or text: "2020-10-01 12:00:00.123456",
+ * "2020-10-01T12:00:00Z", "2020-10-01 14:00:00+02" (an offset or Z or UTC
+ * gives the instant: the session is UTC), "2020-10-01" (midnight), TIME
+ * "12:00[:00[.5]]" up to "24:00:00". *out is the floor in the unit, *exact
+ * false when digits past it are not 0 (or the value saturated). PA_OK or
+ * PA_ESYNTAX (no message). */
+int pq_time_parse(const char *text, pa_type_id id, int64_t *out, bool *exact);
 
 typedef struct pq_scan_options {
     const char *const *paths;   /* files, directories (their *.parquet, sorted), globs */
@@ -897,7 +908,7 @@ enum { PQ_HIVE_AUTO = 0, PQ_HIVE_ON = 1, PQ_HIVE_OFF = 2 };
 typedef struct pq_hive {
     int n_keys;
     char **keys;               /* sorted by name */
-    pa_type *types;            /* BIGINT, DATE or VARCHAR */
+    pa_type *types;            /* BIGINT, DATE, TIMESTAMP ("2020-01-01 12:00:00") or VARCHAR */
     uint32_t n_files;
     char **values;             /* [file * n_keys + key]: the text, NULL for NULL */
 } pq_hive;

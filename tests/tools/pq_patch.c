@@ -21,6 +21,9 @@
  *   pq_patch IN OUT tsmillis COL             annotate INT64 leaf COL as
  *                                            TIMESTAMP(MILLIS) only, its
  *                                            statistics dropped
+ *   pq_patch IN OUT timemillis COL           annotate INT32 leaf COL as
+ *                                            TIME(MILLIS) only (statistics
+ *                                            kept: the same int32 order)
  *   pq_patch IN - pages                      print, per page of every chunk,
  *                                            "rg col page body_offset body_len crc"
  *                                            (crc unsigned, "-" when absent)
@@ -78,7 +81,7 @@ static int rewrite(const char *out, const uint8_t *file, size_t len, pq_file_met
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: pq_patch IN OUT uncompressed|repetition|int96|nological|tsmillis|flip|pages ARGS...\n");
+        fprintf(stderr, "usage: pq_patch IN OUT uncompressed|repetition|int96|nological|tsmillis|timemillis|flip|pages ARGS...\n");
         return 2;
     }
     const char *in = argv[1], *out = argv[2], *cmd = argv[3];
@@ -137,6 +140,11 @@ int main(int argc, char **argv)
             memset(&cm->statistics, 0, sizeof cm->statistics);
             cm->has_statistics = false;
         }
+        rc = rewrite(out, file, len, m, &err);
+    } else if (!strcmp(cmd, "timemillis") && argc == 5) {
+        pq_schema_element *e = &m->schema[m->leaves[col].schema_index];
+        e->has_converted_type = false;
+        e->logical = (pq_logical_type){.kind = PQ_LT_TIME, .unit = PQ_TU_MILLIS};
         rc = rewrite(out, file, len, m, &err);
     } else if (!strcmp(cmd, "flip") && argc == 7) {
         uint8_t *chunk;

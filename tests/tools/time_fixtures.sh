@@ -17,11 +17,13 @@
 #                    months = the low 32 bits of the nanoseconds of the day,
 #                    days the high ones, milliseconds the Julian day; the
 #                    expected nanoseconds are computed from the same
-#                    generator in integers (want_ns), independent of INT96
+#                    generator in integers (want_ns), independent of INT96;
+#                    int96_range.parquet has one past the int64 nanoseconds
 #   legacy.parquet   TIMESTAMP_MILLIS/_MICROS ConvertedType without a
 #                    LogicalType (pq_patch nological)
 #   prune.parquet    2 row groups of 2048 rows, a TIMESTAMP_MS column whose
 #                    statistics split them (dictionary encoded: small)
+#   time_ms.parquet  TIME(MILLIS) in an INT32 (pq_patch timemillis)
 #   overflow.parquet an INT64 TIMESTAMP(MILLIS) past the int64 microseconds
 #                    (pq_patch tsmillis)
 set -eu
@@ -66,6 +68,11 @@ $ORACLE -c "copy (select id,
 "$PQ_PATCH" "$TMP/int96_a.parquet" "$OUT/int96.parquet" int96 3
 $ORACLE -c "select id, want_ns, want_dict_ns, epoch_us(i96) as i96_us, epoch_us(i96_dict) as i96_dict_us
   from '$OUT/int96.parquet' order by id" > "$OUT/int96.expect.txt"
+# An INT96 of Julian day 4000000000: past the int64 nanoseconds, refused.
+# Distinct values: a PLAIN page (a dictionary's values decode on the host).
+$ORACLE -c "copy (select i as id, to_months(i) + to_days(0) + to_milliseconds(case when i = 5 then 4000000000 else 2440588 + i end) as i96
+  from range(300) t(i)) to '$TMP/range_src.parquet'"
+"$PQ_PATCH" "$TMP/range_src.parquet" "$OUT/int96_range.parquet" int96 1
 
 $ORACLE -c "copy (select i as id, (timestamp '1969-12-31 23:59:59.995' + to_milliseconds(i * 1000))::timestamp_ms as ms,
     timestamp '1969-12-31 23:59:59.999995' + to_microseconds(i * 1000) as us from range(10) t(i))
@@ -79,6 +86,15 @@ $ORACLE -c "select id, epoch_us(ms) as ms, epoch_us(us) as us from '$OUT/legacy.
 # Row group 0: 2000-01-01 00:00:00.000 .. 00:00:03.000; row group 1: from 00:00:04.001 on.
 $ORACLE -c "copy (select i as id, (timestamp '2000-01-01' + to_milliseconds((i // 512) * 1000 + (i // 2048)))::timestamp_ms as ts_ms
   from range(4096) t(i)) to '$OUT/prune.parquet' (row_group_size 2048, compression zstd)"
+
+# TIME(MILLIS) in an INT32 (DuckDB writes TIME as MICROS): ms_raw keeps
+# the integers; 2 row groups split by the statistics (00:00:00 .. 00:00:31.031,
+# then 13:53:20 ..), few values (dictionary pages, small).
+$ORACLE -c "copy (select i as id, case when i % 9 = 4 then null else ((i // 64) * 1001 + (i // 2048) * 50000000)::integer end as t_ms,
+    case when i % 9 = 4 then null else ((i // 64) * 1001 + (i // 2048) * 50000000)::integer end as ms_raw
+  from range(4096) t(i) order by i) to '$TMP/time_ms_src.parquet' (row_group_size 2048, compression zstd)"
+"$PQ_PATCH" "$TMP/time_ms_src.parquet" "$OUT/time_ms.parquet" timemillis 1
+$ORACLE -c "select distinct ms_raw, epoch_us(t_ms) as t_ms from '$OUT/time_ms.parquet' order by ms_raw" > "$OUT/time_ms.expect.txt"
 
 $ORACLE -c "copy (select i as id, case when i = 2 then 9223372036854775 + i else i end as big from range(4) t(i))
   to '$TMP/overflow_src.parquet'"

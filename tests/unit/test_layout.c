@@ -91,6 +91,21 @@ static void test_hive(void **state)
     assert_int_equal(pq_hive_detect(differ, 2, PQ_HIVE_ON, &h, &err), PA_EINVAL);
     assert_non_null(strstr(err.msg, "hive partitions differ"));
     pa_err_close(&err);
+
+    /* Timestamps as DuckDB 1.5 detects them: a date and a time ('T' or a
+     * space), no offset; dates mixed with timestamps, or offsets, stay
+     * VARCHAR (checked with DuckDB on such folders). */
+    const char *ts[] = {"/d/t=2020-01-01 12:00:00/u=2020-01-01/v=2020-01-01T10:00:00/w=1999-12-31 23:59:59+02/f.parquet",
+                        "/d/t=2021-05-06 01:02:03.25/u=2021-05-06 01:02:03/v=2021-05-06T01:02:03/w=2000-01-01 00:00:00/f.parquet"};
+    pa_err_init(&err);
+    assert_int_equal(pq_hive_detect(ts, 2, PQ_HIVE_AUTO, &h, &err), PA_OK);
+    assert_non_null(h);
+    assert_int_equal(h->types[0].id, PA_TYPE_TIMESTAMP);
+    assert_int_equal(h->types[1].id, PA_TYPE_VARCHAR);
+    assert_int_equal(h->types[2].id, PA_TYPE_TIMESTAMP);
+    assert_int_equal(h->types[3].id, PA_TYPE_VARCHAR);
+    pq_hive_free(h);
+    pa_err_close(&err);
 }
 
 int main(void)
