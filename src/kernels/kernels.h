@@ -410,7 +410,8 @@ typedef enum kn_agg_op {
     KN_AGG_COUNT_STAR,   /* rows; the argument is not read */
     KN_AGG_COUNT,        /* non-NULL arguments */
     KN_AGG_SUM,          /* INTEGER, BIGINT, DECIMAL -> __int128 state; DOUBLE -> double */
-    KN_AGG_MIN,          /* any type; VARCHAR bytes are copied to the arena */
+    KN_AGG_MIN,          /* any type; VARCHAR bytes are copied to the arena; INTERVAL by
+                            pa_interval_norm (a tie keeps the value seen first) */
     KN_AGG_MAX,
     KN_AGG_EXTERN,       /* int64 count not updated by kn_agg_update (kn_agg_count_distinct) */
 } kn_agg_op;
