@@ -410,7 +410,8 @@ typedef enum kn_agg_op {
     KN_AGG_COUNT_STAR,   /* rows; the argument is not read */
     KN_AGG_COUNT,        /* non-NULL arguments */
     KN_AGG_SUM,          /* INTEGER, BIGINT, DECIMAL -> __int128 state; DOUBLE -> double */
-    KN_AGG_MIN,          /* any type; VARCHAR bytes are copied to the arena */
+    KN_AGG_MIN,          /* any type; VARCHAR bytes are copied to the arena; INTERVAL by
+                            pa_interval_norm (a tie keeps the value seen first) */
     KN_AGG_MAX,
     KN_AGG_EXTERN,       /* int64 count not updated by kn_agg_update (kn_agg_count_distinct) */
 } kn_agg_op;
@@ -678,7 +679,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
  * (the compiler inserts casts), so each loop is monomorphic.
  *
  * Register value layout by kind of pa_type: BOOLEAN uint8, INTEGER/DATE
- * int32, BIGINT/DOUBLE/DECIMAL(<=18)/TIMESTAMP/TIMESTAMPTZ/TIME 8 bytes,
+ * int32, BIGINT/DOUBLE/DECIMAL(<=18) and the int64 time types
+ * (TIMESTAMP, TIMESTAMPTZ, TIME, TIMESTAMP_NS) 8 bytes,
  * DECIMAL(19..38) __int128, INTERVAL a pa_interval in a 16-byte slot,
  * VARCHAR a string view {pointer, length} into an input column, the
  * program's byte pool or a register's byte area (CAST to VARCHAR).
@@ -698,7 +700,8 @@ const char *kn_device_lacks(const dv_device *d, const char *const *kernels, int 
     X(DIV)        /* a / b: DOUBLE, or INTEGER/BIGINT truncated; 0 divisor errs */ \
     X(MOD)        /* a % b, sign of a (fmod for DOUBLE); b = 0 is an error */ \
     X(NEG)        /* dst = -a */                                              \
-    X(CMP)        /* dst = a sub b, sub a kn_cmp; any kind incl. VARCHAR */   \
+    X(CMP)        /* dst = a sub b, sub a kn_cmp; any kind incl. VARCHAR;  \
+                     INTERVAL by pa_interval_norm (also in IN lists) */      \
     X(AND) X(OR)  /* BOOLEAN, SQL three-valued logic */                       \
     X(NOT)                                                                    \
     X(IS_NULL)    /* sub 1: IS NOT NULL */                                    \
@@ -744,29 +747,52 @@ typedef enum kn_date_field {
  * of the normalised length with a year as 365.25 days and a month as 30,
  * as PostgreSQL). SECOND is whole seconds (0..59), MILLISECONDS and
  * MICROSECONDS the seconds field with its fraction (12.5 s: 12500 and
- * 12500000). EPOCH is DOUBLE seconds with the fraction for TIMESTAMP(TZ),
- * TIME and INTERVAL; the other fields BIGINT. Any field DATE lacks
- * (HOUR .. MICROSECONDS) is 0 for a DATE.
+ * 12500000; BIGINT, so a fraction of a millisecond is dropped). EPOCH is
+ * DOUBLE seconds with the fraction for TIMESTAMP(TZ), TIME and INTERVAL;
+ * the other fields BIGINT. Any field DATE lacks (HOUR .. MICROSECONDS) is
+ * 0 for a DATE. An INTERVAL's HOUR .. MICROSECONDS keep the micros' sign.
  * DATE_TRUNC of a TIMESTAMP(TZ) keeps its type; fields YEAR .. MILLENNIUM
- * as for DATE plus HOUR, MINUTE, SECOND, MILLISECONDS, MICROSECONDS. */
+ * as for DATE (WEEK to Monday, CENTURY and MILLENNIUM PostgreSQL's: 2001-01-01
+ * for 2020) plus HOUR, MINUTE, SECOND, MILLISECONDS, MICROSECONDS; a start
+ * before the int64 range is PA_EOVERFLOW "timestamp out of range".
+ * kn_program_check refuses any other shape (a field the type lacks, a
+ * TIMESTAMP_NS operand, a dst type other than the above) with PA_EINVAL.
+ *
+ * CAST where a time type takes part (the same check refuses the others):
+ * VARCHAR to and from each (core/datetime.h's PostgreSQL formats; bad text
+ * is PA_EINVAL "invalid input syntax for type timestamp: \"<text>\"" with
+ * PostgreSQL's type names: timestamp, timestamp with time zone, time,
+ * interval, and timestamp_ns), DATE <-> TIMESTAMP(TZ) (midnight; back the
+ * day, floored), TIMESTAMP <-> TIMESTAMPTZ (the same UTC value),
+ * TIMESTAMP(TZ) -> TIME (the time of day, floored), TIMESTAMP_NS ->
+ * TIMESTAMP (floor-divided by 1000) and -> DATE, TIMESTAMP -> TIMESTAMP_NS
+ * (times 1000; past int64 is PA_EOVERFLOW). Text results are at most
+ * KN_EVAL_STR_ROW_BYTES - 1 bytes. */
 
-/* DTARITH: date and time arithmetic, PostgreSQL's rules. TS is a
- * TIMESTAMP or TIMESTAMPTZ (atype; dst has the same type), IV an INTERVAL.
+/* DTARITH: date and time arithmetic, PostgreSQL's rules (core/datetime.h's
+ * pa_dt_* functions). TS is a TIMESTAMP or TIMESTAMPTZ (atype; dst has the
+ * same type), IV an INTERVAL; a and b may be registers or constants.
  *   TS_ADD_IV / TS_SUB_IV: a TS +/- b IV: months first (the day of month
  *     clamped to the month's end), then days, then micros. DATE a is
  *     allowed too (atype DATE, dst TIMESTAMP: the date at midnight).
- *   TS_SUB_TS: dst IV = a - b, as days and micros (micros within one day,
- *     with a's sign: PostgreSQL's interval_justify_hours); atype the TS.
+ *   TS_SUB_TS: dst IV = a - b (b a TS of a's type), as days and micros
+ *     (micros within one day, with the difference's sign: PostgreSQL's
+ *     timestamp_mi then interval_justify_hours); atype the TS.
  *   IV_ADD / IV_SUB: field by field.
  *   IV_MUL: a IV times DOUBLE b, the fractional months carried to days and
  *     fractional days to micros (PostgreSQL's interval_mul); IV_DIV: by b
  *     (b = 0 is "division by zero").
- *   IV_NEG: -a.
- *   AGE: dst IV = age(a, b) of two TS: years, months and days, borrowing
- *     from the month before a's (PostgreSQL's timestamp_age), plus micros.
- *   TIME_ADD_IV / TIME_SUB_IV: a TIME +/- b IV's micros, wrapped to a day.
+ *   IV_NEG: -a (b is -1).
+ *   AGE: dst IV = age(a, b) of two TS: the field-wise difference in years,
+ *     months, days and time of day, a negative field borrowing from the
+ *     next larger one, a day borrowing the length of the month of the
+ *     earlier of a and b (PostgreSQL's timestamp_age: age('2020-03-01',
+ *     '2019-01-31 10:00') = 1 year 1 mon 14:00:00).
+ *   TIME_ADD_IV / TIME_SUB_IV: a TIME +/- b IV's micros, wrapped to a day
+ *     (dst TIME).
  * Out-of-range results are PA_EOVERFLOW: "timestamp out of range",
- * "interval out of range". */
+ * "interval out of range"; IV_DIV by 0 is PA_EINVAL "division by zero". A
+ * NULL row never errs. kn_program_check refuses other operand types. */
 typedef enum kn_dtarith {
     KN_DT_TS_ADD_IV, KN_DT_TS_SUB_IV, KN_DT_TS_SUB_TS, KN_DT_IV_ADD, KN_DT_IV_SUB, KN_DT_IV_MUL, KN_DT_IV_DIV,
     KN_DT_IV_NEG, KN_DT_AGE, KN_DT_TIME_ADD_IV, KN_DT_TIME_SUB_IV, KN_DT__COUNT
@@ -869,7 +895,7 @@ typedef struct kn_value {
     uint32_t str_off, str_len;
     union {
         int64_t i;       /* BOOLEAN, INTEGER, DATE, BIGINT, DECIMAL(<=18),
-                            TIMESTAMP, TIMESTAMPTZ, TIME */
+                            TIMESTAMP, TIMESTAMPTZ, TIME, TIMESTAMP_NS */
         double f;
         __int128 w;      /* DECIMAL(19..38); INTERVAL: a pa_interval's bytes */
     } v;

@@ -67,6 +67,7 @@ typedef enum kn__agg_repr {
     KN__AGG_R_I64V,     /* BIGINT / DECIMAL(<=18) min/max */
     KN__AGG_R_U8,
     KN__AGG_R_STR,
+    KN__AGG_R_IV,       /* INTERVAL min/max: a pa_interval, ordered by pa_interval_norm */
 } kn__agg_repr;
 
 static inline PA_HD kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
@@ -84,9 +85,28 @@ static inline PA_HD kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
     case PA_TYPE_DATE: return KN__AGG_R_I32;
     case PA_TYPE_DOUBLE: return KN__AGG_R_F64;
     case PA_TYPE_VARCHAR: return KN__AGG_R_STR;
+    case PA_TYPE_INTERVAL: return KN__AGG_R_IV;
     case PA_TYPE_DECIMAL: return s->type.precision > PA_DECIMAL64_MAX_PRECISION ? KN__AGG_R_I128 : KN__AGG_R_I64V;
     default: return KN__AGG_R_I64V;
     }
+}
+
+/* INTERVAL MIN (mx false) / MAX state s takes v when v is beyond it by
+ * the normalised length (a tie keeps the first value seen). The empty
+ * states are kn__agg_iv_empty's: beyond every value the other way. */
+static inline PA_HD void kn__agg_iv_take(pa_interval *s, pa_interval v, bool mx)
+{
+    __int128 a = pa_interval_norm(v), b = pa_interval_norm(*s);
+    if (mx ? a > b : a < b)
+        *s = v;
+}
+static inline PA_HD pa_interval kn__agg_iv_empty(bool mx)
+{
+    pa_interval v;
+    v.months = mx ? INT32_MIN : INT32_MAX;
+    v.days = mx ? INT32_MIN : INT32_MAX;
+    v.micros = mx ? INT64_MIN : INT64_MAX;
+    return v;
 }
 
 /* A 128-bit SUM whose additions overflowed holds this value from then on

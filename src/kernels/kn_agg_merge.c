@@ -34,6 +34,7 @@ static void combine(kn_agg_table *dst, const kn_agg_table *src, int s, uint32_t 
     case KN__AGG_R_F64: COMBINE1(double); break;
     case KN__AGG_R_I32: COMBINE1(int32_t); break;
     case KN__AGG_R_I64V: COMBINE1(int64_t); break;
+    case KN__AGG_R_IV: kn__agg_iv_take(&((pa_interval *)a)[d], ((const pa_interval *)b)[g], mx); break;
     case KN__AGG_R_U8: COMBINE1(uint8_t); break;
 #undef COMBINE1
     case KN__AGG_R_STR: {
@@ -103,6 +104,13 @@ static void combine_block(kn_agg_table *dst, const kn_agg_table *src, int s, con
     case KN__AGG_R_F64: COMBINE_BLOCK(double); break;
     case KN__AGG_R_I32: COMBINE_BLOCK(int32_t); break;
     case KN__AGG_R_I64V: COMBINE_BLOCK(int64_t); break;
+    case KN__AGG_R_IV: {
+        const pa_interval *x = (const pa_interval *)src->state[s] + g0;
+        pa_interval *y = dst->state[s];
+        for (int64_t j = 0; j < m; j++)
+            kn__agg_iv_take(&y[d[j]], x[j], mx);
+        break;
+    }
     case KN__AGG_R_U8: COMBINE_BLOCK(uint8_t); break;
     case KN__AGG_R_STR:
         for (int64_t j = 0; j < m; j++)

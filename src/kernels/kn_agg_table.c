@@ -26,6 +26,7 @@ static int repr_width(kn__agg_repr r)
 {
     switch (r) {
     case KN__AGG_R_I128:
+    case KN__AGG_R_IV:
     case KN__AGG_R_STR: return 16;
     case KN__AGG_R_I32: return 4;
     case KN__AGG_R_U8: return 1;
@@ -67,16 +68,15 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
     L->n_slots = n_slots;
     for (int s = 0; s < n_slots; s++) {
         const kn_agg_slot *sl = &slots[s];
+        if (sl->type.id == PA_TYPE_INTERVAL && sl->op == KN_AGG_SUM)
+            return pa_error(err, PA_EUNSUPPORTED, "aggregation: SUM of an INTERVAL is not supported");
         if (sl->op == KN_AGG_SUM && sl->type.id != PA_TYPE_INTEGER && sl->type.id != PA_TYPE_BIGINT &&
             sl->type.id != PA_TYPE_DECIMAL && sl->type.id != PA_TYPE_DOUBLE) {
             char buf[32];
             return pa_error(err, PA_EINVAL, "aggregation: SUM of %s", pa_type_format(sl->type, buf, sizeof buf));
         }
-        if (sl->type.id == PA_TYPE_INTERVAL && sl->op != KN_AGG_COUNT_STAR && sl->op != KN_AGG_COUNT)
-            return pa_error(err, PA_EUNSUPPORTED, "aggregation: %s of an INTERVAL is not supported",
-                            sl->op == KN_AGG_SUM ? "SUM" : sl->op == KN_AGG_MIN ? "MIN" : sl->op == KN_AGG_MAX ? "MAX"
-                                                                                                : "an aggregate");
-        if ((sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && key_width(sl->type) < 0)
+        if ((sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && key_width(sl->type) < 0 &&
+            sl->type.id != PA_TYPE_INTERVAL)
             return pa_error(err, PA_EINVAL, "aggregation: MIN/MAX of an unknown type");
         L->slots[s] = *sl;
         L->slot_width[s] = repr_width(kn__agg_slot_repr(sl));
@@ -129,6 +129,7 @@ void kn__agg_init_states(kn_agg_table *t, int64_t from, int64_t to)
                 break;
             }
             case KN__AGG_R_STR: ((kn__agg_str *)st)[g] = (kn__agg_str){0, 0, 0}; break;
+            case KN__AGG_R_IV: ((pa_interval *)st)[g] = kn__agg_iv_empty(mx); break;
             default: break;
             }
         }

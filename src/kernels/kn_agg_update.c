@@ -445,6 +445,12 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
         case KN__AGG_R_I128: MINMAX(__int128, st, c, mx); break;
         case KN__AGG_R_U8: MINMAX(uint8_t, st, c, mx); break;
         case KN__AGG_R_STR: minmax_str(t, st, c, n, gids, mx); break;
+        case KN__AGG_R_IV: {
+            pa_interval *s = st;
+            const pa_interval *v = c->data;
+            ROWS(c, kn__agg_iv_take(&s[gids[i]], v[i], mx));
+            break;
+        }
         default: break;
         }
         return;

@@ -181,6 +181,7 @@ __global__ void init_states_k(const kn_agg_table *t)
                 p[g] = mx ? v16{0, 0x8000000000000000ULL} : v16{~0ULL, 0x7fffffffffffffffULL};
                 break;
             }
+            case KN__AGG_R_IV: ((pa_interval *)(void *)st)[g] = kn__agg_iv_empty(mx); break;
             case KN__AGG_R_STR: {
                 kn__agg_str *p = (kn__agg_str *)(void *)st;
                 p[g].off = 0;
@@ -634,6 +635,7 @@ __device__ inline void fold_row(const call_t *C, int s, int64_t i, uint32_t g, b
     void *st = t.state[s];
     bool mx = sl.op == KN_AGG_MAX;
     switch (kn__agg_slot_repr(&sl)) {
+    case KN__AGG_R_IV: kn__agg_iv_take((pa_interval *)st + g, ((const pa_interval *)c.data)[i], mx); break;
     case KN__AGG_R_I128: {
         __int128 *p = (__int128 *)st + g, v = ld128((const __int128 *)c.data + i);
         if (sl.op == KN_AGG_SUM)
@@ -911,6 +913,7 @@ __global__ void combine_k(const call_t *C)
             case KN__AGG_R_I32: COMBINE1(int32_t); break;
             case KN__AGG_R_I64V: COMBINE1(int64_t); break;
             case KN__AGG_R_U8: COMBINE1(uint8_t); break;
+            case KN__AGG_R_IV: kn__agg_iv_take((pa_interval *)a + to, ((const pa_interval *)b)[g], mx); break;
 #undef COMBINE1
             case KN__AGG_R_STR: {
                 const kn__agg_str *x = (const kn__agg_str *)b + g;

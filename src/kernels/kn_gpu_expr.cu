@@ -76,6 +76,13 @@ struct prog_v {
 
 /* ---------------------------------------------------------- faults */
 
+/* A time value's text (CAST to VARCHAR and fault messages share one copy
+ * of the formatters). */
+__device__ __noinline__ int format_time(pa_type_id t, const gval &v, char *buf, int cap)
+{
+    return kn__s_format_time_value(t, v.i, kn__s_iv_of(v.w), buf, cap);
+}
+
 /* Text written into the stream's fault block: kn_gpu.h's, with the
  * values of the expression's types. */
 struct msg : fault_text {
@@ -112,7 +119,7 @@ struct msg : fault_text {
         case PA_TYPE_TIMESTAMPTZ:
         case PA_TYPE_TIME:
         case PA_TYPE_TIMESTAMP_NS:
-        case PA_TYPE_INTERVAL: kn__s_format_time_value(t.id, v.i, kn__s_iv_of(v.w), b, sizeof b); break;
+        case PA_TYPE_INTERVAL: format_time(t.id, v, b, sizeof b); break;
         default: b[0] = '?', b[1] = 0; break;
         }
         put(b);
@@ -469,7 +476,7 @@ __device__ __noinline__ bool cast_time(const prog_v &P, const kn_insn *in, const
     const pa_interval iv = kn__s_iv_of(a.w);
     if (to == PA_TYPE_VARCHAR) {
         d->s.p = text;
-        d->s.len = kn__s_format_time_value(from, a.i, iv, text, KN_EVAL_STR_ROW_BYTES);
+        d->s.len = format_time(from, a, text, KN_EVAL_STR_ROW_BYTES);
         return true;
     }
     int64_t r = 0;
@@ -497,6 +504,30 @@ __device__ __noinline__ bool cast_time(const prog_v &P, const kn_insn *in, const
     else
         d->i = r;   /* DATE days sign-extended, as registers hold them */
     return true;
+}
+
+/* EXTRACT of one row (kn__s_extract; a call of its own, as the other time
+ * paths, so eval_row stays small). */
+__device__ __noinline__ void extract_row(const kn_insn *in, const gval &a, gval *d)
+{
+    int64_t x = 0;
+    double f = 0;
+    kn__s_extract(in->sub, in->atype.id, a.i, kn__s_iv_of(a.w), &x, &f);
+    d->w = 0;
+    if (in->type.id == PA_TYPE_DOUBLE)
+        d->f = f;
+    else
+        d->i = x;
+}
+
+/* DATE_TRUNC of a TIMESTAMP(TZ) row; false, with the fault raised, when a
+ * valid row's start is out of range. */
+__device__ __noinline__ bool ts_trunc_row(const prog_v &P, const kn_insn *in, const gval &a, bool valid, gval *d)
+{
+    if (kn__s_ts_trunc(in->sub, a.i, &d->i) || !valid)
+        return true;
+    time_fault(P, KN__DT_TS_RANGE);
+    return false;
 }
 
 /* DTARITH of one row (kn__s_dtarith); false, with the fault raised, when a
@@ -901,26 +932,19 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
             if (!text_fn(P, in, row, a, va, b, vb, c, vc, d, dv))
                 return false;
             break;
-        case KN_OP_EXTRACT: {
-            int64_t x = 0;
-            double f = 0;
-            kn__s_extract(in->sub, in->atype.id, a.i, kn__s_iv_of(a.w), &x, &f);
-            d->w = 0;
-            if (in->type.id == PA_TYPE_DOUBLE)
-                d->f = f;
+        case KN_OP_EXTRACT:
+            if (in->atype.id == PA_TYPE_DATE)
+                d->i = kn__s_date_field(in->sub, (int32_t)a.i);
             else
-                d->i = x;
+                extract_row(in, a, d);
             *dv = va;
             break;
-        }
         case KN_OP_DATE_TRUNC:
             *dv = va;
-            if (in->atype.id == PA_TYPE_DATE) {
+            if (in->atype.id == PA_TYPE_DATE)
                 d->i = (int32_t)kn__s_date_trunc(in->sub, (int32_t)a.i);
-            } else if (!kn__s_ts_trunc(in->sub, a.i, &d->i) && va) {
-                time_fault(P, KN__DT_TS_RANGE);
+            else if (!ts_trunc_row(P, in, a, va, d))
                 return false;
-            }
             break;
         case KN_OP_DTARITH:
             *dv = va && (in->b < 0 || vb);

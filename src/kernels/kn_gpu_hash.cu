@@ -42,7 +42,8 @@ extern "C" int SIMT_NAME(kn__gpu_hash_keys)(const kn_ctx *ctx, const pa_column *
         return pa_error(err, PA_EINVAL, "hash of %d key columns over %lld rows", n_keys, (long long)rows);
     for (int k = 0; k < n_keys; k++)
         if (!kn_hash_key_type_ok(keys[k].type))
-            return pa_error(err, PA_EINVAL, "hash: key column %d has type %s, which cannot be hashed", k,
+            return pa_error(err, keys[k].type.id == PA_TYPE_INTERVAL ? PA_EUNSUPPORTED : PA_EINVAL,
+                            "hash: key column %d has type %s, which cannot be hashed", k,
                             pa_type_name(keys[k].type.id));
     if (rows == 0)
         return PA_OK;

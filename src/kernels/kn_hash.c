@@ -24,7 +24,8 @@ int kn__keypairs(const pa_column *a, const pa_column *b, int n, kn__keypair *kp,
     for (int k = 0; k < n; k++) {
         if (!kn_join_key_types_ok(a[k].type, b[k].type)) {
             char x[48], y[48];
-            return pa_error(err, PA_EINVAL, "join key %d: %s cannot be compared with %s", k,
+            bool iv = a[k].type.id == PA_TYPE_INTERVAL || b[k].type.id == PA_TYPE_INTERVAL;
+            return pa_error(err, iv ? PA_EUNSUPPORTED : PA_EINVAL, "join key %d: %s cannot be compared with %s", k,
                             pa_type_format(a[k].type, x, sizeof x), pa_type_format(b[k].type, y, sizeof y));
         }
         kp[k].a = &a[k];
@@ -100,7 +101,8 @@ int kn__cpu_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int6
         return pa_error(err, PA_EINVAL, "hash of %d key columns over %lld rows", n_keys, (long long)rows);
     for (int k = 0; k < n_keys; k++)
         if (!kn_hash_key_type_ok(keys[k].type))
-            return pa_error(err, PA_EINVAL, "hash: key column %d has type %s, which cannot be hashed", k,
+            return pa_error(err, keys[k].type.id == PA_TYPE_INTERVAL ? PA_EUNSUPPORTED : PA_EINVAL,
+                            "hash: key column %d has type %s, which cannot be hashed", k,
                             pa_type_name(keys[k].type.id));
     for (int k = 0; k < n_keys; k++)
         hash_column(&keys[k], rows, k == 0, hashes);

@@ -60,7 +60,8 @@ int kn_join_table_init(kn_join_table *t, void *mem, size_t bytes, int64_t build_
         bt[k] = build_keys[k].type;
         if (!kn_join_key_types_ok(bt[k], probe_types[k])) {
             char x[48], y[48];
-            return pa_error(err, PA_EINVAL, "join key %d: %s cannot be compared with %s", k,
+            bool iv = bt[k].id == PA_TYPE_INTERVAL || probe_types[k].id == PA_TYPE_INTERVAL;
+            return pa_error(err, iv ? PA_EUNSUPPORTED : PA_EINVAL, "join key %d: %s cannot be compared with %s", k,
                             pa_type_format(bt[k], x, sizeof x), pa_type_format(probe_types[k], y, sizeof y));
         }
     }

@@ -1,12 +1,14 @@
 /*
  * kn_scalar.h - the per-value logic of the expression evaluator: UTF-8,
- * LIKE, SUBSTRING, calendar dates, parsing and formatting text, and exact
+ * LIKE, SUBSTRING, calendar dates, the time types (EXTRACT, DATE_TRUNC,
+ * CAST, DTARITH on core/datetime.h), parsing and formatting text, and exact
  * integer arithmetic with overflow. The CPU batch loops (kn_expr_*.c) and
  * CUDA kernels call the same code, so every function here is static inline
  * PA_HD and builds as C17, C++17 and CUDA device code. Hence no libc calls
  * and no tables at file scope (device code cannot read host statics): small
  * loops and switches instead, or a static local of a PA_HD function, which
- * nvcc places on both sides (kn_case.h's tables).
+ * nvcc places on both sides (kn_case.h's tables). memcpy (an INTERVAL in and
+ * out of its 16-byte slot) is a builtin on every side.
  */
 #ifndef PISTA_KN_SCALAR_H
 #define PISTA_KN_SCALAR_H

@@ -323,6 +323,10 @@ static void test_errors(void **state)
     pa_err_clear(&err);
     assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 1, 2, h, &err)), PA_EINVAL);
     assert_non_null(strstr(err.msg, "cannot be hashed"));
+    pa_column iv = {.type = {.id = PA_TYPE_INTERVAL}, .length = 1, .data = h};   /* not a key yet */
+    pa_err_clear(&err);
+    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &iv, 1, 1, h, &err)), PA_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "INTERVAL"));
     assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 0, 2, h, &err)), PA_EINVAL);
     dv_free(g_dev, h);
     dv_free(g_dev, part);
