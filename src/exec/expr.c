@@ -312,6 +312,11 @@ ex_expr *ex__cast(ex_plan *p, ex_expr *a, pa_type t, pa_err *err)
     }
     if (a->kind == EX__CONST && a->is_null)
         return ex_expr_null(p, t, err);
+    /* TIMESTAMP_NS and TIMESTAMPTZ convert through TIMESTAMP (the same
+     * instant: the session's zone is UTC). */
+    if ((a->type.id == PA_TYPE_TIMESTAMP_NS && t.id == PA_TYPE_TIMESTAMPTZ) ||
+        (a->type.id == PA_TYPE_TIMESTAMPTZ && t.id == PA_TYPE_TIMESTAMP_NS))
+        return ex__cast(p, ex__cast(p, a, simple(PA_TYPE_TIMESTAMP), err), t, err);
     ex_expr *e = ex__node_new(p, EX__CAST, t, 1, err);
     if (!e)
         return NULL;

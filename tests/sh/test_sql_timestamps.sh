@@ -73,10 +73,23 @@ check "extract from an interval" \
   "select extract(year from interval '14 months') a, extract(month from interval '14 months') b, extract(day from interval '3 days 4 hours') c, extract(hour from interval '3 days 4 hours') d, extract(epoch from interval '1 day 1.5 seconds') e" \
 "a|b|c|d|e
 1|2|3|4|86401.50"
-check "group by an interval: equal lengths are one group" \
-  "select x, count(*) n from (select case when o_orderkey % 2 = 0 then interval '1 month' else interval '30 days' end x from orders where o_orderkey < 100) t group by x" \
-"x|n
-30 days|27"
+check "min and max of intervals compare lengths (-1 year 400 days is 40 days), kept as written" \
+  "select min(x) lo, max(x) hi, count(x) n from (select case when o_orderkey % 3 = 0 then interval '1 month' when o_orderkey % 3 = 1 then interval '29 days 23 hours' else interval '-1 year 400 days' end x from orders where o_orderkey < 100) t" \
+"lo|hi|n
+29 days 23:00:00|-1 years +400 days|27"
+check "order by an interval" \
+  "select x from (values (interval '1 day'), (interval '-1 year'), (interval '25 hours'), (null), (interval '1 mon')) t(x) order by x desc nulls first" \
+"x
+
+1 mon
+25:00:00
+1 day
+-1 years"
+refused "an interval as a group key" "select x, count(*) from (values (interval '1 day')) t(x) group by x" 'INTERVAL grouping key is not supported'
+check "timestamp_ns with timestamps and timestamptz" \
+  "select cast('2020-01-01 00:00:00.123456789' as timestamp_ns) > timestamp '2020-01-01 00:00:00.123456' a, cast(cast('2020-01-01 00:00:00.123456789' as timestamp_ns) as timestamptz) b, extract(microseconds from cast('2020-01-01 00:00:07.123456789' as timestamp_ns)) c" \
+"a|b|c
+true|2020-01-01 00:00:00.123456+00|7123456"
 want "time arithmetic and extract" \
   "select time '23:30:00' + interval '1 hour' a, time '00:10:00' - interval '20 minutes' b, extract(minute from time '12:34:56') c, extract(epoch from time '01:00:01.5') d"
 
