@@ -264,7 +264,9 @@ ex_expr *ex_expr_timestamp(ex_plan *p, pa_type t, int64_t v, pa_err *err)
         pa_error(err, PA_EINVAL, "a %s constant is no timestamp", pa_type_name(t.id));
         return NULL;
     }
-    return ex__const_raw(p, simple(t.id), &v, NULL, 0, false, err);
+    union { int64_t i; __int128 w; } u = {.w = 0};   /* (const_raw reads up to 16 bytes) */
+    u.i = v;
+    return ex__const_raw(p, simple(t.id), &u, NULL, 0, false, err);
 }
 
 ex_expr *ex_expr_null(ex_plan *p, pa_type t, pa_err *err)

@@ -594,9 +594,9 @@ ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits
     if (fn == EX_SIGN)
         return math_node(p, fn, a->type.id == PA_TYPE_DOUBLE ? dbl : T(PA_TYPE_INTEGER), a, NULL, 0, 0, err);
     if (a->type.id == PA_TYPE_DOUBLE)
-        return math_node(p, fn, dbl, a, NULL, fn == EX_ROUND && has_digits ? digits : 0,
-                         fn == EX_ROUND && has_digits, err);
-    int d = fn == EX_ROUND && has_digits ? digits : 0;
+        return math_node(p, fn, dbl, a, NULL, (fn == EX_ROUND || fn == EX_TRUNC) && has_digits ? digits : 0,
+                         (fn == EX_ROUND || fn == EX_TRUNC) && has_digits, err);
+    int d = (fn == EX_ROUND || fn == EX_TRUNC) && has_digits ? digits : 0;
     if (a->type.id != PA_TYPE_DECIMAL) {   /* INTEGER, BIGINT: whole already */
         if (d >= 0)
             return a;

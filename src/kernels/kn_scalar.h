@@ -1283,7 +1283,7 @@ static inline PA_HD int kn__s_log_check(double x)
     return x == 0.0 ? KN__MATH_LOG_ZERO : x < 0.0 ? KN__MATH_LOG_NEG : KN__MATH_OK;
 }
 
-/* fn (kn_math) of DOUBLE a (and b); digits/has_digits for ROUND. */
+/* fn (kn_math) of DOUBLE a (and b); digits/has_digits for ROUND and TRUNC. */
 static inline PA_HD int kn__s_math_f64(int fn, double a, double b, int digits, bool has_digits, double *out)
 {
     int why = KN__MATH_OK;
@@ -1323,10 +1323,10 @@ static inline PA_HD int kn__s_math_f64(int fn, double a, double b, int digits, b
         break;
     case KN_MATH_FLOOR: r = floor(a); break;
     case KN_MATH_CEIL: r = ceil(a); break;
-    case KN_MATH_TRUNC: r = trunc(a); break;
+    case KN_MATH_TRUNC:
     case KN_MATH_ROUND:
         if (!has_digits) {
-            r = rint(a);
+            r = fn == KN_MATH_TRUNC ? trunc(a) : rint(a);
         } else if (digits > 308 || digits < -308 || !isfinite(a)) {
             r = digits > 0 || !isfinite(a) ? a : 0.0 * a;
         } else {
@@ -1334,8 +1334,10 @@ static inline PA_HD int kn__s_math_f64(int fn, double a, double b, int digits, b
             double s = digits < 0 ? a / f : a * f;
             if (!isfinite(s))
                 r = a;   /* more digits than the double holds: unchanged */
-            else
-                r = digits < 0 ? round(s) * f : round(s) / f;
+            else {
+                s = fn == KN_MATH_TRUNC ? trunc(s) : round(s);
+                r = digits < 0 ? s * f : s / f;
+            }
         }
         break;
     case KN_MATH_SIGN: r = a > 0 ? 1.0 : a < 0 ? -1.0 : a; break;

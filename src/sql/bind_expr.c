@@ -1921,7 +1921,7 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
     } math_fns[] = {
         {"sqrt", EX_SQRT, 1, 1},   {"cbrt", EX_CBRT, 1, 1},   {"exp", EX_EXP, 1, 1},       {"ln", EX_LN, 1, 1},
         {"log10", EX_LOG10, 1, 1}, {"log", EX_LOG, 1, 2},     {"power", EX_POWER, 2, 2},   {"pow", EX_POWER, 2, 2},
-        {"floor", EX_FLOOR, 1, 1}, {"ceil", EX_CEIL, 1, 1},   {"ceiling", EX_CEIL, 1, 1},  {"trunc", EX_TRUNC, 1, 1},
+        {"floor", EX_FLOOR, 1, 1}, {"ceil", EX_CEIL, 1, 1},   {"ceiling", EX_CEIL, 1, 1},  {"trunc", EX_TRUNC, 1, 2},
         {"round", EX_ROUND, 1, 2}, {"sign", EX_SIGN, 1, 1},
     };
     for (size_t k = 0; k < sizeof math_fns / sizeof math_fns[0]; k++) {
@@ -1935,17 +1935,17 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
             return NULL;
         }
         ex_math fn = math_fns[k].fn;
-        if (fn == EX_ROUND && f->n_args == 2) {
+        if ((fn == EX_ROUND || fn == EX_TRUNC) && f->n_args == 2) {
             /* The digits: an integer constant (as a column of digits per row is rare). */
             PgQuery__Node *dn = f->args[1];
             if (dn->node_case != PG_QUERY__NODE__NODE_A_CONST || dn->a_const->isnull ||
                 dn->a_const->val_case != PG_QUERY__A__CONST__VAL_IVAL) {
-                sq_fail(c, loc, PA_EUNSUPPORTED, "round's digits must be an integer constant");
+                sq_fail(c, loc, PA_EUNSUPPORTED, "%s's digits must be an integer constant", lname);
                 return NULL;
             }
             int32_t digits = dn->a_const->ival->ival;
             if (digits < -308 || digits > 308) {
-                sq_fail(c, dn->a_const->location, PA_EINVAL, "round's digits %d are out of range (-308 to 308)",
+                sq_fail(c, dn->a_const->location, PA_EINVAL, "%s's digits %d are out of range (-308 to 308)", lname,
                         (int)digits);
                 return NULL;
             }

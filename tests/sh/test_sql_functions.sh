@@ -257,6 +257,9 @@ refused "a negative number to a fractional power" "select power(-8, 1.0 / 3)" "a
 refused "exp overflows" "select exp(n_nationkey * 100) from nation" "value out of range: overflow"
 refused "exp underflows" "select exp(-1000.0)" "value out of range: underflow"
 refused "round past DECIMAL(38)" "select round(cast(99999999999999999999999999999999999999 as decimal(38,0)), -1)" "numeric field overflow"
+want "trunc(x, digits) of DECIMALs and DOUBLEs, negative digits too" \
+  "select trunc(2.789, 1) a, trunc(-2.789, 1) b, trunc(1234.5, -2) c, trunc(cast(2.789 as double), 2) d, trunc(cast(-1234.5678 as double), -1) e, trunc(n_nationkey * 1.37, 1) f, trunc(-n_nationkey * 1.37, 0) g, trunc(n_nationkey * 1.37) h from nation order by n_nationkey"
+refused "trunc's digits must be a constant" "select trunc(1.5, n_nationkey) from nation" "trunc's digits must be an integer constant"
 refused "round's digits must be a constant" "select round(1.5, n_nationkey) from nation" "round's digits must be an integer constant"
 refused "round's digits out of range" "select round(1.5, 400)" "out of range"
 refused "floor of a string" "select floor(n_name) from nation" "floor needs a number, not VARCHAR"
