@@ -179,18 +179,13 @@ size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, s
     case PA_TYPE_TIMESTAMP_NS:
     case PA_TYPE_INTERVAL: {   /* PostgreSQL's text (core/datetime.h) */
         char t[PA_DT_TEXT_MAX + 1];
-        int n;
-        if (c->type.id == PA_TYPE_INTERVAL) {
-            pa_interval v;
-            memcpy(&v, (const char *)c->data + 16 * row, sizeof v);
-            n = pa_dt_format_interval(v, t, (int)sizeof t);
-        } else {
-            int64_t v = ((const int64_t *)c->data)[row];
-            n = c->type.id == PA_TYPE_TIMESTAMP     ? pa_dt_format_timestamp(v, t, (int)sizeof t)
-              : c->type.id == PA_TYPE_TIMESTAMPTZ   ? pa_dt_format_timestamptz(v, t, (int)sizeof t)
-              : c->type.id == PA_TYPE_TIMESTAMP_NS ? pa_dt_format_timestamp_ns(v, t, (int)sizeof t)
-                                                    : pa_dt_format_time(v, t, (int)sizeof t);
-        }
+        pa_interval iv = {0, 0, 0};
+        int64_t v = 0;
+        if (c->type.id == PA_TYPE_INTERVAL)
+            memcpy(&iv, (const char *)c->data + 16 * row, sizeof iv);
+        else
+            v = ((const int64_t *)c->data)[row];
+        int n = pa_dt_format_value(c->type.id, v, iv, t, (int)sizeof t);
         return (size_t)snprintf(buf, cap, "%.*s", n, t);
     }
     case PA_TYPE__COUNT:

@@ -238,6 +238,21 @@ static inline PA_HD int pa_dt_format_interval(pa_interval v, char *buf, int cap)
     return pa__dt_put(buf, cap, out, k);
 }
 
+/* A value of a time type t as text: a is the int64 value (TIMESTAMP,
+ * TIMESTAMPTZ, TIME, TIMESTAMP_NS), iv the INTERVAL. The one dispatch the
+ * printing (core/column.c), statistics text and CASTs to VARCHAR share. */
+static inline PA_HD int pa_dt_format_value(pa_type_id t, int64_t a, pa_interval iv, char *buf, int cap)
+{
+    switch (t) {
+    case PA_TYPE_TIMESTAMP: return pa_dt_format_timestamp(a, buf, cap);
+    case PA_TYPE_TIMESTAMPTZ: return pa_dt_format_timestamptz(a, buf, cap);
+    case PA_TYPE_TIME: return pa_dt_format_time(a, buf, cap);
+    case PA_TYPE_TIMESTAMP_NS: return pa_dt_format_timestamp_ns(a, buf, cap);
+    case PA_TYPE_INTERVAL: return pa_dt_format_interval(iv, buf, cap);
+    default: return pa__dt_put(buf, cap, "?", 1);
+    }
+}
+
 /* --------------------------------------------------------------- parsing */
 
 static inline PA_HD bool pa__dt_digit(char c) { return c >= '0' && c <= '9'; }

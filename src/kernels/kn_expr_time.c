@@ -148,7 +148,7 @@ int kn__format_time(pa_type t, const void *v, char *buf, int cap)
         memcpy(&iv, v, sizeof iv);
     else
         memcpy(&x, v, 8);
-    return kn__s_format_time_value(t.id, x, iv, buf, cap);
+    return pa_dt_format_value(t.id, x, iv, buf, cap);
 }
 
 static int cast_fail(kn__eval *e, const kn_insn *in, const void *v, int why)

@@ -80,7 +80,7 @@ struct prog_v {
  * of the formatters). */
 __device__ __noinline__ int format_time(pa_type_id t, const gval &v, char *buf, int cap)
 {
-    return kn__s_format_time_value(t, v.i, kn__s_iv_of(v.w), buf, cap);
+    return pa_dt_format_value(t, v.i, kn__s_iv_of(v.w), buf, cap);
 }
 
 /* Text written into the stream's fault block: kn_gpu.h's, with the

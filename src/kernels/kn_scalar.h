@@ -516,20 +516,6 @@ static inline PA_HD const char *kn__s_pg_type_name(pa_type_id t)
     }
 }
 
-/* A time value as text (CAST to VARCHAR, error messages): a is the int64
- * value, iv the INTERVAL. */
-static inline PA_HD int kn__s_format_time_value(pa_type_id t, int64_t a, pa_interval iv, char *buf, int cap)
-{
-    switch (t) {
-    case PA_TYPE_TIMESTAMP: return pa_dt_format_timestamp(a, buf, cap);
-    case PA_TYPE_TIMESTAMPTZ: return pa_dt_format_timestamptz(a, buf, cap);
-    case PA_TYPE_TIME: return pa_dt_format_time(a, buf, cap);
-    case PA_TYPE_TIMESTAMP_NS: return pa_dt_format_timestamp_ns(a, buf, cap);
-    case PA_TYPE_INTERVAL: return pa_dt_format_interval(iv, buf, cap);
-    default: return pa__dt_put(buf, cap, "?", 1);
-    }
-}
-
 /* Which EXTRACT fields apply to a value of type t (the kernels.h comment):
  * a TIME has HOUR .. MICROSECONDS and EPOCH, an INTERVAL no DOW, ISODOW,
  * DOY, WEEK or ISOYEAR. dst must be DOUBLE for EPOCH of a non-DATE, else

@@ -273,70 +273,38 @@ static bool is_interval(pgn *n)
 }
 
 /* Whether constant interval n is a whole number of days, months or years
- * (interval '90' day, interval '3 months'): the form DATE +- interval
- * keeps a DATE for (TPC-H's). */
-static bool simple_interval(pgn *n)
+ * (interval '90' day, interval '3 months'): *amount of *unit. The form
+ * DATE +- interval keeps a DATE for (TPC-H's); any other interval is a
+ * value of its own (bind_cast). */
+static bool simple_interval(pgn *n, int64_t *amount, ex_unit *unit)
 {
     PgQuery__TypeCast *tc = n->type_cast;
     if (!tc->arg || tc->arg->node_case != PG_QUERY__NODE__NODE_A_CONST ||
         tc->arg->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
         return false;
-    const char *s = tc->arg->a_const->sval->sval;
-    char *end;
-    errno = 0;
-    (void)strtoll(s, &end, 10);
-    if (end == s || errno)
-        return false;
-    while (*end == ' ')
-        end++;
-    int mask = typmod_int(tc->type_name, 0, -1);
-    if (!*end)
-        return mask == 8 || mask == 2 || mask == 4;
-    size_t l = strlen(end);
-    return mask == -1 && ((!strncmp(end, "day", 3) && l <= 4) || (!strncmp(end, "mon", 3) && (l == 3 || !strcmp(end, "mons") ||
-                                                                                               !strcmp(end, "month") || !strcmp(end, "months"))) ||
-                          (!strncmp(end, "year", 4) && l <= 5));
-}
-
-static int interval_of(sq_ctx *c, pgn *n, int64_t *amount, ex_unit *unit)
-{
-    PgQuery__TypeCast *tc = n->type_cast;
-    int loc = loc_of(n);
-    if (!tc->arg || tc->arg->node_case != PG_QUERY__NODE__NODE_A_CONST ||
-        tc->arg->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
-        return sq_fail(c, loc, PA_EUNSUPPORTED, "interval: only constant intervals are supported");
     const char *s = tc->arg->a_const->sval->sval;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (end == s || errno)
-        return sq_fail(c, loc, PA_EINVAL, "interval '%s': expected a whole number", s);
+        return false;
     while (*end == ' ')
         end++;
     int mask = typmod_int(tc->type_name, 0, -1);
-    const char *u = end;
-    if (*u) {
-        size_t l = strlen(u);
-        if (!strncmp(u, "day", 3) && l <= 4)
-            *unit = EX_DAYS;
-        else if (!strncmp(u, "mon", 3))
-            *unit = EX_MONTHS;
-        else if (!strncmp(u, "year", 4) && l <= 5)
-            *unit = EX_YEARS;
-        else
-            return sq_fail(c, loc, PA_EUNSUPPORTED, "interval unit '%s' (days, months and years are supported)", u);
-        if (mask != -1)
-            return sq_fail(c, loc, PA_EINVAL, "interval '%s' has both a unit and a qualifier", s);
-    } else if (mask == 8)
+    size_t l = strlen(end);
+    if (!*end && (mask == 8 || mask == 2 || mask == 4))
+        *unit = mask == 8 ? EX_DAYS : mask == 2 ? EX_MONTHS : EX_YEARS;
+    else if (mask == -1 && !strncmp(end, "day", 3) && l <= 4)
         *unit = EX_DAYS;
-    else if (mask == 2)
+    else if (mask == -1 && (!strcmp(end, "mon") || !strcmp(end, "mons") || !strcmp(end, "month") ||
+                            !strcmp(end, "months")))
         *unit = EX_MONTHS;
-    else if (mask == 4)
+    else if (mask == -1 && !strncmp(end, "year", 4) && l <= 5)
         *unit = EX_YEARS;
     else
-        return sq_fail(c, loc, PA_EUNSUPPORTED, "interval: only DAY, MONTH and YEAR are supported");
+        return false;
     *amount = v;
-    return PA_OK;
+    return true;
 }
 
 static sq_expr *bind_cast(sq_ctx *c, PgQuery__TypeCast *tc, sq_scope *sc, sq_aggctx *ag, int loc)
@@ -580,13 +548,10 @@ static sq_expr *bind_aexpr(sq_ctx *c, PgQuery__AExpr *x, sq_scope *sc, sq_aggctx
             sq_expr *d = sq_bind_expr(c, other, sc, ag);
             if (!d)
                 return NULL;
-            if (d->type.id == PA_TYPE_DATE && simple_interval(iv) && !(iv == x->lexpr && !strcmp(op, "-"))) {
-                int64_t n = 0;
-                ex_unit u = EX_DAYS;
-                if (interval_of(c, iv, &n, &u) != PA_OK)
-                    return NULL;
+            int64_t n = 0;
+            ex_unit u = EX_DAYS;
+            if (d->type.id == PA_TYPE_DATE && !(iv == x->lexpr && !strcmp(op, "-")) && simple_interval(iv, &n, &u))
                 return sq_date_add(c, d, !strcmp(op, "-") ? -n : n, u, loc);
-            }
             sq_expr *v = sq_bind_expr(c, iv, sc, ag);
             if (!v)
                 return NULL;

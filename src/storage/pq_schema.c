@@ -4,6 +4,7 @@
  * The mapping rules are listed in storage.h, section 4.
  */
 #include "storage/pq_meta_int.h"
+#include "core/datetime.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -324,40 +325,13 @@ static void format_date(int64_t days, char *buf, size_t cap)
     snprintf(buf, cap, "%04lld-%02lld-%02lld", (long long)y, (long long)mth, (long long)d);
 }
 
-/* v units of 10^-digits s (since the epoch, or since midnight when
- * clock_only) as "2020-10-01 12:00:00.123" / "12:00:00.5": the fraction
- * without its trailing zeros, none when it is 0; suffix appended ("+00"). */
-static void format_time(int64_t v, int digits, bool clock_only, const char *suffix, char *buf, size_t cap)
+/* Value v of a TIMESTAMP, TIMESTAMPTZ, TIMESTAMP_NS or TIME as the engine
+ * prints it. */
+static void format_time(pa_type_id id, int64_t v, char *buf, size_t cap)
 {
-    int64_t unit = 1;
-    for (int k = 0; k < digits; k++)
-        unit *= 10;
-    int64_t sec = v / unit, frac = v % unit;
-    if (frac < 0)
-        frac += unit, sec--;
-    int64_t day = sec / 86400, s = sec % 86400;
-    if (s < 0)
-        s += 86400, day--;
-    size_t n = 0;
-    if (!clock_only) {
-        format_date(day, buf, cap);
-        n = strlen(buf);
-        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, " ");
-    } else if (day) {   /* TIME 24:00:00 */
-        s += 86400 * day;
-    }
-    if (n >= cap)
-        return;
-    n += (size_t)snprintf(buf + n, cap - n, "%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
-                          (long long)(s % 60));
-    if (frac && n < cap) {
-        int d = digits;
-        while (frac % 10 == 0)
-            frac /= 10, d--;
-        n += (size_t)snprintf(buf + n, cap - n, ".%0*lld", d, (long long)frac);
-    }
-    if (n < cap)
-        snprintf(buf + n, cap - n, "%s", suffix);
+    char t[PA_DT_TEXT_MAX + 1];
+    pa_interval none = {0, 0, 0};
+    snprintf(buf, cap, "%.*s", pa_dt_format_value(id, v, none, t, (int)sizeof t), t);
 }
 
 /* Shortest text that reads back as the same double, with ".0" on integral
@@ -408,10 +382,8 @@ const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t 
             x = x > INT64_MAX / 1000 || x < INT64_MIN / 1000 ? (x < 0 ? INT64_MIN : INT64_MAX) : x * 1000;
         if (c->type.id == PA_TYPE_DATE)
             format_date(x, buf, cap);
-        else if (c->type.id == PA_TYPE_TIMESTAMP || c->type.id == PA_TYPE_TIMESTAMPTZ || c->type.id == PA_TYPE_TIME)
-            format_time(x, 6, c->type.id == PA_TYPE_TIME, c->type.id == PA_TYPE_TIMESTAMPTZ ? "+00" : "", buf, cap);
-        else if (c->type.id == PA_TYPE_TIMESTAMP_NS)
-            format_time(x, 9, false, "", buf, cap);
+        else if (pa_type_is_time64(c->type.id))
+            format_time(c->type.id, x, buf, cap);
         else if (c->uint64)
             snprintf(buf, cap, "%" PRIu64, (uint64_t)x);
         else if (c->type.id == PA_TYPE_DECIMAL)
@@ -427,7 +399,7 @@ const char *pq_stat_format(const pq_column_desc *c, pq_bin v, char *buf, size_t 
             int64_t jd = le_int(v.ptr + 8, 4) & 0xffffffff;
             __int128 ns = (__int128)(jd - 2440588) * 86400000000000 + nod;
             if (ns >= INT64_MIN && ns <= INT64_MAX)
-                format_time((int64_t)ns, 9, false, "", buf, cap);
+                format_time(PA_TYPE_TIMESTAMP_NS, (int64_t)ns, buf, cap);
         }
         break;
     case PQ_T_FLOAT:
