@@ -8,7 +8,7 @@ set -u
 : "${PISTA:?}" "${PISTA_SOURCE_DIR:?}"
 DIFF="$PISTA_SOURCE_DIR/tests/oracle/difftest.mjs"
 SEED="${DIFFTEST_SEED:-20261126}"
-COUNT="${DIFFTEST_COUNT:-120}"
+COUNT="${DIFFTEST_COUNT:-80}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 for tool in node mpirun; do
