@@ -354,7 +354,9 @@ bool pa_queue_closed(pa_queue *q);
     X(TIMESTAMPTZ, "TIMESTAMP WITH TIME ZONE", 8)                             \
     X(TIME, "TIME", 8)                                                        \
     X(INTERVAL, "INTERVAL", 16)                                               \
-    X(TIMESTAMP_NS, "TIMESTAMP_NS", 8)
+    X(TIMESTAMP_NS, "TIMESTAMP_NS", 8)                                        \
+    X(BYTEA, "BYTEA", 0)                                                      \
+    X(UUID, "UUID", 0)
 
 typedef enum pa_type_id {
 #define PA__TYPE(name, sql, width) PA_TYPE_##name,
@@ -381,6 +383,16 @@ static inline PA_HD bool pa_type_is_time64(pa_type_id id)
 {
     return id == PA_TYPE_TIMESTAMP || id == PA_TYPE_TIMESTAMPTZ || id == PA_TYPE_TIME || id == PA_TYPE_TIMESTAMP_NS;
 }
+/* Variable-length types, laid out as VARCHAR (int32 offsets + bytes):
+ * VARCHAR (UTF-8 text), BYTEA (any bytes, NULs included) and UUID (always
+ * 16 bytes, big-endian as written; ordered by its bytes as PostgreSQL
+ * orders it). Every relational kernel (hash, sort, gather, aggregate,
+ * join) treats the three alike; what differs is text, casts and functions. */
+static inline PA_HD bool pa_type_is_varlen(pa_type_id id)
+{
+    return id == PA_TYPE_VARCHAR || id == PA_TYPE_BYTEA || id == PA_TYPE_UUID;
+}
+#define PA_UUID_BYTES 16
 #define PA_USEC_PER_SEC INT64_C(1000000)
 #define PA_USEC_PER_DAY INT64_C(86400000000)
 
@@ -460,7 +472,7 @@ static inline void pa_column_set_bytes(pa_column *c, int64_t bytes)
  * offsets and length). */
 static inline bool pa_column_bytes(const pa_column *c, int64_t *bytes)
 {
-    if (c->type.id != PA_TYPE_VARCHAR || !c->offsets || c->known_offsets != c->offsets ||
+    if (!pa_type_is_varlen(c->type.id) || !c->offsets || c->known_offsets != c->offsets ||
         c->known_length != c->length)
         return false;
     *bytes = c->known_bytes;

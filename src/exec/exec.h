@@ -164,7 +164,9 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
 typedef enum ex_textfn {
     EX_UPPER, EX_LOWER, EX_INITCAP, EX_CONCAT, EX_CONCAT_WS, EX_REPLACE, EX_LPAD, EX_RPAD, EX_REPEAT, EX_REVERSE,
     EX_TRANSLATE, EX_MD5,
-    EX_REGEXP_REPLACE   /* ex_expr_regexp_replace's node, not for ex_expr_text */
+    EX_REGEXP_REPLACE,  /* ex_expr_regexp_replace's node, not for ex_expr_text */
+    /* CASTs between text and the byte types (ex_expr_cast's nodes). */
+    EX_BYTEA_IN, EX_BYTEA_OUT, EX_UUID_IN, EX_UUID_OUT
 } ex_textfn;
 ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr *c, pa_err *err);
 /* PostgreSQL's regular expressions (the syntax: kernels.h at

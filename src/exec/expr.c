@@ -73,6 +73,8 @@ int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
             memcpy(data, &e->v.i, 8);
         break;
     case PA_TYPE_VARCHAR:
+    case PA_TYPE_BYTEA:
+    case PA_TYPE_UUID:
         c.data = (void *)e->str;
         c.offsets = offsets;
         break;
@@ -144,7 +146,9 @@ ex_expr *ex__const_raw(ex_plan *p, pa_type t, const void *value, const char *str
         else
             memcpy(&e->v.i, value, 8);
         break;
-    case PA_TYPE_VARCHAR: {
+    case PA_TYPE_VARCHAR:
+    case PA_TYPE_BYTEA:
+    case PA_TYPE_UUID: {
         char *s = ex_plan_alloc(p, (size_t)str_len + 1);
         if (!s) {
             pa_error(err, PA_ENOMEM, "out of memory building a constant");
@@ -286,13 +290,18 @@ static bool is_stamp(pa_type_id t)
     return t == PA_TYPE_TIMESTAMP || t == PA_TYPE_TIMESTAMPTZ || t == PA_TYPE_TIMESTAMP_NS;
 }
 
+static bool is_bytes(pa_type_id t) { return t == PA_TYPE_BYTEA || t == PA_TYPE_UUID; }
+
 /* PostgreSQL's casts: any type to and from text; numbers among
  * themselves; DATE and the timestamps among themselves; a timestamp to
- * TIME. No number converts to or from a date or time. */
+ * TIME. No number converts to or from a date or time; BYTEA and UUID
+ * convert to and from text only. */
 static bool cast_allowed(pa_type_id from, pa_type_id to)
 {
     if (from == to || from == PA_TYPE_VARCHAR || to == PA_TYPE_VARCHAR)
         return true;
+    if (is_bytes(from) || is_bytes(to))
+        return false;
     if (!is_temporal(from) && !is_temporal(to))
         return true;
     if ((from == PA_TYPE_DATE || is_stamp(from)) && (to == PA_TYPE_DATE || is_stamp(to)))
@@ -319,7 +328,15 @@ ex_expr *ex__cast(ex_plan *p, ex_expr *a, pa_type t, pa_err *err)
     if ((a->type.id == PA_TYPE_TIMESTAMP_NS && t.id == PA_TYPE_TIMESTAMPTZ) ||
         (a->type.id == PA_TYPE_TIMESTAMPTZ && t.id == PA_TYPE_TIMESTAMP_NS))
         return ex__cast(p, ex__cast(p, a, simple(PA_TYPE_TIMESTAMP), err), t, err);
-    ex_expr *e = ex__node_new(p, EX__CAST, t, 1, err);
+    /* Text and the byte types convert by text functions (their results'
+     * lengths vary with the input's). */
+    bool bytes = is_bytes(a->type.id) || is_bytes(t.id);
+    ex_expr *e = ex__node_new(p, bytes ? EX__TEXT : EX__CAST, t, 1, err);
+    if (e && bytes)
+        e->sub = t.id == PA_TYPE_BYTEA  ? EX_BYTEA_IN
+                 : t.id == PA_TYPE_UUID ? EX_UUID_IN
+                 : a->type.id == PA_TYPE_BYTEA ? EX_BYTEA_OUT
+                                              : EX_UUID_OUT;
     if (!e)
         return NULL;
     e->args[0] = a;
@@ -342,7 +359,7 @@ bool ex__expr_equal(const ex_expr *a, const ex_expr *b)
     if (a->kind == EX__CONST || a->kind == EX__LIKE) {
         if (a->str_len && memcmp(a->str, b->str, (size_t)a->str_len) != 0)
             return false;
-        if (a->kind == EX__CONST && !a->is_null && a->type.id != PA_TYPE_VARCHAR &&
+        if (a->kind == EX__CONST && !a->is_null && !pa_type_is_varlen(a->type.id) &&
             memcmp(&a->v, &b->v, pa_type_bytes(a->type) > 8 ? 16 : 8) != 0)
             return false;
     }
@@ -367,7 +384,7 @@ ex_expr *ex__fold(ex_plan *p, ex_expr *e, pa_err *err)
     ex_expr *r = NULL;
     if (ex__compile(&e, 1, NULL, 0, &prog, err) != PA_OK)
         return NULL;
-    int64_t nb = e->type.id == PA_TYPE_VARCHAR ? kn_eval_str_bound(prog, 0, NULL, 0, 1) : 0;
+    int64_t nb = pa_type_is_varlen(e->type.id) ? kn_eval_str_bound(prog, 0, NULL, 0, 1) : 0;
     int64_t nt = kn_eval_str_bound(prog, KN_EVAL_TEXT_AREA, NULL, 0, 1);
     scratch = pa_malloc(kn_eval_scratch_size(prog));
     bytes = pa_malloc((size_t)nb + 1);
@@ -380,8 +397,8 @@ ex_expr *ex__fold(ex_plan *p, ex_expr *e, pa_err *err)
     uint8_t valid = 0;
     int32_t offsets[2] = {0, 0};
     pa_column out = {.type = e->type, .length = 1, .validity = &valid};
-    out.data = e->type.id == PA_TYPE_VARCHAR ? (void *)bytes : (void *)data;
-    out.offsets = e->type.id == PA_TYPE_VARCHAR ? offsets : NULL;
+    out.data = pa_type_is_varlen(e->type.id) ? (void *)bytes : (void *)data;
+    out.offsets = pa_type_is_varlen(e->type.id) ? offsets : NULL;
     kn_ctx ctx = {NULL, NULL};
     if (kn_eval(&ctx, prog, NULL, 0, 1, &out, scratch, text, nt, err) != PA_OK)
         goto done;

@@ -69,12 +69,13 @@ static int common_type(const char *what, pa_type a, pa_type b, pa_type *out, pa_
         }
         return PA_OK;
     }
-    /* Text meets a date or time as that type (a literal compared with a column). */
-    if (a.id == PA_TYPE_VARCHAR && is_temporal(b)) {
+    /* Text meets a date, time or byte type as that type (a literal compared
+     * with a column). */
+    if (a.id == PA_TYPE_VARCHAR && (is_temporal(b) || b.id == PA_TYPE_BYTEA || b.id == PA_TYPE_UUID)) {
         *out = b;
         return PA_OK;
     }
-    if (b.id == PA_TYPE_VARCHAR && is_temporal(a)) {
+    if (b.id == PA_TYPE_VARCHAR && (is_temporal(a) || a.id == PA_TYPE_BYTEA || a.id == PA_TYPE_UUID)) {
         *out = a;
         return PA_OK;
     }
@@ -629,7 +630,12 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
     if ((needs_b && !b) || (needs_c && !c))
         return NULL;
     bool b_count = fn == EX_LEFT || fn == EX_RIGHT;
-    const char *bad = a->type.id != PA_TYPE_VARCHAR ? pa_type_name(a->type.id) : NULL;
+    /* A BYTEA's length is its bytes, as PostgreSQL's length(bytea). */
+    if (a->type.id == PA_TYPE_BYTEA && (fn == EX_LENGTH || fn == EX_OCTET_LENGTH))
+        fn = EX_OCTET_LENGTH;
+    const char *bad = a->type.id != PA_TYPE_VARCHAR && !(a->type.id == PA_TYPE_BYTEA && fn == EX_OCTET_LENGTH)
+                          ? pa_type_name(a->type.id)
+                          : NULL;
     if (!bad && needs_b && !b_count && b->type.id != PA_TYPE_VARCHAR)
         bad = pa_type_name(b->type.id);
     if (!bad && needs_b && b_count && b->type.id != PA_TYPE_INTEGER && b->type.id != PA_TYPE_BIGINT)
@@ -662,7 +668,8 @@ ex_expr *ex_expr_strfn(ex_plan *p, ex_strfn fn, ex_expr *a, ex_expr *b, ex_expr 
 
 _Static_assert((int)EX_REVERSE == KN_TEXT_REVERSE && (int)EX_CONCAT_WS == KN_TEXT_CONCAT_WS &&
                    (int)EX_MD5 == KN_TEXT_MD5 && (int)EX_TRANSLATE == KN_TEXT_TRANSLATE &&
-                   (int)EX_REGEXP_REPLACE == KN_TEXT_REGEXP_REPLACE,
+                   (int)EX_REGEXP_REPLACE == KN_TEXT_REGEXP_REPLACE && (int)EX_BYTEA_IN == KN_TEXT_BYTEA_IN &&
+                   (int)EX_UUID_OUT == KN_TEXT_UUID_OUT,
                "ex_textfn and kn_textfn agree");
 
 /* Counts of lpad, rpad and repeat: PostgreSQL errs past 1 GB of result; a
@@ -685,8 +692,11 @@ ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr 
     if ((n > 1 && !b) || (n > 2 && !c))
         return NULL;
     bool b_count = pad || fn == EX_REPEAT;
-    const char *bad = a->type.id != PA_TYPE_VARCHAR ? pa_type_name(a->type.id) : NULL;
-    if (!bad && n > 1 && !b_count && b->type.id != PA_TYPE_VARCHAR)
+    /* BYTEA || BYTEA joins the bytes (PostgreSQL's byteacat). */
+    pa_type rt = fn == EX_CONCAT && a->type.id == PA_TYPE_BYTEA && b->type.id == PA_TYPE_BYTEA ? T(PA_TYPE_BYTEA)
+                                                                                               : T(PA_TYPE_VARCHAR);
+    const char *bad = a->type.id != rt.id ? pa_type_name(a->type.id) : NULL;
+    if (!bad && n > 1 && !b_count && b->type.id != rt.id)
         bad = pa_type_name(b->type.id);
     if (!bad && b_count && b->type.id != PA_TYPE_INTEGER && b->type.id != PA_TYPE_BIGINT)
         bad = pa_type_name(b->type.id);
@@ -718,7 +728,7 @@ ex_expr *ex_expr_text(ex_plan *p, ex_textfn fn, ex_expr *a, ex_expr *b, ex_expr 
             return NULL;
         }
     }
-    ex_expr *e = ex__node_new(p, EX__TEXT, T(PA_TYPE_VARCHAR), n, err);
+    ex_expr *e = ex__node_new(p, EX__TEXT, rt, n, err);
     if (!e)
         return NULL;
     e->sub = fn;

@@ -86,7 +86,7 @@ static int add_const(comp *c, const ex_expr *e, int *idx)
     memset(v, 0, sizeof *v);
     v->type = e->type;
     v->is_null = e->is_null;
-    const char *s = e->kind == EX__LIKE ? e->str : e->type.id == PA_TYPE_VARCHAR ? e->str : NULL;
+    const char *s = e->kind == EX__LIKE ? e->str : pa_type_is_varlen(e->type.id) ? e->str : NULL;
     int32_t sl = s ? e->str_len : 0;
     if (e->kind == EX__LIKE)
         v->type = (pa_type){PA_TYPE_VARCHAR, 0, 0};

@@ -202,12 +202,12 @@ static void string_flags(agg_state *s)
     s->str_in[0] = s->str_out = s->L.n_str > 0;
     for (int i = 0; i < s->L.n_slots; i++) {
         const kn_agg_slot *sl = &s->L.slots[i];
-        s->str_in[0] |= (sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && sl->type.id == PA_TYPE_VARCHAR;
+        s->str_in[0] |= (sl->op == KN_AGG_MIN || sl->op == KN_AGG_MAX) && pa_type_is_varlen(sl->type.id);
     }
     for (int j = 0; j < s->n_dist; j++)
         s->str_in[1 + j] = s->Ld[j].n_str > 0;
     for (int i = 0; i < s->n_aggs; i++)
-        s->str_out |= s->fin[i].out_type.id == PA_TYPE_VARCHAR;
+        s->str_out |= pa_type_is_varlen(s->fin[i].out_type.id);
 }
 
 static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_cols, int n_groups,

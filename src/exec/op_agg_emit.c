@@ -94,7 +94,7 @@ static size_t up16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t column_bytes(pa_type t, int64_t count, int64_t bytes)
 {
     size_t n = up16((size_t)(count + 7) / 8 + 1);
-    if (t.id == PA_TYPE_VARCHAR)
+    if (pa_type_is_varlen(t.id))
         return n + up16((size_t)(count + 1) * 4) + up16((size_t)bytes + 1);
     return n + up16((size_t)count * pa_type_bytes(t) + 1);
 }
@@ -107,7 +107,7 @@ static void carve_column(pa_column *c, pa_type t, int64_t count, int64_t bytes, 
     c->length = count;
     c->validity = *at;
     *at += up16((size_t)(count + 7) / 8 + 1);
-    if (t.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(t.id)) {
         c->offsets = (int32_t *)(void *)*at;
         *at += up16((size_t)(count + 1) * 4);
         c->data = *at;
@@ -146,7 +146,7 @@ static int emit_groups(ex_op *op, ex_worker *w, const kn_agg_table *t, int64_t f
     dv_chunk *ch = NULL;
     size_t total = 0;
     for (int c = 0; c < op->n_cols; c++)
-        total += column_bytes(op->types[c], count, op->types[c].id == PA_TYPE_VARCHAR ? bytes[c] : 0);
+        total += column_bytes(op->types[c], count, pa_type_is_varlen(op->types[c].id) ? bytes[c] : 0);
     uint8_t *at = NULL;
     int rc = ex_chunk_new(op, w, op->n_cols, &ch, err);
     if (rc == PA_OK)
@@ -155,7 +155,7 @@ static int emit_groups(ex_op *op, ex_worker *w, const kn_agg_table *t, int64_t f
         ch->length = count;
     for (int c = 0; c < op->n_cols && rc == PA_OK; c++) {
         pa_column *col = &ch->columns[c];
-        carve_column(col, op->types[c], count, op->types[c].id == PA_TYPE_VARCHAR ? bytes[c] : 0, &at);
+        carve_column(col, op->types[c], count, pa_type_is_varlen(op->types[c].id) ? bytes[c] : 0, &at);
         if (c < s->n_keys)
             rc = kn_agg_emit_key(&w->kn, t, c, first, count, col, err);
         else
@@ -198,7 +198,7 @@ static int emit_start(ex_op *op, ex_worker *w, agg_local *l, const kn_agg_table 
     if (s->str_out) {
         int rc = PA_OK;
         for (int c = 0; c < op->n_cols && rc == PA_OK; c++)
-            if (op->types[c].id == PA_TYPE_VARCHAR)
+            if (pa_type_is_varlen(op->types[c].id))
                 rc = kn_agg_emit_bytes(&w->kn, t, c < s->n_keys ? c : -1, c < s->n_keys ? NULL : &s->fin[c - s->n_keys],
                                        first, count, &l->pin[c], err);
         if (rc != PA_OK)

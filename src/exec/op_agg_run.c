@@ -70,7 +70,7 @@ static pa_column slice(const pa_column *c, int64_t start, int64_t n)
     v.length = n;
     if (c->validity)
         v.validity = c->validity + start / 8;
-    if (c->type.id == PA_TYPE_VARCHAR)
+    if (pa_type_is_varlen(c->type.id))
         v.offsets = c->offsets + start;
     else if (c->data)
         v.data = (uint8_t *)c->data + start * pa_type_bytes(c->type);

@@ -93,9 +93,9 @@ static int compact(ex_op *op, ex_worker *w, filter_local *l, dv_chunk *in, dv_ch
         pa_column *d = &c->columns[j];
         d->type = s->type;
         d->length = k;
-        size_t bytes = s->type.id == PA_TYPE_VARCHAR ? (size_t)l->pinned[1 + j] : (size_t)k * pa_type_bytes(s->type);
+        size_t bytes = pa_type_is_varlen(s->type.id) ? (size_t)l->pinned[1 + j] : (size_t)k * pa_type_bytes(s->type);
         PA_TRY(rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &d->data, err));
-        if (s->type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(s->type.id)) {
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(k + 1) * sizeof(int32_t), (void **)&d->offsets, err));
             PA_TRY(rc = ex_zero_offset(op, w, d->offsets, err));
             pa_column_set_bytes(d, (int64_t)bytes);   /* the gather fills exactly these */
@@ -184,7 +184,7 @@ static int filter_execute(ex_op *op, ex_worker *w, void *local, dv_chunk *in, dv
             return PA_OK;
         }
         for (int j = 0; j < in->n_columns; j++)
-            if (in->columns[j].type.id == PA_TYPE_VARCHAR &&
+            if (pa_type_is_varlen(in->columns[j].type.id) &&
                 (rc = kn_gather_str_bytes(&w->kn, &in->columns[j], l->sel, 0, l->pinned[0], &l->pinned[1 + j],
                                           err)) != PA_OK)
                 return rc;

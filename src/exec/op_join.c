@@ -56,7 +56,7 @@ static int seg_create(ex_op *op, ex__join *j, int64_t cap_rows, const int64_t *s
     size_t total = 0, sizes[3 * EX__JOIN_MAX_COLS];
     for (int c = 0; c < n; c++) {
         pa_type t = op->child[1]->types[j->bcol_src[c]];
-        bool str = t.id == PA_TYPE_VARCHAR;
+        bool str = pa_type_is_varlen(t.id);
         sg->str_cap[c] = str ? str_cap[c] : 0;
         if (sg->str_cap[c] > INT32_MAX) {
             seg_free(op, sg);
@@ -260,7 +260,7 @@ static int join_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err 
     for (int c = 0; c < j->n_bcols && rc == PA_OK; c++) {
         const pa_column *src = &in->columns[j->bcol_src[c]];
         bl->bytes[c] = 0;
-        if (src->type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(src->type.id)) {
             strings = true;
             rc = kn_concat_bytes(&w->kn, src, 1, &bl->bytes[c], err);
         }
@@ -351,7 +351,7 @@ static pa_column rows_view(const pa_column *c, int64_t lo, int64_t n)
 {
     pa_column v = *c;
     v.length = n;
-    if (c->type.id == PA_TYPE_VARCHAR)
+    if (pa_type_is_varlen(c->type.id))
         v.offsets = c->offsets + lo;   /* offsets index the same bytes */
     else
         v.data = (uint8_t *)c->data + (size_t)lo * (size_t)pa_type_bytes(c->type);

@@ -205,7 +205,7 @@ bool ex__join_identity(const probe_local *pl, const int32_t *idx, int64_t n, int
 int ex__join_take_bytes(ex_worker *w, probe_local *pl, const pa_column *src, const int32_t *idx, int64_t n,
                         int slot, pa_err *err)
 {
-    if (src->type.id != PA_TYPE_VARCHAR)
+    if (!pa_type_is_varlen(src->type.id))
         return PA_OK;
     pl->wait = true;
     return kn_take_string_bytes(&w->kn, src, idx, n, &pl->pin->bytes[slot], err);
@@ -217,7 +217,7 @@ int ex__join_take(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *o, const p
     int rc;
     memset(dst, 0, sizeof *dst);
     size_t data;
-    if (src->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(src->type.id)) {
         data = (size_t)pl->pin->bytes[slot];
         if ((rc = ex_chunk_alloc(op, o, ((size_t)n + 1) * 4, (void **)&dst->offsets, err)) != PA_OK)
             return rc;
@@ -229,7 +229,7 @@ int ex__join_take(ex_op *op, ex_worker *w, probe_local *pl, dv_chunk *o, const p
     if ((nulls || src->validity) &&
         (rc = ex_chunk_alloc(op, o, ((size_t)n + 7) / 8, (void **)&dst->validity, err)) != PA_OK)
         return rc;
-    if ((rc = kn_take(&w->kn, src, idx, n, dst, err)) == PA_OK && src->type.id == PA_TYPE_VARCHAR)
+    if ((rc = kn_take(&w->kn, src, idx, n, dst, err)) == PA_OK && pa_type_is_varlen(src->type.id))
         pa_column_set_bytes(dst, (int64_t)data);   /* kn_take_string_bytes' exact count */
     return rc;
 }

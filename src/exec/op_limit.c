@@ -34,7 +34,7 @@ static int slice(ex_op *op, ex_worker *w, dv_chunk *in, int64_t lo, int64_t hi, 
         pa_column *d = &c->columns[j];
         *d = *s;
         d->length = n;
-        if (s->type.id == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(s->type.id))
             d->offsets = s->offsets + lo;   /* offsets are absolute into the same bytes */
         else
             d->data = (uint8_t *)s->data + (size_t)lo * (size_t)pa_type_bytes(s->type);

@@ -109,7 +109,7 @@ static int size_strings(project_state *s, project_local *l, ex_worker *w, dv_chu
         for (int j = 0; j < s->n_prog; j++) {
             int jj;
             const kn_program *prog = prog_of(s, j, &jj);
-            if (kn_program_outputs(prog)[jj].type.id == PA_TYPE_VARCHAR &&
+            if (pa_type_is_varlen(kn_program_outputs(prog)[jj].type.id) &&
                 (rc = kn_eval_str_bytes(&w->kn, prog, jj, in->columns, in->n_columns, in->length, &l->bytes[j],
                                         err)) != PA_OK)
                 return rc;
@@ -138,7 +138,7 @@ static int alloc_output(ex_op *op, ex_worker *w, project_state *s, const int64_t
     memset(col, 0, sizeof *col);
     col->type = o->type;
     col->length = rows;
-    if (o->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(o->type.id)) {
         int64_t bound = bytes ? bytes[j] : kn_eval_str_bound(prog, jj, in->columns, in->n_columns, rows);
         if ((rc = ex_chunk_alloc(op, c, (size_t)(bound > 0 ? bound : 1), &col->data, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, (size_t)(rows + 1) * sizeof(int32_t), (void **)&col->offsets, err)) != PA_OK)

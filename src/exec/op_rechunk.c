@@ -116,7 +116,7 @@ static int count_bytes(ex_op *op, ex_worker *w, rc_local *l, bool *any, pa_err *
 {
     *any = false;
     for (int col = 0; col < op->n_cols; col++) {
-        if (op->types[col].id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(op->types[col].id))
             continue;
         views(l, col);
         int64_t sum = 0, b;
@@ -144,7 +144,7 @@ static int concat_column(ex_op *op, ex_worker *w, rc_local *l, dv_chunk *c, int 
     d->type = op->types[col];
     d->length = l->rows;
     int rc;
-    if (d->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(d->type.id)) {
         size_t bytes = (size_t)l->bytes[col];
         if ((rc = ex_chunk_alloc(op, c, (size_t)(l->rows + 1) * sizeof(int32_t), (void **)&d->offsets, err)) != PA_OK ||
             (rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &d->data, err)) != PA_OK)

@@ -145,7 +145,7 @@ static int download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_col
             (rc = dv_copy_async(st, o->validity, d->validity, vb, DV_COPY_D2H, err)) != PA_OK)
             return rc;
     }
-    if (d->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(d->type.id)) {
         size_t ob = (size_t)(n + 1) * sizeof(int32_t);
         int64_t known;
         if ((rc = dv_chunk_alloc_host(h, ob, (void **)&o->offsets, err)) != PA_OK ||
@@ -204,7 +204,7 @@ int ex__result_download(ex_op *op, ex_sched *s, pa_err *err)
     bool phase2 = false;
     for (size_t i = 0; rc == PA_OK && i < r->n; i++)
         for (int j = 0; rc == PA_OK && j < host[i]->n_columns; j++)
-            if (host[i]->columns[j].type.id == PA_TYPE_VARCHAR && !host[i]->columns[j].data) {
+            if (pa_type_is_varlen(host[i]->columns[j].type.id) && !host[i]->columns[j].data) {
                 rc = download_bytes(st, host[i], &r->v[i].c->columns[j], &host[i]->columns[j], err);
                 phase2 = true;
             }

@@ -37,7 +37,7 @@ static int upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_c
     *d = (pa_column){.type = h->type, .length = n};
     if (h->validity && (rc = put(op, w, o, (void **)&d->validity, h->validity, (size_t)(n + 7) / 8, err)) != PA_OK)
         return rc;
-    if (h->type.id != PA_TYPE_VARCHAR)
+    if (!pa_type_is_varlen(h->type.id))
         return put(op, w, o, &d->data, h->data, (size_t)n * (size_t)pa_type_bytes(h->type), err);
     if ((rc = put(op, w, o, (void **)&d->offsets, h->offsets, (size_t)(n + 1) * sizeof(int32_t), err)) != PA_OK)
         return rc;

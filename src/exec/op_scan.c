@@ -138,7 +138,7 @@ static int view(dv_chunk *in, int64_t lo, int64_t n, dv_chunk **out, pa_err *err
         pa_column *d = &c->columns[j];
         *d = *sc;
         d->length = n;
-        if (sc->type.id == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(sc->type.id))
             d->offsets = sc->offsets + lo;   /* offsets are absolute into the same bytes */
         else
             d->data = (uint8_t *)sc->data + (size_t)lo * (size_t)pa_type_bytes(sc->type);

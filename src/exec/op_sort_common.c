@@ -129,7 +129,7 @@ static int count_bytes(ex_op *op, ex_worker *w, const kn_sort_layout *l, const e
 {
     *any = false;
     for (int j = 0; j < op->n_cols; j++) {
-        if (op->types[j].id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(op->types[j].id))
             continue;
         int rc = kn_sort_gather_bytes(&w->kn, l, src->cols, src->n, j, recs, n, &g->bytes[j], err);
         if (rc != PA_OK)
@@ -171,7 +171,7 @@ int ex__sort_gather(ex_op *op, ex_worker *w, const kn_sort_layout *l, const ex__
             nulls = src->cols[i][j].validity != NULL;
         if (nulls)
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 7) / 8, (void **)&col->validity, err));
-        if (col->type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(col->type.id)) {
             size_t bytes = (size_t)g->bytes[j];
             PA_TRY(rc = ex_chunk_alloc(op, c, bytes ? bytes : 1, &col->data, err));
             PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(n + 1) * 4, (void **)&col->offsets, err));

@@ -44,7 +44,7 @@ static int fill(ex_op *op, ex_worker *w, dv_chunk *o, ex_expr *const *v, int n, 
                 pa_err *err)
 {
     const pa_type t = v[0]->type;
-    const bool str = t.id == PA_TYPE_VARCHAR;
+    const bool str = pa_type_is_varlen(t.id);
     const size_t wd = str ? 1 : (size_t)pa_type_bytes(t);
     size_t bytes = 0;
     bool nulls = false;

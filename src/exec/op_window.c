@@ -143,7 +143,7 @@ static int win_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *
     for (int c = 0; c < s->n_in && rc == PA_OK; c++) {
         int j = s->slot[c];
         int64_t b;
-        if (j < 0 || op->types[c].id != PA_TYPE_VARCHAR || pa_column_bytes(&in->columns[c], &b))
+        if (j < 0 || !pa_type_is_varlen(op->types[c].id) || pa_column_bytes(&in->columns[c], &b))
             continue;
         if (!s->bytes[k] &&
             (rc = dv_host_alloc(w->dev, (size_t)s->n_slots * sizeof(int64_t), (void **)&s->bytes[k], err)) != PA_OK)
@@ -190,13 +190,13 @@ static int concat_column(ex_op *op, const kn_ctx *kn, win_state *s, int c, int j
         tmp[i] = s->src.chunks[i]->columns[c];
         nulls |= tmp[i].validity != NULL;
         int64_t b = 0;
-        if (op->types[c].id == PA_TYPE_VARCHAR && !pa_column_bytes(&tmp[i], &b))
+        if (pa_type_is_varlen(op->types[c].id) && !pa_column_bytes(&tmp[i], &b))
             b = s->bytes[i][j];
         bytes += b;
     }
     *d = (pa_column){.type = op->types[c], .length = n};
     int rc;
-    if (d->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(d->type.id)) {
         if (bytes > INT32_MAX)
             return pa_error(err, PA_EUNSUPPORTED, "%s: more than 2 GiB of strings in column %s of one window",
                             op->label, op->names[c]);
@@ -337,7 +337,7 @@ static int start_chunk(ex_op *op, ex_worker *w, win_state *s, int k, int64_t fir
         /* the positions, until taken */
         col->data = idx;
         PA_TRY(rc = ex_chunk_alloc(op, c, (size_t)(m + 7) / 8, (void **)&col->validity, err));
-        if (f->type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(f->type.id)) {
             PA_TRY(rc = kn_take_string_bytes(&w->kn, arg, idx, m, &s->take_bytes[i], err));
             *strings = true;
             continue;
@@ -376,7 +376,7 @@ static int finish_strings(ex_op *op, ex_worker *w, win_state *s, dv_chunk *c, pa
             pa_column_set_bytes(col, bytes);
             continue;
         }
-        if (!kn_window_takes(f->d.kind) || f->type.id != PA_TYPE_VARCHAR)
+        if (!kn_window_takes(f->d.kind) || !pa_type_is_varlen(f->type.id))
             continue;
         const int32_t *idx = col->data;
         pa_column dst = *col;
@@ -399,7 +399,7 @@ static int win_source_open(ex_op *op, ex_query *q, pa_err *err)
     s->dev = q->dev;
     bool strs = false;
     for (int i = 0; i < s->n_fns; i++)
-        strs |= (kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR) ||
+        strs |= (kn_window_takes(s->fns[i].d.kind) && pa_type_is_varlen(s->fns[i].type.id)) ||
                 s->fns[i].d.kind == KN_WIN_STRING_AGG;
     if (strs && !s->take_bytes)
         return dv_host_alloc(q->dev, (size_t)s->n_fns * sizeof(int64_t), (void **)&s->take_bytes, err);
@@ -632,7 +632,7 @@ int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const 
         return rc;
     bool strings = false;
     for (int i = 0; i < n_fns; i++)
-        strings |= (kn_window_takes(s->fns[i].d.kind) && s->fns[i].type.id == PA_TYPE_VARCHAR) ||
+        strings |= (kn_window_takes(s->fns[i].d.kind) && pa_type_is_varlen(s->fns[i].type.id)) ||
                    s->fns[i].d.kind == KN_WIN_STRING_AGG;
     ex_op *op;
     if ((rc = ex_op_new(p, strings ? &window_vt : &window_any_vt, n_in + n_fns, &op, err)) != PA_OK)

@@ -79,7 +79,7 @@ static void put_chunk(wbuf *b, const dv_chunk *c, int n_columns, const int32_t *
                 }
             }
         }
-        if (col->type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(col->type.id)) {
             int64_t total = 0;
             for (int64_t k = 0; k < rows; k++) {
                 int64_t i = sel ? sel[k] : k;
@@ -138,7 +138,7 @@ static uint64_t value_bits(const pa_column *col, int64_t i)
 {
     if (!pa_column_valid(col, i))
         return 0x6e756c6cULL;
-    switch (col->type.id) {
+    switch (pa_type_is_varlen(col->type.id) ? PA_TYPE_VARCHAR : col->type.id) {
     case PA_TYPE_BOOLEAN: return ((const uint8_t *)col->data)[i] != 0;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)col->data)[i];
@@ -298,7 +298,7 @@ static int unpack_chunk(dv_device *dev, rbuf *b, int n_columns, const pa_type *t
                 break;
             }
         }
-        if (types[j].id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(types[j].id)) {
             int64_t nb;
             size_t ob = (size_t)(rows + 1) * sizeof(int32_t);
             if (!get(b, &nb, sizeof nb) || nb < 0 || nb > INT32_MAX) {

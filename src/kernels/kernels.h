@@ -851,7 +851,13 @@ typedef enum kn_strfn {
 typedef enum kn_textfn {
     KN_TEXT_UPPER, KN_TEXT_LOWER, KN_TEXT_INITCAP, KN_TEXT_CONCAT, KN_TEXT_CONCAT_WS, KN_TEXT_REPLACE,
     KN_TEXT_LPAD, KN_TEXT_RPAD, KN_TEXT_REPEAT, KN_TEXT_REVERSE, KN_TEXT_TRANSLATE, KN_TEXT_MD5,
-    KN_TEXT_REGEXP_REPLACE
+    KN_TEXT_REGEXP_REPLACE,
+    /* CASTs with the byte types (core/binary.h's texts): BYTEA_IN text a to
+     * BYTEA (hex or escape format), BYTEA_OUT BYTEA a to its "\x" hex text,
+     * UUID_IN text a to UUID, UUID_OUT UUID a to its text. Text that is no
+     * such value is an error naming it. The instruction's type is the
+     * result's. */
+    KN_TEXT_BYTEA_IN, KN_TEXT_BYTEA_OUT, KN_TEXT_UUID_IN, KN_TEXT_UUID_OUT
 } kn_textfn;
 
 /* Regular-expression programs (kn_regex.h runs them, per row, on every

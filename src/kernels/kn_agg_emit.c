@@ -21,7 +21,7 @@ int kn__cpu_agg_emit_bytes(const kn_ctx *ctx, const kn_agg_table *t, int key, co
         return pa_error(err, PA_EINVAL, "aggregation emit: groups %lld+%lld out of range", (long long)first,
                         (long long)count);
     if (key >= 0) {
-        if (key >= L->n_keys || L->key_types[key].id != PA_TYPE_VARCHAR)
+        if (key >= L->n_keys || !pa_type_is_varlen(L->key_types[key].id))
             return pa_error(err, PA_EINVAL, "aggregation emit: key %d is not a string", key);
         for (int64_t g = first; g < first + count; g++) {
             uint32_t len;
@@ -52,7 +52,7 @@ int kn__cpu_agg_emit_key(const kn_ctx *ctx, const kn_agg_table *t, int key, int6
     int w = pa_type_bytes(ty);
     memset(out->validity, 0, (size_t)(count + 7) / 8);
     const uint8_t *row = t->keys + (size_t)first * st;
-    if (ty.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(ty.id)) {
         int32_t pos = 0;
         int j = L->key_str[key];
         out->offsets[0] = 0;

@@ -79,7 +79,7 @@ static inline PA_HD kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
     case KN_AGG_SUM: return s->type.id == PA_TYPE_DOUBLE ? KN__AGG_R_F64 : KN__AGG_R_I128;
     default: break;
     }
-    switch (s->type.id) {
+    switch (kn__phys_id(s->type.id)) {
     case PA_TYPE_BOOLEAN: return KN__AGG_R_U8;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return KN__AGG_R_I32;

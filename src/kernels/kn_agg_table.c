@@ -57,7 +57,7 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
                 continue;
             L->key_types[k] = key_types[k];
             L->key_off[k] = off;
-            L->key_str[k] = key_types[k].id == PA_TYPE_VARCHAR ? L->n_str++ : -1;
+            L->key_str[k] = pa_type_is_varlen(key_types[k].id) ? L->n_str++ : -1;
             if (key_types[k].id == PA_TYPE_DOUBLE || w == 16)
                 L->dense_ok = false;
             off += w;

@@ -33,7 +33,7 @@ int kn__cpu_agg_input_bytes(const kn_ctx *ctx, const kn_agg_table *t, const pa_c
 {
     int64_t b = 0;
     for (int k = 0; k < t->L.n_keys; k++)
-        if (t->L.key_types[k].id == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(t->L.key_types[k].id))
             b += str_bytes(&keys[k], n);
     for (int s = 0; s < t->L.n_slots; s++)
         if (kn__agg_slot_repr(&t->L.slots[s]) == KN__AGG_R_STR)
@@ -120,7 +120,7 @@ static void normalise(const kn_agg_layout *L, const pa_column *keys, int64_t n, 
 /* Dense value of row i (VARCHAR: 0 empty, 1 + first byte). */
 static inline int64_t dense_value(const pa_column *c, int64_t i)
 {
-    switch (c->type.id) {
+    switch (kn__phys_id(c->type.id)) {
     case PA_TYPE_BOOLEAN: return ((const uint8_t *)c->data)[i] != 0;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return ((const int32_t *)c->data)[i];
@@ -136,7 +136,7 @@ static inline int64_t dense_value(const pa_column *c, int64_t i)
 static bool dense_range(const pa_column *c, int64_t n, int64_t *lo, int64_t *hi)
 {
     int64_t a = INT64_MAX, b = INT64_MIN;
-    if (c->type.id == PA_TYPE_VARCHAR)
+    if (pa_type_is_varlen(c->type.id))
         for (int64_t i = 0; i < n; i++)
             if (c->offsets[i + 1] - c->offsets[i] > 1)
                 return false;
@@ -220,7 +220,7 @@ static bool dense_codes(const kn_agg_table *t, const pa_column *keys, int64_t n,
         uint64_t span = (uint64_t)t->hdr->dense_span[k];
         uint32_t dom = (uint32_t)span + 1;
         int64_t base = t->hdr->dense_base[k], b1 = base - 1;
-        if (!c->validity && c->type.id == PA_TYPE_VARCHAR) {
+        if (!c->validity && pa_type_is_varlen(c->type.id)) {
             const uint8_t *d = c->data;
             const int32_t *o = c->offsets;
             for (int64_t i = 0; i < n; i++) {
@@ -236,7 +236,7 @@ static bool dense_codes(const kn_agg_table *t, const pa_column *keys, int64_t n,
                 codes[i] = codes[i] * dom + (uint32_t)(v[i] - b1);
             }
         } else {
-            bool str = c->type.id == PA_TYPE_VARCHAR;
+            bool str = pa_type_is_varlen(c->type.id);
             for (int64_t i = 0; i < n; i++) {
                 uint32_t x = 0;   /* code 0: NULL */
                 if (pa_column_valid(c, i)) {

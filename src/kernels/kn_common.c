@@ -97,7 +97,7 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
         *ci = (kn__colinfo){KN__CV_F64, 8, 8, false};
         break;
     case KN_PT_BYTE_ARRAY:
-        if (t == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(t))
             *ci = (kn__colinfo){KN__CV_BA_STR, 0, 0, true};
         else if (t == PA_TYPE_DECIMAL)
             *ci = (kn__colinfo){KN__CV_BA_DEC, col->type.precision > 18 ? 16 : 8, 0, false};
@@ -108,7 +108,7 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
         if (col->type_length <= 0)
             return pa_error(err, PA_EINVAL, "FIXED_LEN_BYTE_ARRAY column with type_length %d",
                             col->type_length);
-        if (t == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(t))
             *ci = (kn__colinfo){KN__CV_FLBA_STR, 0, col->type_length, true};
         else if (t == PA_TYPE_DECIMAL && col->type_length <= 16)
             *ci = (kn__colinfo){KN__CV_FLBA_DEC, col->type.precision > 18 ? 16 : 8, col->type_length, false};

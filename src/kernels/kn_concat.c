@@ -13,7 +13,7 @@ int kn__cpu_concat_bytes(const kn_ctx *ctx, const pa_column *srcs, int n, int64_
     int64_t total = 0;
     for (int i = 0; i < n; i++) {
         const pa_column *c = &srcs[i];
-        if (c->type.id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(c->type.id))
             return pa_error(err, PA_EINVAL, "kn_concat_bytes: column %d is not VARCHAR", i);
         if (c->length > 0)
             total += (int64_t)c->offsets[c->length] - c->offsets[0];
@@ -53,7 +53,7 @@ int kn__cpu_concat(const kn_ctx *ctx, const pa_column *srcs, int n, pa_column *d
     if (dst->validity)
         memset(dst->validity, 0, (size_t)((rows + 7) >> 3));
     int64_t at = 0;
-    if (dst->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(dst->type.id)) {
         int64_t pos = 0;
         dst->offsets[0] = 0;
         for (int i = 0; i < n; i++) {

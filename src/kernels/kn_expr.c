@@ -64,7 +64,7 @@ static int check_text(const kn_program *p, pa_err *err);
 static bool regex_const(const kn_program *p, int k)
 {
     const kn_value *v = &kn_program_consts(p)[k];
-    return v->type.id == PA_TYPE_VARCHAR && !v->is_null && (uint64_t)v->str_off + v->str_len <= p->pool_bytes &&
+    return pa_type_is_varlen(v->type.id) && !v->is_null && (uint64_t)v->str_off + v->str_len <= p->pool_bytes &&
            kn__re_check((const uint8_t *)kn_program_pool(p) + v->str_off, v->str_len);
 }
 
@@ -112,7 +112,7 @@ int kn_program_check(const kn_program *p, pa_err *err)
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad IN list", i);
         if (in->op == KN_OP_LIKE &&
             (in->sub > 3 || in->a < 0 || in->b < 0 || !(in->flags & KN_F_B_CONST) ||
-             cs[in->b].type.id != PA_TYPE_VARCHAR || ((in->sub & 2) && !regex_const(p, in->b))))
+             !pa_type_is_varlen(cs[in->b].type.id) || ((in->sub & 2) && !regex_const(p, in->b))))
             return pa_error(err, PA_EINVAL, "expression program: instruction %d: bad LIKE operands", i);
         int rc = kn__time_insn_check(in, err);
         if (rc != PA_OK)
@@ -174,9 +174,9 @@ static int text_regs(const kn_program *p, kn_text_reg *out, pa_err *err)
         const kn_insn *in = &ins[i];
         lin v;
         memset(&v, 0, sizeof v);
-        if (in->type.id == PA_TYPE_VARCHAR && in->op == KN_OP_LOAD) {
+        if (pa_type_is_varlen(in->type.id) && in->op == KN_OP_LOAD) {
             v.n = 1, v.col[0] = (int16_t)in->imm, v.k[0] = 1;
-        } else if (in->type.id == PA_TYPE_VARCHAR) {
+        } else if (pa_type_is_varlen(in->type.id)) {
             int64_t k[3], per_row;
             kn__text_rule(p, in, k, &per_row);
             v.per_row = per_row;
@@ -243,7 +243,12 @@ static int check_text(const kn_program *p, pa_err *err)
         bool b_const = in->sub == KN_TEXT_REPLACE || in->sub == KN_TEXT_LPAD || in->sub == KN_TEXT_RPAD ||
                        in->sub == KN_TEXT_REPEAT || in->sub == KN_TEXT_TRANSLATE || in->sub == KN_TEXT_REGEXP_REPLACE;
         bool c_const = b_const && in->sub != KN_TEXT_REPEAT;
-        if (in->sub > KN_TEXT_REGEXP_REPLACE || in->type.id != PA_TYPE_VARCHAR || in->a < 0 ||
+        pa_type_id out = in->sub == KN_TEXT_BYTEA_IN ? PA_TYPE_BYTEA
+                         : in->sub == KN_TEXT_UUID_IN ? PA_TYPE_UUID
+                                                      : PA_TYPE_VARCHAR;
+        if (in->sub == KN_TEXT_CONCAT && in->type.id == PA_TYPE_BYTEA)   /* BYTEA || BYTEA */
+            out = PA_TYPE_BYTEA;
+        if (in->sub > KN_TEXT_UUID_OUT || in->type.id != out || in->a < 0 ||
             (b_const && (in->b < 0 || !(in->flags & KN_F_B_CONST))) ||
             (c_const && (in->c < 0 || !(in->flags & KN_F_C_CONST))) ||
             (in->sub == KN_TEXT_REGEXP_REPLACE && !regex_const(p, in->b)))
@@ -430,7 +435,7 @@ int kn__eval_check(const kn_program *p, const pa_column *inputs, int n_inputs, c
                                                                t.scale != want[i].scale)))
             return pa_error(err, PA_EINVAL, "expression expects column %d as %s, got %s", i,
                             pa_type_format(want[i], a, sizeof a), pa_type_format(t, b, sizeof b));
-        if (t.id == PA_TYPE_VARCHAR && !inputs[i].offsets)
+        if (pa_type_is_varlen(t.id) && !inputs[i].offsets)
             return pa_error(err, PA_EINVAL, "VARCHAR column %d has no offsets", i);
     }
     const kn_output *o = kn_program_outputs(p);
@@ -455,7 +460,7 @@ static void op_load(kn__eval *e, const kn_insn *in)
 {
     const pa_column *c = &e->inputs[in->imm];
     kn__reg *r = &e->regs[in->dst];
-    if (c->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(c->type.id)) {
         kn__str *d = r->slot;
         const int32_t *off = c->offsets + e->base;
         const char *bytes = c->data;

@@ -119,6 +119,17 @@ int kn__op_text(kn__eval *e, const kn_insn *in)
             len = kn__re_replace((const uint8_t *)prog.p, a, operand_str(e, in, 2, i), slot);
             break;
         }
+        case KN_TEXT_BYTEA_IN:
+        case KN_TEXT_BYTEA_OUT:
+        case KN_TEXT_UUID_IN:
+        case KN_TEXT_UUID_OUT:
+            if (!kn__s_bytes_cast(fn, a, slot, &len)) {
+                if (fn == KN_TEXT_UUID_OUT)
+                    return pa_error(e->err, PA_ECORRUPT, "a UUID value of %lld bytes (16 expected)", (long long)a.len);
+                return pa_error(e->err, PA_EINVAL, "invalid input syntax for type %s: \"%.*s\"",
+                                kn__s_pg_type_name(in->type.id), (int)(a.len > 200 ? 200 : a.len), a.p);
+            }
+            break;
         default: return pa_error(e->err, PA_EINVAL, "expression program: TEXT function %d", in->sub);
         }
         D[i].p = slot;

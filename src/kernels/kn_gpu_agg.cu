@@ -315,7 +315,7 @@ __device__ inline void put_field(const kn_agg_layout &L, int k, const pa_column 
 /* Bytes of string data in rows [0, n) of c (0 for other types). */
 __device__ inline int64_t str_bytes(const pa_column &c, int64_t n)
 {
-    return c.type.id == PA_TYPE_VARCHAR && n > 0 ? (int64_t)c.offsets[n] - c.offsets[0] : 0;
+    return pa_type_is_varlen(c.type.id) && n > 0 ? (int64_t)c.offsets[n] - c.offsets[0] : 0;
 }
 
 __device__ inline int64_t input_bytes(const kn_agg_table &t, const pa_column *keys, const pa_column *args,
@@ -323,7 +323,7 @@ __device__ inline int64_t input_bytes(const kn_agg_table &t, const pa_column *ke
 {
     int64_t b = 0;
     for (int k = 0; k < t.L.n_keys; k++)
-        if (t.L.key_types[k].id == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(t.L.key_types[k].id))
             b += str_bytes(keys[k], n);
     for (int s = 0; s < t.L.n_slots; s++)
         if (kn__agg_slot_repr(&t.L.slots[s]) == KN__AGG_R_STR)
@@ -1666,7 +1666,7 @@ int SIMT_NAME(kn__gpu_agg_emit_bytes)(const kn_ctx *ctx, const kn_agg_table *t, 
     if (first < 0 || count < 0)
         return pa_error(err, PA_EINVAL, "aggregation emit: groups %lld+%lld out of range", (long long)first,
                         (long long)count);
-    if (key >= 0 && (key >= L->n_keys || L->key_types[key].id != PA_TYPE_VARCHAR))
+    if (key >= 0 && (key >= L->n_keys || !pa_type_is_varlen(L->key_types[key].id)))
         return pa_error(err, PA_EINVAL, "aggregation emit: key %d is not a string", key);
     if (key < 0 && (!f || f->value_slot < 0 || f->value_slot >= L->n_slots ||
                     kn__agg_slot_repr(&L->slots[f->value_slot]) != KN__AGG_R_STR))
@@ -1694,7 +1694,7 @@ int SIMT_NAME(kn__gpu_agg_emit_key)(const kn_ctx *ctx, const kn_agg_table *t, in
     if (rc != PA_OK)
         return rc;
     pa_type ty = L->key_types[key];
-    if (ty.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(ty.id)) {
         if (count == 0)
             rc = SIMT_LAUNCH(store_k<int32_t>, 1, 1, 0, ctx->stream, err, out->offsets, (int32_t)0);
         else

@@ -81,10 +81,10 @@ __device__ inline int conv_of(const kn_column &c)
     case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
     /* (DECIMAL(19..38), 16-byte values, is decoded on the host) */
     case KN_PT_BYTE_ARRAY:
-        return t == PA_TYPE_DECIMAL && c.type.precision <= 18 ? C_DEC : t == PA_TYPE_VARCHAR ? C_STR : C_BAD;
+        return t == PA_TYPE_DECIMAL && c.type.precision <= 18 ? C_DEC : pa_type_is_varlen((pa_type_id)t) ? C_STR : C_BAD;
     case KN_PT_FIXED_LEN_BYTE_ARRAY:
         return t == PA_TYPE_DECIMAL && c.type.precision <= 18 && c.type_length > 0 ? C_DEC
-               : t == PA_TYPE_VARCHAR                                               ? C_STR
+               : pa_type_is_varlen((pa_type_id)t)                                               ? C_STR
                                                                                     : C_BAD;
     default: return C_BAD;
     }

@@ -474,7 +474,7 @@ __device__ __noinline__ bool cast_time(const prog_v &P, const kn_insn *in, const
 {
     const pa_type_id from = in->atype.id, to = in->type.id;
     const pa_interval iv = kn__s_iv_of(a.w);
-    if (to == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(to)) {
         d->s.p = text;
         d->s.len = format_time(from, a, text, KN_EVAL_STR_ROW_BYTES);
         return true;
@@ -484,7 +484,7 @@ __device__ __noinline__ bool cast_time(const prog_v &P, const kn_insn *in, const
     d->w = 0;
     if (!valid)
         return true;
-    int why = kn__s_cast_time(from, to, from == PA_TYPE_VARCHAR ? 0 : a.i, iv, a.s, &r, &rv);
+    int why = kn__s_cast_time(from, to, pa_type_is_varlen(from) ? 0 : a.i, iv, a.s, &r, &rv);
     if (why == KN__CT_SYNTAX) {
         if (claim_fault(P)) {
             msg m = begin_fault(P);
@@ -577,7 +577,7 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
     }
     if (kn__s_is_time(from) || kn__s_is_time(to))
         return cast_time(P, in, a, valid, d, text);
-    if (to == PA_TYPE_VARCHAR) {   /* into this instruction's text slot */
+    if (pa_type_is_varlen(to)) {   /* into this instruction's text slot */
         char *t = text;
         int len;
         switch (from) {
@@ -596,7 +596,7 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
     }
     __int128 lo, hi;
     kn__s_exact_bounds(in->type, &lo, &hi);
-    if (from == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(from)) {
         d->w = 0;
         if (!valid)
             return true;
@@ -731,6 +731,31 @@ __device__ __noinline__ bool text_fn(const prog_v &P, const kn_insn *in, int64_t
     case KN_TEXT_TRANSLATE: len = kn__s_translate(a.s, b.s, c.s, slot); break;
     case KN_TEXT_MD5: len = kn__s_md5(a.s, slot); break;
     case KN_TEXT_REGEXP_REPLACE: len = regex_replace(b.s, a.s, c.s, slot); break;
+    case KN_TEXT_BYTEA_IN:
+    case KN_TEXT_BYTEA_OUT:
+    case KN_TEXT_UUID_IN:
+    case KN_TEXT_UUID_OUT:
+        if (!kn__s_bytes_cast(in->sub, a.s, slot, &len)) {
+            if (claim_fault(P)) {
+                msg m = begin_fault(P);
+                if (in->sub == KN_TEXT_UUID_OUT) {
+                    m.put("a UUID value of ");
+                    char nb[24];
+                    kn__s_format_i64(a.s.len, nb, sizeof nb);
+                    m.put(nb);
+                    m.put(" bytes (16 expected)");
+                } else {
+                    m.put("invalid input syntax for type ");
+                    m.put(kn__s_pg_type_name(in->type.id));
+                    m.put(": \"");
+                    m.putn(a.s.p, a.s.len > 200 ? 200 : a.s.len);
+                    m.put("\"");
+                }
+                raise_fault(P, in->sub == KN_TEXT_UUID_OUT ? PA_ECORRUPT : PA_EINVAL);
+            }
+            return false;
+        }
+        break;
     default: break;
     }
     d->s.p = slot;
@@ -994,7 +1019,7 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
         }
         case KN_OP_CAST: {
             char *t = text;
-            if (in->type.id == PA_TYPE_VARCHAR && in->atype.id != PA_TYPE_VARCHAR)
+            if (pa_type_is_varlen(in->type.id) && !pa_type_is_varlen(in->atype.id))
                 t = text + (texts++) * KN_EVAL_STR_ROW_BYTES;
             *dv = va;
             if (!cast(P, in, a, va, d, t))
@@ -1049,7 +1074,7 @@ __global__ void eval_k(prog_v P)
                     const pa_column *o = &P.out[j];
                     if (o->validity && (row & 7) == 0)
                         o->validity[byte] = 0;
-                    if (o->type.id == PA_TYPE_VARCHAR)
+                    if (pa_type_is_varlen(o->type.id))
                         o->offsets[row + 1] = 0;
                 }
                 continue;
@@ -1068,7 +1093,7 @@ __global__ void eval_k(prog_v P)
                         raise_fault(P, PA_EINVAL);
                     }
                 }
-                if (o->type.id == PA_TYPE_VARCHAR)
+                if (pa_type_is_varlen(o->type.id))
                     o->offsets[row + 1] = ok ? (int32_t)v.s.len : 0;
                 else
                     store_out(o, row, v);
@@ -1096,7 +1121,7 @@ __global__ void strings_k(prog_v P)
             return;
         for (int j = 0; j < n_out; j++) {
             const pa_column *o = &P.out[j];
-            if (o->type.id != PA_TYPE_VARCHAR || !F.ok[outs[j].reg])
+            if (!pa_type_is_varlen(o->type.id) || !F.ok[outs[j].reg])
                 continue;
             const kn__str s = F.r[outs[j].reg].s;
             char *dst = (char *)o->data + o->offsets[row];
@@ -1174,11 +1199,11 @@ int device_check(const kn_program *p, int64_t rows, pa_err *err)
         if (in->op != KN_OP_CAST)
             continue;
         pa_type_id from = in->atype.id, to = in->type.id;
-        if (from != to && (from == PA_TYPE_DATE || to == PA_TYPE_DATE) && from != PA_TYPE_VARCHAR &&
-            to != PA_TYPE_VARCHAR && !kn__s_is_time(from) && !kn__s_is_time(to) && rows > 0)
+        if (from != to && (from == PA_TYPE_DATE || to == PA_TYPE_DATE) && !pa_type_is_varlen(from) &&
+            !pa_type_is_varlen(to) && !kn__s_is_time(from) && !kn__s_is_time(to) && rows > 0)
             return pa_error(err, PA_EINVAL, "CAST from %s to %s is not supported", pa_type_name(from),
                             pa_type_name(to));
-        if (to == PA_TYPE_VARCHAR && from != PA_TYPE_VARCHAR && ++texts > TEXT_CASTS)
+        if (pa_type_is_varlen(to) && !pa_type_is_varlen(from) && ++texts > TEXT_CASTS)
             return pa_error(err, PA_EUNSUPPORTED, "expression has more than %d CASTs to VARCHAR: the CUDA "
                             "evaluator holds %d bytes of text per row", TEXT_CASTS, TEXT_BYTES);
     }
@@ -1257,7 +1282,7 @@ extern "C" int SIMT_NAME(kn__gpu_eval)(const kn_ctx *ctx, const kn_program *p, c
 #undef KN__EVAL_K
     bool strings = false;
     for (int j = 0; rc == PA_OK && j < p->n_outputs; j++) {
-        if (outs[j].type.id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(outs[j].type.id))
             continue;
         strings = true;
         /* c.P.out[j] lives on the device; the offsets pointer is the caller's. */

@@ -200,7 +200,7 @@ extern "C" int SIMT_NAME(kn__gpu_gather_str_bytes)(const kn_ctx *ctx, const pa_c
     int rc = kn__gather_rows_check(in, sel, in_at, n, err);
     if (rc != PA_OK)
         return rc;
-    if (in->type.id != PA_TYPE_VARCHAR)
+    if (!pa_type_is_varlen(in->type.id))
         return pa_error(err, PA_EINVAL, "string bytes of a %s column", pa_type_name(in->type.id));
     KN__POISON(ctx, bytes);
     return scan(ctx, n, sel_len{in->offsets, sel, in_at}, no_write{}, NULL, bytes, err);
@@ -216,7 +216,7 @@ extern "C" int SIMT_NAME(kn__gpu_gather)(const kn_ctx *ctx, const pa_column *in,
         return PA_OK;
     if (out->validity && (rc = write_bits(ctx, sel_valid{in->validity, sel, in_at}, out_at, n, out->validity, err)))
         return rc;
-    if (in->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(in->type.id)) {
         int32_t *oo = out->offsets + out_at;
         write_end w = {oo, fault_of(ctx, PA_EUNSUPPORTED, STRINGS_2G)};
         if ((rc = scan(ctx, n, sel_len{in->offsets, sel, in_at}, w, oo, NULL, err)) != PA_OK)
@@ -238,7 +238,7 @@ extern "C" int SIMT_NAME(kn__gpu_take_string_bytes)(const kn_ctx *ctx, const pa_
                                                     int64_t n, int64_t *bytes, pa_err *err)
 {
     KN__POISON(ctx, bytes);
-    if (src->type.id != PA_TYPE_VARCHAR)
+    if (!pa_type_is_varlen(src->type.id))
         return SIMT_LAUNCH(store_k<int64_t>, 1, 1, 0, ctx->stream, err, bytes, (int64_t)0);
     return scan(ctx, n, idx_len{src->offsets, idx}, no_write{}, NULL, bytes, err);
 }
@@ -270,11 +270,11 @@ extern "C" int SIMT_NAME(kn__gpu_take)(const kn_ctx *ctx, const pa_column *src, 
             return rc;
     }
     int w = pa_type_bytes(src->type);
-    if (src->type.id != PA_TYPE_VARCHAR && w != 1 && w != 4 && w != 8 && w != 16)
+    if (!pa_type_is_varlen(src->type.id) && w != 1 && w != 4 && w != 8 && w != 16)
         return pa_error(err, PA_EINVAL, "take: column type %s", pa_type_name(src->type.id));
     dst->type = src->type;
     dst->length = n;
-    if (src->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(src->type.id)) {
         write_end w = {dst->offsets, fault_of(ctx, PA_EUNSUPPORTED, STRINGS_2G)};
         if ((rc = SIMT_LAUNCH(store_k<int32_t>, 1, 1, 0, ctx->stream, err, dst->offsets, (int32_t)0)) != PA_OK ||
             (rc = scan(ctx, n, idx_len{src->offsets, idx}, w, dst->offsets, NULL, err)) != PA_OK)
@@ -357,7 +357,7 @@ int append(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, 
 {
     int64_t n = src->length;
     int rc;
-    if (src->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(src->type.id)) {
         /* The grid covers the byte copy when the host knows the bytes. */
         int64_t bytes = 0, span = n;
         if (pa_column_bytes(src, &bytes) && bytes > span)
@@ -377,7 +377,7 @@ int append(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, 
 extern "C" int SIMT_NAME(kn__gpu_append_column)(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at,
                                                 pa_err *err)
 {
-    if (src->length == 0 && !(src->type.id == PA_TYPE_VARCHAR && at == 0))
+    if (src->length == 0 && !(pa_type_is_varlen(src->type.id) && at == 0))
         return PA_OK;
     return append(ctx, src, dst, at, err);
 }
@@ -410,7 +410,7 @@ extern "C" int SIMT_NAME(kn__gpu_concat_bytes)(const kn_ctx *ctx, const pa_colum
                                                pa_err *err)
 {
     for (int i = 0; i < n; i++)
-        if (srcs[i].type.id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(srcs[i].type.id))
             return pa_error(err, PA_EINVAL, "kn_concat_bytes: column %d is not VARCHAR", i);
     KN__POISON(ctx, bytes);
     int at = 0;
@@ -445,7 +445,7 @@ extern "C" int SIMT_NAME(kn__gpu_concat)(const kn_ctx *ctx, const pa_column *src
         (rc = SIMT_LAUNCH(zero_bytes_k, blocks_for((rows + 7) >> 3), THREADS, 0, ctx->stream, err, dst->validity,
                           (rows + 7) >> 3)))
         return rc;
-    if (dst->type.id == PA_TYPE_VARCHAR && (rc = SIMT_LAUNCH(store_k<int32_t>, 1, 1, 0, ctx->stream, err, dst->offsets, (int32_t)0)))
+    if (pa_type_is_varlen(dst->type.id) && (rc = SIMT_LAUNCH(store_k<int32_t>, 1, 1, 0, ctx->stream, err, dst->offsets, (int32_t)0)))
         return rc;
     int64_t at = 0;
     for (int i = 0; i < n; i++) {

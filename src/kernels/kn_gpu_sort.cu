@@ -61,7 +61,7 @@ int stage_info(const kn_ctx *ctx, const kn_sort_layout *l, const kn_sort_source 
     h.n_sources = sources && n_sources > 0 ? n_sources : 0;
     int str_col[KN_SORT_MAX_KEYS];
     for (int k = 0; k < l->n_keys; k++)
-        if (l->keys[k].type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(l->keys[k].type.id)) {
             str_col[h.n_str] = l->keys[k].column;
             h.str_desc[h.n_str] = l->keys[k].descending;
             h.str_end[h.n_str++] = l->offset[k] + 1 + KN_SORT_STR_PREFIX;
@@ -675,7 +675,7 @@ extern "C" int SIMT_NAME(kn__gpu_sort_gather)(const kn_ctx *ctx, const kn_sort_l
     int width = pa_type_bytes(out->type);
     if (width != 0 && width != 1 && width != 4 && width != 8 && width != 16)
         return pa_error(err, PA_EINVAL, "sort gather: bad type");
-    if (width == 0 && out->type.id != PA_TYPE_VARCHAR)
+    if (width == 0 && !pa_type_is_varlen(out->type.id))
         return pa_error(err, PA_EINVAL, "sort gather: bad type");
     out->length = n;
     if (n <= 0)

@@ -18,7 +18,7 @@ static inline void bit_put(uint8_t *v, int64_t i, bool on)
 int kn__cpu_take_string_bytes(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, int64_t n,
                               int64_t *bytes, pa_err *err)
 {
-    if (src->type.id != PA_TYPE_VARCHAR) {
+    if (!pa_type_is_varlen(src->type.id)) {
         *bytes = 0;
         return PA_OK;
     }
@@ -73,7 +73,7 @@ int kn__cpu_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, in
     }
     dst->type = src->type;
     dst->length = n;
-    if (src->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(src->type.id)) {
         const int32_t *so = src->offsets;
         const uint8_t *sb = src->data;
         uint8_t *db = dst->data;
@@ -108,7 +108,7 @@ int kn__cpu_take(const kn_ctx *ctx, const pa_column *src, const int32_t *idx, in
 int kn__cpu_append_column(const kn_ctx *ctx, const pa_column *src, pa_column *dst, int64_t at, pa_err *err)
 {
     int64_t n = src->length;
-    if (src->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(src->type.id)) {
         const int32_t *so = src->offsets;
         if (at == 0)
             dst->offsets[0] = 0;

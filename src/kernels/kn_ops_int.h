@@ -321,6 +321,10 @@ static inline PA_HD void kn__text_rule(const kn_program *p, const kn_insn *in, i
         k[0] = kn__max_char_bytes(kn_program_pool(p) + cs[in->c].str_off, cs[in->c].str_len);
         return;
     case KN_TEXT_MD5: *per_row = 32; return;
+    case KN_TEXT_BYTEA_IN: k[0] = 1; return;   /* never longer than its text */
+    case KN_TEXT_BYTEA_OUT: k[0] = 2, *per_row = 2; return;
+    case KN_TEXT_UUID_IN: *per_row = PA_UUID_BYTES; return;
+    case KN_TEXT_UUID_OUT: *per_row = 36; return;
     case KN_TEXT_REGEXP_REPLACE: {
         /* At most n + 1 matches, which do not overlap: the text between
          * them (n), the replacement's literal bytes each time ((n + 1) *
@@ -375,7 +379,7 @@ static inline PA_HD int64_t kn__str_bound(const kn_program *p, int out, const pa
         b[r] = 0;
     for (int i = 0; i < p->n_insns; i++) {
         const kn_insn *in = &ins[i];
-        if (in->type.id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(in->type.id))
             continue;
         __int128 v = 0;
         if (in->op == KN_OP_LOAD) {

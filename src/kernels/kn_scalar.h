@@ -36,7 +36,9 @@ static inline PA_HD kn__kind kn__kind_of(pa_type t)
     case PA_TYPE_DATE: return KN__I32;
     case PA_TYPE_DOUBLE: return KN__F64;
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__I128 : KN__I64;
-    case PA_TYPE_VARCHAR: return KN__STR;
+    case PA_TYPE_VARCHAR:
+    case PA_TYPE_BYTEA:
+    case PA_TYPE_UUID: return KN__STR;
     case PA_TYPE_INTERVAL: return KN__I128;   /* a pa_interval's 16 bytes */
     default: return KN__I64;   /* BIGINT, TIMESTAMP, TIMESTAMPTZ, TIME, TIMESTAMP_NS */
     }
@@ -44,10 +46,11 @@ static inline PA_HD kn__kind kn__kind_of(pa_type t)
 
 /* The type id a relational kernel (hash, sort, gather, aggregate) treats a
  * column as: the time types stored as int64 (pa_type_is_time64) are
- * BIGINTs there; every other id is itself. */
+ * BIGINTs there, BYTEA and UUID VARCHARs (pa_type_is_varlen); every other
+ * id is itself. */
 static inline PA_HD pa_type_id kn__phys_id(pa_type_id id)
 {
-    return pa_type_is_time64(id) ? PA_TYPE_BIGINT : id;
+    return pa_type_is_time64(id) ? PA_TYPE_BIGINT : pa_type_is_varlen(id) ? PA_TYPE_VARCHAR : id;
 }
 
 /* ------------------------------------------------------------------ UTF-8 */
@@ -512,6 +515,8 @@ static inline PA_HD const char *kn__s_pg_type_name(pa_type_id t)
     case PA_TYPE_TIME: return "time";
     case PA_TYPE_INTERVAL: return "interval";
     case PA_TYPE_TIMESTAMP_NS: return "timestamp_ns";
+    case PA_TYPE_BYTEA: return "bytea";
+    case PA_TYPE_UUID: return "uuid";
     default: return "?";
     }
 }

@@ -47,7 +47,7 @@ int kn__cpu_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32
     int rc = kn__gather_rows_check(in, sel, in_at, n, err);
     if (rc != PA_OK)
         return rc;
-    if (in->type.id != PA_TYPE_VARCHAR)
+    if (!pa_type_is_varlen(in->type.id))
         return pa_error(err, PA_EINVAL, "string bytes of a %s column", pa_type_name(in->type.id));
     const int32_t *off = in->offsets;
     int64_t total = 0;
@@ -115,7 +115,7 @@ int kn__cpu_gather(const kn_ctx *ctx, const pa_column *in, const int32_t *sel, i
         return rc;
     if (out->validity && n > 0)
         gather_validity(in, sel, in_at, n, out->validity, out_at);
-    if (in->type.id == PA_TYPE_VARCHAR) {
+    if (pa_type_is_varlen(in->type.id)) {
         const int32_t *off = in->offsets;
         const char *src = in->data;
         char *dst = out->data;

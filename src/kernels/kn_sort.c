@@ -31,7 +31,7 @@ static void sorter_init(sorter *s, const kn_sort_layout *l, const kn_sort_source
     s->kb = l->key_bytes;
     s->n_str = 0;
     for (int k = 0; k < l->n_keys; k++) {
-        if (l->keys[k].type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(l->keys[k].type.id)) {
             s->str_key[s->n_str] = k;
             s->str_end[s->n_str++] = l->offset[k] + 1 + KN_SORT_STR_PREFIX;
         }

@@ -38,7 +38,7 @@ int kn_sort_layout_init(kn_sort_layout *l, const kn_sort_key *keys, int n_keys, 
         l->keys[k] = keys[k];
         l->offset[k] = at;
         at += 1 + vb;
-        if (keys[k].type.id == PA_TYPE_VARCHAR)
+        if (pa_type_is_varlen(keys[k].type.id))
             l->has_strings = true;
     }
     l->n_keys = n_keys;

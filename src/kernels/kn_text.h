@@ -12,6 +12,7 @@
 #ifndef PISTA_KN_TEXT_H
 #define PISTA_KN_TEXT_H
 
+#include "core/binary.h"
 #include "kernels/kn_case.h"
 #include "kernels/kn_scalar.h"
 
@@ -304,6 +305,25 @@ static inline PA_HD int64_t kn__s_md5(kn__str a, char *d)
         d[2 * i + 1] = hex[byte & 15];
     }
     return 32;
+}
+
+/* The byte types' CASTs (KN_TEXT_BYTEA_IN .. KN_TEXT_UUID_OUT) of one value
+ * a into slot d (the kn__text_rule bound); *len its bytes. False when a
+ * is no value of the target type (the *_IN ones: a syntax error to
+ * report) or a UUID that is not 16 bytes (UUID_OUT). */
+static inline PA_HD bool kn__s_bytes_cast(int fn, kn__str a, char *d, int64_t *len)
+{
+    *len = 0;
+    switch (fn) {
+    case KN_TEXT_BYTEA_IN: return pa_bytea_parse(a.p, a.len, (uint8_t *)d, len);
+    case KN_TEXT_BYTEA_OUT: *len = pa_bytea_format((const uint8_t *)a.p, a.len, d); return true;
+    case KN_TEXT_UUID_IN: *len = PA_UUID_BYTES; return pa_uuid_parse(a.p, a.len, (uint8_t *)d);
+    default:
+        if (a.len != PA_UUID_BYTES)
+            return false;
+        *len = pa_uuid_format((const uint8_t *)a.p, d);
+        return true;
+    }
 }
 
 #endif /* PISTA_KN_TEXT_H */

@@ -48,7 +48,7 @@ int kn_window_type(int kind, pa_type arg, pa_type *out, pa_err *err)
             *out = (pa_type){PA_TYPE_BIGINT, 0, 0};
         return PA_OK;
     case KN_WIN_STRING_AGG:
-        if (arg.id != PA_TYPE_VARCHAR)
+        if (!pa_type_is_varlen(arg.id))
             return pa_error(err, PA_EINVAL, "string_agg of %s (it joins VARCHAR values)", pa_type_name(arg.id));
         *out = arg;
         return PA_OK;

@@ -260,6 +260,10 @@ int sq_type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t)
         *t = (pa_type){PA_TYPE_VARCHAR, 0, 0};
     else if (!strcmp(w, "bool") || !strcmp(w, "boolean"))
         *t = (pa_type){PA_TYPE_BOOLEAN, 0, 0};
+    else if (!strcmp(w, "bytea") || !strcmp(w, "blob") || !strcmp(w, "varbinary"))
+        *t = (pa_type){PA_TYPE_BYTEA, 0, 0};
+    else if (!strcmp(w, "uuid"))
+        *t = (pa_type){PA_TYPE_UUID, 0, 0};
     else
         return sq_fail(c, tn->location, PA_EUNSUPPORTED, "type %s is not supported", w);
     return PA_OK;
@@ -391,6 +395,15 @@ static sq_expr *concat_op(sq_ctx *c, sq_expr *a, sq_expr *b, int loc)
 {
     if (!a || !b)
         return NULL;
+    /* BYTEA || BYTEA joins the bytes (byteacat); a string literal beside a
+     * BYTEA is one, as PostgreSQL resolves its unknown-typed literals. */
+    bool ba = a->type.id == PA_TYPE_BYTEA, bb = b->type.id == PA_TYPE_BYTEA;
+    if ((ba || bb) && (ba || a->kind == SQ_E_CONST) && (bb || b->kind == SQ_E_CONST)) {
+        sq_expr *v[2] = {ba ? a : sq_cast(c, a, b->type, a->loc), bb ? b : sq_cast(c, b, a->type, b->loc)};
+        if (!v[0] || !v[1])
+            return NULL;
+        return sq_make(c, SQ_E_TEXT, EX_CONCAT, v, 2, loc);
+    }
     bool ta = a->type.id == PA_TYPE_VARCHAR || is_untyped_null(a), tb = b->type.id == PA_TYPE_VARCHAR || is_untyped_null(b);
     if (!ta && !tb) {
         sq_fail(c, loc, PA_EINVAL, "operator does not exist: %s || %s", pa_type_name(a->type.id),

@@ -39,7 +39,7 @@ static bool const_number(sq_ctx *c, const sq_expr *e, double *v)
         *v = d;
         return true;
     }
-    if (e->type.id == PA_TYPE_VARCHAR || e->type.id == PA_TYPE_BOOLEAN || e->type.id == PA_TYPE_INTERVAL ||
+    if (pa_type_is_varlen(e->type.id) || e->type.id == PA_TYPE_BOOLEAN || e->type.id == PA_TYPE_INTERVAL ||
         pa_type_is_time64(e->type.id))
         return false;   /* (no column statistics of these to compare with) */
     char *end;

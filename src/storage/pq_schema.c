@@ -177,7 +177,13 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
     case PQ_T_BYTE_ARRAY:
         if (kind == PQ_LT_DECIMAL)
             return decimal_type(e, name, t, err);
-        if (kind != PQ_LT_NONE && kind != PQ_LT_STRING && kind != PQ_LT_ENUM && kind != PQ_LT_JSON)
+        /* Bytes without an annotation (or BSON) are BYTEA, as DuckDB reads
+         * them as BLOB; text annotations are VARCHAR. */
+        if (kind == PQ_LT_NONE || kind == PQ_LT_BSON) {
+            *t = (pa_type){PA_TYPE_BYTEA, 0, 0};
+            return PA_OK;
+        }
+        if (kind != PQ_LT_STRING && kind != PQ_LT_ENUM && kind != PQ_LT_JSON)
             return unsupported(err, name, what);
         *t = (pa_type){PA_TYPE_VARCHAR, 0, 0};
         return PA_OK;
@@ -187,6 +193,17 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
                 return pa_error(err, PA_ECORRUPT, "column %s: INTERVAL in a FIXED_LEN_BYTE_ARRAY of length %d (not 12)",
                                 name, e->type_length);
             *t = (pa_type){PA_TYPE_INTERVAL, 0, 0};
+            return PA_OK;
+        }
+        if (kind == PQ_LT_UUID) {
+            if (e->type_length != PA_UUID_BYTES)
+                return pa_error(err, PA_ECORRUPT, "column %s: UUID in a FIXED_LEN_BYTE_ARRAY of length %d (not 16)",
+                                name, e->type_length);
+            *t = (pa_type){PA_TYPE_UUID, 0, 0};
+            return PA_OK;
+        }
+        if (kind == PQ_LT_NONE && e->type_length >= 1) {   /* plain fixed-length bytes: BYTEA, as DuckDB's BLOB */
+            *t = (pa_type){PA_TYPE_BYTEA, 0, 0};
             return PA_OK;
         }
         if (kind != PQ_LT_DECIMAL)

@@ -1442,7 +1442,7 @@ static int make_constant(dec *x, int r, uint64_t n, pa_err *err)
     const char *v = rc->src[x->u->file] == SCAN_SRC_PART ? scan__part_value(s, r, x->u->file) : NULL;
     c->name = rc->name;
     c->output = true;
-    c->is_string = rc->type.id == PA_TYPE_VARCHAR;
+    c->is_string = pa_type_is_varlen(rc->type.id);
     c->d.type = rc->type;
     int rc2;
     size_t vb = (size_t)pa_type_bytes(rc->type);
@@ -1582,7 +1582,7 @@ static int setup_columns(dec *x, pa_err *err)
         c->cm = &m->row_groups[u->rg].columns[d->leaf_index].meta_data;
         c->name = s->rcols[r].name;
         c->output = s->rcols[r].output;
-        c->is_string = d->type.id == PA_TYPE_VARCHAR;
+        c->is_string = pa_type_is_varlen(d->type.id);
         c->d.type = d->type;
         c->d.kc = (kn_column){d->physical_type, d->type_length, d->type, m->leaves[d->leaf_index].max_def_level, 0};
         size_t before = x->n_pages;

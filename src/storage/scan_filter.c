@@ -497,7 +497,7 @@ static void compact_run(scan_dcol *c, int w, bool str, int32_t *at, uint64_t k0,
  * about one pass over the data instead of a call per row. */
 void scan__compact(scan_dcol *c, const uint32_t *sel, uint64_t n)
 {
-    bool str = c->type.id == PA_TYPE_VARCHAR;
+    bool str = pa_type_is_varlen(c->type.id);
     int w = str ? 0 : pa_type_bytes(c->type);
     if (!str && !c->validity && (w == 4 || w == 8)) {   /* element-wise gather: no call per run */
         uint64_t k = 0;

@@ -266,9 +266,9 @@ int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, p
     out->kind = t.id == PA_TYPE_DOUBLE ? SCAN_K_DOUBLE : t.id == PA_TYPE_VARCHAR ? SCAN_K_STRING : SCAN_K_INT;
     if (p->op == PQ_OP_IS_NULL || p->op == PQ_OP_IS_NOT_NULL)
         return PA_OK;
-    if (t.id == PA_TYPE_INTERVAL)
-        return pa_error(err, PA_EUNSUPPORTED, "predicate on %s: the scan compares INTERVAL values only for "
-                        "IS [NOT] NULL (filter them above the scan)", p->column);
+    if (t.id == PA_TYPE_INTERVAL || t.id == PA_TYPE_BYTEA || t.id == PA_TYPE_UUID)
+        return pa_error(err, PA_EUNSUPPORTED, "predicate on %s: the scan compares %s values only for "
+                        "IS [NOT] NULL (filter them above the scan)", p->column, pa_type_name(t.id));
     if (t.id == PA_TYPE_DECIMAL && t.precision > 18)
         return pa_error(err, PA_EUNSUPPORTED, "predicate on %s: the scan compares DECIMAL(%d,%d) values only for "
                         "IS [NOT] NULL (filter them above the scan)", p->column, t.precision, t.scale);

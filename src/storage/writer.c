@@ -141,7 +141,12 @@ static int map_column(pq_writer *w, const pq_write_column *d, wr_col *c, pa_err 
         c->kc.type_length = 12;
         break;
     case PA_TYPE_DOUBLE: c->kc.ptype = KN_PT_DOUBLE; break;
-    case PA_TYPE_VARCHAR: c->kc.ptype = KN_PT_BYTE_ARRAY; break;
+    case PA_TYPE_VARCHAR:
+    case PA_TYPE_BYTEA: c->kc.ptype = KN_PT_BYTE_ARRAY; break;
+    case PA_TYPE_UUID:   /* 16 bytes, big-endian (the format's UUID) */
+        c->kc.ptype = KN_PT_FIXED_LEN_BYTE_ARRAY;
+        c->kc.type_length = PA_UUID_BYTES;
+        break;
     case PA_TYPE_DECIMAL:
         if (d->type.precision < 1 || d->type.precision > 38 || d->type.scale > d->type.precision)
             return pa_error(err, PA_EINVAL, "parquet writer %s: column %s: DECIMAL(%d,%d) is not "
@@ -394,6 +399,10 @@ static void fill_schema(pq_writer *w, pq_schema_element *s)
             e->converted_type = PQ_CT_UTF8;
             e->logical.kind = PQ_LT_STRING;
             break;
+        case PA_TYPE_BYTEA: continue;   /* plain bytes: no annotation */
+        case PA_TYPE_UUID:
+            e->logical.kind = PQ_LT_UUID;
+            continue;
         case PA_TYPE_DECIMAL:
             e->converted_type = PQ_CT_DECIMAL;
             e->scale = c->type.scale;

@@ -32,7 +32,7 @@ static int col_reserve(pq_writer *w, wr_col *c, int64_t rows, uint64_t bytes, pa
                 goto oom;
             c->values = v;
         }
-        if (c->type.id == PA_TYPE_VARCHAR) {
+        if (pa_type_is_varlen(c->type.id)) {
             int32_t *o = pa_realloc(c->offsets, ((size_t)cap + 1) * sizeof *o);
             if (!o)
                 goto oom;
@@ -72,7 +72,7 @@ static int check_input(pq_writer *w, uint32_t i, const pa_column *in, int64_t ro
                         c->name, pa_type_format(c->type, a, sizeof a), pa_type_format(in->type, b, sizeof b));
     }
     if (in->length < rows || (rows > 0 && !in->data && c->width) ||
-        (c->type.id == PA_TYPE_VARCHAR && !in->offsets))
+        (pa_type_is_varlen(c->type.id) && !in->offsets))
         return pa_error(err, PA_EINVAL, "parquet writer %s: column %s: view of %lld rows without "
                         "buffers, %lld needed", w->path, c->name, (long long)in->length, (long long)rows);
     return PA_OK;
@@ -119,7 +119,7 @@ static int append_col(pq_writer *w, uint32_t i, const pa_column *in, int64_t fro
     wr_col *c = &w->cols[i];
     int64_t at = w->rg_rows;
     size_t width = (size_t)c->width;
-    if (c->type.id == PA_TYPE_VARCHAR && at == 0)
+    if (pa_type_is_varlen(c->type.id) && at == 0)
         c->offsets[0] = 0;
     if (!in->validity) {
         /* Fast path: no NULLs, contiguous copies. */
@@ -235,7 +235,7 @@ static int append(pq_writer *w, const pa_column *cols, int64_t from, int64_t n, 
     for (uint32_t i = 0; i < w->n_cols; i++) {
         wr_col *c = &w->cols[i];
         uint64_t sb = 0;
-        if (c->type.id == PA_TYPE_VARCHAR && (rc = string_bytes(w, c, &cols[i], from, n, &sb, err)) != PA_OK)
+        if (pa_type_is_varlen(c->type.id) && (rc = string_bytes(w, c, &cols[i], from, n, &sb, err)) != PA_OK)
             return rc;
         if (c->type.id == PA_TYPE_DECIMAL && (rc = check_decimals(w, c, &cols[i], from, n, err)) != PA_OK)
             return rc;
@@ -260,7 +260,7 @@ static uint64_t row_bytes(const pq_writer *w, const pa_column *cols, int64_t r, 
     uint64_t t = fixed;
     for (uint32_t i = 0; i < w->n_cols; i++) {
         const pa_column *in = &cols[i];
-        if (w->cols[i].type.id == PA_TYPE_VARCHAR && pa_column_valid(in, r) &&
+        if (pa_type_is_varlen(w->cols[i].type.id) && pa_column_valid(in, r) &&
             in->offsets[r + 1] > in->offsets[r])
             t += (uint64_t)(in->offsets[r + 1] - in->offsets[r]);
     }
@@ -278,7 +278,7 @@ static int64_t rows_that_fit(pq_writer *w, const pa_column *cols, int64_t from, 
     bool strings = false;
     for (uint32_t i = 0; i < w->n_cols; i++) {
         fixed += (uint64_t)(w->cols[i].width ? w->cols[i].width : 4);
-        strings |= w->cols[i].type.id == PA_TYPE_VARCHAR;
+        strings |= pa_type_is_varlen(w->cols[i].type.id);
     }
     uint64_t room = w->opt.row_group_bytes > w->rg_bytes ? w->opt.row_group_bytes - w->rg_bytes : 0;
     if ((uint64_t)n > room / fixed)
@@ -288,7 +288,7 @@ static int64_t rows_that_fit(pq_writer *w, const pa_column *cols, int64_t from, 
         uint64_t total = (uint64_t)n * fixed;
         for (uint32_t i = 0; i < w->n_cols && total <= room; i++) {
             const pa_column *in = &cols[i];
-            if (w->cols[i].type.id != PA_TYPE_VARCHAR)
+            if (!pa_type_is_varlen(w->cols[i].type.id))
                 continue;
             if (!in->validity) {
                 int64_t d = (int64_t)in->offsets[from + n] - in->offsets[from];

@@ -345,9 +345,9 @@ int wr__chunk_write(pq_writer *w, uint32_t ci, pq_column_chunk *cc, wr_index *id
     wr__stats_init(&st);
     PA_TRY(rc = plan_pages(&x, err));
     x.locs = pa_calloc(x.n_pages, sizeof *x.locs);
-    if (c->type.id == PA_TYPE_VARCHAR)
+    if (pa_type_is_varlen(c->type.id))
         x.unencoded = pa_calloc(x.n_pages, sizeof *x.unencoded);
-    if (!x.locs || (c->type.id == PA_TYPE_VARCHAR && !x.unencoded)) {
+    if (!x.locs || (pa_type_is_varlen(c->type.id) && !x.unencoded)) {
         rc = pa_error(err, PA_ENOMEM, "parquet writer: out of memory for a page list");
         goto fail;
     }

@@ -108,6 +108,8 @@ void wr__stats_add(const wr_col *c, const uint32_t *sel, size_t s0, size_t s1, w
             break;
         case PA_TYPE_DOUBLE: add_double(s, ((const double *)c->values)[r]); break;
         case PA_TYPE_VARCHAR:
+        case PA_TYPE_BYTEA:
+        case PA_TYPE_UUID:
             add_string(s, c->bytes + c->offsets[r], (uint32_t)(c->offsets[r + 1] - c->offsets[r]));
             break;
         default: break;   /* INTERVAL: no statistics (its order is undefined) */
@@ -240,7 +242,11 @@ bool wr__stats_bounds(const wr_col *c, const wr_stats *s, uint32_t truncate, uin
         *min_len = *max_len = 8;
         return true;
     }
-    case PA_TYPE_VARCHAR: {
+    case PA_TYPE_VARCHAR:
+    case PA_TYPE_BYTEA:
+    case PA_TYPE_UUID: {
+        if (c->type.id == PA_TYPE_UUID && truncate < PA_UUID_BYTES)   /* FIXED_LEN_BYTE_ARRAY(16): never cut */
+            truncate = PA_UUID_BYTES;
         uint32_t n = cut_point(s->smin, s->smin_len, truncate);
         memcpy(min, s->smin, n);
         *min_len = n;
