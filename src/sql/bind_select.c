@@ -312,6 +312,30 @@ static sq_expr *post_agg(sq_ctx *c, sq_expr *e, aggstate *st)
     }
 }
 
+/* e with the subqueries inside its aggregates' arguments joined into
+ * *node (the rows the aggregates read). */
+static sq_expr *join_agg_subqueries(sq_ctx *c, sq_expr *e, sq_node **node)
+{
+    if (!e || !sq_expr_has(e, SQ_E_SUBQ))
+        return e;
+    if (e->kind == SQ_E_AGG)
+        return sq_join_subqueries(c, e, node);
+    if (e->kind == SQ_E_SUBQ || e->n_args == 0)
+        return e;
+    sq_expr **a = sq_alloc(&c->A, (size_t)e->n_args * sizeof *a);
+    if (!a) {
+        sq_fail(c, e->loc, PA_ENOMEM, "binding: out of memory");
+        return NULL;
+    }
+    bool changed = false;
+    for (int i = 0; i < e->n_args; i++) {
+        if (!(a[i] = join_agg_subqueries(c, e->args[i], node)))
+            return NULL;
+        changed |= a[i] != e->args[i];
+    }
+    return changed ? sq_rebuild(c, e, a) : e;
+}
+
 static int collect_aggs(sq_ctx *c, sq_expr *e, aggstate *st)
 {
     if (!e)
@@ -2113,7 +2137,13 @@ static int bind_block_in(sq_ctx *c, PgQuery__SelectStmt *s, sq_scope *outer, sq_
             return rc;
     }
 
-    /* Aggregation. */
+    /* Aggregation. Subqueries in aggregates' arguments (sum(CASE WHEN x =
+     * (SELECT ...) ...)) are joined below it, where their rows are. */
+    for (int i = 0; i < sel.n; i++)
+        if (!(sel.v[i] = join_agg_subqueries(c, sel.v[i], &node)))
+            return c->err->code ? c->err->code : PA_EINTERNAL;
+    if (having && !(having = join_agg_subqueries(c, having, &node)))
+        return c->err->code ? c->err->code : PA_EINTERNAL;
     for (int i = 0; i < sel.n; i++)
         if ((rc = collect_aggs(c, sel.v[i], &st)))
             return rc;

@@ -238,5 +238,18 @@ refused "EXISTS over a correlated aggregate with HAVING" \
   "select count(*) from customer c where exists (select count(*) from orders where o_custkey = c.c_custkey having count(*) > 3)" \
   "EXISTS or IN over a correlated aggregate subquery with HAVING is not supported"
 
+# Subqueries inside aggregates' arguments, uncorrelated and correlated
+# (they were refused with "column ... is not available here").
+want "a scalar subquery in an aggregate's FILTER" \
+  "select count(*) filter (where n_nationkey = (select min(n_nationkey) from nation)) m, count(*) n from nation"
+want "a scalar subquery in CASE inside SUM, grouped" \
+  "select n_regionkey, sum(case when n_nationkey > (select avg(n_nationkey) from nation) then 1 else 0 end) m from nation group by n_regionkey order by 1"
+want "EXISTS inside an aggregate" \
+  "select sum(case when exists (select 1 from region where r_regionkey = n_regionkey and r_name like 'A%') then 1 else 0 end) s from nation"
+want "a correlated aggregate subquery inside AVG" \
+  "select avg((select count(*) from orders o where o.o_custkey = c.c_custkey)) a, max((select count(*) from orders o where o.o_custkey = c.c_custkey)) m from customer c where c_custkey < 300"
+want "a subquery beside an aggregate in HAVING and inside one" \
+  "select n_regionkey, max(n_nationkey) mx from nation group by 1 having max(n_nationkey) > (select avg(n_nationkey) from nation) and sum(case when n_nationkey in (select s_nationkey from supplier) then 1 else 0 end) > 2 order by 1"
+
 [ $fail -eq 0 ] && echo PASS || echo FAIL
 exit $fail
