@@ -93,7 +93,7 @@ static long format_full(const pa_column *col, int64_t row, cell *c)
 
 static bool is_numeric(pa_type_id t)
 {
-    return t == PA_TYPE_INTEGER || t == PA_TYPE_BIGINT || t == PA_TYPE_DOUBLE || t == PA_TYPE_DECIMAL;
+    return t == PA_TYPE_INTEGER || t == PA_TYPE_BIGINT || pa_type_is_float(t) || t == PA_TYPE_DECIMAL;
 }
 
 /* ------------------------------------------------------------------ table */
@@ -513,7 +513,7 @@ static int put_json_value(const pa_column *col, int64_t row, cell *c, FILE *f)
 {
     if (!pa_column_valid(col, row))
         return fputs("null", f) == EOF ? -1 : 0;
-    if (col->type.id == PA_TYPE_DOUBLE) {
+    if (pa_type_is_float(col->type.id)) {
         double x = ((const double *)col->data)[row];
         if (isnan(x))
             return fputs("\"NaN\"", f) == EOF ? -1 : 0;

@@ -9,9 +9,11 @@
 #include "core/binary.h"
 #include "core/datetime.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int32_t pa_date_from_ymd(int year, int month, int day)
@@ -149,6 +151,19 @@ size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, s
     case PA_TYPE_DOUBLE: {
         double x = ((const double *)c->data)[row];
         return fmt == PA_FMT_ANSWER ? format_double2(x, buf, cap) : (size_t)snprintf(buf, cap, "%.17g", x);
+    }
+    case PA_TYPE_REAL: {   /* the fewest digits that read back as the same float */
+        double x = ((const double *)c->data)[row];
+        if (fmt == PA_FMT_ANSWER)
+            return format_double2(x, buf, cap);
+        char t[32];
+        int n = 0;
+        for (int p = x != 0 && fabs(x) < FLT_MIN ? 1 : FLT_DIG; p <= 9; p++) {   /* as DOUBLE's, from %.6g */
+            n = snprintf(t, sizeof t, "%.*g", p, x);
+            if (strtof(t, NULL) == (float)x)
+                break;
+        }
+        return (size_t)snprintf(buf, cap, "%.*s", n, t);
     }
     case PA_TYPE_DECIMAL: {
         int digits = fmt == PA_FMT_ANSWER ? 2 : c->type.scale;

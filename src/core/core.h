@@ -356,7 +356,8 @@ bool pa_queue_closed(pa_queue *q);
     X(INTERVAL, "INTERVAL", 16)                                               \
     X(TIMESTAMP_NS, "TIMESTAMP_NS", 8)                                        \
     X(BYTEA, "BYTEA", 0)                                                      \
-    X(UUID, "UUID", 0)
+    X(UUID, "UUID", 0)                                                        \
+    X(REAL, "REAL", 8)
 
 typedef enum pa_type_id {
 #define PA__TYPE(name, sql, width) PA_TYPE_##name,
@@ -393,6 +394,14 @@ static inline PA_HD bool pa_type_is_varlen(pa_type_id id)
     return id == PA_TYPE_VARCHAR || id == PA_TYPE_BYTEA || id == PA_TYPE_UUID;
 }
 #define PA_UUID_BYTES 16
+
+/* REAL (PostgreSQL's real, float4): a 4-byte float's values, held as the
+ * double of the same value (8 bytes, so every kernel treats it as DOUBLE:
+ * pa_type_is_float) and rounded to float precision wherever a REAL result
+ * is made (arithmetic, CAST; a float overflowing is an error). Read from
+ * and written to Parquet as FLOAT; printed with the fewest digits that
+ * read back as the same float. */
+static inline PA_HD bool pa_type_is_float(pa_type_id id) { return id == PA_TYPE_DOUBLE || id == PA_TYPE_REAL; }
 #define PA_USEC_PER_SEC INT64_C(1000000)
 #define PA_USEC_PER_DAY INT64_C(86400000000)
 

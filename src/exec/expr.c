@@ -65,7 +65,8 @@ int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
     case PA_TYPE_BOOLEAN: data[0] = e->v.i != 0; break;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: { int32_t v = (int32_t)e->v.i; memcpy(data, &v, 4); } break;
-    case PA_TYPE_DOUBLE: memcpy(data, &e->v.f, 8); break;
+    case PA_TYPE_DOUBLE:
+    case PA_TYPE_REAL: memcpy(data, &e->v.f, 8); break;
     case PA_TYPE_DECIMAL:
         if (e->type.precision > PA_DECIMAL64_MAX_PRECISION)
             memcpy(data, &e->v.w, 16);
@@ -81,7 +82,10 @@ int ex_expr_const_text(const ex_expr *e, char *buf, size_t cap)
     case PA_TYPE_INTERVAL: memcpy(data, &e->v.w, 16); break;
     default: memcpy(data, &e->v.i, 8); break;
     }
-    size_t n = pa_format_value(&c, 0, PA_FMT_FULL, buf, cap);
+    /* A REAL's exact value (a float's shortest text would read back as
+     * another double where the scan compares it). */
+    size_t n = e->type.id == PA_TYPE_REAL ? (size_t)snprintf(buf, cap, "%.17g", e->v.f)
+                                          : pa_format_value(&c, 0, PA_FMT_FULL, buf, cap);
     if (n >= cap || (e->type.id == PA_TYPE_VARCHAR && memchr(e->str, 0, (size_t)e->str_len))) {
         buf[0] = 0;   /* too long, or bytes a C string cannot hold */
         return PA_EINVAL;
@@ -139,7 +143,8 @@ ex_expr *ex__const_raw(ex_plan *p, pa_type t, const void *value, const char *str
     case PA_TYPE_TIME:
     case PA_TYPE_TIMESTAMP_NS: memcpy(&e->v.i, value, 8); break;
     case PA_TYPE_INTERVAL: memcpy(&e->v.w, value, 16); break;
-    case PA_TYPE_DOUBLE: memcpy(&e->v.f, value, 8); break;
+    case PA_TYPE_DOUBLE:
+    case PA_TYPE_REAL: memcpy(&e->v.f, value, 8); break;
     case PA_TYPE_DECIMAL:
         if (t.precision > PA_DECIMAL64_MAX_PRECISION)
             memcpy(&e->v.w, value, 16);

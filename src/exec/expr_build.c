@@ -13,9 +13,9 @@ static pa_type DEC(int p, int s) { return (pa_type){PA_TYPE_DECIMAL, (uint8_t)p,
 
 static bool is_num(pa_type t)
 {
-    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || t.id == PA_TYPE_DOUBLE;
+    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || pa_type_is_float(t.id);
 }
-static bool is_exact(pa_type t) { return is_num(t) && t.id != PA_TYPE_DOUBLE; }
+static bool is_exact(pa_type t) { return is_num(t) && !pa_type_is_float(t.id); }
 static bool is_temporal(pa_type t) { return t.id == PA_TYPE_DATE || t.id == PA_TYPE_INTERVAL || pa_type_is_time64(t.id); }
 /* DATE and the timestamps: points in time that compare with each other. */
 static bool is_instant(pa_type t)
@@ -57,8 +57,12 @@ static int common_type(const char *what, pa_type a, pa_type b, pa_type *out, pa_
         return PA_OK;
     }
     if (is_num(a) && is_num(b)) {
+        /* REAL with an exact number is REAL (PostgreSQL's float4 operators
+         * take the other side as float4); with a DOUBLE it is DOUBLE. */
         if (a.id == PA_TYPE_DOUBLE || b.id == PA_TYPE_DOUBLE)
             *out = T(PA_TYPE_DOUBLE);
+        else if (a.id == PA_TYPE_REAL || b.id == PA_TYPE_REAL)
+            *out = T(PA_TYPE_REAL);
         else if (a.id != PA_TYPE_DECIMAL && b.id != PA_TYPE_DECIMAL)
             *out = T(PA_TYPE_BIGINT);
         else {
@@ -274,8 +278,11 @@ ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *
     /* Division of integers is PostgreSQL's, truncated (7 / 2 = 3); with a
      * DECIMAL or DOUBLE operand it is DOUBLE (PostgreSQL's numeric division
      * is exact: see the README). */
-    if ((op == EX_DIV && (ta.id == PA_TYPE_DECIMAL || tb.id == PA_TYPE_DECIMAL)) || ta.id == PA_TYPE_DOUBLE ||
-        tb.id == PA_TYPE_DOUBLE) {
+    if (ta.id == PA_TYPE_DOUBLE || tb.id == PA_TYPE_DOUBLE) {
+        res = oa = ob = T(PA_TYPE_DOUBLE);
+    } else if (ta.id == PA_TYPE_REAL || tb.id == PA_TYPE_REAL) {   /* float4 arithmetic, rounded per operation */
+        res = oa = ob = T(PA_TYPE_REAL);
+    } else if (op == EX_DIV && (ta.id == PA_TYPE_DECIMAL || tb.id == PA_TYPE_DECIMAL)) {
         res = oa = ob = T(PA_TYPE_DOUBLE);
     } else if (ta.id != PA_TYPE_DECIMAL && tb.id != PA_TYPE_DECIMAL) {
         res = oa = ob = (ta.id == PA_TYPE_BIGINT || tb.id == PA_TYPE_BIGINT) ? T(PA_TYPE_BIGINT) : T(PA_TYPE_INTEGER);
@@ -544,7 +551,7 @@ _Static_assert((int)EX_SQRT == KN_MATH_SQRT && (int)EX_POWER == KN_MATH_POWER &&
 
 static bool is_number(pa_type t)
 {
-    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || t.id == PA_TYPE_DOUBLE;
+    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || pa_type_is_float(t.id);
 }
 
 static ex_expr *math_node(ex_plan *p, ex_math fn, pa_type t, ex_expr *a, ex_expr *b, int32_t imm, int32_t imm2,
@@ -574,6 +581,12 @@ ex_expr *ex_expr_math(ex_plan *p, ex_math fn, ex_expr *a, ex_expr *b, int digits
         return NULL;
     }
     pa_type dbl = T(PA_TYPE_DOUBLE);
+    /* REAL arguments are DOUBLE ones: PostgreSQL's math functions are
+     * float8's (round(real) is round(float8)). */
+    if (a->type.id == PA_TYPE_REAL && !(a = ex__cast(p, a, dbl, err)))
+        return NULL;
+    if (b && b->type.id == PA_TYPE_REAL && !(b = ex__cast(p, b, dbl, err)))
+        return NULL;
     if (fn == EX_AVG_DIV) {   /* both exact, in 128 bits: the kernel divides as AVG */
         if (a->type.id == PA_TYPE_DOUBLE || b->type.id == PA_TYPE_DECIMAL || b->type.id == PA_TYPE_DOUBLE) {
             pa_error(err, PA_EINVAL, "avg: an exact sum over a count, not %s over %s", pa_type_name(a->type.id),

@@ -150,7 +150,7 @@ int ex_agg_type(ex_agg_kind k, pa_type arg, pa_type *out, pa_err *err)
 {
     const pa_type t_bigint = {PA_TYPE_BIGINT, 0, 0}, t_double = {PA_TYPE_DOUBLE, 0, 0};
     bool numeric = arg.id == PA_TYPE_INTEGER || arg.id == PA_TYPE_BIGINT || arg.id == PA_TYPE_DECIMAL ||
-                   arg.id == PA_TYPE_DOUBLE;
+                   pa_type_is_float(arg.id);
     switch (k) {
     case EX_AGG_COUNT_STAR:
     case EX_AGG_COUNT:
@@ -162,7 +162,7 @@ int ex_agg_type(ex_agg_kind k, pa_type arg, pa_type *out, pa_err *err)
         if (!numeric)
             return pa_error(err, PA_EINVAL, "aggregate: %s of a %s column", kind_name(k),
                             (unsigned)arg.id < PA_TYPE__COUNT ? pa_type_name(arg.id) : "bad");
-        if (k == EX_AGG_AVG || arg.id == PA_TYPE_DOUBLE)
+        if (k == EX_AGG_AVG || pa_type_is_float(arg.id))   /* SUM(REAL) is DOUBLE, as DuckDB's */
             *out = t_double;
         else if (arg.id == PA_TYPE_DECIMAL)
             *out = (pa_type){PA_TYPE_DECIMAL, 38, arg.scale};

@@ -30,7 +30,8 @@ static const void *value_bytes(const ex_expr *e, uint8_t small[16])
         memcpy(small, &v, 4);
         return small;
     }
-    case PA_TYPE_DOUBLE: return &e->v.f;
+    case PA_TYPE_DOUBLE:
+    case PA_TYPE_REAL: return &e->v.f;
     case PA_TYPE_INTERVAL: return &e->v.w;
     case PA_TYPE_DECIMAL:
         return e->type.precision > PA_DECIMAL64_MAX_PRECISION ? (const void *)&e->v.w : (const void *)&e->v.i;

@@ -607,7 +607,7 @@ int ex_window(ex_plan *p, ex_op *input, const int *part_cols, int n_part, const 
                     return pa_error(err, PA_EINVAL,
                                     "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
                 pa_type t = input->types[order[0].column];
-                if (t.id != PA_TYPE_INTEGER && t.id != PA_TYPE_BIGINT && t.id != PA_TYPE_DOUBLE &&
+                if (t.id != PA_TYPE_INTEGER && t.id != PA_TYPE_BIGINT && !pa_type_is_float(t.id) &&
                     t.id != PA_TYPE_DECIMAL)
                     return pa_error(err, PA_EUNSUPPORTED,
                                     "RANGE with an offset over an ORDER BY column of type %s (numbers only)",

@@ -138,7 +138,7 @@ static uint64_t value_bits(const pa_column *col, int64_t i)
 {
     if (!pa_column_valid(col, i))
         return 0x6e756c6cULL;
-    switch (pa_type_is_varlen(col->type.id) ? PA_TYPE_VARCHAR : col->type.id) {
+    switch (pa_type_is_varlen(col->type.id) ? PA_TYPE_VARCHAR : col->type.id == PA_TYPE_REAL ? PA_TYPE_DOUBLE : col->type.id) {
     case PA_TYPE_BOOLEAN: return ((const uint8_t *)col->data)[i] != 0;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return (uint64_t)(int64_t)((const int32_t *)col->data)[i];

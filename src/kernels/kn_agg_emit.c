@@ -104,7 +104,7 @@ int kn__cpu_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin 
         return PA_OK;
     }
     case KN_AGG_FIN_SUM:
-        if (vs->type.id == PA_TYPE_DOUBLE) {
+        if (pa_type_is_float(vs->type.id)) {
             double *o = out->data;
             for (int64_t i = 0; i < count; i++) {
                 o[i] = ((const double *)sv)[first + i];
@@ -136,7 +136,7 @@ int kn__cpu_agg_emit(const kn_ctx *ctx, const kn_agg_table *t, const kn_agg_fin 
             set_valid(out->validity, i, c > 0);
             if (c == 0)
                 o[i] = 0;
-            else if (vs->type.id == PA_TYPE_DOUBLE)
+            else if (pa_type_is_float(vs->type.id))
                 o[i] = ((const double *)sv)[first + i] / (double)c;
             else if (((const __int128 *)sv)[first + i] == KN__AGG_SUM_OVERFLOW)
                 return pa_error(err, PA_EOVERFLOW, "AVG overflows: the sum of its DECIMAL(38) values passes 128 bits");

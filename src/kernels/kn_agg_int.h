@@ -76,7 +76,7 @@ static inline PA_HD kn__agg_repr kn__agg_slot_repr(const kn_agg_slot *s)
     case KN_AGG_COUNT_STAR:
     case KN_AGG_COUNT:
     case KN_AGG_EXTERN: return KN__AGG_R_I64;
-    case KN_AGG_SUM: return s->type.id == PA_TYPE_DOUBLE ? KN__AGG_R_F64 : KN__AGG_R_I128;
+    case KN_AGG_SUM: return pa_type_is_float(s->type.id) ? KN__AGG_R_F64 : KN__AGG_R_I128;
     default: break;
     }
     switch (kn__phys_id(s->type.id)) {

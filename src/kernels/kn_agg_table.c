@@ -58,7 +58,7 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
             L->key_types[k] = key_types[k];
             L->key_off[k] = off;
             L->key_str[k] = pa_type_is_varlen(key_types[k].id) ? L->n_str++ : -1;
-            if (key_types[k].id == PA_TYPE_DOUBLE || w == 16)
+            if (pa_type_is_float(key_types[k].id) || w == 16)
                 L->dense_ok = false;
             off += w;
         }
@@ -71,7 +71,7 @@ int kn_agg_layout_init(kn_agg_layout *L, const pa_type *key_types, int n_keys, c
         if (sl->type.id == PA_TYPE_INTERVAL && sl->op == KN_AGG_SUM)
             return pa_error(err, PA_EUNSUPPORTED, "aggregation: SUM of an INTERVAL is not supported");
         if (sl->op == KN_AGG_SUM && sl->type.id != PA_TYPE_INTEGER && sl->type.id != PA_TYPE_BIGINT &&
-            sl->type.id != PA_TYPE_DECIMAL && sl->type.id != PA_TYPE_DOUBLE) {
+            sl->type.id != PA_TYPE_DECIMAL && !pa_type_is_float(sl->type.id)) {
             char buf[32];
             return pa_error(err, PA_EINVAL, "aggregation: SUM of %s", pa_type_format(sl->type, buf, sizeof buf));
         }

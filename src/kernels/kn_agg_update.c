@@ -395,7 +395,7 @@ static void update_slot(kn_agg_table *t, int s, const pa_column *c, int64_t n, c
         return;
     }
     case KN_AGG_SUM:
-        if (c->type.id == PA_TYPE_DOUBLE) {
+        if (pa_type_is_float(c->type.id)) {
             double *sum = st;
             const double *v = c->data;
             if (single) {

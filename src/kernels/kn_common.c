@@ -87,12 +87,12 @@ int kn__colinfo_get(const kn_column *col, kn__colinfo *ci, pa_err *err)
         *ci = (kn__colinfo){KN__CV_I96_NS, 8, 12, false};
         break;
     case KN_PT_FLOAT:
-        if (t != PA_TYPE_DOUBLE)
+        if (!pa_type_is_float(t))
             return bad_pair(col, err);
         *ci = (kn__colinfo){KN__CV_F32_F64, 8, 4, false};
         break;
     case KN_PT_DOUBLE:
-        if (t != PA_TYPE_DOUBLE)
+        if (!pa_type_is_float(t))
             return bad_pair(col, err);
         *ci = (kn__colinfo){KN__CV_F64, 8, 8, false};
         break;

@@ -576,6 +576,22 @@ static int eval_begin(kn__eval *e, const kn_program *p, const pa_column *inputs,
     return PA_OK;
 }
 
+/* A REAL result rounded to float precision; a finite value past the
+ * float range is an error (PostgreSQL's "value out of range: overflow"). */
+static int real_round(kn__eval *e, kn__reg *r)
+{
+    if (!r->data)
+        return PA_OK;
+    double *v = r->data;
+    for (int i = 0; i < e->n; i++) {
+        float f = (float)v[i];
+        if (isinf(f) && !isinf(v[i]) && kn__valid(r, i))
+            return pa_error(e->err, PA_EOVERFLOW, "value out of range for type real: overflow");
+        v[i] = (double)f;
+    }
+    return PA_OK;
+}
+
 static int eval_batch(kn__eval *e, int64_t base, int n)
 {
     const kn_insn *ins = kn_program_insns(e->p);
@@ -583,6 +599,10 @@ static int eval_batch(kn__eval *e, int64_t base, int n)
     e->n = n;
     for (int i = e->p->n_prologue; i < e->p->n_insns; i++) {
         int rc = run_insn(e, &ins[i]);
+        /* (A register that views other values, a column's or a
+         * register's, holds REALs already rounded.) */
+        if (rc == PA_OK && ins[i].type.id == PA_TYPE_REAL && e->regs[ins[i].dst].data == e->regs[ins[i].dst].slot)
+            rc = real_round(e, &e->regs[ins[i].dst]);
         if (rc != PA_OK)
             return rc;
     }

@@ -276,7 +276,7 @@ static int zero_divisor_row(const kn__eval *e, const kn_insn *in, int w)
         if (!operand_valid(e, in, 0, i) || !operand_valid(e, in, 1, i))
             continue;
         const void *pb = operand(e, in, 1, i, w);
-        if (in->atype.id == PA_TYPE_DOUBLE) {
+        if (pa_type_is_float(in->atype.id)) {
             double y;
             memcpy(&y, pb, 8);
             if (y == 0)

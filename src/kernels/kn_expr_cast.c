@@ -41,6 +41,7 @@ int kn__format(pa_type t, const void *v, char *buf, size_t cap)
     case PA_TYPE_INTEGER: memcpy(&i32, v, 4); return kn__s_format_i64(i32, buf, c);
     case PA_TYPE_BIGINT: memcpy(&i64, v, 8); return kn__s_format_i64(i64, buf, c);
     case PA_TYPE_DOUBLE: memcpy(&f, v, 8); return kn__s_format_double(f, buf, c);
+    case PA_TYPE_REAL: memcpy(&f, v, 8); return kn__s_format_real(f, buf, c);
     case PA_TYPE_DATE: memcpy(&i32, v, 4); return kn__s_format_date(i32, buf, c);
     case PA_TYPE_DECIMAL:
         if (t.precision > PA_DECIMAL64_MAX_PRECISION) {
@@ -159,7 +160,16 @@ static int cast_to_double(kn__eval *e, const kn_insn *in, const kn__reg *a, doub
     switch (kn__kind_of(in->atype)) {
     case KN__BOOL: { const uint8_t *A = a->data; for (int i = 0; i < n; i++) D[i] = A[i]; } break;
     case KN__I32: { const int32_t *A = a->data; for (int i = 0; i < n; i++) D[i] = (double)A[i] / f; } break;
-    case KN__I64: { const int64_t *A = a->data; for (int i = 0; i < n; i++) D[i] = (double)A[i] / f; } break;
+    case KN__I64: {
+        const int64_t *A = a->data;
+        if (in->type.id == PA_TYPE_REAL && f == 1)   /* one rounding, to float (not to double, then float) */
+            for (int i = 0; i < n; i++)
+                D[i] = (double)(float)A[i];
+        else
+            for (int i = 0; i < n; i++)
+                D[i] = (double)A[i] / f;
+        break;
+    }
     case KN__I128: { const __int128 *A = a->data; for (int i = 0; i < n; i++) D[i] = (double)A[i] / f; } break;
     default: return pa_error(e->err, PA_EINVAL, "CAST from %s to DOUBLE", pa_type_name(in->atype.id));
     }
@@ -210,6 +220,7 @@ static int cast_from_str(kn__eval *e, const kn_insn *in, const kn__reg *a, void 
         case PA_TYPE_BOOLEAN: ok = kn__s_parse_bool(A[i], &((uint8_t *)D)[i]); break;
         case PA_TYPE_DATE: ok = kn__s_parse_date(A[i], &((int32_t *)D)[i]); break;
         case PA_TYPE_DOUBLE: ok = kn__s_parse_double(A[i], &((double *)D)[i]); break;
+        case PA_TYPE_REAL: ok = kn__s_parse_real(A[i], &((double *)D)[i]); break;
         default: {
             __int128 v;
             ok = kn__s_parse_scaled(A[i], type_scale(in->type), &v);
@@ -259,9 +270,9 @@ int kn__op_cast(kn__eval *e, const kn_insn *in)
         rc = from == to ? (memcpy(D, a->data, (size_t)e->n * 4), PA_OK)
                         : pa_error(e->err, PA_EINVAL, "CAST from %s to %s is not supported", pa_type_name(from),
                                    pa_type_name(to));
-    else if (to == PA_TYPE_DOUBLE)
-        rc = from == PA_TYPE_DOUBLE ? (memcpy(D, a->data, (size_t)e->n * 8), PA_OK) : cast_to_double(e, in, a, D);
-    else if (from == PA_TYPE_DOUBLE)
+    else if (pa_type_is_float(to))   /* (to REAL: kn__real_round rounds after the instruction) */
+        rc = pa_type_is_float(from) ? (memcpy(D, a->data, (size_t)e->n * 8), PA_OK) : cast_to_double(e, in, a, D);
+    else if (pa_type_is_float(from))
         rc = cast_from_double(e, in, a, D);
     else
         rc = cast_exact(e, in, a, D);

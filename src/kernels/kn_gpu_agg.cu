@@ -1225,7 +1225,7 @@ __global__ void emit_k(const call_t *C, emit_args a, fault_t big, fault_t dec, f
         switch (a.f.kind) {
         case KN_AGG_FIN_COUNT: ((int64_t *)a.out.data)[i] = ((const int64_t *)sv)[g]; break;
         case KN_AGG_FIN_SUM:
-            if (vs.type.id == PA_TYPE_DOUBLE) {
+            if (pa_type_is_float(vs.type.id)) {
                 ((double *)a.out.data)[i] = ((const double *)sv)[g];
             } else {
                 __int128 v = ld128((const __int128 *)sv + g);
@@ -1246,7 +1246,7 @@ __global__ void emit_k(const call_t *C, emit_args a, fault_t big, fault_t dec, f
             double r = 0;
             if (c == 0)
                 r = 0;
-            else if (vs.type.id == PA_TYPE_DOUBLE)
+            else if (pa_type_is_float(vs.type.id))
                 r = ((const double *)sv)[g] / (double)c;
             else if (ld128((const __int128 *)sv + g) == (__int128)((unsigned __int128)1 << 127))
                 avg.raise();

@@ -77,8 +77,8 @@ __device__ inline int conv_of(const kn_column &c)
                : t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL || t == PA_TYPE_TIME ? C_I32_I64 : C_BAD;
     case KN_PT_INT64: return t == PA_TYPE_BIGINT || t == PA_TYPE_DECIMAL || pa_type_is_time64((pa_type_id)t) ? C_I64 : C_BAD;
     case KN_PT_INT96: return t == PA_TYPE_TIMESTAMP_NS ? C_I96 : C_BAD;
-    case KN_PT_FLOAT: return t == PA_TYPE_DOUBLE ? C_F32_F64 : C_BAD;
-    case KN_PT_DOUBLE: return t == PA_TYPE_DOUBLE ? C_F64 : C_BAD;
+    case KN_PT_FLOAT: return pa_type_is_float((pa_type_id)t) ? C_F32_F64 : C_BAD;
+    case KN_PT_DOUBLE: return pa_type_is_float((pa_type_id)t) ? C_F64 : C_BAD;
     /* (DECIMAL(19..38), 16-byte values, is decoded on the host) */
     case KN_PT_BYTE_ARRAY:
         return t == PA_TYPE_DECIMAL && c.type.precision <= 18 ? C_DEC : pa_type_is_varlen((pa_type_id)t) ? C_STR : C_BAD;

@@ -114,6 +114,7 @@ struct msg : fault_text {
                 kn__s_format_decimal64(v.i, t.scale, b, sizeof b);
             break;
         case PA_TYPE_DOUBLE: kn__s_format_double(v.f, b, sizeof b); break;
+        case PA_TYPE_REAL: kn__s_format_real(v.f, b, sizeof b); break;
         case PA_TYPE_VARCHAR: putn(v.s.p, v.s.len); return;
         case PA_TYPE_TIMESTAMP:
         case PA_TYPE_TIMESTAMPTZ:
@@ -584,6 +585,7 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         case PA_TYPE_BOOLEAN: len = kn__s_format_bool((uint8_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DATE: len = kn__s_format_date((int32_t)a.i, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DOUBLE: len = kn__s_format_double(a.f, t, KN_EVAL_STR_ROW_BYTES); break;
+        case PA_TYPE_REAL: len = kn__s_format_real(a.f, t, KN_EVAL_STR_ROW_BYTES); break;
         case PA_TYPE_DECIMAL:
             len = ka == KN__I128 ? kn__s_format_decimal128(a.w, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES)
                                : kn__s_format_decimal64(a.i, in->atype.scale, t, KN_EVAL_STR_ROW_BYTES);
@@ -609,9 +611,9 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
             int32_t x = 0;
             ok = kn__s_parse_date(a.s, &x);
             d->i = x;
-        } else if (to == PA_TYPE_DOUBLE) {
+        } else if (pa_type_is_float(to)) {
             double x = 0;
-            ok = kn__s_parse_double(a.s, &x);
+            ok = to == PA_TYPE_REAL ? kn__s_parse_real(a.s, &x) : kn__s_parse_double(a.s, &x);
             d->f = x;
         } else {
             __int128 v = 0;
@@ -622,11 +624,16 @@ __device__ __noinline__ bool cast(const prog_v &P, const kn_insn *in, const gval
         }
         return ok || cast_fault(P, in, a, PA_EINVAL);
     }
-    if (to == PA_TYPE_DOUBLE) {
-        d->f = ka == KN__BOOL ? (double)(uint8_t)a.i : (double)exact(ka, a) / pow10_f64(scale_of(in->atype));
+    if (pa_type_is_float(to)) {   /* (to REAL: rounded after the instruction) */
+        if (pa_type_is_float(from))
+            d->f = a.f;
+        else if (to == PA_TYPE_REAL && ka == KN__I64 && scale_of(in->atype) == 0)
+            d->f = (double)(float)a.i;   /* one rounding, to float */
+        else
+            d->f = ka == KN__BOOL ? (double)(uint8_t)a.i : (double)exact(ka, a) / pow10_f64(scale_of(in->atype));
         return true;
     }
-    if (from == PA_TYPE_DOUBLE) {
+    if (pa_type_is_float(from)) {
         if (kd == KN__BOOL) {
             d->i = a.f != 0;
             return true;
@@ -760,6 +767,23 @@ __device__ __noinline__ bool text_fn(const prog_v &P, const kn_insn *in, int64_t
     }
     d->s.p = slot;
     d->s.len = len;
+    return true;
+}
+
+/* A REAL result rounded to float precision; a finite value past the
+ * float range is an error (PostgreSQL's "value out of range: overflow"). */
+__device__ __noinline__ bool real_round(const prog_v &P, gval *d)
+{
+    float f = (float)d->f;
+    if (isinf(f) && !isinf(d->f)) {
+        if (claim_fault(P)) {
+            msg m = begin_fault(P);
+            m.put("value out of range for type real: overflow");
+            raise_fault(P, PA_EOVERFLOW);
+        }
+        return false;
+    }
+    d->f = (double)f;
     return true;
 }
 
@@ -1028,6 +1052,8 @@ __device__ __noinline__ bool eval_row(const prog_v &P, int64_t row, const regs &
         }
         default: break;   /* the entry checked the opcodes */
         }
+        if (in->type.id == PA_TYPE_REAL && *dv && !real_round(P, d))
+            return false;
     }
     return true;
 }

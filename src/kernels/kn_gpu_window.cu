@@ -91,7 +91,7 @@ __global__ void values_k(eval_args a, fault_t big, fault_t dec, fault_t wide)
 {
     const __int128 lim = (__int128)100000000000000000LL * (__int128)100000000000000000LL * 10000;
     int k = a.fn.kind;
-    bool dbl = a.arg.type.id == PA_TYPE_DOUBLE;
+    bool dbl = pa_type_is_float(a.arg.type.id);
     int64_t m = kn__win_leaves(a.rows);
     KN_GPU_FOR(g, (a.n + 7) / 8)
     {

@@ -34,7 +34,8 @@ static inline PA_HD kn__kind kn__kind_of(pa_type t)
     case PA_TYPE_BOOLEAN: return KN__BOOL;
     case PA_TYPE_INTEGER:
     case PA_TYPE_DATE: return KN__I32;
-    case PA_TYPE_DOUBLE: return KN__F64;
+    case PA_TYPE_DOUBLE:
+    case PA_TYPE_REAL: return KN__F64;
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__I128 : KN__I64;
     case PA_TYPE_VARCHAR:
     case PA_TYPE_BYTEA:
@@ -46,11 +47,14 @@ static inline PA_HD kn__kind kn__kind_of(pa_type t)
 
 /* The type id a relational kernel (hash, sort, gather, aggregate) treats a
  * column as: the time types stored as int64 (pa_type_is_time64) are
- * BIGINTs there, BYTEA and UUID VARCHARs (pa_type_is_varlen); every other
- * id is itself. */
+ * BIGINTs there, BYTEA and UUID VARCHARs (pa_type_is_varlen), REAL a
+ * DOUBLE (pa_type_is_float); every other id is itself. */
 static inline PA_HD pa_type_id kn__phys_id(pa_type_id id)
 {
-    return pa_type_is_time64(id) ? PA_TYPE_BIGINT : pa_type_is_varlen(id) ? PA_TYPE_VARCHAR : id;
+    return pa_type_is_time64(id)   ? PA_TYPE_BIGINT
+           : pa_type_is_varlen(id) ? PA_TYPE_VARCHAR
+           : id == PA_TYPE_REAL    ? PA_TYPE_DOUBLE
+                                   : id;
 }
 
 /* ------------------------------------------------------------------ UTF-8 */

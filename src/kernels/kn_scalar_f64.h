@@ -167,13 +167,30 @@ static inline PA_HD void kn__f64_split(double x, uint64_t *m, int *q)
     }
 }
 
+/* A float's significand and exponent as kn__f64_split's: x = m * 2^q. */
+static inline PA_HD void kn__f32_split(float x, uint64_t *m, int *q)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    int e = (int)((b >> 23) & 0xff);
+    uint32_t f = b & ((1u << 23) - 1);
+    if (e == 0) {
+        *m = f;
+        *q = -149;
+    } else {
+        *m = f | (1u << 23);
+        *q = e - 150;
+    }
+}
+
 /* Whether the decimal d * 10^e reads back (rounding to nearest, ties to
- * even) as x = m * 2^q: it must lie between x's rounding boundaries. */
-static inline PA_HD KN__F64_OUTLINE bool kn__f64_reads_back(uint64_t d, int e, uint64_t m, int q)
+ * even) as x = m * 2^q, a double (f32 false) or a float (f32 true): it
+ * must lie between x's rounding boundaries. */
+static inline PA_HD KN__F64_OUTLINE bool kn__f64_reads_back(uint64_t d, int e, uint64_t m, int q, bool f32)
 {
     /* Boundaries in units of 2^(q - 2): x = 4m, above 4m + 2, below 4m - 2
      * (4m - 1 at a power of two, where the gap below is half). */
-    bool pow2 = m == (1ull << 52) && q > -1074;
+    bool pow2 = f32 ? m == (1ull << 23) && q > -149 : m == (1ull << 52) && q > -1074;
     uint64_t lo = 4 * m - (pow2 ? 1 : 2), hi = 4 * m + 2;
     kn__big y, b;
     int cmp[2];
@@ -196,12 +213,17 @@ static inline PA_HD KN__F64_OUTLINE bool kn__f64_reads_back(uint64_t d, int e, u
 
 /* The shortest round-trip digits of x > 0 (finite): digits[0..*nd) with
  * no trailing zero, x ~ 0.d1d2... * 10^(*exp10 + 1) (the first digit's
- * power of ten is *exp10). */
-static inline PA_HD KN__F64_OUTLINE void kn__f64_shortest(double x, char *digits, int *nd, int *exp10)
+ * power of ten is *exp10). f32: x is a float's value, and the digits read
+ * back as that float (at most 9 of them). */
+static inline PA_HD KN__F64_OUTLINE void kn__f64_shortest(double x, char *digits, int *nd, int *exp10, bool f32)
 {
     uint64_t m;
     int q;
-    kn__f64_split(x, &m, &q);
+    if (f32)
+        kn__f32_split((float)x, &m, &q);
+    else
+        kn__f64_split(x, &m, &q);
+    const int max_p = f32 ? 9 : 17;
     /* num / den = x / 10^k in [1, 10), k from an estimate then fixed. */
     int k = 0;
     double t = x;
@@ -244,7 +266,7 @@ static inline PA_HD KN__F64_OUTLINE void kn__f64_shortest(double x, char *digits
         kn__big_mul_small(&num, 10);
     }
     bool sticky = num.n != 0;
-    for (int p = 1; p <= 17; p++) {
+    for (int p = 1; p <= max_p; p++) {
         uint64_t d = 0;
         for (int i = 0; i < p; i++)
             d = d * 10 + (uint64_t)dg[i];
@@ -261,7 +283,7 @@ static inline PA_HD KN__F64_OUTLINE void kn__f64_shortest(double x, char *digits
             d /= 10;
             kk++;
         }
-        if (p == 17 || kn__f64_reads_back(d, kk - p + 1, m, q)) {
+        if (p == max_p || kn__f64_reads_back(d, kk - p + 1, m, q, f32)) {
             char rev[20];
             int n = 0;
             for (int i = 0; i < p; i++, d /= 10)
@@ -281,8 +303,9 @@ static inline PA_HD KN__F64_OUTLINE void kn__f64_shortest(double x, char *digits
 }
 
 /* x as the cpu's format_double writes it; returns the length (text
- * truncated to cap - 1 and NUL-terminated). */
-static inline PA_HD KN__F64_OUTLINE int kn__s_format_double(double x, char *buf, int cap)
+ * truncated to cap - 1 and NUL-terminated). f32: x is a REAL (a float's
+ * value), written with the fewest digits that read back as that float. */
+static inline PA_HD KN__F64_OUTLINE int kn__s_format_fp(double x, char *buf, int cap, bool f32)
 {
     char out[48];
     int o = 0;
@@ -297,7 +320,7 @@ static inline PA_HD KN__F64_OUTLINE int kn__s_format_double(double x, char *buf,
         return kn__s_put_cstr(buf, cap, neg ? "-0.0" : "0.0");
     char digits[20];
     int nd, e;
-    kn__f64_shortest(neg ? -x : x, digits, &nd, &e);
+    kn__f64_shortest(neg ? -x : x, digits, &nd, &e, f32);
     if (neg)
         out[o++] = '-';
     if (e >= 16 || e < -4) {
@@ -334,12 +357,17 @@ static inline PA_HD KN__F64_OUTLINE int kn__s_format_double(double x, char *buf,
     return kn__s_put(buf, cap, out, o);
 }
 
+static inline PA_HD int kn__s_format_double(double x, char *buf, int cap) { return kn__s_format_fp(x, buf, cap, false); }
+static inline PA_HD int kn__s_format_real(double x, char *buf, int cap) { return kn__s_format_fp(x, buf, cap, true); }
+
 /* ---------------------------------------------------------------- parsing */
 
 /* The double nearest (ties to even) to num / den * 2^e2 (num > 0; the
- * caller keeps the value within a few powers of two of the double range). */
-static inline PA_HD KN__F64_OUTLINE double kn__f64_round(kn__big *num, kn__big *den, int e2)
+ * caller keeps the value within a few powers of two of the double range);
+ * f32: the float nearest, as a double. */
+static inline PA_HD KN__F64_OUTLINE double kn__f64_round(kn__big *num, kn__big *den, int e2, bool f32)
 {
+    const int mbits = f32 ? 24 : 53, lsb_min = f32 ? -149 : -1074, fl_max = f32 ? 127 : 1023;
     /* fl = floor(log2(num / den)) + e2: the ratio is in (2^(L-1), 2^(L+1)). */
     int L = kn__big_bits(num) - kn__big_bits(den);
     kn__big t, u;
@@ -350,18 +378,18 @@ static inline PA_HD KN__F64_OUTLINE double kn__f64_round(kn__big *num, kn__big *
     else
         kn__big_shl(&u, -L);
     int fl = e2 + (kn__big_cmp(&u, &t) >= 0 ? L : L - 1);
-    if (fl > 1023)
+    if (fl > fl_max)
         return KN__F64_INF;
     /* The last bit of the result is worth 2^s: Q = floor(value / 2^s) has
-     * 53 bits (fewer for a subnormal). */
-    int s = fl - 52 < -1074 ? -1074 : fl - 52;
+     * mbits bits (fewer for a subnormal). */
+    int s = fl - (mbits - 1) < lsb_min ? lsb_min : fl - (mbits - 1);
     int shift = e2 - s;
     if (shift > 0)
         kn__big_shl(num, shift);
     else
         kn__big_shl(den, -shift);
     uint64_t q = 0;
-    for (int bit = 53; bit >= 0; bit--) {
+    for (int bit = mbits; bit >= 0; bit--) {
         kn__big_copy(&t, den);
         kn__big_shl(&t, bit);
         if (kn__big_cmp(num, &t) >= 0) {
@@ -373,9 +401,20 @@ static inline PA_HD KN__F64_OUTLINE double kn__f64_round(kn__big *num, kn__big *
     int c = kn__big_cmp(num, den);
     if (c > 0 || (c == 0 && (q & 1)))
         q++;
-    if (q == (1ull << 53)) {
+    if (q == (1ull << mbits)) {
         q >>= 1;
         s++;
+    }
+    if (f32) {   /* q * 2^s, a float's value: exact as a double (normal there) */
+        if (q == 0)
+            return 0;
+        if (s + 23 > 127 && q >= (1ull << 23))
+            return KN__F64_INF;
+        while (q < (1ull << 52)) {
+            q <<= 1;
+            s--;
+        }
+        return kn__f64_from_bits(((uint64_t)(s + 1075) << 52) | (q - (1ull << 52)));
     }
     uint64_t bits;
     if (q < (1ull << 52)) {
@@ -424,8 +463,9 @@ static inline PA_HD bool kn__f64_exponent(const char **pp, const char *end, int6
 }
 
 /* Text to DOUBLE as the cpu's parse_double (strtod over the trimmed text,
- * which must be consumed whole). */
-static inline PA_HD KN__F64_OUTLINE bool kn__s_parse_double(kn__str str, double *out)
+ * which must be consumed whole); f32: to the nearest float (strtof's
+ * rounding, not a double's rounded again), as a double. */
+static inline PA_HD KN__F64_OUTLINE bool kn__s_parse_fp(kn__str str, double *out, bool f32)
 {
     str = kn__s_trim(str);
     if (str.len == 0 || str.len >= 128)
@@ -495,7 +535,7 @@ static inline PA_HD KN__F64_OUTLINE bool kn__s_parse_double(kn__str str, double 
         } else {
             kn__big one;
             kn__big_set(&one, 1);
-            r = kn__f64_round(&h, &one, (int)e2);
+            r = kn__f64_round(&h, &one, (int)e2, f32);
         }
     } else {
         kn__big d;
@@ -540,11 +580,16 @@ static inline PA_HD KN__F64_OUTLINE bool kn__s_parse_double(kn__str str, double 
                 kn__big_mul_pow10(&d, (int)e10);
             else
                 kn__big_mul_pow10(&den, (int)-e10);
-            r = kn__f64_round(&d, &den, 0);
+            r = kn__f64_round(&d, &den, 0, f32);
         }
+        if (f32 && r == KN__F64_INF)   /* a finite number past the float range: out of range */
+            return false;
     }
     *out = neg ? -r : r;
     return true;
 }
+
+static inline PA_HD bool kn__s_parse_double(kn__str str, double *out) { return kn__s_parse_fp(str, out, false); }
+static inline PA_HD bool kn__s_parse_real(kn__str str, double *out) { return kn__s_parse_fp(str, out, true); }
 
 #endif /* PISTA_KN_SCALAR_F64_H */

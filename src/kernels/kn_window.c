@@ -21,7 +21,7 @@ bool kn_window_framed(int kind)
 
 static bool is_number(pa_type t)
 {
-    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || t.id == PA_TYPE_DOUBLE;
+    return t.id == PA_TYPE_INTEGER || t.id == PA_TYPE_BIGINT || t.id == PA_TYPE_DECIMAL || pa_type_is_float(t.id);
 }
 
 int kn_window_type(int kind, pa_type arg, pa_type *out, pa_err *err)
@@ -40,7 +40,7 @@ int kn_window_type(int kind, pa_type arg, pa_type *out, pa_err *err)
         if (!is_number(arg))
             return pa_error(err, PA_EINVAL, "%s of %s is not defined (it needs a number)",
                             kind == KN_WIN_SUM ? "SUM" : "AVG", pa_type_name(arg.id));
-        if (kind == KN_WIN_AVG || arg.id == PA_TYPE_DOUBLE)
+        if (kind == KN_WIN_AVG || pa_type_is_float(arg.id))
             *out = (pa_type){PA_TYPE_DOUBLE, 0, 0};
         else if (arg.id == PA_TYPE_DECIMAL)
             *out = (pa_type){PA_TYPE_DECIMAL, 38, arg.scale};
@@ -361,7 +361,7 @@ int kn__cpu_window_eval(const kn_ctx *ctx, const kn_window_fn *fn, const pa_colu
             ((int64_t *)out->data)[r] = kn__win_int_row(fn, bounds, frames, tree, rows, first + r);
         return PA_OK;
     }
-    bool dbl = arg->type.id == PA_TYPE_DOUBLE;
+    bool dbl = pa_type_is_float(arg->type.id);
     int64_t m = kn__win_leaves(rows);
     long double scale = arg->type.id == PA_TYPE_DECIMAL ? pow10l_(arg->type.scale) : 1;
     const __int128 lim = (__int128)100000000000000000LL * (__int128)100000000000000000LL * 10000;

@@ -133,7 +133,7 @@ static inline PA_HD int64_t kn__win_range_bound(const kn_window_frame *f, const 
         lo = qe[lo];
     if (!kn__win_valid(k, hi - 1))
         hi = qs[hi - 1];
-    bool desc = f->descending != 0, dbl = k->type.id == PA_TYPE_DOUBLE;
+    bool desc = f->descending != 0, dbl = pa_type_is_float(k->type.id);
     /* Toward smaller keys: PRECEDING ascending, FOLLOWING descending. */
     bool down = preceding != desc;
     __int128 ti = 0;
@@ -295,7 +295,7 @@ static inline PA_HD void kn__win_node(int kind, const pa_column *arg, void *tree
     }
     default: {
         kn__win_sum *t = (kn__win_sum *)tree;
-        t[j] = kn__win_sum_add(t[2 * j], t[2 * j + 1], arg->type.id == PA_TYPE_DOUBLE);
+        t[j] = kn__win_sum_add(t[2 * j], t[2 * j + 1], pa_type_is_float(arg->type.id));
         return;
     }
     }

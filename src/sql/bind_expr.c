@@ -232,9 +232,10 @@ int sq_type_of(sq_ctx *c, PgQuery__TypeName *tn, pa_type *t)
         *t = (pa_type){PA_TYPE_INTEGER, 0, 0};
     else if (!strcmp(w, "int8") || !strcmp(w, "bigint"))
         *t = (pa_type){PA_TYPE_BIGINT, 0, 0};
-    else if (!strcmp(w, "float8") || !strcmp(w, "float4") || !strcmp(w, "double") || !strcmp(w, "real") ||
-             !strcmp(w, "float"))
-        *t = (pa_type){PA_TYPE_DOUBLE, 0, 0};
+    else if (!strcmp(w, "float8") || !strcmp(w, "double") || !strcmp(w, "float"))
+        *t = (pa_type){PA_TYPE_DOUBLE, 0, 0};   /* (the parser names float(25..53) float8) */
+    else if (!strcmp(w, "float4") || !strcmp(w, "real"))
+        *t = (pa_type){PA_TYPE_REAL, 0, 0};   /* real, float4, float(1..24) */
     else if (!strcmp(w, "numeric") || !strcmp(w, "decimal")) {
         int p = typmod_int(tn, 0, 18), s = typmod_int(tn, 1, tn->n_typmods ? 0 : 3);
         if (p < 1 || p > 38 || s < 0 || s > p)
@@ -855,7 +856,7 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
         snprintf(what, sizeof what, "the fraction of %s", fn);
         if (!win_const(c, f->args[0], sc, what, b, sizeof b, &pt))
             return NULL;
-        if (pt.id != PA_TYPE_INTEGER && pt.id != PA_TYPE_BIGINT && pt.id != PA_TYPE_DECIMAL && pt.id != PA_TYPE_DOUBLE) {
+        if (pt.id != PA_TYPE_INTEGER && pt.id != PA_TYPE_BIGINT && pt.id != PA_TYPE_DECIMAL && !pa_type_is_float(pt.id)) {
             sq_fail(c, loc_of(f->args[0]), PA_EINVAL, "%s must be a number, not %s", what, pa_type_name(pt.id));
             return NULL;
         }
@@ -873,7 +874,9 @@ static sq_expr *bind_osagg(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_s
     ag->inside = false;
     if (!x || (f->agg_filter && !filt))
         return NULL;
-    if (kind == 0 && x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
+    if (kind == 0 && x->type.id == PA_TYPE_REAL)   /* percentile_cont interpolates in DOUBLE */
+        x = sq_cast(c, x, (pa_type){PA_TYPE_DOUBLE, 0, 0}, loc);
+    if (kind == 0 && x && x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
         x->type.id != PA_TYPE_DOUBLE) {
         sq_fail(c, loc, PA_EINVAL, "%s of %s is not defined (it needs a number; percentile_disc takes any type)", fn,
                 pa_type_name(x->type.id));
@@ -1116,6 +1119,8 @@ static bool distinct_sums(sq_ctx *c, sq_expr *dx, sq_expr *x, sq_expr *sq, sq_ex
 static sq_expr *variance(sq_ctx *c, sq_expr *x, bool pop, bool root, int loc, const sq_expr *tpl, bool distinct)
 {
     pa_type dbl = {PA_TYPE_DOUBLE, 0, 0};
+    if (x->type.id == PA_TYPE_REAL && !(x = sq_cast(c, x, dbl, loc)))
+        return NULL;
     if (x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
         x->type.id != PA_TYPE_DOUBLE) {
         sq_fail(c, loc, PA_EINVAL, "%s needs a number, not %s", root ? "stddev" : "variance", pa_type_name(x->type.id));
@@ -1325,7 +1330,7 @@ static bool win_range_offset(sq_ctx *c, pgn *n, sq_scope *sc, pa_type key, int64
         sq_fail(c, loc_of(n), PA_EINVAL, "invalid preceding or following size in window function: %s", b);
         return false;
     }
-    if (key.id == PA_TYPE_DOUBLE) {
+    if (pa_type_is_float(key.id)) {
         *vd = (double)x;
         return true;
     }
@@ -1612,7 +1617,7 @@ static sq_expr *bind_window(sq_ctx *c, PgQuery__FuncCall *f, const char *fn, sq_
             return NULL;
         }
         pa_type kt = args[na - 1]->type;
-        if (kt.id != PA_TYPE_INTEGER && kt.id != PA_TYPE_BIGINT && kt.id != PA_TYPE_DOUBLE &&
+        if (kt.id != PA_TYPE_INTEGER && kt.id != PA_TYPE_BIGINT && !pa_type_is_float(kt.id) &&
             kt.id != PA_TYPE_DECIMAL) {
             sq_fail(c, w->location, PA_EUNSUPPORTED,
                     "RANGE with offset PRECEDING/FOLLOWING over an ORDER BY column of type %s is not supported (numbers are)",
@@ -1948,7 +1953,7 @@ static sq_expr *bind_func(sq_ctx *c, PgQuery__FuncCall *f, sq_scope *sc, sq_aggc
         if (!x)
             return NULL;
         if (x->type.id != PA_TYPE_INTEGER && x->type.id != PA_TYPE_BIGINT && x->type.id != PA_TYPE_DECIMAL &&
-            x->type.id != PA_TYPE_DOUBLE) {
+            !pa_type_is_float(x->type.id)) {
             sq_fail(c, loc, PA_EINVAL, "abs needs a number, not %s", pa_type_name(x->type.id));
             return NULL;
         }

@@ -43,7 +43,8 @@ static bool stat_number(const pq_column_desc *d, pq_bin v, double *out)
     case PA_TYPE_INTEGER:
     case PA_TYPE_BIGINT:
     case PA_TYPE_DECIMAL:
-    case PA_TYPE_DOUBLE: {
+    case PA_TYPE_DOUBLE:
+    case PA_TYPE_REAL: {
         char *end;
         *out = strtod(buf, &end);
         return end != buf;

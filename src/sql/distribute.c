@@ -190,7 +190,7 @@ static int final_partial(sq_ctx *c, sq_node *agg, const sq_node *partial, sq_nod
                 return c->err->code ? c->err->code : PA_EINTERNAL;
             fa[k] = (sq_aggdef){EX_AGG_SUM, partial->aggs[k].out, ids[j]};
         }
-        if (c->cols[a.arg].type.id != PA_TYPE_DOUBLE) {   /* exact: NULL where the sum is (count 0) */
+        if (!pa_type_is_float(c->cols[a.arg].type.id)) {   /* exact: NULL where the sum is (count 0) */
             if (!(ex[agg->n_groups + i] =
                       sq_math(c, EX_AVG_DIV, sq_col_ref(c, ids[0], -1), sq_col_ref(c, ids[1], -1), 0, false, -1)))
                 return c->err->code ? c->err->code : PA_EINTERNAL;

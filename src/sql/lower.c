@@ -81,6 +81,7 @@ static bool pred_type_ok(pa_type col, pa_type k)
         return col.precision <= 18 &&
                (k.id == PA_TYPE_INTEGER || k.id == PA_TYPE_BIGINT || (k.id == PA_TYPE_DECIMAL && k.scale <= col.scale));
     case PA_TYPE_DOUBLE: return k.id != PA_TYPE_VARCHAR && k.id != PA_TYPE_DATE && k.id != PA_TYPE_BOOLEAN;
+    case PA_TYPE_REAL: return k.id == PA_TYPE_REAL;   /* (the constant's text is its exact value: ex_expr_const_text) */
     case PA_TYPE_INTERVAL: return false;   /* (compared by length: above the scan) */
     case PA_TYPE_BYTEA:
     case PA_TYPE_UUID: return false;   /* (the scan's constants are text: these filter above it) */

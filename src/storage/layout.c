@@ -267,11 +267,11 @@ bool pq_type_widen(pa_type a, pa_type b, pa_type *out, char *why, size_t why_cap
         return true;
     }
     bool ai = a.id == PA_TYPE_INTEGER || a.id == PA_TYPE_BIGINT, bi = b.id == PA_TYPE_INTEGER || b.id == PA_TYPE_BIGINT;
-    bool an = ai || a.id == PA_TYPE_DECIMAL || a.id == PA_TYPE_DOUBLE;
-    bool bn = bi || b.id == PA_TYPE_DECIMAL || b.id == PA_TYPE_DOUBLE;
+    bool an = ai || a.id == PA_TYPE_DECIMAL || pa_type_is_float(a.id);
+    bool bn = bi || b.id == PA_TYPE_DECIMAL || pa_type_is_float(b.id);
     if (!an || !bn)
         return false;
-    if (a.id == PA_TYPE_DOUBLE || b.id == PA_TYPE_DOUBLE) {
+    if (pa_type_is_float(a.id) || pa_type_is_float(b.id)) {   /* (FLOAT beside FLOAT stays REAL above) */
         *out = (pa_type){PA_TYPE_DOUBLE, 0, 0};
         return true;
     }

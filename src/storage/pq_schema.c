@@ -172,7 +172,7 @@ int pq_element_type(const pq_schema_element *e, const char *name, pq_column_desc
     case PQ_T_DOUBLE:
         if (kind != PQ_LT_NONE)
             return unsupported(err, name, what);
-        *t = (pa_type){PA_TYPE_DOUBLE, 0, 0};
+        *t = (pa_type){e->type == PQ_T_FLOAT ? PA_TYPE_REAL : PA_TYPE_DOUBLE, 0, 0};
         return PA_OK;
     case PQ_T_BYTE_ARRAY:
         if (kind == PQ_LT_DECIMAL)

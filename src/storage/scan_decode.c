@@ -1416,6 +1416,10 @@ static void convert_values(const void *src, pa_type from, void *dst, pa_type to,
 {
     const int32_t *i32 = src;
     const int64_t *i64 = src;
+    if (to.id == PA_TYPE_DOUBLE && from.id == PA_TYPE_REAL) {   /* the same doubles */
+        memcpy(dst, src, (size_t)n * 8);
+        return;
+    }
     if (to.id == PA_TYPE_DOUBLE) {
         double *d = dst;
         double div = from.id == PA_TYPE_DECIMAL ? (double)pow10i(from.scale) : 1.0;

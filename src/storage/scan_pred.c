@@ -263,7 +263,7 @@ int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, p
     out->op = p->op;
     if ((unsigned)p->op >= PQ_OP__COUNT)
         return pa_error(err, PA_EINVAL, "predicate on %s: bad operator %d", p->column, (int)p->op);
-    out->kind = t.id == PA_TYPE_DOUBLE ? SCAN_K_DOUBLE : t.id == PA_TYPE_VARCHAR ? SCAN_K_STRING : SCAN_K_INT;
+    out->kind = pa_type_is_float(t.id) ? SCAN_K_DOUBLE : t.id == PA_TYPE_VARCHAR ? SCAN_K_STRING : SCAN_K_INT;
     if (p->op == PQ_OP_IS_NULL || p->op == PQ_OP_IS_NOT_NULL)
         return PA_OK;
     if (t.id == PA_TYPE_INTERVAL || t.id == PA_TYPE_BYTEA || t.id == PA_TYPE_UUID)
@@ -295,7 +295,8 @@ int scan__bind_pred_type(const pq_pred *p, pa_type t, int col, scan_pred *out, p
         out->c.exact = true;
         break;
     }
-    case PA_TYPE_DOUBLE: {
+    case PA_TYPE_DOUBLE:
+    case PA_TYPE_REAL: {
         char *end;
         out->c.d = strtod(v, &end);
         if (end == v || *end)

@@ -141,6 +141,7 @@ static int map_column(pq_writer *w, const pq_write_column *d, wr_col *c, pa_err 
         c->kc.type_length = 12;
         break;
     case PA_TYPE_DOUBLE: c->kc.ptype = KN_PT_DOUBLE; break;
+    case PA_TYPE_REAL: c->kc.ptype = KN_PT_FLOAT; break;
     case PA_TYPE_VARCHAR:
     case PA_TYPE_BYTEA: c->kc.ptype = KN_PT_BYTE_ARRAY; break;
     case PA_TYPE_UUID:   /* 16 bytes, big-endian (the format's UUID) */

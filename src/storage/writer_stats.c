@@ -106,7 +106,8 @@ void wr__stats_add(const wr_col *c, const uint32_t *sel, size_t s0, size_t s1, w
             } else
                 add_int(s, ((const int64_t *)c->values)[r]);
             break;
-        case PA_TYPE_DOUBLE: add_double(s, ((const double *)c->values)[r]); break;
+        case PA_TYPE_DOUBLE:
+        case PA_TYPE_REAL: add_double(s, ((const double *)c->values)[r]); break;
         case PA_TYPE_VARCHAR:
         case PA_TYPE_BYTEA:
         case PA_TYPE_UUID:
@@ -242,6 +243,13 @@ bool wr__stats_bounds(const wr_col *c, const wr_stats *s, uint32_t truncate, uin
         *min_len = *max_len = 8;
         return true;
     }
+    case PA_TYPE_REAL: {   /* FLOAT: the same values in 4 bytes (exact: they are floats) */
+        float lo = s->dmin == 0 ? -0.0f : (float)s->dmin, hi = s->dmax == 0 ? 0.0f : (float)s->dmax;
+        memcpy(min, &lo, 4);
+        memcpy(max, &hi, 4);
+        *min_len = *max_len = 4;
+        return true;
+    }
     case PA_TYPE_VARCHAR:
     case PA_TYPE_BYTEA:
     case PA_TYPE_UUID: {
@@ -297,6 +305,12 @@ int wr__stats_cmp(const wr_col *c, const uint8_t *a, uint32_t alen, const uint8_
         double x, y;
         memcpy(&x, a, 8);
         memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case KN_PT_FLOAT: {
+        float x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
         return (x > y) - (x < y);
     }
     case KN_PT_FIXED_LEN_BYTE_ARRAY:   /* DECIMAL: signed big-endian */

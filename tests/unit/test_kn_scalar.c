@@ -11,6 +11,7 @@
 #include "kernels/kn_expr_int.h"
 #include "kernels/kn_scalar_f64.h"
 
+#include <errno.h>
 #include <math.h>
 
 typedef unsigned __int128 u128;
@@ -810,6 +811,121 @@ static void test_double_parse(void **state)
     }
 }
 
+/* REAL: kn__s_format_real writes the fewest significant digits that
+ * strtof reads back as the same float (the count found by trying 1..9
+ * digits with snprintf), and kn__s_parse_real rounds text to the nearest
+ * float as strtof does, also where rounding to a double first would not
+ * (text just off a point halfway between two floats). */
+static void check_real_format(float f)
+{
+    char b[64];
+    int n = kn__s_format_real((double)f, b, sizeof b);
+    assert_true(n > 0 && n < (int)sizeof b);
+    if (isnan(f) || isinf(f) || f == 0)
+        return;
+    float back = strtof(b, NULL);
+    if (back != f)
+        fail_msg("REAL %a written '%s' reads back as %a", (double)f, b, (double)back);
+    int want = 0;
+    for (int p = 1; p <= 9 && !want; p++) {
+        char t[64];
+        snprintf(t, sizeof t, "%.*e", p - 1, (double)f);
+        if (strtof(t, NULL) == f)
+            want = p;
+    }
+    int digits = 0, lead = 1;   /* significant digits of b: no leading zeros, no trailing ".0" zeros */
+    char sig[64];
+    for (const char *c = b; *c && *c != 'e'; c++) {
+        if (*c < '0' || *c > '9')
+            continue;
+        if (lead && *c == '0')
+            continue;
+        lead = 0;
+        sig[digits++] = *c;
+    }
+    while (digits > 1 && sig[digits - 1] == '0')
+        digits--;
+    if (digits != want)
+        fail_msg("REAL %a written '%s': %d significant digits, the fewest are %d", (double)f, b, digits, want);
+}
+
+static void check_real_parse(const char *s)
+{
+    double got = 0;
+    char *end;
+    errno = 0;
+    float want = strtof(s, &end);
+    bool ok = kn__s_parse_real(sv(s), &got);
+    if (*end || end == s || isinf(want)) {   /* malformed or past the float range: refused (inf itself excepted) */
+        if (ok && !isinf(got))
+            fail_msg("REAL parse of '%s': accepted as %a, strtof refuses or overflows", s, got);
+        return;
+    }
+    if (!ok)
+        fail_msg("REAL parse of '%s': refused, strtof gives %a", s, (double)want);
+    if (isnan(want) ? !isnan(got) : ((float)got != want || got != (double)(float)got))
+        fail_msg("REAL parse of '%s': %a, strtof %a", s, got, (double)want);
+}
+
+static void test_real(void **state)
+{
+    (void)state;
+    const float edge[] = {0.1f, 0.2f, 0.3f, 1.0f / 3, 100.0f, 1e15f, 1e16f, 1e17f, 3.4028235e38f, 1.17549435e-38f,
+                          1e-45f, 1.5e-45f, 16777216.0f, 16777218.0f, 2482547.75f, 487061184.0f, -2.5f, 1e10f};
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        check_real_format(edge[i]);
+    for (int e = -149; e <= 127; e++) {
+        float x = ldexpf(1.0f, e);
+        check_real_format(x);
+        check_real_format(nextafterf(x, 0));
+        check_real_format(nextafterf(x, HUGE_VALF));
+    }
+    rng r = {0x5EED5EEDull};
+    char b[96];
+    for (int i = 0; i < 100000; i++) {
+        uint32_t bits = (uint32_t)rng_next(&r);
+        float f;
+        memcpy(&f, &bits, 4);
+        if (!isfinite(f))
+            continue;
+        check_real_format(f);
+        kn__s_format_real((double)f, b, sizeof b);
+        check_real_parse(b);
+        /* Just off the point halfway to the next float up: exact text of
+         * the midpoint (a double holds it), then a digit past it either way. */
+        float up = nextafterf(f, HUGE_VALF);
+        if (!isfinite(up))
+            continue;
+        double mid = ((double)f + (double)up) / 2;
+        int k = snprintf(b, sizeof b, "%.60e", mid);
+        char *e = strchr(b, 'e');
+        char ex[16];
+        snprintf(ex, sizeof ex, "%s", e);
+        snprintf(e, sizeof b - (size_t)(e - b), "%s", ex);   /* (unchanged: the midpoint itself) */
+        check_real_parse(b);
+        (void)k;
+        memmove(e + 1, e, strlen(e) + 1);
+        *e = '1';   /* slightly above the midpoint */
+        check_real_parse(b);
+        snprintf(b, sizeof b, "%.60e", mid);
+        e = strchr(b, 'e');
+        char *last = e - 1;   /* slightly below: lower the last nonzero digit, append 9s */
+        while (*last == '0')
+            last--;
+        if (*last >= '1' && *last <= '9' && last[-1] != '.') {
+            (*last)--;
+            memmove(e + 3, e, strlen(e) + 1);
+            e[0] = e[1] = e[2] = '9';
+            check_real_parse(b);
+        }
+    }
+    const char *cases[] = {"3.4028235e38", "3.4028236e38", "3.5e38", "1e39", "-1e39", "1e-46", "7e-46", "8e-46",
+                           "1.4e-45", "inf", "-Infinity", "nan", "0x1p-149", "0x1p-150", "0x1.000001p0", "16777217",
+                           "16777219", "0.1", "abc", ""};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_real_parse(cases[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -818,6 +934,7 @@ int main(void)
         cmocka_unit_test(test_like), cmocka_unit_test(test_substr),
         cmocka_unit_test(test_dates), cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_double_format), cmocka_unit_test(test_double_parse),
+        cmocka_unit_test(test_real),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

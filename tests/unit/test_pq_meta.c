@@ -246,7 +246,7 @@ static void test_types_and_nested(void **state)
     /* Column by column. */
     struct { pa_type_id type; int32_t phys; } want[] = {
         {PA_TYPE_INTEGER, PQ_T_INT32}, {PA_TYPE_BOOLEAN, PQ_T_BOOLEAN}, {PA_TYPE_DOUBLE, PQ_T_DOUBLE},
-        {PA_TYPE_DOUBLE, PQ_T_FLOAT}, {PA_TYPE_TIMESTAMP, PQ_T_INT64}, {PA_TYPE_DECIMAL, PQ_T_FIXED_LEN_BYTE_ARRAY},
+        {PA_TYPE_REAL, PQ_T_FLOAT}, {PA_TYPE_TIMESTAMP, PQ_T_INT64}, {PA_TYPE_DECIMAL, PQ_T_FIXED_LEN_BYTE_ARRAY},
         {PA_TYPE_DECIMAL, PQ_T_INT32}, {PA_TYPE_VARCHAR, PQ_T_BYTE_ARRAY}, {PA_TYPE_DATE, PQ_T_INT32}};
     char buf[64];
     for (uint32_t i = 0; i < 9; i++) {
