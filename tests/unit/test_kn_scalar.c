@@ -882,7 +882,7 @@ static void test_real(void **state)
     }
     rng r = {0x5EED5EEDull};
     char b[96];
-    for (int i = 0; i < 100000; i++) {
+    for (int i = 0; i < 40000; i++) {
         uint32_t bits = (uint32_t)rng_next(&r);
         float f;
         memcpy(&f, &bits, 4);
