@@ -1,0 +1,1 @@
+select o_orderkey, cast(o_comment as bytea) || '\x00ff'::bytea b, octet_length(cast(o_clerk as bytea)) n, cast(md5(o_comment) as uuid) u, cast(o_totalprice as real) * 1.5::real r, cast(cast(o_orderkey as real) / 7 as varchar) t from orders where cast(md5(o_comment) as uuid) > 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' order by u, r limit 10
