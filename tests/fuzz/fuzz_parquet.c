@@ -8,7 +8,8 @@
  * legal but huge (a page of 10^9 values) are skipped so the fuzzer spends its
  * time on parsing, not on allocating.
  *
- * Every fourth input (by its length; every input with PISTA_FUZZ_DEVICE=1)
+ * Every fourth input (by its length; every input with PISTA_FUZZ_DEVICE=1,
+ * none with PISTA_FUZZ_DEVICE=0)
  * also drives the device decoders under
  * the SIMT emulation: each data page the host decoded (or refused) that
  * kn_decode_pages takes is decoded again on a `sim` device, and the two must
@@ -323,10 +324,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pq_file_meta *m = NULL;
     size_t need = 0;
-    static int every = -1;   /* PISTA_FUZZ_DEVICE=1: every input (the corpus replay test) */
-    if (every < 0)
-        every = getenv("PISTA_FUZZ_DEVICE") && !strcmp(getenv("PISTA_FUZZ_DEVICE"), "1");
-    device_turn = every || size % 4 == 0;
+    /* PISTA_FUZZ_DEVICE=1: every input (the corpus replay test); =0: none
+     * (long host-only runs: the emulated kernels are most of an input's
+     * time when they run). */
+    static int every = -2;
+    if (every < -1) {
+        const char *v = getenv("PISTA_FUZZ_DEVICE");
+        every = v && !strcmp(v, "1") ? 1 : v && !strcmp(v, "0") ? -1 : 0;
+    }
+    device_turn = every > 0 || (every == 0 && size % 4 == 0);
     if (pq_footer_parse(data, size, size, "fuzz", &m, &need, NULL) != PA_OK)
         return 0;
     pq_column_desc *descs = NULL;
