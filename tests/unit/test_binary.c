@@ -21,7 +21,7 @@ static void test_bytea_text(void **state)
 {
     (void)state;
     uint8_t b[64];
-    int64_t n;
+    int64_t n = 0;
     char t[160];
     /* PostgreSQL 8.4 docs, "bytea Escape Format": SELECT 'abc \153\154\155 \052\251\124'::bytea */
     assert_true(bytea_in("abc \\153\\154\\155 \\052\\251\\124", b, &n));
@@ -94,7 +94,7 @@ static void test_round_trips(void **state)
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (int round = 0; round < 20000; round++) {
         uint8_t v[40], back[80];
-        int64_t n = (int64_t)(pa_mix64(x++) % 40), m;
+        int64_t n = (int64_t)(pa_mix64(x++) % 40), m = 0;
         for (int64_t i = 0; i < n; i++)
             v[i] = (uint8_t)pa_mix64(x++);
         char t[2 + 80];
