@@ -42,8 +42,8 @@ mkdir -p build
 # compile-only gcc build is needed.
 run_suite normal build/normal -DCMAKE_BUILD_TYPE=Release
 # The sanitizer run of the differential SQL test takes the fixed seed's first
-# 100 queries (all 300 run on cpu and sim in the normal build).
-DIFFTEST_COUNT=100 run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
+# 60 queries (all 300 run on cpu and sim in the normal build).
+DIFFTEST_COUNT=60 run_suite sanitize build/asan -DCMAKE_BUILD_TYPE=Debug -DPISTA_SANITIZE=ON -DPISTA_CUDA=OFF -- -LE slow
 
 # Bounded fuzzing (clang's libFuzzer, ASan+UBSan): fuzz_parquet over footer
 # and page decoding, fuzz_scan over whole-file scans through SQL (half the
