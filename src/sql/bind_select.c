@@ -318,8 +318,12 @@ static sq_expr *join_agg_subqueries(sq_ctx *c, sq_expr *e, sq_node **node)
 {
     if (!e || !sq_expr_has(e, SQ_E_SUBQ))
         return e;
-    if (e->kind == SQ_E_AGG)
-        return sq_join_subqueries(c, e, node);
+    if (e->kind == SQ_E_AGG) {
+        sq_expr *r = sq_join_subqueries(c, e, node);
+        if (r && r != e && e->dx && sq_expr_has(e->dx, SQ_E_SUBQ))   /* var(DISTINCT x)'s x, read beside it */
+            r->dx = sq_join_subqueries(c, e->dx, node);
+        return r;
+    }
     if (e->kind == SQ_E_SUBQ || e->n_args == 0)
         return e;
     sq_expr **a = sq_alloc(&c->A, (size_t)e->n_args * sizeof *a);

@@ -335,6 +335,7 @@ sq_expr *sq_rebuild(sq_ctx *c, const sq_expr *e, sq_expr **args)
     r->win = e->win;
     r->type = e->type;
     r->tx = e->tx;
+    r->dx = e->dx;
     for (int i = 0; i < e->n_args; i++)
         r->args[i] = args[i];
     if (e->kind == SQ_E_CONST || e->kind == SQ_E_AGG || e->kind == SQ_E_GROUPING || e->kind == SQ_E_WINDOW ||

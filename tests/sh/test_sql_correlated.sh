@@ -248,6 +248,10 @@ want "EXISTS inside an aggregate" \
   "select sum(case when exists (select 1 from region where r_regionkey = n_regionkey and r_name like 'A%') then 1 else 0 end) s from nation"
 want "a correlated aggregate subquery inside AVG" \
   "select avg((select count(*) from orders o where o.o_custkey = c.c_custkey)) a, max((select count(*) from orders o where o.o_custkey = c.c_custkey)) m from customer c where c_custkey < 300"
+want "a subquery inside stddev and var_pop over DISTINCT" \
+  "select stddev(distinct case when n_nationkey > (select avg(n_nationkey) from nation) then n_regionkey end) s, count(*) n from nation"
+want "a subquery inside var_pop(DISTINCT) of a function of the value" \
+  "select var_pop(distinct case when n_nationkey < (select 12) then n_nationkey * 2 end) v from nation"
 want "a subquery beside an aggregate in HAVING and inside one" \
   "select n_regionkey, max(n_nationkey) mx from nation group by 1 having max(n_nationkey) > (select avg(n_nationkey) from nation) and sum(case when n_nationkey in (select s_nationkey from supplier) then 1 else 0 end) > 2 order by 1"
 
