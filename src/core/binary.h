@@ -36,17 +36,24 @@ static inline PA_HD int pa_hex_value(char c)
 /* Length of the text of n bytes of BYTEA. */
 static inline PA_HD int64_t pa_bytea_text_len(int64_t n) { return 2 + 2 * n; }
 
+/* Byte k of the text of BYTEA value p (k < pa_bytea_text_len): "\x", then
+ * each byte's high and low hex digit. */
+static inline PA_HD char pa_bytea_text_char(const uint8_t *p, int64_t k)
+{
+    if (k < 2)
+        return k == 0 ? '\\' : 'x';
+    uint8_t b = p[(k - 2) / 2];
+    return pa_hex_digit(k % 2 == 0 ? b >> 4 : b & 15u);
+}
+
 /* Write the text of p[0, n) ("\x...") into out, which holds
  * pa_bytea_text_len(n) bytes (no NUL); returns that length. */
 static inline PA_HD int64_t pa_bytea_format(const uint8_t *p, int64_t n, char *out)
 {
-    out[0] = '\\';
-    out[1] = 'x';
-    for (int64_t i = 0; i < n; i++) {
-        out[2 + 2 * i] = pa_hex_digit(p[i] >> 4);
-        out[3 + 2 * i] = pa_hex_digit(p[i] & 15u);
-    }
-    return pa_bytea_text_len(n);
+    const int64_t len = pa_bytea_text_len(n);
+    for (int64_t k = 0; k < len; k++)
+        out[k] = pa_bytea_text_char(p, k);
+    return len;
 }
 
 /* Parse BYTEA text s[0, n) into out (room for n bytes: the value is never

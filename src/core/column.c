@@ -192,22 +192,11 @@ size_t pa_format_value(const pa_column *c, int64_t row, pa_fmt fmt, char *buf, s
     case PA_TYPE_BYTEA: {   /* PostgreSQL's hex text: "\x" then two digits a byte */
         const uint8_t *p = (const uint8_t *)c->data + c->offsets[row];
         int64_t n = c->offsets[row + 1] - c->offsets[row];
-        size_t len = (size_t)pa_bytea_text_len(n);
-        if (cap) {
-            size_t k = 0;
-            for (int64_t i = -1; i < n && k + 2 < cap; i++) {
-                char two[2] = {'\\', 'x'};
-                if (i >= 0)
-                    two[0] = pa_hex_digit(p[i] >> 4), two[1] = pa_hex_digit(p[i] & 15u);
-                buf[k++] = two[0];
-                buf[k++] = two[1];
-            }
-            if (k + 1 < cap && k < len) {   /* room for half of the next pair */
-                char h = k == 0 ? '\\' : pa_hex_digit(p[(k - 2) / 2] >> 4);
-                buf[k++] = h;
-            }
+        size_t len = (size_t)pa_bytea_text_len(n), k = 0;
+        for (; k < len && k + 1 < cap; k++)
+            buf[k] = pa_bytea_text_char(p, (int64_t)k);
+        if (cap)
             buf[k] = '\0';
-        }
         return len;
     }
     case PA_TYPE_UUID: {

@@ -31,3 +31,15 @@ want() { # name sql: the answer equals DuckDB's for the same SQL (tests/oracle/o
   exp=$(node "${PISTA_SOURCE_DIR:?}/tests/oracle/oracle.mjs" -c "$views $2" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
   check "$1" "$2" "$exp"
 }
+need_oracle() { # the DuckDB oracle installed (tests/oracle/setup.sh), or the test FAILS
+  bash "${PISTA_SOURCE_DIR:?}/tests/oracle/setup.sh" >&2 ||
+    { echo "FAIL: the DuckDB oracle is unavailable (tests/oracle/setup.sh failed)"; exit 1; }
+}
+want_as() { # name pista_sql duckdb_sql: Pista's answer to one equals DuckDB's to the other (where
+            # the two spell a value differently: DuckDB's BLOB text, its FLOAT text)
+  local exp got
+  exp=$(node "${PISTA_SOURCE_DIR:?}/tests/oracle/oracle.mjs" -c "$3" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
+  got=$("$PISTA" --data "$D" --answers -c "$2" 2>&1)
+  if [ "$got" == "$exp" ]; then echo "ok   $1"; else
+    echo "FAIL $1"; echo "  sql: $2"; diff <(echo "$exp") <(echo "$got") | head -20 | sed 's/^/  /'; fail=1; fi
+}

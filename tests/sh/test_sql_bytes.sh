@@ -12,9 +12,7 @@ set -u
 ORACLE="${PISTA_SOURCE_DIR:?}/tests/oracle/oracle.mjs"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! bash "$PISTA_SOURCE_DIR/tests/oracle/setup.sh" >&2; then
-  echo "FAIL: the DuckDB oracle is unavailable (tests/oracle/setup.sh failed)"; exit 1
-fi
+need_oracle
 
 # 3000 rows: b random-length bytes with NULs, some empty, some NULL, many
 # repeated (grouping); u a UUID made of md5, some NULL, repeated every 700
@@ -30,48 +28,40 @@ node "$ORACLE" -c "copy (select i, i % 97 k,
   from range(3000) t(i)) to '$F' (format parquet, row_group_size 2000)" >/dev/null ||
   { echo "FAIL: DuckDB could not write the fixture"; exit 1; }
 
-# same NAME PISTA_SQL DUCKDB_SQL: both answers (--answers) must be equal.
-same() {
-  local exp got
-  exp=$(node "$ORACLE" -c "$3" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
-  got=$("$PISTA" --answers -c "$2" 2>&1)
-  if [ "$got" == "$exp" ]; then echo "ok   $1"; else
-    echo "FAIL $1"; echo "  sql: $2"; diff <(echo "$exp") <(echo "$got") | head -20 | sed 's/^/  /'; fail=1; fi
-}
 T="read_parquet('$F')"
 HB="'\\x' || lower(hex(b))"   # DuckDB's BLOB as PostgreSQL prints it
 
-same "values as PostgreSQL prints them" \
+want_as "values as PostgreSQL prints them" \
   "select i, b, u from $T where i < 300 order by i" \
   "select i, $HB b, u from '$F' where i < 300 order by i"
-same "octet_length and length of bytea" \
+want_as "octet_length and length of bytea" \
   "select i, octet_length(b) o, length(b) l from $T where i % 7 = 1 order by i" \
   "select i, octet_length(b) o, octet_length(b) l from '$F' where i % 7 = 1 order by i"
-same "group by, order by, count distinct" \
+want_as "group by, order by, count distinct" \
   "select b, count(*) n, count(distinct u) du, min(i) lo from $T group by b order by b limit 60" \
   "select $HB b, count(*) n, count(distinct u) du, min(i) lo from '$F' group by all order by min(b) nulls last limit 60"
-same "group by a uuid, ordered by its bytes" \
+want_as "group by a uuid, ordered by its bytes" \
   "select u, count(*) n, sum(i) s from $T group by u order by u" \
   "select u, count(*) n, sum(i) s from '$F' group by u order by u"
-same "min and max" \
+want_as "min and max" \
   "select min(b) lb, max(b) hb, min(u) lu, max(u) hu, count(b) nb, count(u) nu from $T" \
   "select '\\x' || lower(hex(min(b))) lb, '\\x' || lower(hex(max(b))) hb, min(u) lu, max(u) hu, count(b) nb, count(u) nu from '$F'"
-same "a join on uuids and one on bytes" \
+want_as "a join on uuids and one on bytes" \
   "select count(*) n, sum(a.i) s, count(distinct a.k) ks from $T a join $T c on a.u = c.u and a.k <> c.k where a.i < 1000" \
   "select count(*) n, sum(a.i) s, count(distinct a.k) ks from '$F' a join '$F' c on a.u = c.u and a.k <> c.k where a.i < 1000"
-same "a join on bytes" \
+want_as "a join on bytes" \
   "select count(*) n, sum(a.i + c.i) s from $T a join $T c on a.b = c.b where a.i < c.i" \
   "select count(*) n, sum(a.i + c.i) s from '$F' a join '$F' c on a.b = c.b where a.i < c.i"
-same "comparisons with literals" \
+want_as "comparisons with literals" \
   "select count(*) filter (where b < '\\x80'::bytea) a, count(*) filter (where b = '\\x'::bytea) e, count(*) filter (where u > 'c0000000-0000-0000-0000-000000000000') c, count(*) filter (where u = 'e4da3b7f-bbce-2345-d777-2b0674a318d5') m from $T" \
   "select count(*) filter (where b < '\\x80'::blob) a, count(*) filter (where b = ''::blob) e, count(*) filter (where u > 'c0000000-0000-0000-0000-000000000000'::uuid) c, count(*) filter (where u = 'e4da3b7f-bbce-2345-d777-2b0674a318d5'::uuid) m from '$F'"
-same "casts to text and back" \
+want_as "casts to text and back" \
   "select i, cast(u as varchar) t, cast(cast(u as varchar) as uuid) = u r, cast(b as varchar) bt, cast(cast(b as varchar) as bytea) = b br from $T where i < 120 order by i" \
   "select i, cast(u as varchar) t, case when u is null then null else true end r, $HB bt, case when b is null then null else true end br from '$F' where i < 120 order by i"
-same "distinct, window and top-N" \
+want_as "distinct, window and top-N" \
   "select i, u, row_number() over (partition by u order by i) rn, lag(b) over (order by i) pb from $T where i < 200 order by u, i limit 50" \
   "select i, u, row_number() over (partition by u order by i) rn, '\\x' || lower(hex(lag(b) over (order by i))) pb from '$F' where i < 200 order by u, i limit 50"
-same "bytea || bytea" \
+want_as "bytea || bytea" \
   "select i, b || '\\x00ff'::bytea c from $T where i < 40 order by i" \
   "select i, '\\x' || lower(hex(b || '\\x00\\xff'::blob)) c from '$F' where i < 40 order by i"
 

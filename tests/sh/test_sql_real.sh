@@ -14,9 +14,7 @@ set -u
 ORACLE="${PISTA_SOURCE_DIR:?}/tests/oracle/oracle.mjs"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! bash "$PISTA_SOURCE_DIR/tests/oracle/setup.sh" >&2; then
-  echo "FAIL: the DuckDB oracle is unavailable (tests/oracle/setup.sh failed)"; exit 1
-fi
+need_oracle
 
 # 4000 rows: x floats over many magnitudes (subnormals to 1e38), some NULL,
 # -0.0, repeated values for grouping; y small floats; k a key. Two row groups.
@@ -28,39 +26,31 @@ node "$ORACLE" -c "copy (select i, i % 50 k,
   from range(4000) t(i)) to '$F' (format parquet, row_group_size 2500)" >/dev/null ||
   { echo "FAIL: DuckDB could not write the fixture"; exit 1; }
 
-same() {   # NAME PISTA_SQL DUCKDB_SQL
-  local exp got
-  exp=$(node "$ORACLE" -c "$3" 2>&1) || { echo "FAIL $1: DuckDB: $exp"; fail=1; return; }
-  got=$("$PISTA" --answers -c "$2" 2>&1)
-  if [ "$got" == "$exp" ]; then echo "ok   $1"; else
-    echo "FAIL $1"; echo "  sql: $2"; diff <(echo "$exp") <(echo "$got") | head -20 | sed 's/^/  /'; fail=1; fi
-}
 T="read_parquet('$F')"
-both() { same "$1" "$2" "${3:-$2}"; }   # the same SQL on both sides
 
-both "values as text (the fewest digits)" \
+want "values as text (the fewest digits)" \
   "select i, cast(cast(x as double) as varchar) x, cast(cast(y as double) as varchar) y from $T where i < 400 order by i"
-both "float arithmetic, rounded per operation" \
+want "float arithmetic, rounded per operation" \
   "select i, cast(cast(x + y as double) as varchar) a, cast(cast(x * y as double) as varchar) m, cast(cast(x - y * y as double) as varchar) s, cast(cast(y / 7 as double) as varchar) d from $T where i < 300 order by i"
-both "REAL with integer and decimal operands stays REAL" \
+want "REAL with integer and decimal operands stays REAL" \
   "select i, cast(cast(y + 1 as double) as varchar) a, cast(cast(y * 0.1 as double) as varchar) b, cast(cast(3 - y as double) as varchar) c, cast(cast(y * 2.5 + k as double) as varchar) e from $T where i < 200 order by i"
-both "casts from integers and decimals round once" \
+want "casts from integers and decimals round once" \
   "select cast(cast(cast(16777217 as real) as double) as varchar) a, cast(cast(cast(123456789012 as real) as double) as varchar) b, cast(cast(cast(0.1 as real) as double) as varchar) c, cast(cast(cast(2.5e-7 as real) as double) as varchar) d, cast(cast(cast(k * 1000003 as real) as double) as varchar) e from $T where i = 3"
-both "REAL to DOUBLE keeps the float's value" \
+want "REAL to DOUBLE keeps the float's value" \
   "select i, cast(x as double) xd, cast(y as double) yd from $T where i < 100 order by i"
-both "comparisons with literals and between columns" \
+want "comparisons with literals and between columns" \
   "select count(*) a, count(*) filter (where x < 0.1) b, count(*) filter (where x >= 1e10) c, count(*) filter (where y = 0.7) d, count(*) filter (where x > y) e, count(*) filter (where y between -1 and 1) f from $T"
-both "group by, order by, min and max" \
+want "group by, order by, min and max" \
   "select y, count(*) n, cast(cast(min(x) as double) as varchar) lo, cast(cast(max(x) as double) as varchar) hi from $T group by y order by y"
-both "sum and avg are DOUBLE" \
+want "sum and avg are DOUBLE" \
   "select k, sum(y) s, avg(y) a, count(x) n from $T group by k order by k"
-both "order by a REAL, NULLs last, top-N" \
+want "order by a REAL, NULLs last, top-N" \
   "select i, cast(cast(x as double) as varchar) x from $T order by x desc nulls last, i limit 30"
-both "a join on REAL keys" \
+want "a join on REAL keys" \
   "select count(*) n, sum(a.i) s from $T a join $T b on a.y = b.y and a.k = b.k where a.i < 500"
-both "distinct and window" \
+want "distinct and window" \
   "select cast(cast(y as double) as varchar) y, row_number() over (order by y) rn, cast(cast(lag(y) over (order by y) as double) as varchar) p from (select distinct y from $T) t order by y"
-both "the scan's pruning agrees (filters on a REAL column)" \
+want "the scan's pruning agrees (filters on a REAL column)" \
   "select count(*) n, min(i) lo from $T where x > 1e20 and y < 0"
 
 # PostgreSQL's rules, checked by hand against PostgreSQL 15 (float4 output
@@ -89,9 +79,8 @@ types=$(node "$ORACLE" -c "select name, type from parquet_schema('$W') where nam
 if [ "$types" == "$(printf 'name|type\nx|FLOAT\nxy|FLOAT\ny|FLOAT')" ]; then echo "ok   written as FLOAT"; else echo "FAIL written types: $types"; fail=1; fi
 d=$(node "$ORACLE" -c "select count(*) from ((select i, k, x, y from '$W' except all select i, k, x, y from '$F') union all (select i, k, x, y from '$F' except all select i, k, x, y from '$W'))" 2>&1)
 if [ "$d" == "$(printf 'count_star()\n0')" ]; then echo "ok   written values"; else echo "FAIL written values: $d"; fail=1; fi
-same "x * y written is DuckDB's float product" \
-  "select count(*) filter (where xy is not distinct from (x * y)) n from read_parquet('$W')" \
-  "select count(*) filter (where xy is not distinct from (x * y)) n from '$W'"
+want "x * y written is DuckDB's float product" \
+  "select count(*) filter (where xy is not distinct from (x * y)) n from read_parquet('$W')"
 a=$(node "$ORACLE" -c "select count(*) from '$W' where x between 1e-3 and 1e3" 2>&1)
 b=$(node "$ORACLE" -c "select count(*) from '$F' where x between 1e-3 and 1e3" 2>&1)
 if [ "$a" == "$b" ]; then echo "ok   DuckDB filters our FLOAT statistics"; else echo "FAIL stats: $a vs $b"; fail=1; fi
