@@ -86,7 +86,7 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     bool is_dict = pg->encoding == KN_ENC_PLAIN_DICTIONARY || pg->encoding == KN_ENC_RLE_DICTIONARY;
     if (!kn_decode_pages_supported(&j) || (is_dict && !dict) || !sim_open())
         return;
-    bool str = col->type.id == PA_TYPE_VARCHAR;
+    bool str = pa_type_is_varlen(col->type.id);
     int w = str ? 0 : pa_type_bytes(col->type);
     uint64_t lv = pg->version == 2 ? (uint64_t)pg->rep_levels_size + pg->def_levels_size : 0;
     size_t total = (size_t)(lv + pg->size);
