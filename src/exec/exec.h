@@ -102,6 +102,10 @@ ex_expr *ex_expr_timestamp(ex_plan *p, pa_type t, int64_t v, pa_err *err);
  * -> BIGINT days. */
 ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *err);
 ex_expr *ex_expr_neg(ex_plan *p, ex_expr *a, pa_err *err);
+/* An INTERVAL's normalised length (pa_interval_norm) as DECIMAL(38,0): the
+ * key that groups, DISTINCT and COUNT(DISTINCT) use for INTERVALs, so that
+ * '1 mon' and '30 days' are one value (PostgreSQL's equality). */
+ex_expr *ex_expr_interval_key(ex_plan *p, ex_expr *a, pa_err *err);
 /* Comparison -> BOOLEAN after promotion to a common type (numbers; DATE
  * with DATE or a VARCHAR constant; VARCHAR bytewise; BOOLEAN). */
 ex_expr *ex_expr_cmp(ex_plan *p, ex_cmp op, ex_expr *a, ex_expr *b, pa_err *err);
@@ -309,7 +313,11 @@ int ex_rechunk(ex_plan *p, ex_op *input, int64_t target_rows, ex_op **out, pa_er
  * types: COUNT* BIGINT; SUM of INTEGER/BIGINT BIGINT (summed in 128 bits,
  * PA_EOVERFLOW if the total leaves BIGINT: DuckDB's HUGEINT prints the same
  * digits), of DECIMAL(p,s) DECIMAL(38,s), of DOUBLE DOUBLE; AVG DOUBLE;
- * MIN/MAX the argument's type. */
+ * MIN/MAX the argument's type. An INTERVAL group column groups by its
+ * normalised length ('1 mon' and '30 days' are one group, as in
+ * PostgreSQL) and gives back one of the group's values; so does an
+ * INTERVAL in DISTINCT and COUNT(DISTINCT) (a projection of the keys below
+ * the aggregation, one above it: see interval_keys in op_agg.c). */
 typedef enum ex_agg_kind {
     EX_AGG_SUM, EX_AGG_COUNT, EX_AGG_COUNT_STAR, EX_AGG_COUNT_DISTINCT, EX_AGG_AVG, EX_AGG_MIN, EX_AGG_MAX,
 } ex_agg_kind;

@@ -188,7 +188,7 @@ static ex_expr *date_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_e
 
 static ex_expr *dt_node(ex_plan *p, kn_dtarith sub, pa_type t, ex_expr *a, ex_expr *b, pa_err *err)
 {
-    if (!a || (b == NULL) != (sub == KN_DT_IV_NEG))
+    if (!a || (b == NULL) != (sub == KN_DT_IV_NEG || sub == KN_DT_IV_KEY))
         return NULL;
     ex_expr *e = ex__node_new(p, EX__DTARITH, t, b ? 2 : 1, err);
     if (!e)
@@ -324,6 +324,15 @@ ex_expr *ex_expr_arith(ex_plan *p, ex_arith op, ex_expr *a, ex_expr *b, pa_err *
     e->sub = op;
     e->imm = check;
     return finish_strict(p, e, err);
+}
+
+ex_expr *ex_expr_interval_key(ex_plan *p, ex_expr *a, pa_err *err)
+{
+    if (a && a->type.id != PA_TYPE_INTERVAL) {
+        pa_error(err, PA_EINVAL, "interval key of %s", pa_type_name(a->type.id));
+        return NULL;
+    }
+    return dt_node(p, KN_DT_IV_KEY, (pa_type){PA_TYPE_DECIMAL, 38, 0}, a, NULL, err);
 }
 
 ex_expr *ex_expr_neg(ex_plan *p, ex_expr *a, pa_err *err)

@@ -329,9 +329,111 @@ static int build(ex_plan *p, const ex_op_vt *vt, ex_op *input, const int *group_
     return PA_OK;
 }
 
+static bool is_iv(const ex_op *input, int col)
+{
+    return col >= 0 && col < ex_op_columns(input) && ex_op_column_type(input, col).id == PA_TYPE_INTERVAL;
+}
+
+/* Aggregation with INTERVAL group columns or COUNT(DISTINCT interval): the
+ * group tables key by bytes, and equal INTERVALs may differ in bytes ('1 mon',
+ * '30 days'). So a projection below adds each one's normalised length
+ * (ex_expr_interval_key), the aggregation groups (or counts distinct) by that,
+ * MIN of the INTERVAL gives a group's value (one of its values, as
+ * PostgreSQL gives the first it saw), and a projection above puts it where
+ * the group column was. */
+static int interval_keys(ex_plan *p, ex_op *input, const int *group_cols, int n_groups, const ex_agg *aggs,
+                         int n_aggs, const char *const *names, ex_op **out, pa_err *err)
+{
+    int nin = ex_op_columns(input);
+    if (n_groups > KN_AGG_MAX_KEYS || n_aggs > KN_AGG_MAX_SLOTS)
+        return pa_error(err, PA_EINVAL, "aggregate: %d group columns and %d aggregates (at most %d and %d)",
+                        n_groups, n_aggs, KN_AGG_MAX_KEYS, KN_AGG_MAX_SLOTS);
+    int *cols = ex_plan_alloc(p, (size_t)(nin + n_groups + n_aggs + 1) * sizeof *cols);
+    ex_expr **ex = ex_plan_alloc(p, (size_t)(nin + n_groups + n_aggs + 1) * sizeof *ex);
+    int *g = ex_plan_alloc(p, (size_t)(n_groups + 1) * sizeof *g);
+    ex_agg *a = ex_plan_alloc(p, (size_t)(n_aggs + n_groups + 1) * sizeof *a);
+    const char **an = ex_plan_alloc(p, (size_t)(n_aggs + n_groups + 1) * sizeof *an);
+    if (!cols || !ex || !g || !a || !an)
+        return pa_error(err, PA_ENOMEM, "aggregate: out of memory");
+    int nx = nin;   /* input columns, then one key per INTERVAL column used */
+    for (int i = 0; i < nin; i++)
+        if (!(ex[i] = ex_expr_col(p, input, i, err)))
+            return err->code;
+    int n_src = 0;   /* cols[j]: the INTERVAL input column of key nin + j */
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? n_aggs : n_groups;
+        for (int i = 0; i < n; i++) {
+            int c = pass ? (aggs[i].kind == EX_AGG_COUNT_DISTINCT ? aggs[i].column : -1) : group_cols[i];
+            if (!is_iv(input, c))
+                continue;
+            int j = 0;
+            while (j < n_src && cols[j] != c)
+                j++;
+            if (j == n_src) {
+                cols[n_src++] = c;
+                if (!(ex[nx++] = ex_expr_interval_key(p, ex_expr_col(p, input, c, err), err)))
+                    return err->code ? err->code : PA_EINTERNAL;
+            }
+        }
+    }
+    ex_op *below;
+    int rc = ex_project(p, input, ex, NULL, nx, &below, err);
+    if (rc != PA_OK)
+        return rc;
+    int na = n_aggs;
+    for (int i = 0; i < n_aggs; i++) {
+        a[i] = aggs[i];
+        an[i] = names ? names[i] : NULL;
+    }
+    for (int i = 0; i < n_groups; i++) {
+        g[i] = group_cols[i];
+        for (int j = 0; j < n_src; j++)
+            if (cols[j] == group_cols[i]) {
+                g[i] = nin + j;
+                an[na] = "interval";
+                a[na++] = (ex_agg){EX_AGG_MIN, group_cols[i]};
+            }
+    }
+    for (int i = 0; i < n_aggs; i++)
+        for (int j = 0; j < n_src; j++)
+            if (a[i].kind == EX_AGG_COUNT_DISTINCT && cols[j] == a[i].column)
+                a[i].column = nin + j;
+    ex_op *agg;
+    if ((rc = build(p, &agg_vt, below, g, n_groups, a, na, an, &agg, err)) != PA_OK)
+        return rc;
+    /* Above: the group columns (an INTERVAL one from its MIN), then the aggregates. */
+    const char **on = ex_plan_alloc(p, (size_t)(n_groups + n_aggs + 1) * sizeof *on);
+    if (!on)
+        return pa_error(err, PA_ENOMEM, "aggregate: out of memory");
+    for (int i = 0, m = n_groups + n_aggs; i < n_groups + n_aggs; i++) {
+        int from = i;
+        if (i < n_groups && is_iv(input, group_cols[i]))
+            from = m++;
+        on[i] = i < n_groups ? ex_op_column_name(input, group_cols[i]) : ex_op_column_name(agg, i);
+        if (!(ex[i] = ex_expr_col(p, agg, from, err)))
+            return err->code;
+    }
+    return ex_project(p, agg, ex, on, n_groups + n_aggs, out, err);
+}
+
+static bool needs_interval_keys(const ex_op *input, const int *group_cols, int n_groups, const ex_agg *aggs,
+                                int n_aggs)
+{
+    for (int i = 0; i < n_groups; i++)
+        if (is_iv(input, group_cols[i]))
+            return true;
+    for (int i = 0; i < n_aggs; i++)
+        if (aggs[i].kind == EX_AGG_COUNT_DISTINCT && is_iv(input, aggs[i].column))
+            return true;
+    return false;
+}
+
 int ex_aggregate(ex_plan *p, ex_op *input, const int *group_cols, int n_groups, const ex_agg *aggs, int n_aggs,
                  const char *const *names, ex_op **out, pa_err *err)
 {
+    if (p && input && n_groups >= 0 && n_aggs >= 0 && (!n_groups || group_cols) && (!n_aggs || aggs) &&
+        needs_interval_keys(input, group_cols, n_groups, aggs, n_aggs))
+        return interval_keys(p, input, group_cols, n_groups, aggs, n_aggs, names, out, err);
     return build(p, &agg_vt, input, group_cols, n_groups, aggs, n_aggs, names, out, err);
 }
 
@@ -345,6 +447,8 @@ int ex_distinct(ex_plan *p, ex_op *input, ex_op **out, pa_err *err)
     int cols[KN_AGG_MAX_KEYS];
     for (int i = 0; i < n; i++)
         cols[i] = i;
+    if (needs_interval_keys(input, cols, n, NULL, 0))
+        return interval_keys(p, input, cols, n, NULL, 0, NULL, out, err);
     return build(p, &distinct_vt, input, cols, n, NULL, 0, NULL, out, err);
 }
 

@@ -790,12 +790,14 @@ typedef enum kn_date_field {
  *     '2019-01-31 10:00') = 1 year 1 mon 14:00:00).
  *   TIME_ADD_IV / TIME_SUB_IV: a TIME +/- b IV's micros, wrapped to a day
  *     (dst TIME).
+ *   IV_KEY: dst DECIMAL(38,0) = pa_interval_norm(a IV) (b is -1): the key
+ *     the planner groups INTERVALs by ('1 mon' and '30 days' are one group).
  * Out-of-range results are PA_EOVERFLOW: "timestamp out of range",
  * "interval out of range"; IV_DIV by 0 is PA_EINVAL "division by zero". A
  * NULL row never errs. kn_program_check refuses other operand types. */
 typedef enum kn_dtarith {
     KN_DT_TS_ADD_IV, KN_DT_TS_SUB_IV, KN_DT_TS_SUB_TS, KN_DT_IV_ADD, KN_DT_IV_SUB, KN_DT_IV_MUL, KN_DT_IV_DIV,
-    KN_DT_IV_NEG, KN_DT_AGE, KN_DT_TIME_ADD_IV, KN_DT_TIME_SUB_IV, KN_DT__COUNT
+    KN_DT_IV_NEG, KN_DT_AGE, KN_DT_TIME_ADD_IV, KN_DT_TIME_SUB_IV, KN_DT_IV_KEY, KN_DT__COUNT
 } kn_dtarith;
 
 /* MATH functions. SQRT .. POWER: DOUBLE a (and b) to DOUBLE, with
@@ -1044,8 +1046,9 @@ int kn_gather_str_bytes(const kn_ctx *ctx, const pa_column *in, const int32_t *s
  * side, hold at most INT32_MAX rows).
  */
 
-/* True if t may be a key column: any type but INTERVAL (the time types
- * stored as int64 hash and compare as BIGINT). */
+/* True if t may be a key column: any type (the time types stored as int64
+ * hash and compare as BIGINT, an INTERVAL as its pa_interval_norm, so '1 mon'
+ * and '30 days' are one key). */
 bool kn_hash_key_type_ok(pa_type t);
 /* True if build type a and probe type b may be joined: the same type id
  * (DECIMAL: the same scale, 64 or 128 bits on either side), or INTEGER with

@@ -42,7 +42,8 @@ int kn__time_insn_check(const kn_insn *in, pa_err *err)
         return PA_OK;
     case KN_OP_DTARITH:
         if (!kn__s_dtarith_ok(in->sub, at, to) || in->a < 0 ||
-            (in->sub != KN_DT_IV_NEG && in->b < 0))
+            (in->sub != KN_DT_IV_NEG && in->sub != KN_DT_IV_KEY && in->b < 0) ||
+            (in->sub == KN_DT_IV_KEY && (in->type.precision != 38 || in->type.scale != 0)))
             return pa_error(err, PA_EINVAL, "DTARITH %d of %s to %s is not defined", in->sub, pa_type_name(at),
                             pa_type_name(to));
         return PA_OK;
@@ -223,8 +224,8 @@ int kn__op_dtarith(kn__eval *e, const kn_insn *in)
     /* What b is: a timestamp of a's type, a DOUBLE factor or an INTERVAL. */
     const bool b_ts = sub == KN_DT_TS_SUB_TS || sub == KN_DT_AGE;
     const bool b_f = sub == KN_DT_IV_MUL || sub == KN_DT_IV_DIV;
-    const bool b_none = sub == KN_DT_IV_NEG;
-    const bool out_iv = in->type.id == PA_TYPE_INTERVAL;
+    const bool b_none = sub == KN_DT_IV_NEG || sub == KN_DT_IV_KEY;
+    const bool out_iv = in->type.id == PA_TYPE_INTERVAL || sub == KN_DT_IV_KEY;   /* 16 bytes */
     const pa_interval zero = {0, 0, 0};
     for (int i = 0; i < e->n; i++) {
         int64_t x = at == PA_TYPE_INTERVAL ? 0 : ld_i(e, in, 0, in->atype, i), y = 0, r = 0;

@@ -543,7 +543,7 @@ __device__ __noinline__ bool dtarith(const prog_v &P, const kn_insn *in, const g
         time_fault(P, why);
         return false;
     }
-    if (in->type.id == PA_TYPE_INTERVAL)
+    if (in->type.id == PA_TYPE_INTERVAL || in->sub == KN_DT_IV_KEY)   /* IV_KEY: the key's 16 bytes */
         d->w = kn__s_iv_bits(rv);
     else
         d->w = 0, d->i = r;

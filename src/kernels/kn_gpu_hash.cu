@@ -21,7 +21,8 @@ __global__ void hash_column_k(pa_column c, int kc, int64_t rows, int first, uint
         case KN__KC_I8:
         case KN__KC_I32:
         case KN__KC_I64: x = kn__hash_i64(kn__ld_int(&c, (kn__kclass)kc, i)); break;
-        case KN__KC_I128: x = kn__hash_i128(kn__ld_i128(&c, KN__KC_I128, i)); break;
+        case KN__KC_I128:
+        case KN__KC_IV: x = kn__hash_i128(kn__ld_i128(&c, (kn__kclass)kc, i)); break;
         case KN__KC_F64: x = kn__hash_f64(((const double *)c.data)[i]); break;
         default: {
             const int32_t *o = c.offsets;
@@ -42,8 +43,7 @@ extern "C" int SIMT_NAME(kn__gpu_hash_keys)(const kn_ctx *ctx, const pa_column *
         return pa_error(err, PA_EINVAL, "hash of %d key columns over %lld rows", n_keys, (long long)rows);
     for (int k = 0; k < n_keys; k++)
         if (!kn_hash_key_type_ok(keys[k].type))
-            return pa_error(err, keys[k].type.id == PA_TYPE_INTERVAL ? PA_EUNSUPPORTED : PA_EINVAL,
-                            "hash: key column %d has type %s, which cannot be hashed", k,
+            return pa_error(err, PA_EINVAL, "hash: key column %d has type %s, which cannot be hashed", k,
                             pa_type_name(keys[k].type.id));
     if (rows == 0)
         return PA_OK;

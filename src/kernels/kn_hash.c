@@ -24,8 +24,7 @@ int kn__keypairs(const pa_column *a, const pa_column *b, int n, kn__keypair *kp,
     for (int k = 0; k < n; k++) {
         if (!kn_join_key_types_ok(a[k].type, b[k].type)) {
             char x[48], y[48];
-            bool iv = a[k].type.id == PA_TYPE_INTERVAL || b[k].type.id == PA_TYPE_INTERVAL;
-            return pa_error(err, iv ? PA_EUNSUPPORTED : PA_EINVAL, "join key %d: %s cannot be compared with %s", k,
+            return pa_error(err, PA_EINVAL, "join key %d: %s cannot be compared with %s", k,
                             pa_type_format(a[k].type, x, sizeof x), pa_type_format(b[k].type, y, sizeof y));
         }
         kp[k].a = &a[k];
@@ -75,8 +74,10 @@ static void hash_column(const pa_column *c, int64_t rows, bool first, uint64_t *
         KN__HASH_LOOP(kn__hash_i64(v[i]));
         break;
     }
-    case KN__KC_I128: {
-        KN__HASH_LOOP(kn__hash_i128(kn__ld_i128(c, KN__KC_I128, i)));
+    case KN__KC_I128:
+    case KN__KC_IV: {
+        const kn__kclass kc = kn__key_class(c->type);
+        KN__HASH_LOOP(kn__hash_i128(kn__ld_i128(c, kc, i)));
         break;
     }
     case KN__KC_F64: {
@@ -101,8 +102,7 @@ int kn__cpu_hash_keys(const kn_ctx *ctx, const pa_column *keys, int n_keys, int6
         return pa_error(err, PA_EINVAL, "hash of %d key columns over %lld rows", n_keys, (long long)rows);
     for (int k = 0; k < n_keys; k++)
         if (!kn_hash_key_type_ok(keys[k].type))
-            return pa_error(err, keys[k].type.id == PA_TYPE_INTERVAL ? PA_EUNSUPPORTED : PA_EINVAL,
-                            "hash: key column %d has type %s, which cannot be hashed", k,
+            return pa_error(err, PA_EINVAL, "hash: key column %d has type %s, which cannot be hashed", k,
                             pa_type_name(keys[k].type.id));
     for (int k = 0; k < n_keys; k++)
         hash_column(&keys[k], rows, k == 0, hashes);

@@ -96,8 +96,10 @@ typedef enum kn__kclass {
     KN__KC_I64,     /* BIGINT, DECIMAL p <= 18, the int64 time types */
     KN__KC_I128,    /* DECIMAL p > 18 */
     KN__KC_F64,     /* DOUBLE */
-    KN__KC_STR,     /* VARCHAR */
-    KN__KC_BAD,     /* INTERVAL among them: no hash key yet */
+    KN__KC_STR,     /* VARCHAR (and the byte strings) */
+    KN__KC_IV,      /* INTERVAL: hashed and compared as its pa_interval_norm,
+                       so '1 mon' and '30 days' are one key (PostgreSQL's) */
+    KN__KC_BAD,
 } kn__kclass;
 
 static inline PA_HD kn__kclass kn__key_class(pa_type t)
@@ -110,6 +112,7 @@ static inline PA_HD kn__kclass kn__key_class(pa_type t)
     case PA_TYPE_DECIMAL: return t.precision > PA_DECIMAL64_MAX_PRECISION ? KN__KC_I128 : KN__KC_I64;
     case PA_TYPE_DOUBLE: return KN__KC_F64;
     case PA_TYPE_VARCHAR: return KN__KC_STR;
+    case PA_TYPE_INTERVAL: return KN__KC_IV;
     default: return KN__KC_BAD;
     }
 }
@@ -126,8 +129,15 @@ static inline PA_HD int64_t kn__ld_int(const pa_column *c, kn__kclass k, int64_t
     }
 }
 
+/* Row r as a 128-bit number: integer-like values and DECIMALs, an INTERVAL
+ * as its normalised length. */
 static inline PA_HD __int128 kn__ld_i128(const pa_column *c, kn__kclass k, int64_t r)
 {
+    if (k == KN__KC_IV) {
+        pa_interval v;
+        memcpy(&v, (const uint8_t *)c->data + r * 16, sizeof v);
+        return pa_interval_norm(v);
+    }
     if (k == KN__KC_I128) {
         __int128 v;
         memcpy(&v, (const uint8_t *)c->data + r * 16, 16);
@@ -140,7 +150,7 @@ static inline PA_HD __int128 kn__ld_i128(const pa_column *c, kn__kclass k, int64
 typedef struct kn__keypair {
     const pa_column *a, *b;
     kn__kclass ka, kb;
-    int cmp;   /* KN__KC_I64 (both integer-like), _I128, _F64 or _STR */
+    int cmp;   /* KN__KC_I64 (both integer-like), _I128 (also INTERVALs), _F64 or _STR */
 } kn__keypair;
 
 static inline PA_HD bool kn__key_eq1(const kn__keypair *kp, int64_t ra, int64_t rb)

@@ -729,6 +729,7 @@ static inline PA_HD bool kn__s_dtarith_ok(int sub, pa_type_id at, pa_type_id dst
     case KN_DT_IV_NEG: return at == PA_TYPE_INTERVAL && dst == PA_TYPE_INTERVAL;
     case KN_DT_TIME_ADD_IV:
     case KN_DT_TIME_SUB_IV: return at == PA_TYPE_TIME && dst == PA_TYPE_TIME;
+    case KN_DT_IV_KEY: return at == PA_TYPE_INTERVAL && dst == PA_TYPE_DECIMAL;
     default: return false;
     }
 }
@@ -746,7 +747,8 @@ static inline PA_HD const char *kn__s_dtarith_text(int why)
 
 /* DTARITH sub of one row (checked by kn__s_dtarith_ok): a the int64 value
  * (DATE days, TIMESTAMP(TZ), TIME) or INTERVAL ai; b the int64 TIMESTAMP,
- * INTERVAL bi or DOUBLE bf. The result to *r or *rv; KN__DT_OK or why not. */
+ * INTERVAL bi or DOUBLE bf. The result to *r or *rv (IV_KEY: the 128-bit
+ * key's bytes, as a DECIMAL(38)'s); KN__DT_OK or why not. */
 static inline PA_HD int kn__s_dtarith(int sub, pa_type_id at, int64_t a, pa_interval ai, int64_t b, pa_interval bi,
                                       double bf, int64_t *r, pa_interval *rv)
 {
@@ -769,6 +771,11 @@ static inline PA_HD int kn__s_dtarith(int sub, pa_type_id at, int64_t a, pa_inte
             return KN__DT_DIV_ZERO;
         return pa_dt_iv_mul(ai, bf, sub == KN_DT_IV_DIV, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
     case KN_DT_IV_NEG: return pa_dt_iv_neg(ai, rv) ? KN__DT_OK : KN__DT_IV_RANGE;
+    case KN_DT_IV_KEY: {
+        __int128 k = pa_interval_norm(ai);
+        memcpy(rv, &k, sizeof k);
+        return KN__DT_OK;
+    }
     case KN_DT_TIME_ADD_IV: *r = pa_dt_time_add(a, bi.micros); return KN__DT_OK;
     case KN_DT_TIME_SUB_IV:   /* -micros mod a day, without negating INT64_MIN */
         *r = pa_dt_time_add(a, PA_USEC_PER_DAY - pa_dt_floormod(bi.micros, PA_USEC_PER_DAY));

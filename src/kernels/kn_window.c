@@ -100,8 +100,6 @@ int kn__window_keys(const pa_column *keys, int n_part, int n_keys, int64_t rows,
     K->n_keys = n_keys;
     for (int k = 0; k < n_keys; k++) {
         kn__kclass c = kn__key_class(keys[k].type);
-        if (keys[k].type.id == PA_TYPE_INTERVAL)
-            return pa_error(err, PA_EUNSUPPORTED, "window bounds: key %d: INTERVAL keys are not supported", k);
         if (c == KN__KC_BAD)
             return pa_error(err, PA_EINVAL, "window bounds: key %d has type %s, which cannot be compared", k,
                             pa_type_name(keys[k].type.id));
@@ -110,7 +108,7 @@ int kn__window_keys(const pa_column *keys, int n_part, int n_keys, int64_t rows,
                             (long long)keys[k].length, (long long)rows);
         K->col[k] = keys[k];
         K->kc[k] = c;
-        K->cmp[k] = kn__kc_is_int(c) ? KN__KC_I64 : c;
+        K->cmp[k] = kn__kc_is_int(c) ? KN__KC_I64 : c == KN__KC_IV ? KN__KC_I128 : c;
     }
     return PA_OK;
 }

@@ -188,7 +188,8 @@ static inline PA_HD int kn__win_cmp(const pa_column *c, int64_t a, int64_t b)
             return isnan(x) ? (isnan(y) ? 0 : 1) : -1;
         return x < y ? -1 : x > y ? 1 : 0;
     }
-    case KN__KC_I128: {
+    case KN__KC_I128:
+    case KN__KC_IV: {
         __int128 x = kn__ld_i128(c, k, a), y = kn__ld_i128(c, k, b);
         return x < y ? -1 : x > y ? 1 : 0;
     }

@@ -85,7 +85,33 @@ check "order by an interval" \
 25:00:00
 1 day
 -1 years"
-refused "an interval as a group key" "select x, count(*) from (values (interval '1 day')) t(x) group by x" 'INTERVAL grouping key is not supported'
+# INTERVALs as keys: equal lengths are one key, whatever their fields
+# ('1 month' = '30 days' = '720 hours', '-1 day 24 hours' = '0'), as in
+# PostgreSQL and DuckDB. A group shows one of its values, so these compare
+# lengths (epoch) and counts.
+IV="(values (1, interval '1 month'), (2, interval '30 days'), (3, interval '1 day'), (4, interval '720 hours'), (5, interval '24 hours'), (6, null::interval), (7, interval '2 hours'), (8, interval '-1 day 24 hours'), (9, interval '0'), (10, interval '1 year'), (11, interval '360 days'))"
+want "an interval as a group key" \
+  "select extract(epoch from x) e, count(*) n, min(k) lo, max(k) hi from $IV t(k, x) group by x order by 1 nulls last"
+want "an interval group key beside others, with having" \
+  "select k % 2 p, extract(epoch from x) e, count(*) n from $IV t(k, x) group by k % 2, x having count(*) > 0 order by 1, 2 nulls last"
+want "distinct intervals" \
+  "select extract(epoch from x) e from (select distinct x from $IV t(k, x)) s order by 1 nulls last"
+want "count(distinct interval)" \
+  "select count(distinct x) c, count(x) n, count(distinct x) filter (where k > 2) f from $IV t(k, x)"
+want "count(distinct interval) per group" \
+  "select k % 3 p, count(distinct x) c from $IV t(k, x) group by 1 order by 1"
+want "a join on intervals" \
+  "select a.k ka, b.k kb from $IV a(k, x) join $IV b(k, x) on a.x = b.x order by 1, 2"
+want "a left join and a semi join on intervals" \
+  "select a.k ka, b.k kb, exists (select 1 from $IV c(k, x) where c.x = a.x and c.k <> a.k) e from $IV a(k, x) left join (select * from $IV s(k, x) where k > 5) b on a.x = b.x order by 1, 2"
+want "windows partitioned by an interval" \
+  "select k, count(*) over (partition by x) c, rank() over (partition by x order by k) r, sum(k) over (partition by x order by k rows unbounded preceding) s from $IV t(k, x) order by k"
+want "union, intersect and except of intervals" \
+  "select (select count(*) from (select x from $IV t(k, x) union select x from $IV t(k, x) where k > 3) s) u, (select count(*) from (select x from $IV t(k, x) where k < 4 intersect select x from $IV t(k, x) where k > 3) s) i, (select count(*) from (select x from $IV t(k, x) except select x from $IV t(k, x) where k in (1, 3)) s) e"
+want "group by and join on per-row intervals" \
+  "select date_trunc('hour', ts) - cast(d as timestamp) iv, count(*) n, min(k) lo from $TS group by 1 order by 1"
+want "a join on per-row intervals of different fields" \
+  "select count(*) n, sum(a.k) sa, sum(b.k) sb from (select k, date_trunc('hour', ts) - cast(d as timestamp) iv from $TS) a join (select k, (extract(hour from ts) + 24 * cast(extract(epoch from date_trunc('day', ts) - cast(d as timestamp)) / 86400 as integer)) * interval '1 hour' iv from $TS) b on a.iv = b.iv"
 check "timestamp_ns with timestamps and timestamptz" \
   "select cast('2020-01-01 00:00:00.123456789' as timestamp_ns) > timestamp '2020-01-01 00:00:00.123456' a, cast(cast('2020-01-01 00:00:00.123456789' as timestamp_ns) as timestamptz) b, extract(microseconds from cast('2020-01-01 00:00:07.123456789' as timestamp_ns)) c" \
 "a|b|c

@@ -1602,7 +1602,8 @@ static void test_time_arith(void **state)
     hp_const(&h, IV, 0, ivv(12, 0, 0), 0);
     h.ins[h.n_ins - 1].imm2 = 2;
     hp_out(&h, in_op);                                                                                  /* 15 */
-    pa_column r[16];
+    hp_out(&h, hp_insn(&h, KN_OP_DTARITH, KN_DT_IV_KEY, et_dec(38, 0), IV, w, -1, 0));              /* 16 */
+    pa_column r[17];
     if (hp_run(&h, in, N, r) != PA_OK)
         fail_msg("%s", E.msg);
     for (int64_t i = 0; i < N; i += 4) {
@@ -1633,10 +1634,14 @@ static void test_time_arith(void **state)
         assert_int_equal(et_b(&r[14], i + 3), 0);
         assert_int_equal(et_b(&r[15], i), 1);                                      /* '1 mon' IN ('30 days', ..) */
         assert_int_equal(et_b(&r[15], i + 1), 0);
-        for (int k = 0; k < 16; k++)
+        /* The grouping key: the length in microseconds, a month as 30 days. */
+        assert_true(et_w(&r[16], i) == (__int128)DAY_US);                            /* 1 day */
+        assert_true(et_w(&r[16], i + 1) == (__int128)32 * DAY_US + 3);               /* 1 mon 2 days 3 us */
+        assert_true(et_w(&r[16], i + 3) == (__int128)30 * DAY_US + 1);               /* 1 mon 1 us */
+        for (int k = 0; k < 17; k++)
             assert_false(et_valid(&r[k], i + 2));
     }
-    for (int k = 0; k < 16; k++)
+    for (int k = 0; k < 17; k++)
         et_col_free(&r[k]);
     /* Errors, from row 0 of two; none when that row is NULL. */
     int64_t big[2] = {INT64_MAX - 1, INT64_MAX};

@@ -106,6 +106,22 @@ static void test_hash_equal_across_types(void **state)
     int32_t zero = 0;
     assert_true(hash1(hj_type(PA_TYPE_INTEGER, 0, 0), &zero, false) != hn);
     assert_true(hash1(hj_type(PA_TYPE_VARCHAR, 0, 0), "", false) != hn);
+    /* INTERVALs hash as their length (a month as 30 days): '1 mon', '30 days',
+     * '720 hours' and '2 mons -30 days' alike, as the DECIMAL(38,0) of that
+     * many microseconds; '1 day' and '1 mon 1 microsecond' otherwise. */
+    pa_type it = hj_type(PA_TYPE_INTERVAL, 0, 0);
+    const int64_t day = 86400000000LL;
+    pa_interval mon = {1, 0, 0}, d30 = {0, 30, 0}, h720 = {0, 0, 30 * day}, mixed = {2, -30, 0};
+    pa_interval d1 = {0, 1, 0}, mon1 = {1, 0, 1};
+    __int128 len = (__int128)30 * day;
+    uint64_t hm = hash1(it, &mon, false);
+    assert_true(hash1(it, &d30, false) == hm);
+    assert_true(hash1(it, &h720, false) == hm);
+    assert_true(hash1(it, &mixed, false) == hm);
+    assert_true(hash1(hj_type(PA_TYPE_DECIMAL, 38, 0), &len, false) == hm);
+    assert_true(hash1(it, &d1, false) != hm);
+    assert_true(hash1(it, &mon1, false) != hm);
+    assert_true(hash1(it, &mon, true) == hn);
 }
 
 /* Pinned values: the hash decides which rank owns a key in a distributed
@@ -323,10 +339,6 @@ static void test_errors(void **state)
     pa_err_clear(&err);
     assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 1, 2, h, &err)), PA_EINVAL);
     assert_non_null(strstr(err.msg, "cannot be hashed"));
-    pa_column iv = {.type = {.id = PA_TYPE_INTERVAL}, .length = 1, .data = h};   /* not a key yet */
-    pa_err_clear(&err);
-    assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &iv, 1, 1, h, &err)), PA_EUNSUPPORTED);
-    assert_non_null(strstr(err.msg, "INTERVAL"));
     assert_int_equal(KC_STATUS(g_dev, g_s, &err, kn_hash_keys(&ec, &bad, 0, 2, h, &err)), PA_EINVAL);
     dv_free(g_dev, h);
     dv_free(g_dev, part);
@@ -342,7 +354,8 @@ static void test_errors(void **state)
     assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_TIMESTAMP, 0, 0), hj_type(PA_TYPE_TIMESTAMP, 0, 0)));
     assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_TIME, 0, 0), hj_type(PA_TYPE_TIME, 0, 0)));
     assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_TIMESTAMP, 0, 0), hj_type(PA_TYPE_BIGINT, 0, 0)));
-    assert_false(kn_hash_key_type_ok(hj_type(PA_TYPE_INTERVAL, 0, 0)));   /* not a key yet */
+    assert_true(kn_join_key_types_ok(hj_type(PA_TYPE_INTERVAL, 0, 0), hj_type(PA_TYPE_INTERVAL, 0, 0)));
+    assert_false(kn_join_key_types_ok(hj_type(PA_TYPE_INTERVAL, 0, 0), hj_type(PA_TYPE_BIGINT, 0, 0)));
     pa_err_close(&err);
 }
 
