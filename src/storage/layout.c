@@ -258,12 +258,31 @@ int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out
     return PA_OK;
 }
 
+/* Dates and timestamps in the order they widen (DuckDB's union of file
+ * types): DATE, TIMESTAMP, TIMESTAMPTZ (the same UTC instants), then
+ * TIMESTAMP_NS; 0 for other types. */
+static int time_rank(pa_type_id id)
+{
+    switch (id) {
+    case PA_TYPE_DATE: return 1;
+    case PA_TYPE_TIMESTAMP: return 2;
+    case PA_TYPE_TIMESTAMPTZ: return 3;
+    case PA_TYPE_TIMESTAMP_NS: return 4;
+    default: return 0;
+    }
+}
+
 bool pq_type_widen(pa_type a, pa_type b, pa_type *out, char *why, size_t why_cap)
 {
     if (why && why_cap)
         why[0] = 0;
     if (a.id == b.id && (a.id != PA_TYPE_DECIMAL || (a.precision == b.precision && a.scale == b.scale))) {
         *out = a;
+        return true;
+    }
+    int ta = time_rank(a.id), tb = time_rank(b.id);
+    if (ta && tb) {
+        *out = ta > tb ? a : b;
         return true;
     }
     bool ai = a.id == PA_TYPE_INTEGER || a.id == PA_TYPE_BIGINT, bi = b.id == PA_TYPE_INTEGER || b.id == PA_TYPE_BIGINT;
@@ -285,10 +304,9 @@ bool pq_type_widen(pa_type a, pa_type b, pa_type *out, char *why, size_t why_cap
     int scale = da.scale > db.scale ? da.scale : db.scale;
     int ia = da.precision - da.scale, ib = db.precision - db.scale;
     int prec = (ia > ib ? ia : ib) + scale;
-    if (prec > PA_DECIMAL64_MAX_PRECISION) {
+    if (prec > 38) {
         if (why && why_cap)
-            snprintf(why, why_cap, "DECIMAL(%d,%d) would need more than %d digits", prec, scale,
-                     PA_DECIMAL64_MAX_PRECISION);
+            snprintf(why, why_cap, "DECIMAL(%d,%d) would need more than 38 digits", prec, scale);
         return false;
     }
     *out = (pa_type){PA_TYPE_DECIMAL, (uint8_t)prec, (uint8_t)scale};

@@ -1412,6 +1412,33 @@ static int64_t pow10i(int k)
     return p;
 }
 
+/* A DATE or timestamp column of another file's type as a later one in
+ * pq_type_widen's order: days to microseconds or nanoseconds, microseconds
+ * to nanoseconds, TIMESTAMP to TIMESTAMPTZ as the same UTC value. A value
+ * beyond the wider type's range is an error (valid rows only: NULL slots
+ * hold anything). */
+static int convert_time(const dcol *c, pa_type to, void *dst, uint64_t n, pa_err *err)
+{
+    const pa_type_id from = c->d.type.id;
+    const int32_t *i32 = c->d.values;
+    const int64_t *i64 = c->d.values;
+    int64_t *o = dst;
+    int64_t m = from == PA_TYPE_DATE ? PA_USEC_PER_DAY : 1;
+    if (to.id == PA_TYPE_TIMESTAMP_NS)
+        m *= 1000;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t v = from == PA_TYPE_DATE ? i32[i] : i64[i];
+        bool valid = !c->d.validity || ((c->d.validity[i >> 3] >> (i & 7)) & 1);
+        if (__builtin_mul_overflow(v, m, &o[i])) {
+            if (valid)
+                return pa_error(err, PA_EOVERFLOW, "column %s: %s value out of range for type %s", c->name,
+                                pa_type_name(from), pa_type_name(to.id));
+            o[i] = 0;
+        }
+    }
+    return PA_OK;
+}
+
 static void convert_values(const void *src, pa_type from, void *dst, pa_type to, uint64_t n)
 {
     const int32_t *i32 = src;
@@ -1422,14 +1449,33 @@ static void convert_values(const void *src, pa_type from, void *dst, pa_type to,
     }
     if (to.id == PA_TYPE_DOUBLE) {
         double *d = dst;
-        double div = from.id == PA_TYPE_DECIMAL ? (double)pow10i(from.scale) : 1.0;
+        double div = 1.0;   /* 10^scale (exact up to 10^22) */
+        for (int j = 0; from.id == PA_TYPE_DECIMAL && j < from.scale; j++)
+            div *= 10.0;
+        const __int128 *i128 = src;
         for (uint64_t i = 0; i < n; i++)
-            d[i] = (from.id == PA_TYPE_INTEGER ? (double)i32[i] : (double)i64[i]) / div;
+            d[i] = (from.id == PA_TYPE_INTEGER     ? (double)i32[i]
+                    : pa_type_bytes(from) == 16 ? (double)i128[i]
+                                                : (double)i64[i]) /
+                   div;
         return;
     }
     /* BIGINT or DECIMAL from INTEGER, BIGINT or DECIMAL: times 10^k, in
-     * unsigned arithmetic (NULL slots hold anything). */
+     * unsigned arithmetic (NULL slots hold anything). The wider type holds
+     * every value (pq_type_widen's precision), so nothing overflows. */
     int k = (to.id == PA_TYPE_DECIMAL ? to.scale : 0) - (from.id == PA_TYPE_DECIMAL ? from.scale : 0);
+    if (pa_type_bytes(to) == 16) {   /* DECIMAL(19..38) */
+        unsigned __int128 m = 1;
+        for (int j = 0; j < k; j++)
+            m *= 10;
+        const __int128 *i128 = src;
+        __int128 *o = dst;
+        for (uint64_t i = 0; i < n; i++) {
+            __int128 v = from.id == PA_TYPE_INTEGER ? i32[i] : pa_type_bytes(from) == 16 ? i128[i] : i64[i];
+            o[i] = (__int128)((unsigned __int128)v * m);
+        }
+        return;
+    }
     uint64_t m = (uint64_t)pow10i(k > 0 ? k : 0);
     int64_t *o = dst;
     for (uint64_t i = 0; i < n; i++) {
@@ -1518,7 +1564,12 @@ static int layout_columns(dec *x, uint64_t n, pa_err *err)
         int e = col_alloc(x, c, (size_t)(n ? n : 1) * (size_t)pa_type_bytes(rc->type), &dst, err);
         if (e != PA_OK)
             return e;
-        convert_values(c->d.values, t, dst, rc->type, n);
+        if (pa_type_is_time64(rc->type.id)) {
+            if ((e = convert_time(c, rc->type, dst, n, err)) != PA_OK)
+                return pa_error(err, e, "%s: row group %u: %s", SCAN_WHERE(s, x->u), err->msg);
+        } else {
+            convert_values(c->d.values, t, dst, rc->type, n);
+        }
         c->d.values = dst;
         c->d.type = rc->type;
     }

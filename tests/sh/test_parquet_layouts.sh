@@ -100,8 +100,26 @@ refused "a column missing from a file without union_by_name" "select * from read
 
 duck "copy (select 'text' as a) to '$W/../v1.parquet' (format parquet)"
 refused "types that do not widen" "select * from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v1.parquet'], union_by_name = true)" "column a is INTEGER in $W/w1.parquet but VARCHAR in $tmp/v1.parquet: no type holds both"
-duck "copy (select 1.5::decimal(18,1) as d) to '$tmp/v2.parquet' (format parquet)"
-refused "DECIMALs that need more than 18 digits" "select * from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v2.parquet'], union_by_name = true)" "DECIMAL(19,2) would need more than 18 digits"
+duck "copy (select (i * 1234567890123456.7)::decimal(18,1) as d, (i * 123456789012345678901234567.891)::decimal(38,3) as a from range(7) t(i)) to '$tmp/v2.parquet' (format parquet)"
+want "DECIMALs widened past 18 digits (DECIMAL(5,2) and (18,1) as (19,2), INTEGER and (38,3) as (38,3))" "select a, d from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v2.parquet'], union_by_name = true) where a is not null and d is not null order by d, a"
+want "sums and predicates over DECIMALs widened to 128 bits" "select sum(d) sd, sum(a) sa, count(*) filter (where d > 2.5) n, min(a) filter (where a > 10) m from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v2.parquet'], union_by_name = true)"
+duck "copy (select 1.5::decimal(38,0) as d) to '$tmp/v3.parquet' (format parquet)"
+refused "DECIMALs that need more than 38 digits" "select * from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v3.parquet'], union_by_name = true)" "DECIMAL(40,2) would need more than 38 digits"
+
+# Dates and timestamps widen as DuckDB's union_by_name makes them: DATE to
+# TIMESTAMP, TIMESTAMP to TIMESTAMPTZ (the same UTC instant), any of them
+# to TIMESTAMP_NS (exact); a value the wider type cannot hold is an error.
+duck "copy (select i as k, timestamp '2020-01-01 10:00:00.123456' + i * interval '1 day 1.5 seconds' as x, date '2020-01-02' + i::integer as y, timestamp '2020-01-01 10:00:00' + i * interval '7 hours' as z, date '1999-12-31' - i::integer as v from range(40) t(i)) to '$tmp/t1.parquet' (format parquet, row_group_size 16)"
+duck "copy (select 100 + i as k, ('2021-01-0' || (1 + i % 9) || ' 10:00:00.12345678' || (i % 10))::timestamp_ns as x, timestamp '2020-01-03 04:00:00' + i * interval '90 minutes' as y, timestamptz '2020-01-01 11:00:00+00' + i * interval '5 hours' as z, ('1999-12-31 ' || lpad((23 - i % 24)::varchar, 2, '0') || ':59:59.99999999' || (i % 10))::timestamp_ns as v from range(30) t(i)) to '$tmp/t2.parquet' (format parquet)"
+TW="read_parquet(ARRAY['$tmp/t1.parquet', '$tmp/t2.parquet'], union_by_name = true)"
+want "dates and timestamps of different types widened" "select k, x, y, z, v from $TW order by k"
+want "predicates and aggregates over widened timestamps" "select count(*) n, min(x) lx, max(y) hy, min(z) lz, max(v) hv from $TW where x > timestamp '2020-01-20' and y >= date '2020-01-10' and z > timestamptz '2020-01-02 00:00:00+00'"
+# t1's 40 v are midnights up to 1999-12-31; t2's v before noon are those of
+# i % 24 in 12..23 (i = 12..23: x of i % 9 = 3..8, 1 + 8 = the 9th, i = 17: ...78 7).
+check "widened without union_by_name" "select count(*) n, max(x) x from read_parquet('$tmp/t[12].parquet') where v < timestamp '1999-12-31 12:00'" "n|x
+52|2021-01-09 10:00:00.123456787"
+duck "copy (select timestamp '2400-01-01' as x) to '$tmp/t3.parquet' (format parquet)"
+refused "a timestamp beyond TIMESTAMP_NS" "select x from read_parquet(ARRAY['$tmp/t2.parquet', '$tmp/t3.parquet'], union_by_name = true)" "column x: TIMESTAMP value out of range for type TIMESTAMP_NS"
 
 # Widening in a --data table (a folder of parts), on the device in use.
 mkdir -p "$tmp/data/parts"
