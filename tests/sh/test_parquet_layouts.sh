@@ -103,6 +103,8 @@ refused "types that do not widen" "select * from read_parquet(ARRAY['$W/w1.parqu
 duck "copy (select (i * 1234567890123456.7)::decimal(18,1) as d, (i * 123456789012345678901234567.891)::decimal(38,3) as a from range(7) t(i)) to '$tmp/v2.parquet' (format parquet)"
 want "DECIMALs widened past 18 digits (DECIMAL(5,2) and (18,1) as (19,2), INTEGER and (38,3) as (38,3))" "select a, d from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v2.parquet'], union_by_name = true) where a is not null and d is not null order by d, a"
 want "sums and predicates over DECIMALs widened to 128 bits" "select sum(d) sd, sum(a) sa, count(*) filter (where d > 2.5) n, min(a) filter (where a > 10) m from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v2.parquet'], union_by_name = true)"
+duck "copy (select (i * 12345678901.125)::decimal(38,3) as x from range(9) t(i)) to '$tmp/v4.parquet' (format parquet)"
+want "a DECIMAL(38,3) beside a DOUBLE is DOUBLE" "select x from read_parquet(ARRAY['$W/w2.parquet', '$tmp/v4.parquet'], union_by_name = true) order by x"
 duck "copy (select 1.5::decimal(38,0) as d) to '$tmp/v3.parquet' (format parquet)"
 refused "DECIMALs that need more than 38 digits" "select * from read_parquet(ARRAY['$W/w1.parquet', '$tmp/v3.parquet'], union_by_name = true)" "DECIMAL(40,2) would need more than 38 digits"
 
