@@ -54,6 +54,11 @@ int kn__format(pa_type t, const void *v, char *buf, size_t cap)
         const kn__str *s = v;
         return kn__s_put(buf, c, s->p, (int)(s->len < c ? s->len : c));
     }
+    case PA_TYPE_BYTEA:
+    case PA_TYPE_UUID: {
+        const kn__str *s = v;
+        return kn__s_format_bytes(t.id == PA_TYPE_UUID, (const uint8_t *)s->p, s->len, buf, c);
+    }
     case PA_TYPE_TIMESTAMP:
     case PA_TYPE_TIMESTAMPTZ:
     case PA_TYPE_TIME:

@@ -116,6 +116,10 @@ struct msg : fault_text {
         case PA_TYPE_DOUBLE: kn__s_format_double(v.f, b, sizeof b); break;
         case PA_TYPE_REAL: kn__s_format_real(v.f, b, sizeof b); break;
         case PA_TYPE_VARCHAR: putn(v.s.p, v.s.len); return;
+        case PA_TYPE_BYTEA:
+        case PA_TYPE_UUID:
+            kn__s_format_bytes(t.id == PA_TYPE_UUID, (const uint8_t *)v.s.p, v.s.len, b, sizeof b);
+            break;
         case PA_TYPE_TIMESTAMP:
         case PA_TYPE_TIMESTAMPTZ:
         case PA_TYPE_TIME:

@@ -14,6 +14,7 @@
 #define PISTA_KN_SCALAR_H
 
 #include "core/core.h"
+#include "core/binary.h"
 #include "core/datetime.h"
 
 #include <math.h>
@@ -925,6 +926,24 @@ static inline PA_HD int kn__s_put(char *buf, int cap, const char *src, int n)
         buf[i] = src[i];
     buf[c] = '\0';
     return c;
+}
+
+/* A BYTEA's text ("\\x" and hex) or a UUID's (16 bytes; other lengths
+ * as BYTEA) of p[0, n) into buf as above, cut at cap - 1. */
+static inline PA_HD int kn__s_format_bytes(bool uuid, const uint8_t *p, int64_t n, char *buf, int cap)
+{
+    if (cap <= 0)
+        return 0;
+    if (uuid && n == PA_UUID_BYTES && cap > PA_UUID_TEXT) {
+        int k = pa_uuid_format(p, buf);
+        buf[k] = '\0';
+        return k;
+    }
+    int64_t len = pa_bytea_text_len(n), c = len < cap - 1 ? len : cap - 1;
+    for (int64_t k = 0; k < c; k++)
+        buf[k] = pa_bytea_text_char(p, k);
+    buf[c] = '\0';
+    return (int)c;
 }
 
 /* Copy the NUL-terminated src into buf as above. */

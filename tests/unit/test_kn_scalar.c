@@ -867,6 +867,28 @@ static void check_real_parse(const char *s)
         fail_msg("REAL parse of '%s': %a, strtof %a", s, got, (double)want);
 }
 
+/* The text of BYTEA and UUID values in error messages: PostgreSQL's, cut
+ * to the buffer. */
+static void test_format_bytes(void **state)
+{
+    (void)state;
+    const uint8_t b[] = {0x00, 0xab, 0x5c, 0xff};
+    const uint8_t u[16] = {0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11};
+    char buf[64];
+    assert_int_equal(kn__s_format_bytes(false, b, 4, buf, sizeof buf), 10);
+    assert_string_equal(buf, "\\x00ab5cff");
+    assert_int_equal(kn__s_format_bytes(false, b, 0, buf, sizeof buf), 2);
+    assert_string_equal(buf, "\\x");
+    assert_int_equal(kn__s_format_bytes(false, b, 4, buf, 6), 5);
+    assert_string_equal(buf, "\\x00a");
+    assert_int_equal(kn__s_format_bytes(true, u, 16, buf, sizeof buf), 36);
+    assert_string_equal(buf, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+    assert_int_equal(kn__s_format_bytes(true, u, 16, buf, 10), 9);   /* cut: as BYTEA text */
+    assert_string_equal(buf, "\\xa0eebc9");
+    assert_int_equal(kn__s_format_bytes(true, b, 4, buf, sizeof buf), 10);   /* not 16 bytes */
+    assert_int_equal(kn__s_format_bytes(false, b, 4, buf, 0), 0);
+}
+
 static void test_real(void **state)
 {
     (void)state;
@@ -935,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_dates), cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_double_format), cmocka_unit_test(test_double_parse),
         cmocka_unit_test(test_real),
+        cmocka_unit_test(test_format_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
