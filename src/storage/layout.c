@@ -168,6 +168,19 @@ static bool is_timestamp(const char *s)
            pq_time_parse(s, PA_TYPE_TIMESTAMP, &v, &exact) == PA_OK && exact;
 }
 
+/* A date and a time of day with a UTC offset or Z ("2020-01-01 12:00:00+02",
+ * "2020-01-01T10:00:00Z"): an instant, TIMESTAMPTZ (DuckDB 1.5 reads these
+ * as TIMESTAMP and drops the offset; PostgreSQL's timestamptz keeps the
+ * instant). */
+static bool is_timestamptz(const char *s)
+{
+    size_t n = strcspn(s, " T");
+    int64_t v;
+    bool exact;
+    return isdigit((unsigned char)s[0]) && s[n] && strpbrk(s + n + 1, "+-Zz") &&
+           pq_time_parse(s, PA_TYPE_TIMESTAMPTZ, &v, &exact) == PA_OK && exact;
+}
+
 int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out, pa_err *err)
 {
     *out = NULL;
@@ -237,7 +250,7 @@ int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out
         return rc;
     }
     for (int k = 0; k < h->n_keys; k++) {
-        bool date = true, big = true, ts = true, any = false;
+        bool date = true, big = true, ts = true, tz = true, any = false;
         for (uint32_t f = 0; f < n; f++) {
             const char *s = h->values[(size_t)f * (size_t)h->n_keys + (size_t)k];
             if (!s)
@@ -246,11 +259,13 @@ int pq_hive_detect(const char *const *files, uint32_t n, int mode, pq_hive **out
             date = date && is_date(s);
             big = big && is_bigint(s);
             ts = ts && is_timestamp(s);
+            tz = tz && (is_timestamp(s) || is_timestamptz(s));
         }
         h->types[k] = (pa_type){!any    ? PA_TYPE_VARCHAR
                                 : date  ? PA_TYPE_DATE
                                 : big   ? PA_TYPE_BIGINT
                                 : ts    ? PA_TYPE_TIMESTAMP
+                                : tz    ? PA_TYPE_TIMESTAMPTZ
                                         : PA_TYPE_VARCHAR,
                                 0, 0};
     }

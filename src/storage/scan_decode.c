@@ -1518,7 +1518,7 @@ static int make_constant(dec *x, int r, uint64_t n, pa_err *err)
             int32_t d = 0;
             pa_date_parse(v, &d, NULL);
             q = d;
-        } else if (rc->type.id == PA_TYPE_TIMESTAMP) {
+        } else if (rc->type.id == PA_TYPE_TIMESTAMP || rc->type.id == PA_TYPE_TIMESTAMPTZ) {
             bool exact;
             pq_time_parse(v, rc->type.id, &q, &exact);   /* pq_hive_detect checked it */
         } else {

@@ -566,7 +566,7 @@ bool scan__const_match(const scan_pred *p, pa_type t, const char *value)
         v = strtoll(value, &end, 10);
         if (end == value || *end)
             return true;
-    } else if (t.id == PA_TYPE_TIMESTAMP) {   /* a partition value (pq_hive_detect) */
+    } else if (t.id == PA_TYPE_TIMESTAMP || t.id == PA_TYPE_TIMESTAMPTZ) {   /* a partition value (pq_hive_detect) */
         bool exact;
         if (pq_time_parse(value, t.id, &v, &exact) != PA_OK)
             return true;

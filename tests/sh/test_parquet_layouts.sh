@@ -63,6 +63,27 @@ want "partition types: DATE, VARCHAR, BIGINT, NULLs; a file column of the same n
 want "IS NULL on a partition column" "select count(*) n, min(d) d from read_parquet('$K/**/*.parquet') where s is null"
 want "a date predicate on a partition column" "select count(*) n from read_parquet('$K/**/*.parquet') where d >= date '2021-01-01' and z > 1"
 
+# Folders named by instants with a UTC offset or Z are TIMESTAMPTZ partition
+# columns (PostgreSQL's timestamptz; DuckDB 1.5 reads them as TIMESTAMP and
+# drops the offset), pruned by predicates on them. Expected rows by hand.
+Z="$tmp/z"
+i=0
+for p in "ts=2020-01-01 10:00:00+02" "ts=2020-01-02 10:00:00+00" "ts=2020-01-03T01:00:00Z" "ts=2020-01-03 23:30:00-05:30"; do
+    i=$((i + 1)); mkdir -p "$Z/$p"
+    duck "copy (select $i as a) to '$Z/$p/f.parquet' (format parquet)"
+done
+check "partition values with UTC offsets are TIMESTAMPTZ" "select ts, a, extract(hour from ts) h from read_parquet('$Z/*/*.parquet') order by ts" "ts|a|h
+2020-01-01 08:00:00+00|1|8
+2020-01-02 10:00:00+00|2|10
+2020-01-03 01:00:00+00|3|1
+2020-01-04 05:00:00+00|4|5"
+WANT="files 2 (2 pruned)"
+has "a predicate on a TIMESTAMPTZ partition column prunes files" \
+    "$PISTA" --answers -c "explain analyze select a from read_parquet('$Z/*/*.parquet') where ts > timestamptz '2020-01-02 12:00:00+02'"
+check "... and gives their rows" "select a from read_parquet('$Z/*/*.parquet') where ts > timestamptz '2020-01-02 12:00:00+02' order by a" "a
+3
+4"
+
 # As a --data table (a sub-folder of partition folders) and as the argument.
 mkdir -p "$tmp/data"
 cp -r "$H" "$tmp/data/sales"
