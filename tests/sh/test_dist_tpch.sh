@@ -84,6 +84,23 @@ if [ "$(tail -n 1 <<<"$out")" = "2000" ] && grep -q "REPARTITIONED distinct pair
   ok "COUNT(DISTINCT) on 3 ranks: distinct pairs by key and value, partial counts added"
 else bad "COUNT(DISTINCT) on 3 ranks" "$out $(grep -o 'REPARTITIONED[^;]*;[^;]*' <<<"$ex")"; fi
 
+# INTERVAL keys over ranks: equal lengths written differently ('3 days',
+# '72:00:00') must go to the same rank (the repartition hashes an
+# INTERVAL by its length), so the join of lineitem with itself on the
+# interval finds every row on 3 ranks as in one process; and groups by an
+# INTERVAL, with COUNT(DISTINCT), merge over ranks.
+ivq="select count(*) n, sum(a.k) s from (select l_orderkey k, l_linenumber ln, (l_receiptdate - l_shipdate) * interval '1 day' iv from lineitem) a join (select l_orderkey k, l_linenumber ln, (l_receiptdate - l_shipdate) * interval '24 hours' iv from lineitem) b on a.k = b.k and a.ln = b.ln and a.iv = b.iv;
+select extract(epoch from iv) e, count(*) n, count(distinct l_suppkey) s from (select case when l_linenumber % 2 = 0 then (l_receiptdate - l_shipdate) * interval '1 day' else (l_receiptdate - l_shipdate) * interval '24 hours' end iv, l_suppkey from lineitem) t group by iv order by 1;"
+want=$(ASAN_OPTIONS="$ASAN0" "$PISTA" --data "$D" --answers <<<"$ivq" 2>&1)
+for dev in cpu sim; do
+  got=$(PISTA_DEVICE=$dev run 3 "$PISTA" --data "$D" --replicate-rows 1 --answers <<<"$ivq" 2>&1); rc=$?
+  plan=$(PISTA_DEVICE=$dev run 3 "$PISTA" --data "$D" --replicate-rows 1 -c "explain analyze $(head -1 <<<"$ivq")" 2>&1)
+  if [ $rc -eq 0 ] && [ "$got" == "$want" ] && grep -q "REPARTITIONED join rows" <<<"$plan" &&
+     grep -q "^60175|" <<<"$want" && [ "$(wc -l <<<"$want")" -gt 20 ]; then
+    ok "INTERVAL join and group keys over 3 ranks on $dev: as in one process"
+  else bad "INTERVAL keys over 3 ranks on $dev (exit $rc)" "$want" "---" "$got" "$(head -c 300 <<<"$plan")"; fi
+done
+
 # Exchanges move and read only the columns used above them: on 2 ranks,
 # with both tables split and repartitioned for the join, the rank that
 # reads most reads less than one process does (--timer's bytes read).
