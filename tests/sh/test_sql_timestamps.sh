@@ -94,6 +94,8 @@ want "an interval as a group key" \
   "select extract(epoch from x) e, count(*) n, min(k) lo, max(k) hi from $IV t(k, x) group by x order by 1 nulls last"
 want "an interval group key beside others, with having" \
   "select k % 2 p, extract(epoch from x) e, count(*) n from $IV t(k, x) group by k % 2, x having count(*) > 0 order by 1, 2 nulls last"
+want "an interval key in grouping sets" \
+  "select extract(epoch from x) e, k % 2 p, count(*) n from $IV t(k, x) group by rollup(x, k % 2) order by 1 nulls last, 2 nulls last, 3"
 want "distinct intervals" \
   "select extract(epoch from x) e from (select distinct x from $IV t(k, x)) s order by 1 nulls last"
 want "count(distinct interval)" \
