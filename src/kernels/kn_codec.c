@@ -5,6 +5,7 @@
  * and fails with PA_ECORRUPT, never writing past it, when the data disagrees.
  */
 #include "kernels/kernels_int.h"
+#include "kernels/kn_lz4.h"
 
 #include <limits.h>
 
@@ -115,7 +116,8 @@ static bool lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
                 return false;
             int got = LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)clen,
                                           (int)(block_end - out > INT_MAX ? INT_MAX : block_end - out));
-            if (got < 0 || (got == 0 && out < block_end))
+            if (got < 0 || (got == 0 && out < block_end) ||
+                !kn__lz4_valid(src + in, (int64_t)clen, (int64_t)(block_end - out), got))
                 return false;
             in += clen;
             out += (size_t)got;
@@ -339,7 +341,7 @@ int kn_decompress(int codec, const void *src_, size_t n, void *dst_, size_t cap,
             return n == 0 || (n == 1 && src[0] == 0) ? PA_OK
                                          : KN__CORRUPT(err, name, "non-empty data for an empty page");
         int got = LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)cap);
-        if (got < 0)
+        if (got < 0 || !kn__lz4_valid(src, (int64_t)n, (int64_t)cap, got))   /* (liblz4's fast path: kn_lz4.h) */
             return KN__CORRUPT(err, name, "invalid compressed data");
         if ((size_t)got != cap)
             return KN__CORRUPT(err, name, "data holds %d bytes, expected %zu", got, cap);

@@ -20,15 +20,11 @@
  *   pages of a batch keep the device busy.
  * - What is corrupt. SNAPPY: exactly what kn_codec.c's snappy_decode
  *   refuses (the same checks in the same order), so a page gives the same
- *   bytes or the same refusal on every device. LZ4: the format's rules as
- *   liblz4's LZ4_decompress_safe checks them on its careful path (offsets
- *   0 or before the block's start, lengths past either end, the last match
- *   ending at least 5 bytes before the end of the output, a run of
- *   literals that reaches into the last 12 bytes of output or the last 8
- *   of input ending the block exactly). Well-formed blocks decode to the
- *   same bytes everywhere; liblz4's fast path lets a few malformed ones
- *   through (an offset of 0 copies whatever the output held), which the
- *   device refuses.
+ *   bytes or the same refusal on every device. LZ4: kn_lz4.h's parse (the
+ *   format's rules as liblz4's careful path checks them), which the cpu
+ *   codec also runs over a block liblz4 decoded, so a malformed block that
+ *   liblz4's fast path lets through (an offset of 0) is refused on every
+ *   device.
  * - LZ4 (codec 5) first tries the Hadoop framing as kn_codec.c does
  *   (blocks of [BE u32 raw size] then [BE u32 size][LZ4 block] until that
  *   many bytes came out, each block a separate LZ4 block whose copies stay
@@ -39,6 +35,7 @@
  *   index, as the cpu device words it.
  */
 #include "kernels/kn_gpu.h"
+#include "kernels/kn_lz4.h"
 
 using namespace kn_gpu;
 
@@ -208,80 +205,10 @@ __device__ int snappy_page(const uint8_t *src, uint32_t n, uint8_t *dst, uint32_
 
 /* -------------------------------------------------------------- LZ4 */
 
-constexpr int64_t LZ4_MFLIMIT = 12;       /* a match may not start within the last 12 bytes */
-constexpr int64_t LZ4_LASTLITERALS = 5;   /* the last 5 bytes are literals */
-
-/* An LZ4 length's extension bytes (each 255 adds on), read at *ip; false
- * when they run past ilimit (liblz4's read_variable_length). */
-__device__ inline bool lz4_more(const uint8_t *src, int64_t *ip, int64_t ilimit, bool initial_check, uint64_t *len)
-{
-    if (initial_check && *ip >= ilimit)
-        return false;
-    unsigned s;
-    do {
-        s = src[(*ip)++];
-        *len += s;
-        if (*ip > ilimit)
-            return false;
-    } while (s == 255);
-    return true;
-}
-
-/* Lane 0's state in an LZ4 block. */
-struct lz4_state {
-    int64_t ip;
-    bool last;        /* the final literals were handed out */
-    bool pending;     /* a match follows the literals handed out */
-    uint32_t m_len, m_off;
-};
-
-/* Lane 0's parse of the next element of a raw LZ4 block of n input bytes
- * and cap bytes of room; op is the output written so far. */
-__device__ inline int lz4_next(const uint8_t *src, int64_t n, lz4_state *s, int64_t op, int64_t cap, uint32_t *len,
-                               uint32_t *from)
-{
-    if (s->pending) {
-        s->pending = false;
-        *len = s->m_len;
-        *from = s->m_off;
-        return E_COPY;
-    }
-    if (s->last)
-        return E_END;
-    if (s->ip >= n)
-        return E_BAD;
-    unsigned token = src[s->ip++];
-    uint64_t lit = token >> 4;
-    if (lit == 15 && !lz4_more(src, &s->ip, n - 15, true, &lit))
-        return E_BAD;
-    if ((int64_t)lit > cap || (int64_t)lit > n)
-        return E_BAD;
-    int64_t at = s->ip;   /* the literals */
-    if (op + (int64_t)lit > cap - LZ4_MFLIMIT || at + (int64_t)lit > n - (2 + 1 + LZ4_LASTLITERALS)) {
-        /* these must be the block's last bytes */
-        if (at + (int64_t)lit != n || op + (int64_t)lit > cap)
-            return E_BAD;
-        s->ip = n;
-        s->last = true;
-    } else {
-        int64_t o = at + (int64_t)lit;
-        uint32_t off = (uint32_t)src[o] | (uint32_t)src[o + 1] << 8;
-        s->ip = o + 2;
-        uint64_t ml = token & 15;
-        if (ml == 15 && !lz4_more(src, &s->ip, n - LZ4_LASTLITERALS + 1, false, &ml))
-            return E_BAD;
-        ml += 4;
-        int64_t mop = op + (int64_t)lit;
-        if (off == 0 || off > mop || ml > (uint64_t)cap || mop + (int64_t)ml > cap - LZ4_LASTLITERALS)
-            return E_BAD;
-        s->pending = true;
-        s->m_len = (uint32_t)ml;
-        s->m_off = off;
-    }
-    *len = (uint32_t)lit;
-    *from = (uint32_t)at;
-    return E_LIT;
-}
+/* kn_lz4.h's element kinds are this file's. */
+static_assert((int)E_END == (int)KN__LZ4_END && (int)E_LIT == (int)KN__LZ4_LIT && (int)E_COPY == (int)KN__LZ4_COPY &&
+                  (int)E_BAD == (int)KN__LZ4_BAD,
+              "kn_lz4.h's elements");
 
 /* Decode one raw LZ4 block (n bytes at src) into at most cap bytes at dst:
  * the bytes produced, or -1 when the block is corrupt. Warp-wide. */
@@ -291,14 +218,14 @@ __device__ int64_t lz4_block(const uint8_t *src, int64_t n, uint8_t *dst, int64_
         return n == 1 && src[0] == 0 ? 0 : -1;
     if (n == 0)
         return -1;
-    lz4_state s = {0, false, false, 0, 0};
+    kn__lz4_state s = {0, false, false, 0, 0};
     uint32_t op = 0;
     for (;;) {
         int kind = E_END;
         uint32_t len = 0, from = 0;
         if (lane == 0)
             for (;;) {   /* short elements at once, up to a long one */
-                kind = lz4_next(src, n, &s, op, cap, &len, &from);
+                kind = kn__lz4_next(src, n, &s, op, cap, &len, &from);
                 if ((kind != E_LIT && kind != E_COPY) || len >= SERIAL)
                     break;
                 serial_move(dst, op, src, kind, len, from);

@@ -17,6 +17,7 @@
  * (abort() otherwise, which the fuzzer reports as a crash).
  */
 #include "kernels/kernels.h"
+#include "kernels/kernels_int.h"
 #include "storage/storage.h"
 
 #include <stdio.h>
@@ -87,7 +88,12 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
     if (!kn_decode_pages_supported(&j) || (is_dict && !dict) || !sim_open())
         return;
     bool str = pa_type_is_varlen(col->type.id);
-    int w = str ? 0 : pa_type_bytes(col->type);
+    /* The width the decoders write: INT64 pages into a DECIMAL(20,0) (UINT64)
+     * come out as 8-byte values, widened later by the scan's host fixup. */
+    kn__colinfo ci;
+    if (kn__colinfo_get(col, &ci, NULL) != PA_OK)
+        return;
+    int w = str ? 0 : ci.out_width;
     uint64_t lv = pg->version == 2 ? (uint64_t)pg->rep_levels_size + pg->def_levels_size : 0;
     size_t total = (size_t)(lv + pg->size);
     uint8_t *bytes = malloc(total + 1);
@@ -164,7 +170,8 @@ static void device_compare(const kn_page *pg, const kn_column *col, const kn_dic
                                                      (size_t)(offs[r + 1] - offs[r])) == 0
                                         : memcmp(hv + r * (uint64_t)w, vals + r * (uint64_t)w, (size_t)w) == 0);
             if (hvalid != dvd || !same || (str && offs[r + 1] != host_out->offsets[r + 1])) {
-                fprintf(stderr, "fuzz: device decode differs from the host at row %llu\n", (unsigned long long)r);
+                fprintf(stderr, "fuzz: device decode differs from the host at row %llu (v%d, encoding %d, ptype %d, %s)\n",
+                        (unsigned long long)r, pg->version, pg->encoding, col->ptype, pa_type_name(col->type.id));
                 abort();
             }
         }

@@ -126,6 +126,29 @@ static void test_lz4_hadoop(void **state)
     pa_err_close(&err);
 }
 
+/* A raw LZ4 block built by hand: 4 literals "abcd", a 4-byte match at
+ * offset k, then 12 literals. Offset 4 copies "abcd"; offset 0 (which
+ * liblz4's fast path may take, copying whatever the output held) and
+ * offset 5 (before the block's start) are corrupt, as the device says. */
+static void test_lz4_offsets(void **state)
+{
+    (void)state;
+    pa_err err;
+    pa_err_init(&err);
+    uint8_t block[20] = {0x40, 'a', 'b', 'c', 'd', 4, 0, 0xC0, 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p'};
+    uint8_t out[20];
+    KN_OK(kn_decompress(KN_CODEC_LZ4_RAW, block, sizeof block, out, sizeof out, &err));
+    assert_memory_equal(out, "abcdabcdefghijklmnop", 20);
+    const uint8_t bad[] = {0, 5};
+    for (size_t i = 0; i < sizeof bad; i++) {
+        block[5] = bad[i];
+        pa_err_clear(&err);
+        assert_int_equal(kn_decompress(KN_CODEC_LZ4_RAW, block, sizeof block, out, sizeof out, &err), PA_ECORRUPT);
+        assert_non_null(strstr(err.msg, "invalid compressed data"));
+    }
+    pa_err_close(&err);
+}
+
 /* BROTLI: levels, a bad level, garbage after the stream, and a stream
  * decoded into a buffer one byte short (ASan sees any write past it). */
 static void test_brotli(void **state)
@@ -220,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_lz4_hadoop),
+        cmocka_unit_test(test_lz4_offsets),
         cmocka_unit_test(test_brotli),
         cmocka_unit_test(test_crc32),
         cmocka_unit_test(test_batch),
