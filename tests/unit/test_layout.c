@@ -35,11 +35,21 @@ static void test_widen(void **state)
     widen_ok(T(PA_TYPE_INTEGER, 0, 0), T(PA_TYPE_DECIMAL, 5, 2), T(PA_TYPE_DECIMAL, 12, 2));
     widen_ok(T(PA_TYPE_DECIMAL, 5, 2), T(PA_TYPE_DOUBLE, 0, 0), T(PA_TYPE_DOUBLE, 0, 0));
     widen_ok(T(PA_TYPE_DATE, 0, 0), T(PA_TYPE_DATE, 0, 0), T(PA_TYPE_DATE, 0, 0));
+    /* Past 18 digits into 128 bits, up to 38. */
+    widen_ok(T(PA_TYPE_DECIMAL, 5, 2), T(PA_TYPE_DECIMAL, 18, 1), T(PA_TYPE_DECIMAL, 19, 2));
+    widen_ok(T(PA_TYPE_BIGINT, 0, 0), T(PA_TYPE_DECIMAL, 5, 2), T(PA_TYPE_DECIMAL, 21, 2));   /* BIGINT as (19,0) */
+    widen_ok(T(PA_TYPE_BIGINT, 0, 0), T(PA_TYPE_DECIMAL, 38, 10), T(PA_TYPE_DECIMAL, 38, 10));
+    /* Dates and timestamps: DATE < TIMESTAMP < TIMESTAMPTZ < TIMESTAMP_NS (DuckDB's union_by_name). */
+    widen_ok(T(PA_TYPE_DATE, 0, 0), T(PA_TYPE_TIMESTAMP, 0, 0), T(PA_TYPE_TIMESTAMP, 0, 0));
+    widen_ok(T(PA_TYPE_TIMESTAMP, 0, 0), T(PA_TYPE_TIMESTAMPTZ, 0, 0), T(PA_TYPE_TIMESTAMPTZ, 0, 0));
+    widen_ok(T(PA_TYPE_TIMESTAMPTZ, 0, 0), T(PA_TYPE_TIMESTAMP_NS, 0, 0), T(PA_TYPE_TIMESTAMP_NS, 0, 0));
+    widen_ok(T(PA_TYPE_DATE, 0, 0), T(PA_TYPE_TIMESTAMP_NS, 0, 0), T(PA_TYPE_TIMESTAMP_NS, 0, 0));
     pa_type w;
     char why[128];
-    assert_false(pq_type_widen(T(PA_TYPE_DECIMAL, 5, 2), T(PA_TYPE_DECIMAL, 18, 1), &w, why, sizeof why));
-    assert_non_null(strstr(why, "DECIMAL(19,2) would need more than 18 digits"));
-    assert_false(pq_type_widen(T(PA_TYPE_BIGINT, 0, 0), T(PA_TYPE_DECIMAL, 5, 2), &w, why, sizeof why));
+    assert_false(pq_type_widen(T(PA_TYPE_DECIMAL, 5, 2), T(PA_TYPE_DECIMAL, 38, 1), &w, why, sizeof why));
+    assert_non_null(strstr(why, "DECIMAL(39,2) would need more than 38 digits"));
+    assert_false(pq_type_widen(T(PA_TYPE_TIME, 0, 0), T(PA_TYPE_TIMESTAMP, 0, 0), &w, why, sizeof why));
+    assert_false(pq_type_widen(T(PA_TYPE_DATE, 0, 0), T(PA_TYPE_INTEGER, 0, 0), &w, why, sizeof why));
     assert_false(pq_type_widen(T(PA_TYPE_INTEGER, 0, 0), T(PA_TYPE_VARCHAR, 0, 0), &w, why, sizeof why));
     assert_string_equal(why, "");
     assert_false(pq_type_widen(T(PA_TYPE_DATE, 0, 0), T(PA_TYPE_BIGINT, 0, 0), &w, why, sizeof why));
@@ -93,8 +103,9 @@ static void test_hive(void **state)
     pa_err_close(&err);
 
     /* Timestamps as DuckDB 1.5 detects them: a date and a time ('T' or a
-     * space), no offset; dates mixed with timestamps, or offsets, stay
-     * VARCHAR (checked with DuckDB on such folders). */
+     * space), no offset; dates mixed with timestamps stay VARCHAR (checked
+     * with DuckDB on such folders). With an offset somewhere: TIMESTAMPTZ
+     * (DuckDB drops the offset and says TIMESTAMP). */
     const char *ts[] = {"/d/t=2020-01-01 12:00:00/u=2020-01-01/v=2020-01-01T10:00:00/w=1999-12-31 23:59:59+02/f.parquet",
                         "/d/t=2021-05-06 01:02:03.25/u=2021-05-06 01:02:03/v=2021-05-06T01:02:03/w=2000-01-01 00:00:00/f.parquet"};
     pa_err_init(&err);
@@ -103,7 +114,7 @@ static void test_hive(void **state)
     assert_int_equal(h->types[0].id, PA_TYPE_TIMESTAMP);
     assert_int_equal(h->types[1].id, PA_TYPE_VARCHAR);
     assert_int_equal(h->types[2].id, PA_TYPE_TIMESTAMP);
-    assert_int_equal(h->types[3].id, PA_TYPE_VARCHAR);
+    assert_int_equal(h->types[3].id, PA_TYPE_TIMESTAMPTZ);
     pq_hive_free(h);
     pa_err_close(&err);
 }
