@@ -330,6 +330,16 @@ int kn_page_decode(const kn_page *pg, const kn_column *col, const kn_dict *dict,
     if (pg->version == 2 && col->max_def_level > 0 && (uint64_t)pg->num_nulls != n - m)
         return KN__CORRUPT(err, "data page v2", "header says %d NULLs, levels say %llu",
                            pg->num_nulls, (unsigned long long)(n - m));
+    /* PLAIN values fill the page exactly: bytes left over are levels the
+     * schema does not expect (an OPTIONAL column made REQUIRED in the
+     * footer) or values it does not count. Fixed-width values are checked
+     * before they are decoded, as the device decoder does, so a page with
+     * bytes left over is corrupt whatever its values hold (an INT96 out of
+     * range would be "unsupported"). */
+    uint64_t fixed = ci.phys_width > 0 ? m * (uint64_t)ci.phys_width : 0;
+    if (pg->encoding == KN_ENC_PLAIN && ci.phys_width > 0 && fixed < pt.values_size)
+        return KN__CORRUPT(err, enc, "%zu bytes after the page's %llu values: the page does not match "
+                           "the schema (definition levels?)", pt.values_size - (size_t)fixed, (unsigned long long)m);
     size_t used = 0;
     if ((rc = decode_values(pg->encoding, &ci, col, dict, pt.values, pt.values_size, m, out,
                             row_offset, &used, err)) != PA_OK)
@@ -337,10 +347,7 @@ int kn_page_decode(const kn_page *pg, const kn_column *col, const kn_dict *dict,
     if (pg->encoding == KN_ENC_BYTE_STREAM_SPLIT && used != pt.values_size)
         return KN__CORRUPT(err, enc, "%zu bytes for %llu values of %d bytes", pt.values_size,
                            (unsigned long long)m, ci.phys_width);
-    /* PLAIN values fill the page exactly: bytes left over are levels the
-     * schema does not expect (an OPTIONAL column made REQUIRED in the
-     * footer) or values it does not count. */
-    if (pg->encoding == KN_ENC_PLAIN && used != pt.values_size)
+    if (pg->encoding == KN_ENC_PLAIN && used != pt.values_size)   /* (strings and BOOLEANs: after) */
         return KN__CORRUPT(err, enc, "%zu bytes after the page's %llu values: the page does not match "
                            "the schema (definition levels?)", pt.values_size - used, (unsigned long long)m);
     spread(&ci, out, row_offset, n, m);
