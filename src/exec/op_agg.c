@@ -348,7 +348,7 @@ static int interval_keys(ex_plan *p, ex_op *input, const int *group_cols, int n_
     if (n_groups > KN_AGG_MAX_KEYS || n_aggs > KN_AGG_MAX_SLOTS)
         return pa_error(err, PA_EINVAL, "aggregate: %d group columns and %d aggregates (at most %d and %d)",
                         n_groups, n_aggs, KN_AGG_MAX_KEYS, KN_AGG_MAX_SLOTS);
-    int *cols = ex_plan_alloc(p, (size_t)(nin + n_groups + n_aggs + 1) * sizeof *cols);
+    int *cols = ex_plan_alloc(p, (size_t)(n_groups + n_aggs + 1) * sizeof *cols);
     ex_expr **ex = ex_plan_alloc(p, (size_t)(nin + n_groups + n_aggs + 1) * sizeof *ex);
     int *g = ex_plan_alloc(p, (size_t)(n_groups + 1) * sizeof *g);
     ex_agg *a = ex_plan_alloc(p, (size_t)(n_aggs + n_groups + 1) * sizeof *a);

@@ -312,6 +312,13 @@ int kn_page_measure(const kn_page *pg, const kn_column *col, const kn_dict *dict
                              &info->string_bytes, err);
 }
 
+/* A PLAIN page with bytes left after its m values. */
+static int plain_left(pa_err *err, const char *enc, size_t left, uint64_t m)
+{
+    return KN__CORRUPT(err, enc, "%zu bytes after the page's %llu values: the page does not match the schema "
+                       "(definition levels?)", left, (unsigned long long)m);
+}
+
 int kn_page_decode(const kn_page *pg, const kn_column *col, const kn_dict *dict, kn_out *out,
                    uint64_t row_offset, pa_err *err)
 {
@@ -336,11 +343,9 @@ int kn_page_decode(const kn_page *pg, const kn_column *col, const kn_dict *dict,
      * before they are decoded, as the device decoder does, so a page with
      * bytes left over is corrupt whatever its values hold (an INT96 out of
      * range would be "unsupported"). */
-    uint64_t fixed = ci.phys_width > 0 ? m * (uint64_t)ci.phys_width : 0;
+    size_t fixed = (size_t)(m * (uint64_t)ci.phys_width), used = 0;
     if (pg->encoding == KN_ENC_PLAIN && ci.phys_width > 0 && fixed < pt.values_size)
-        return KN__CORRUPT(err, enc, "%zu bytes after the page's %llu values: the page does not match "
-                           "the schema (definition levels?)", pt.values_size - (size_t)fixed, (unsigned long long)m);
-    size_t used = 0;
+        return plain_left(err, enc, pt.values_size - fixed, m);
     if ((rc = decode_values(pg->encoding, &ci, col, dict, pt.values, pt.values_size, m, out,
                             row_offset, &used, err)) != PA_OK)
         return rc;
@@ -348,8 +353,7 @@ int kn_page_decode(const kn_page *pg, const kn_column *col, const kn_dict *dict,
         return KN__CORRUPT(err, enc, "%zu bytes for %llu values of %d bytes", pt.values_size,
                            (unsigned long long)m, ci.phys_width);
     if (pg->encoding == KN_ENC_PLAIN && used != pt.values_size)   /* (strings and BOOLEANs: after) */
-        return KN__CORRUPT(err, enc, "%zu bytes after the page's %llu values: the page does not match "
-                           "the schema (definition levels?)", pt.values_size - used, (unsigned long long)m);
+        return plain_left(err, enc, pt.values_size - used, m);
     spread(&ci, out, row_offset, n, m);
     return PA_OK;
 }

@@ -1415,9 +1415,9 @@ static int64_t pow10i(int k)
 /* A DATE or timestamp column of another file's type as a later one in
  * pq_type_widen's order: days to microseconds or nanoseconds, microseconds
  * to nanoseconds, TIMESTAMP to TIMESTAMPTZ as the same UTC value. A value
- * beyond the wider type's range is an error (valid rows only: NULL slots
- * hold anything). */
-static int convert_time(const dcol *c, pa_type to, void *dst, uint64_t n, pa_err *err)
+ * beyond the wider type's range is an error naming file, row group and
+ * column (valid rows only: NULL slots hold anything). */
+static int convert_time(const dec *x, const dcol *c, pa_type to, void *dst, uint64_t n, pa_err *err)
 {
     const pa_type_id from = c->d.type.id;
     const int32_t *i32 = c->d.values;
@@ -1431,8 +1431,8 @@ static int convert_time(const dcol *c, pa_type to, void *dst, uint64_t n, pa_err
         bool valid = !c->d.validity || ((c->d.validity[i >> 3] >> (i & 7)) & 1);
         if (__builtin_mul_overflow(v, m, &o[i])) {
             if (valid)
-                return pa_error(err, PA_EOVERFLOW, "column %s: %s value out of range for type %s", c->name,
-                                pa_type_name(from), pa_type_name(to.id));
+                return pa_error(err, PA_EOVERFLOW, "%s: row group %u: column %s: %s value out of range for type %s",
+                                SCAN_WHERE(x->s, x->u), c->name, pa_type_name(from), pa_type_name(to.id));
             o[i] = 0;
         }
     }
@@ -1565,8 +1565,8 @@ static int layout_columns(dec *x, uint64_t n, pa_err *err)
         if (e != PA_OK)
             return e;
         if (pa_type_is_time64(rc->type.id)) {
-            if ((e = convert_time(c, rc->type, dst, n, err)) != PA_OK)
-                return pa_error(err, e, "%s: row group %u: %s", SCAN_WHERE(s, x->u), err->msg);
+            if ((e = convert_time(x, c, rc->type, dst, n, err)) != PA_OK)
+                return e;
         } else {
             convert_values(c->d.values, t, dst, rc->type, n);
         }

@@ -142,7 +142,7 @@ want "predicates and aggregates over widened timestamps" "select count(*) n, min
 check "widened without union_by_name" "select count(*) n, max(x) x from read_parquet('$tmp/t[12].parquet') where v < timestamp '1999-12-31 12:00'" "n|x
 52|2021-01-09 10:00:00.123456787"
 duck "copy (select timestamp '2400-01-01' as x) to '$tmp/t3.parquet' (format parquet)"
-refused "a timestamp beyond TIMESTAMP_NS" "select x from read_parquet(ARRAY['$tmp/t2.parquet', '$tmp/t3.parquet'], union_by_name = true)" "column x: TIMESTAMP value out of range for type TIMESTAMP_NS"
+refused "a timestamp beyond TIMESTAMP_NS" "select x from read_parquet(ARRAY['$tmp/t2.parquet', '$tmp/t3.parquet'], union_by_name = true)" "$tmp/t3.parquet: row group 0: column x: TIMESTAMP value out of range for type TIMESTAMP_NS"
 
 # Widening in a --data table (a folder of parts), on the device in use.
 mkdir -p "$tmp/data/parts"
