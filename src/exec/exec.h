@@ -18,6 +18,7 @@
 #include "core/core.h"
 #include "device/device.h"
 #include "storage/storage.h"
+#include "net/net.h"
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -289,6 +290,30 @@ int ex_values_rows(ex_plan *p, ex_expr *const *exprs, const char *const *names, 
  * a chunk at a time, as many chunks in flight as workers ask for. */
 int ex_series(ex_plan *p, int64_t start, int64_t step, int64_t count, const char *name, ex_op **out, pa_err *err);
 
+/* An exchange (op_exchange.c): input's rows moved between the ranks of
+ * world w while they are produced. Its input pipeline packs each chunk
+ * into per-rank buffers (host memory; a device chunk goes through pinned
+ * memory first), the query's round thread sends them in rounds of
+ * all-to-all with the other ranks' (every exchange of the plan in each
+ * round, the same rounds on every rank), and the pipeline above reads what
+ * arrives as it arrives: in OVERLAPPED mode it starts with the input
+ * pipeline, and a bounded receive queue holds senders back (a rank whose
+ * queue is full says so in the round, and nobody sends it more of that
+ * exchange until it drained). Each rank ends an exchange when its input
+ * ended and everything was sent; the reader's input ends when every rank
+ * ended it. A reader that stops early (LIMIT) drops what still arrives.
+ * Output: input's columns [0, n_keep); keys index input's columns.
+ *   EX_X_REPART     row to rank hash(keys) mod size (ex_result_pack_parts'
+ *                   routing: equal keys meet on one rank whatever the side)
+ *   EX_X_LOCAL      this rank's hash share of its own rows (no rounds: an
+ *                   input every rank holds whole, joined with a REPART one)
+ *   EX_X_BROADCAST  every row to every rank
+ * Every rank must build the same exchanges in the same order (the plan
+ * decides them). The plan's exchanges use one world. */
+typedef enum ex_xmode { EX_X_REPART, EX_X_LOCAL, EX_X_BROADCAST } ex_xmode;
+int ex_exchange(ex_plan *p, ex_op *input, nt_world *w, ex_xmode mode, int n_keep, const int *keys, int n_keys,
+                ex_op **out, pa_err *err);
+
 /* The rows of an earlier run's result as a source (op_rows.c): output
  * column i is r's column i (names as r's). Each chunk of r goes out once:
  * as a view (no copy) on a host-visible device (the cpu), else uploaded;
@@ -488,6 +513,10 @@ typedef struct ex_run_options {
      * otherwise gets a host copy): for a result only a later query's ROWS
      * source reads, such as a WITH query evaluated once. */
     bool keep_on_device;
+    /* Set (when not NULL) if the run failed in a round of its exchanges:
+     * every rank of the world then has the error, and no rank makes
+     * another round for this failure. */
+    bool *round_failed;
 } ex_run_options;
 
 /* Per-operator statistics (summed over workers). */

@@ -60,7 +60,7 @@
 #define EX_OP_KIND_LIST(X)                                                    \
     X(SCAN) X(FILTER) X(PROJECT) X(HASH_JOIN) X(AGGREGATE) X(DISTINCT)        \
     X(SORT) X(TOPN) X(LIMIT) X(UNION_ALL) X(RECHUNK) X(VALUES) X(RESULT)   \
-    X(ROWS) X(SERIES) X(WINDOW)
+    X(ROWS) X(SERIES) X(WINDOW) X(EXCHANGE)
 
 typedef enum ex_op_kind {
 #define EX__K(name) EX_OP_##name,
@@ -133,6 +133,10 @@ typedef struct ex_op_vt {
      * waits for in w->wait (ex_pending does both), the worker parks on it
      * and calls the hook again with the same arguments. */
     int (*sink)(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err);
+    /* A sink whose source side streams (EXCHANGE): in OVERLAPPED mode the
+     * pipeline it sources starts once the pipeline feeding it started, not
+     * after it is done (its queue gives the back-pressure). */
+    bool streams;
     int (*combine)(ex_op *op, ex_worker *w, void *local, pa_err *err);
     int (*finalize)(ex_op *op, ex_query *q, pa_err *err);
 
@@ -255,5 +259,34 @@ typedef struct ex_pending {
 } ex_pending;
 int ex_pending_ready(ex_worker *w, ex_pending *p, bool *ready, pa_err *err);
 void ex_pending_close(ex_pending *p);
+
+/* ------------------------------------------------------------ packed rows
+ *
+ * Rows as bytes (result_pack.c's layout) for the exchanges. */
+typedef struct ex_packed {
+    char *p;
+    size_t n, cap;
+    bool oom;                 /* an append failed: the buffer is incomplete */
+} ex_packed;
+/* The packed layout's header: column types, then the chunk count. */
+void ex__pack_header(ex_packed *b, const pa_type *types, int n_columns, int64_t n_chunks);
+void ex__pack_append(ex_packed *b, const void *src, size_t n);
+/* Host chunk c's rows routed into parts by the hash of columns keys (the
+ * same hash and routing as ex_result_pack_parts, so equal keys meet on
+ * every rank): out[p] gets a packed chunk (columns [0, n_keep)) of the rows
+ * of part p where it has any, n_chunks[p] counts them, rows[p] (may be
+ * NULL) adds their rows; only >= 0 packs that part alone. */
+int ex__pack_route(const dv_chunk *c, int n_keep, const int *keys, int n_keys, int parts, int only, ex_packed *out,
+                   int64_t *n_chunks, int64_t *rows, pa_err *err);
+
+/* A host twin of device chunk column d in h (pinned memory h owns), copied
+ * on st (op_result.c): ex__download_fixed copies all but the bytes of a
+ * VARCHAR column whose byte count the host does not know (o->data stays
+ * NULL); once the offsets arrived, ex__download_bytes copies those. */
+int ex__download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err);
+int ex__download_bytes(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err);
+/* Column d of chunk o: a device copy of host column h, in w's stream order
+ * (h must live until the stream got there; op_rows.c). */
+int ex__column_upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err);
 
 #endif /* PISTA_EXEC_INT_H */

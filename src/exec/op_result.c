@@ -134,7 +134,7 @@ int ex__result_take(ex_op *op, dv_chunk ***chunks, int *n_chunks, int64_t *n_row
  */
 
 /* Column j of host twin h for device column d: phase 1's copies. */
-static int download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
+int ex__download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
 {
     int rc;
     int64_t n = d->length;
@@ -165,7 +165,7 @@ static int download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_col
 
 /* Phase 2 for a VARCHAR column whose bytes phase 1 did not copy: its bytes,
  * offsets rebased on the host. */
-static int download_bytes(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
+int ex__download_bytes(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err)
 {
     int32_t first = o->offsets[0], last = o->offsets[o->length];
     if (last < first)
@@ -196,7 +196,7 @@ int ex__result_download(ex_op *op, ex_sched *s, pa_err *err)
             break;
         host[i]->length = d->length;
         for (int j = 0; rc == PA_OK && j < d->n_columns; j++)
-            rc = download_fixed(st, host[i], &d->columns[j], &host[i]->columns[j], err);
+            rc = ex__download_fixed(st, host[i], &d->columns[j], &host[i]->columns[j], err);
     }
     if (rc == PA_OK)
         rc = dv_stream_sync(st, err);
@@ -205,7 +205,7 @@ int ex__result_download(ex_op *op, ex_sched *s, pa_err *err)
     for (size_t i = 0; rc == PA_OK && i < r->n; i++)
         for (int j = 0; rc == PA_OK && j < host[i]->n_columns; j++)
             if (pa_type_is_varlen(host[i]->columns[j].type.id) && !host[i]->columns[j].data) {
-                rc = download_bytes(st, host[i], &r->v[i].c->columns[j], &host[i]->columns[j], err);
+                rc = ex__download_bytes(st, host[i], &r->v[i].c->columns[j], &host[i]->columns[j], err);
                 phase2 = true;
             }
     if (rc == PA_OK && phase2) {

@@ -30,7 +30,7 @@ static int put(ex_op *op, ex_worker *w, dv_chunk *o, void **dst, const void *src
 }
 
 /* Column d of o: a device copy of the result's host column h. */
-static int upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err)
+int ex__column_upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err)
 {
     int64_t n = h->length;
     int rc;
@@ -64,7 +64,7 @@ static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
                 memcpy(o->columns, src->columns, (size_t)op->n_cols * sizeof *o->columns);
         } else {
             for (int j = 0; rc == PA_OK && j < op->n_cols; j++)
-                rc = upload(op, w, o, &src->columns[j], &o->columns[j], err);
+                rc = ex__column_upload(op, w, o, &src->columns[j], &o->columns[j], err);
         }
         if (rc != PA_OK) {
             dv_chunk_release(o, w->stream);   /* after the kernels already enqueued on it */

@@ -99,15 +99,21 @@ static int cut(builder *b, ex_op *op, int n_above, ex_op *sink)
     return pa_error(b->err, PA_EINVAL, "%s can be neither a source nor a streaming operator here", op->label);
 }
 
-static int add_dep(ex_pipeline *p, int q, pa_err *err)
+static int add_dep(ex_pipeline *p, int q, bool soft, pa_err *err)
 {
     for (int i = 0; i < p->n_deps; i++)
-        if (p->deps[i] == q)
+        if (p->deps[i] == q) {
+            p->dep_soft[i] &= soft;
             return PA_OK;
+        }
     int *d = pa_realloc(p->deps, (size_t)(p->n_deps + 1) * sizeof *d);
-    if (!d)
+    if (d)
+        p->deps = d;
+    uint8_t *ds = d ? pa_realloc(p->dep_soft, (size_t)(p->n_deps + 1)) : NULL;
+    if (!ds)
         return pa_error(err, PA_ENOMEM, "out of memory building pipelines");
-    p->deps = d;
+    p->dep_soft = ds;
+    p->dep_soft[p->n_deps] = soft;
     p->deps[p->n_deps++] = q;
     return PA_OK;
 }
@@ -140,13 +146,14 @@ int ex__pipelines_build(ex_op *top, ex_pipelines *out, pa_err *err)
     }
     if (rc != PA_OK)
         goto fail;
-    /* P depends on Q when P reads what Q's sink gathered. */
+    /* P depends on Q when P reads what Q's sink gathered (softly when Q's
+     * sink streams to P's source: an EXCHANGE). */
     for (int i = 0; i < out->n; i++) {
         ex_pipeline *p = &out->p[i];
         for (int k = -1; k < p->n_chain; k++) {
             ex_op *op = k < 0 ? p->source : p->chain[k];
             for (int q = ex__pipelines_feeding(out, op, 0); q >= 0; q = ex__pipelines_feeding(out, op, q + 1))
-                if (q != i && (rc = add_dep(p, q, err)) != PA_OK)
+                if (q != i && (rc = add_dep(p, q, k < 0 && op->vt->streams, err)) != PA_OK)
                     goto fail;
         }
     }
@@ -163,6 +170,7 @@ void ex__pipelines_free(ex_pipelines *ps)
     for (int i = 0; i < ps->n; i++) {
         pa_free(ps->p[i].chain);
         pa_free(ps->p[i].deps);
+        pa_free(ps->p[i].dep_soft);
         pa_free(ps->p[i].tids);
         pa_free(ps->p[i].wks);
         for (int k = 0; k < ps->p[i].n_wdone; k++)

@@ -17,11 +17,7 @@
 
 #define MAGIC "PXR1"
 
-typedef struct wbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} wbuf;
+typedef ex_packed wbuf;
 
 static void put(wbuf *b, const void *src, size_t n)
 {
@@ -47,16 +43,26 @@ static void put(wbuf *b, const void *src, size_t n)
 static void put_i64(wbuf *b, int64_t v) { put(b, &v, sizeof v); }
 static void put_i32(wbuf *b, int32_t v) { put(b, &v, sizeof v); }
 
-static void put_header(wbuf *b, const ex_result *r, int n_columns)
+static void put_types(wbuf *b, const pa_type *types, int n_columns)
 {
     put(b, MAGIC, 4);
     put_i32(b, n_columns);
     for (int j = 0; j < n_columns; j++) {
-        put_i32(b, (int32_t)r->types[j].id);
-        put_i32(b, r->types[j].precision);
-        put_i32(b, r->types[j].scale);
+        put_i32(b, (int32_t)types[j].id);
+        put_i32(b, types[j].precision);
+        put_i32(b, types[j].scale);
     }
 }
+
+static void put_header(wbuf *b, const ex_result *r, int n_columns) { put_types(b, r->types, n_columns); }
+
+void ex__pack_header(ex_packed *b, const pa_type *types, int n_columns, int64_t n_chunks)
+{
+    put_types(b, types, n_columns);
+    put_i64(b, n_chunks);
+}
+
+void ex__pack_append(ex_packed *b, const void *src, size_t n) { put(b, src, n); }
 
 /* Rows sel[0..rows) of chunk c (all of them when sel is NULL), columns
  * [0, n_columns), as one packed chunk. */
@@ -182,6 +188,64 @@ static uint64_t value_bits(const pa_column *col, int64_t i)
     }
 }
 
+/* The part of each row of c: the same hash of its key values on every rank. */
+static void route(const dv_chunk *c, const int *keys, int n_keys, int parts, uint16_t *dest, int64_t *count)
+{
+    memset(count, 0, ((size_t)parts + 1) * sizeof *count);
+    for (int64_t k = 0; k < c->length; k++) {
+        uint64_t h = 0x9e3779b97f4a7c15ULL;
+        for (int j = 0; j < n_keys; j++)
+            h = pa_mix64(h ^ value_bits(&c->columns[keys[j]], k));
+        dest[k] = (uint16_t)(((h >> 32) * (uint64_t)parts) >> 32);
+        count[dest[k]]++;
+    }
+}
+
+/* Route chunk c's rows into b[p] (a packed chunk each where it has rows;
+ * nch[p] counts them), scratch for c->length rows. */
+static void pack_routed(wbuf *b, int64_t *nch, const dv_chunk *c, int n_keep, const int *keys, int n_keys, int parts,
+                        int only, uint16_t *dest, int32_t *sel, int64_t *count, int64_t *start)
+{
+    route(c, keys, n_keys, parts, dest, count);
+    start[0] = 0;
+    for (int p = 0; p < parts; p++)
+        start[p + 1] = start[p] + count[p];
+    for (int64_t k = 0; k < c->length; k++)
+        sel[start[dest[k]]++] = (int32_t)k;
+    for (int p = 0; p < parts; p++) {   /* start[p] is now p's end */
+        int64_t from = start[p] - count[p];
+        if (!count[p] || (only >= 0 && p != only))
+            continue;
+        put_chunk(&b[p], c, n_keep, sel + from, count[p]);
+        nch[p]++;
+    }
+}
+
+int ex__pack_route(const dv_chunk *c, int n_keep, const int *keys, int n_keys, int parts, int only, ex_packed *out,
+                   int64_t *n_chunks, int64_t *rows, pa_err *err)
+{
+    if (parts < 1 || parts > 65535 || n_keep > c->n_columns)
+        return pa_error(err, PA_EINVAL, "ex__pack_route: bad arguments");
+    int64_t n = c->length ? c->length : 1;
+    uint16_t *dest = pa_malloc((size_t)n * sizeof *dest);
+    int32_t *sel = pa_malloc((size_t)n * sizeof *sel);
+    int64_t *count = pa_calloc((size_t)parts + 1, sizeof *count);
+    int64_t *start = pa_calloc((size_t)parts + 1, sizeof *start);
+    bool oom = !dest || !sel || !count || !start;
+    if (!oom) {
+        pack_routed(out, n_chunks, c, n_keep, keys, n_keys, parts, only, dest, sel, count, start);
+        for (int p = 0; p < parts; p++) {
+            oom |= out[p].oom;
+            if (rows)
+                rows[p] += count[p];
+        }
+    }
+    pa_free(dest), pa_free(sel), pa_free(count), pa_free(start);
+    if (oom)
+        return pa_error(err, PA_ENOMEM, "out of memory partitioning a chunk of %lld rows", (long long)c->length);
+    return PA_OK;
+}
+
 int ex_result_pack_parts(const ex_result *r, int n_keep, const int *keys, int n_keys, int parts, int only,
                          void **out, int64_t *bytes, pa_err *err)
 {
@@ -211,30 +275,8 @@ int ex_result_pack_parts(const ex_result *r, int n_keep, const int *keys, int n_
         nch_at[p] = b[p].n;
         put_i64(&b[p], 0);
     }
-    for (int i = 0; !oom && i < r->n_chunks; i++) {
-        const dv_chunk *c = r->chunks[i];
-        int64_t n = c->length;
-        memset(count, 0, ((size_t)parts + 1) * sizeof *count);
-        for (int64_t k = 0; k < n; k++) {
-            uint64_t h = 0x9e3779b97f4a7c15ULL;
-            for (int j = 0; j < n_keys; j++)
-                h = pa_mix64(h ^ value_bits(&c->columns[keys[j]], k));
-            dest[k] = (uint16_t)(((h >> 32) * (uint64_t)parts) >> 32);
-            count[dest[k]]++;
-        }
-        start[0] = 0;
-        for (int p = 0; p < parts; p++)
-            start[p + 1] = start[p] + count[p];
-        for (int64_t k = 0; k < n; k++)
-            sel[start[dest[k]]++] = (int32_t)k;
-        for (int p = 0; p < parts; p++) {   /* start[p] is now p's end */
-            int64_t from = start[p] - count[p];
-            if (!count[p] || (only >= 0 && p != only))
-                continue;
-            put_chunk(&b[p], c, n_keep, sel + from, count[p]);
-            nch[p]++;
-        }
-    }
+    for (int i = 0; !oom && i < r->n_chunks; i++)
+        pack_routed(b, nch, r->chunks[i], n_keep, keys, n_keys, parts, only, dest, sel, count, start);
     for (int p = 0; !oom && p < parts; p++)
         oom = b[p].oom;
     if (!oom)

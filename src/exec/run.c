@@ -51,6 +51,8 @@ static int walk(ex_op *op, int depth, ex_op_stats *ops, int n)
         st->ns = op->ns;
         st->mem_peak = op->mem_peak;
         ex__scan_detail(op, st->detail, sizeof st->detail);
+        if (!st->detail[0])
+            ex__exchange_detail(op, st->detail, sizeof st->detail);
     }
     n++;
     if (op->n_inputs > 0) {
@@ -119,6 +121,8 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
     p->q = &s->q;
     ex_op *res_op = NULL;
     ex_result *r = NULL;
+    ex__xdriver *xd = NULL;
+    bool rounds_over = false;   /* the exchanges' rounds (if any) ended on every rank */
     pa_counters before, after;
     uint64_t t0 = pa_now_ns();
     pa_counters_snapshot(&before);
@@ -147,7 +151,13 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
             if (rows > 0)
                 atomic_fetch_add(&opt->progress->rows_total, rows);
         }
-    PA_TRY(rc = ex__sched_run(s));
+    PA_TRY(rc = ex__xdriver_start(s, &xd, &s->q.err));
+    rc = ex__sched_run(s);
+    ex__xdriver_finish(xd);   /* the rounds end on every rank together (an error here is sent first) */
+    rounds_over = true;
+    rc = s->q.err.code;
+    if (rc != PA_OK)
+        goto fail;
     if (!opt->keep_on_device)
         PA_TRY(rc = ex__result_download(res_op, s, &s->q.err));
     PA_TRY(rc = ex__streams_drain(s, &s->q.err));
@@ -158,6 +168,14 @@ int ex_run(ex_plan *p, ex_op *root, const ex_run_options *opt, ex_result **out, 
     dv_memory_stats(opt->dev, &ms, NULL);
     r->stats.mem_peak = ms.peak;
 fail:
+    if (!rounds_over && rc != PA_OK) {   /* failed before the rounds began: the others learn it in one */
+        __atomic_store_n(&s->q.failed, 1, __ATOMIC_RELEASE);
+        pa_err e;
+        pa_err_init(&e);
+        if (ex__xdriver_start(s, &xd, &e) == PA_OK)
+            ex__xdriver_finish(xd);
+        pa_err_close(&e);
+    }
     p->ran = true;             /* also after a failure: op state is gone */
     if (s->streams)            /* queued work still reads operator state: wait for it */
         ex__streams_drain(s, NULL);   /* (and free the list, also one a failure left empty) */

@@ -187,11 +187,17 @@ static int open_source(ex_sched *s, int i, pa_err *err)
     return rc == PA_OK ? rc : ex__oom_role(src, "open", rc, err);
 }
 
+/* Whether p may start: its dependencies done; in OVERLAPPED mode a
+ * pipeline that feeds an EXCHANGE p reads from need only have started (p
+ * consumes while the rows still arrive). */
 static bool deps_done(const ex_sched *s, const ex_pipeline *p)
 {
-    for (int i = 0; i < p->n_deps; i++)
-        if (s->ps.p[p->deps[i]].state != EX_P_DONE)
+    bool overlapped = s->q.opt.mode == EX_MODE_OVERLAPPED;
+    for (int i = 0; i < p->n_deps; i++) {
+        ex_pstate st = s->ps.p[p->deps[i]].state;
+        if (st != EX_P_DONE && !(overlapped && p->dep_soft[i] && st != EX_P_WAITING))
             return false;
+    }
     return true;
 }
 

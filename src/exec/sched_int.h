@@ -62,6 +62,8 @@ typedef struct ex_pipeline {
     int n_chain;
     ex_op *sink;                /* NULL only in explain-only builds without RESULT */
     int *deps;                  /* pipelines that must be done first */
+    uint8_t *dep_soft;          /* per dep: it feeds a streaming sink (EXCHANGE): in OVERLAPPED
+                                   mode, started is enough */
     int n_deps;
     /* Scheduler state (guarded by the scheduler's mutex). */
     ex_pstate state;
@@ -104,6 +106,19 @@ typedef struct ex_sched {
     int n_streams, cap_streams;
     int download_syncs;         /* ex__result_download's, for the stats */
 } ex_sched;
+
+/* The exchanges' rounds (op_exchange.c): one thread per query that has
+ * exchanges with other ranks, started before the pipelines and joined
+ * after them; it makes every round of every exchange of the plan, the same
+ * rounds on every rank, until each has ended on every rank or a round
+ * failed (a rank's error reaches every rank there). */
+typedef struct ex__xdriver ex__xdriver;
+int ex__xdriver_start(ex_sched *s, ex__xdriver **out, pa_err *err);
+/* EXPLAIN ANALYZE's words for an EXCHANGE after its run ("" otherwise). */
+void ex__exchange_detail(const ex_op *op, char *buf, size_t cap);
+/* Wait for the rounds to end (the query ended here: a failure here is sent
+ * to the other ranks in the next round) and free the driver. */
+void ex__xdriver_finish(ex__xdriver *d);
 
 /* Record the first failure of the query (err holds the message). */
 void ex__fail(ex_query *q, const pa_err *err, int rc);

@@ -128,6 +128,8 @@ int ex__worker_begin(ex_sched *s, ex_pipeline *p, int id, ex_worker *w, pa_err *
     w->wait = NULL;
     int rc = ex__stream_take(s, &w->stream, err);
     for (int i = 0; rc == PA_OK && ordered(s) && i < p->n_deps; i++) {
+        if (p->dep_soft[i])   /* an exchange's rows come through host memory, uploaded on this stream */
+            continue;
         dv_event *done = s->ps.p[p->deps[i]].done;
         if (done)
             rc = dv_stream_wait_event(w->stream, done, err);

@@ -65,6 +65,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -74,7 +75,8 @@
 #define D_GATHER_GROUPS 100000
 
 typedef enum dprop { D_REPL, D_PART, D_ZERO } dprop;
-typedef enum xkind { X_REPART, X_LOCAL, X_BROADCAST, X_GATHER, X_RANK0 } xkind;
+typedef enum xkind { X_REPART, X_LOCAL, X_BROADCAST, X_GATHER, X_RANK0, X_ZERO } xkind;
+static const char *const x_names[] = {"REPARTITIONED", "HASH SHARE", "BROADCAST", "GATHERED", "RANK 0", "RANK 0"};
 
 typedef struct dctx {
     sq_ctx *c;
@@ -87,7 +89,10 @@ typedef struct dctx {
     sq_node **memo_node;      /* every node seen, with its distribution: a node */
     dprop *memo_prop;         /* reached twice (a shared subtree) is decided once */
     int n_memo, cap_memo;
-    char note[1024];
+    int n_streamed;           /* EXCHANGE nodes placed in the plan (exchange_streamed) */
+    bool streamed;            /* repartitions and broadcasts inside the plan (else each one runs its
+                                 subtree to the end first: PISTA_EXCHANGE=materialized) */
+    char note[2048];
     size_t note_len;
 } dctx;
 
@@ -312,7 +317,7 @@ static void node_refs(const sq_node *n, uint8_t *set)
             if (n->wfns[i].column >= 0)
                 set[n->wfns[i].column] = 1;
     }
-    if (n->kind == SQ_L_DISTINCT)
+    if (n->kind == SQ_L_DISTINCT || n->kind == SQ_L_EXCHANGE)
         for (int i = 0; i < n->n_out; i++)
             set[n->out[i]] = 1;
     if (n->kind == SQ_L_UNION)
@@ -400,12 +405,13 @@ static int needed_of(dctx *d, const sq_node *g, int **out, int *n_out)
     return PA_OK;
 }
 
-/* This rank's rows of g, run in a plan of its own: the columns of g the
- * rest of the plan reads (keep[0..n_keep), made here: the scans below read
- * only what is needed), then the values of keys[0..nk) where they are not
- * among them: kidx[i] is key i's column. */
-static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int **keep, int *n_keep,
-                    ex_result **out)
+/* The node whose rows travel in place of g: the columns of g the rest of
+ * the plan reads (keep[0..n_keep), made here: the scans below read only
+ * what is needed), then the values of keys[0..nk) where they are not among
+ * them: kidx[i] is key i's column. With `always`, a projection even where
+ * g has just those columns. */
+static int keyed_top(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int **keep, int *n_keep, bool always,
+                     sq_node **out)
 {
     sq_ctx *c = d->c;
     sq_node *top = g;
@@ -420,7 +426,7 @@ static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int 
                 kidx[i] = j;
         extra += kidx[i] < 0;
     }
-    if (extra || nk_ < g->n_out) {
+    if (always || extra || nk_ < g->n_out) {
         if (!(top = sq_node_new(c, SQ_L_PROJECT, nk_ + extra)))
             return c->err->code;
         sq_expr **ex = sq_alloc(&c->A, (size_t)(nk_ + extra + 1) * sizeof *ex);
@@ -445,6 +451,29 @@ static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int 
             kidx[i] = k++;
         }
     }
+    *out = top;
+    return PA_OK;
+}
+
+/* What EXPLAIN ANALYZE says of the exchanges that streamed in a part's run. */
+static void note_streamed(dctx *d, const ex_result *part)
+{
+    for (int i = 0; part && i < part->stats.n_ops; i++) {
+        const ex_op_stats *o = &part->stats.ops[i];
+        if (o->label && !strncmp(o->label, "EXCHANGE", 8) && o->detail[0])
+            note(d, "; %s: %s", o->label, o->detail);
+    }
+}
+
+/* This rank's rows of g, run in a plan of its own (keyed_top's columns). */
+static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int **keep, int *n_keep,
+                    ex_result **out)
+{
+    sq_ctx *c = d->c;
+    sq_node *top;
+    int rc = keyed_top(d, g, keys, nk, kidx, keep, n_keep, false, &top);
+    if (rc != PA_OK)
+        return rc;
     const char **names = sq_alloc(&c->A, (size_t)(top->n_out + 1) * sizeof *names);
     if (!names)
         return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
@@ -461,10 +490,58 @@ static int run_part(dctx *d, sq_node *g, sq_expr **keys, int nk, int *kidx, int 
         c->plan = saved;
         ex_plan_destroy(plan);
     }
+    if (rc == PA_OK)
+        note_streamed(d, *out);
     return rc;
 }
 
-static const char *const x_names[] = {"REPARTITIONED", "HASH SHARE", "BROADCAST", "GATHERED", "RANK 0"};
+/* Exchange k (REPART, LOCAL or BROADCAST) of *slot's rows inside the plan:
+ * an EXCHANGE node, whose rows move between the ranks while the rows below
+ * are produced (ex_exchange), in the run of the plan part above it. */
+static int exchange_streamed(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, const char *what)
+{
+    sq_ctx *c = d->c;
+    sq_node *g = *slot, *top;
+    int *keep, n_keep;
+    int *kidx = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof *kidx);
+    if (!kidx)
+        return sq_fail(c, -1, PA_ENOMEM, "out of memory spreading the statement");
+    int rc = keyed_top(d, g, keys, nk, kidx, &keep, &n_keep, true, &top);
+    if (rc != PA_OK)
+        return rc;
+    sq_node *x = sq_node_new(c, SQ_L_EXCHANGE, n_keep);
+    if (!x)
+        return c->err->code;
+    memcpy(x->out, keep, (size_t)n_keep * sizeof *x->out);
+    x->in[0] = top;
+    x->xmode = k == X_REPART ? EX_X_REPART : k == X_LOCAL ? EX_X_LOCAL : EX_X_BROADCAST;
+    x->xkeys = kidx;
+    x->n_xkeys = nk;
+    x->est = k == X_BROADCAST ? g->est : g->est / d->size > 1 ? g->est / d->size : 1;
+    char label[96];
+    snprintf(label, sizeof label, "EXCHANGE %s %s", x_names[k], what);
+    x->label = sq_strndup(&c->A, label, strlen(label));
+    note(d, "; %s %s: streamed", x_names[k], what);
+    d->n_streamed++;
+    *slot = x;
+    return PA_OK;
+}
+
+/* Whether an EXCHANGE node placed in the plan lies under n. */
+static bool has_streamed(const sq_node *n, int depth)
+{
+    if (!n || depth > 10000)
+        return false;
+    if (n->kind == SQ_L_EXCHANGE)
+        return true;
+    if (n->kind == SQ_L_UNION) {
+        for (int i = 0; i < n->n_ins; i++)
+            if (has_streamed(n->ins[i], depth + 1))
+                return true;
+        return false;
+    }
+    return n->kind != SQ_L_SCAN && (has_streamed(n->in[0], depth + 1) || has_streamed(n->in[1], depth + 1));
+}
 
 /* Exchange k of *slot's rows (keys: REPART and LOCAL). The slot gets a ROWS
  * node of the result (rank 0 only, for X_GATHER: the others turn passive). */
@@ -477,10 +554,39 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
     double round_ms = 0;
     int *keep = g->out, n_keep = g->n_out;   /* the columns that travel */
     int rc;
+    if (d->streamed && slot != d->root && (k == X_REPART || k == X_LOCAL || k == X_BROADCAST))
+        return exchange_streamed(d, slot, k, keys, nk, what);
+    if (k == X_RANK0 && has_streamed(g, 0))
+        k = X_ZERO;   /* its exchanges need every rank: all run it, rank 0 keeps its rows */
     if (k == X_RANK0) {
         if (d->me == 0)
             return PA_OK;
         rc = empty_rows(d, g, &all);
+    } else if (k == X_ZERO) {
+        int *kidx = sq_alloc(&c->A, sizeof *kidx);
+        rc = kidx ? run_part(d, g, NULL, 0, kidx, &keep, &n_keep, &part) : sq_fail(c, -1, PA_ENOMEM, "out of memory");
+        if (rc == PA_OK && d->me == 0) {
+            all = part;
+            part = NULL;
+        } else if (rc == PA_OK && slot != d->root) {
+            rc = ex_result_unpack(c->s->opt.dev, n_keep, (const char *const *)part->names, part->types, NULL, NULL, 0,
+                                  &all, c->err);
+        } else if (rc == PA_OK) {
+            c->passive = true;   /* rank 0 has the statement's rows */
+        }
+        if (part) {
+            c->dist_read += part->stats.counters.v[PA_CTR_BYTES_READ];
+            if (all) {
+                all->stats.counters = part->stats.counters;
+                all->stats.ns_total = part->stats.ns_total;
+                all->stats.mem_peak = part->stats.mem_peak;
+            }
+        } else if (all) {
+            c->dist_read += all->stats.counters.v[PA_CTR_BYTES_READ];
+        }
+        ex_result_destroy(part);
+        if (rc == PA_OK && !all)
+            return PA_OK;   /* passive */
     } else {
         int *kidx = sq_alloc(&c->A, (size_t)(nk + 1) * sizeof *kidx);
         rc = kidx ? run_part(d, g, keys, nk, kidx, &keep, &n_keep, &part) : sq_fail(c, -1, PA_ENOMEM, "out of memory");
@@ -807,6 +913,7 @@ static int dist(dctx *d, sq_node **slot, bool only0, dprop *out)
     case SQ_L_VALUES:
     case SQ_L_SERIES:
     case SQ_L_ROWS: *out = D_REPL; break;
+    case SQ_L_EXCHANGE: *out = n->xmode == EX_X_BROADCAST ? D_REPL : D_PART; break;
     case SQ_L_JOIN: rc = dist_join(d, n, out); break;
     case SQ_L_UNION: {
         bool any = false;
@@ -953,6 +1060,8 @@ static int spread(sq_ctx *c, sq_node **root, bool whole)
     d->w = w;
     d->me = nt_rank(w);
     d->size = nt_size(w);
+    const char *xm = getenv("PISTA_EXCHANGE");
+    d->streamed = !(xm && !strcmp(xm, "materialized"));
     sq_table *t[D_MAX_SPLIT];
     int k = 0;
     scanned(*root, t, &k, 0);
@@ -969,11 +1078,13 @@ static int spread(sq_ctx *c, sq_node **root, bool whole)
         }
     note(d, "; the other tables read whole by every rank");
     dprop p = D_REPL;
-    int rc = d->n_split ? same_plan(d, *root, keep) : PA_OK;
+    int rc = d->n_split ? same_plan(d, *root, keep ^ ((int64_t)d->streamed << 62)) : PA_OK;
     if (rc == PA_OK && d->n_split)
         rc = dist(d, root, !whole, &p);
     if (rc == PA_OK && p == D_PART)
         rc = exchange(d, root, whole ? X_BROADCAST : X_GATHER, NULL, 0, "result rows");
+    else if (rc == PA_OK && p == D_REPL && !whole && d->n_streamed)
+        rc = exchange(d, root, X_ZERO, NULL, 0, "result rows");   /* its exchanges need every rank */
     else if (rc == PA_OK && p == D_REPL && d->me != 0 && !whole)
         c->passive = true;   /* rank 0 runs the rest; the statement's round ends it */
     if (rc == PA_OK && d->n_split && d->me == 0) {   /* after the notes of WITH queries evaluated first */

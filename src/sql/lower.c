@@ -558,6 +558,40 @@ int sq_lower(sq_ctx *c, sq_node *n, const uint8_t *need, ex_op **op, int **ids, 
             ex_op_set_label(*op, n->label);
         return rc;
     }
+    case SQ_L_EXCHANGE: {   /* its input's columns in in[0]'s order, then the rows between the ranks */
+        const sq_node *in = n->in[0];
+        int *cids, ncid;
+        if ((rc = sq_lower(c, n->in[0], NULL, op, &cids, &ncid)))
+            return rc;
+        bool same = ncid == in->n_out;
+        for (int i = 0; same && i < ncid; i++)
+            same = cids[i] == in->out[i];
+        if (!same) {
+            ex_expr **ex = sq_alloc(&c->A, (size_t)(in->n_out + 1) * sizeof *ex);
+            const char **names = sq_alloc(&c->A, (size_t)(in->n_out + 1) * sizeof *names);
+            if (!ex || !names)
+                return oom(c);
+            for (int i = 0; i < in->n_out; i++) {
+                int at = find(cids, ncid, in->out[i]);
+                if (at < 0)
+                    return sq_fail(c, -1, PA_EINTERNAL, "planning: an exchange's input lacks a column");
+                if (!(ex[i] = ex_expr_col(c->plan, *op, at, c->err)))
+                    return c->err->code;
+                names[i] = c->cols[in->out[i]].name;
+            }
+            if ((rc = ex_project(c->plan, *op, ex, names, in->n_out, op, c->err)))
+                return rc;
+        }
+        if ((rc = ex_exchange(c->plan, *op, c->s->opt.world, (ex_xmode)n->xmode, n->n_out, n->xkeys, n->n_xkeys, op,
+                              c->err)))
+            return rc;
+        if (n->label)
+            ex_op_set_label(*op, n->label);
+        ex_op_set_estimate(*op, n->est);
+        *ids = n->out;
+        *n_ids = n->n_out;
+        return PA_OK;
+    }
     case SQ_L_SERIES:
         *ids = n->out;
         *n_ids = 1;

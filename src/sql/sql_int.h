@@ -191,6 +191,8 @@ typedef enum sq_lkind {
     SQ_L_ROWS,                /* a materialized WITH query's result (rows) */
     SQ_L_SERIES,              /* generate_series / range: n_rows values from series_start by series_step */
     SQ_L_WINDOW,              /* window functions: out = the input's columns, then one per function */
+    SQ_L_EXCHANGE,            /* rows moved between ranks while produced (distribute.c): out = in[0]'s
+                                 first n_out columns, keyed by its columns xkeys */
 } sq_lkind;
 
 typedef enum sq_jkind {
@@ -252,6 +254,10 @@ typedef struct sq_node {
     int n_wfns;
     /* SCAN: read only rank share_part's share of share_parts (distribute.c) */
     int share_part, share_parts;
+    /* EXCHANGE: ex_xmode, and the key columns (positions in in[0]'s output) */
+    int xmode;
+    int *xkeys;
+    int n_xkeys;
 } sq_node;
 
 /* ------------------------------------------------------------- subqueries */
