@@ -79,6 +79,7 @@ typedef struct xstate {
     bool closed;              /* the readers stopped: drop arrivals */
     /* statistics (mu) */
     int64_t rounds, rows_sent, rows_here, bytes_sent, bytes_received;
+    int64_t full_rounds;      /* rounds in which this rank's queue said FULL */
     uint64_t t0, t_first_read, t_produced, t_ended;
 } xstate;
 
@@ -95,6 +96,22 @@ static size_t queue_limit(void)
     char *end;
     long long v = e ? strtoll(e, &end, 10) : 0;
     return e && *e && !*end && v > 0 ? (size_t)v : X_QUEUE_BYTES;
+}
+
+/* The bytes of host chunk c's rows (its queue's measure). */
+static size_t host_bytes(const dv_chunk *c)
+{
+    size_t n = 0;
+    for (int j = 0; j < c->n_columns; j++) {
+        const pa_column *col = &c->columns[j];
+        if (col->validity)
+            n += (size_t)(c->length + 7) / 8;
+        if (pa_type_is_varlen(col->type.id))
+            n += (size_t)(c->length + 1) * sizeof(int32_t) + (size_t)col->offsets[c->length];
+        else
+            n += (size_t)c->length * (size_t)pa_type_bytes(col->type);
+    }
+    return n;
 }
 
 static int x_local_init(ex_op *op, ex_worker *w, void **local, pa_err *err)
@@ -177,7 +194,7 @@ static int send_rows(ex_op *op, xstate *s, const dv_chunk *c, pa_err *err)
                 }
                 s->q = v, s->q_cap = cap;
             }
-            s->q_bytes += dv_chunk_bytes(r->chunks[i]);
+            s->q_bytes += host_bytes(r->chunks[i]);
             s->rows_here += r->chunks[i]->length;
             s->q[s->q_n++] = r->chunks[i];
             r->chunks[i] = NULL;
@@ -299,7 +316,7 @@ static int x_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *
     dv_chunk *h = NULL;
     if (s->q_head < s->q_n) {
         h = s->q[s->q_head++];
-        s->q_bytes -= dv_chunk_bytes(h);
+        s->q_bytes -= host_bytes(h);
         if (s->q_head == s->q_n)
             s->q_head = s->q_n = 0;
         if (!s->t_first_read)
@@ -421,8 +438,9 @@ void ex__exchange_detail(const ex_op *op, char *buf, size_t cap)
         snprintf(buf, cap, "%lld rows kept; first read at %.1f ms, input ended at %.1f ms", (long long)s->rows_here,
                  first, end);
     else
-        snprintf(buf, cap, "%lld rounds; %lld rows sent, %lld received; first read at %.1f ms, ended at %.1f ms",
-                 (long long)s->rounds, (long long)s->rows_sent, (long long)s->rows_here, first, end);
+        snprintf(buf, cap, "%lld rounds (%lld full here); %lld rows sent, %lld here; read from %.1f ms, ended %.1f ms",
+                 (long long)s->rounds, (long long)s->full_rounds, (long long)s->rows_sent, (long long)s->rows_here,
+                 first, end);
 }
 
 /* ------------------------------------------------------------------ rounds */
@@ -467,7 +485,7 @@ static int take_segment(struct ex__xdriver *d, int i, int p, const char *seg, in
             }
             s->q = v, s->q_cap = cap;
         }
-        s->q_bytes += dv_chunk_bytes(r->chunks[k]);
+        s->q_bytes += host_bytes(r->chunks[k]);
         s->rows_here += r->chunks[k]->length;
         s->q[s->q_n++] = r->chunks[k];
         r->chunks[k] = NULL;
@@ -523,6 +541,7 @@ static int one_round(struct ex__xdriver *d, bool *all_done, pa_err *err)
             memcpy(msg[p].p + (size_t)i * 16, &bytes, 8);
         }
         flags[i] = (s->produced && !left ? X_DONE : 0) | (x_full(s) ? X_FULL : 0);
+        s->full_rounds += (flags[i] & X_FULL) != 0;
         s->told_done |= (flags[i] & X_DONE) != 0;
         pthread_mutex_unlock(&s->mu);
         for (int p = 0; p < size; p++)
