@@ -276,8 +276,16 @@ void ex__pack_append(ex_packed *b, const void *src, size_t n);
  * every rank): out[p] gets a packed chunk (columns [0, n_keep)) of the rows
  * of part p where it has any, n_chunks[p] counts them, rows[p] (may be
  * NULL) adds their rows; only >= 0 packs that part alone. */
+typedef struct ex_route_scratch {   /* kept between calls: no allocation per chunk */
+    uint16_t *dest;
+    int32_t *sel;
+    int64_t *count, *start;
+    int64_t cap_rows;
+    int cap_parts;
+} ex_route_scratch;
 int ex__pack_route(const dv_chunk *c, int n_keep, const int *keys, int n_keys, int parts, int only, ex_packed *out,
-                   int64_t *n_chunks, int64_t *rows, pa_err *err);
+                   int64_t *n_chunks, int64_t *rows, ex_route_scratch *sc, pa_err *err);
+void ex__route_scratch_free(ex_route_scratch *sc);
 
 /* A host twin of device chunk column d in h (pinned memory h owns), copied
  * on st (op_result.c): ex__download_fixed copies all but the bytes of a

@@ -85,6 +85,10 @@ typedef struct xstate {
 
 typedef struct xlocal {
     ex_role role;
+    /* send side, kept between chunks (no allocation per chunk) */
+    ex_packed *b;             /* per part: this chunk's packed rows */
+    int64_t *nch, *rows;
+    ex_route_scratch sc;
     dv_chunk *h;              /* send side: the host twin being downloaded */
     int phase;                /* 0: none, 1: phase 1 copies enqueued, 2: phase 2 */
     ex_pending pend;
@@ -152,22 +156,36 @@ static void x_local_free(ex_op *op, void *local)
     }
     dv_chunk_destroy(l->h);
     ex_pending_close(&l->pend);
+    int parts = s->mode == EX_X_BROADCAST ? 1 : s->size;
+    for (int p = 0; l->b && p < parts; p++)
+        pa_free(l->b[p].p);
+    pa_free(l->b), pa_free(l->nch), pa_free(l->rows);
+    ex__route_scratch_free(&l->sc);
     pa_free(l);
 }
 
 /* --------------------------------------------------------------- send side */
 
 /* Pack host chunk c for its destinations and append to the pending buffers. */
-static int send_rows(ex_op *op, xstate *s, const dv_chunk *c, pa_err *err)
+static int send_rows(ex_op *op, xstate *s, xlocal *l, const dv_chunk *c, pa_err *err)
 {
     int parts = s->mode == EX_X_BROADCAST ? 1 : s->size;
-    ex_packed *b = pa_calloc((size_t)parts, sizeof *b);
-    int64_t *nch = pa_calloc((size_t)parts, sizeof *nch);
-    int64_t *rows = pa_calloc((size_t)parts, sizeof *rows);
+    if (!l->b) {
+        l->b = pa_calloc((size_t)parts, sizeof *l->b);
+        l->nch = pa_calloc((size_t)parts, sizeof *l->nch);
+        l->rows = pa_calloc((size_t)parts, sizeof *l->rows);
+    }
+    ex_packed *b = l->b;
+    int64_t *nch = l->nch, *rows = l->rows;
     int rc = b && nch && rows ? PA_OK : pa_error(err, PA_ENOMEM, "out of memory in %s", op->label);
+    for (int p = 0; rc == PA_OK && p < parts; p++) {
+        b[p].n = 0;
+        b[p].oom = false;
+        nch[p] = rows[p] = 0;
+    }
     if (rc == PA_OK)
         rc = ex__pack_route(c, s->n_keep, s->keys, s->n_keys, parts, s->mode == EX_X_LOCAL ? s->me : -1, b, nch, rows,
-                            err);
+                            &l->sc, err);
     if (rc == PA_OK && s->mode == EX_X_LOCAL) {   /* this rank's share, straight to the queue */
         ex_result *r = NULL;
         const void *buf = NULL;
@@ -224,9 +242,6 @@ static int send_rows(ex_op *op, xstate *s, const dv_chunk *c, pa_err *err)
         }
         pthread_mutex_unlock(&s->mu);
     }
-    for (int p = 0; b && p < parts; p++)
-        pa_free(b[p].p);
-    pa_free(b), pa_free(nch), pa_free(rows);
     return rc;
 }
 
@@ -246,7 +261,7 @@ static int x_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *er
         }
     }
     if (dv_host_visible(w->dev))
-        return send_rows(op, s, in, err);
+        return send_rows(op, s, l, in, err);
     bool ready;
     if (l->phase == 0) {   /* phase 1: everything but string bytes of unknown count */
         if ((rc = dv_chunk_create(w->dev, in->n_columns, &l->h, err)) != PA_OK)
@@ -283,7 +298,7 @@ static int x_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *er
             }
         }
     }
-    rc = send_rows(op, s, l->h, err);
+    rc = send_rows(op, s, l, l->h, err);
     dv_chunk_destroy(l->h);
     l->h = NULL;
     l->phase = 0;
@@ -451,6 +466,7 @@ struct ex__xdriver {
     xstate **x;               /* the plan's exchanges with rounds, creation order */
     ex_op **ops;
     int n;
+    ex_packed *msg;           /* per rank: the round's message, its memory kept between rounds */
     pthread_t tid;
 };
 
@@ -504,15 +520,18 @@ static int one_round(struct ex__xdriver *d, bool *all_done, pa_err *err)
 {
     int size = nt_size(d->w), me = nt_rank(d->w), n = d->n;
     const size_t hdr = (size_t)n * 16;
-    ex_packed *msg = pa_calloc((size_t)size, sizeof *msg);
+    ex_packed *msg = d->msg;
     nt_buf *sb = pa_calloc((size_t)size, sizeof *sb), *rb = pa_calloc((size_t)size, sizeof *rb);
     uint32_t *flags = pa_calloc((size_t)n + 1, sizeof *flags);
-    int rc = msg && sb && rb && flags ? PA_OK : pa_error(err, PA_ENOMEM, "out of memory making an exchange round");
+    int rc = sb && rb && flags ? PA_OK : pa_error(err, PA_ENOMEM, "out of memory making an exchange round");
     /* This rank's flags, the same to every rank, and the rows per rank. */
     for (int p = 0; rc == PA_OK && p < size; p++) {
-        msg[p].p = pa_calloc(1, hdr);
-        msg[p].n = msg[p].cap = hdr;
-        if (!msg[p].p)
+        msg[p].n = 0;
+        msg[p].oom = false;
+        char zero[16] = {0};
+        for (int i = 0; i < n; i++)
+            ex__pack_append(&msg[p], zero, sizeof zero);
+        if (msg[p].oom)
             rc = pa_error(err, PA_ENOMEM, "out of memory making an exchange round");
     }
     for (int i = 0; rc == PA_OK && i < n; i++) {
@@ -595,9 +614,7 @@ static int one_round(struct ex__xdriver *d, bool *all_done, pa_err *err)
     }
     for (int p = 0; rb && p < size; p++)
         nt_buf_release(d->w, rb[p].data);
-    for (int p = 0; msg && p < size; p++)
-        pa_free(msg[p].p);
-    pa_free(msg), pa_free(sb), pa_free(rb), pa_free(flags);
+    pa_free(sb), pa_free(rb), pa_free(flags);
     *all_done = rc == PA_OK && done;
     return rc;
 }
@@ -655,7 +672,7 @@ static void *driver_main(void *arg)
         if (all_done)
             break;
         for (uint64_t t0 = pa_now_ns(); !ex_query_failed(q) && !round_due(d) && pa_now_ns() - t0 < X_ROUND_NS;) {
-            struct timespec ts = {0, 100000};   /* 100 us */
+            struct timespec ts = {0, 500000};   /* 500 us */
             nanosleep(&ts, NULL);
         }
     }
@@ -688,10 +705,11 @@ int ex__xdriver_start(ex_sched *s, ex__xdriver **out, pa_err *err)
     if (d) {
         d->x = pa_calloc((size_t)n, sizeof *d->x);
         d->ops = pa_calloc((size_t)n, sizeof *d->ops);
+        d->msg = pa_calloc((size_t)nt_size(w), sizeof *d->msg);
     }
-    if (!d || !d->x || !d->ops) {
+    if (!d || !d->x || !d->ops || !d->msg) {
         if (d)
-            pa_free(d->x), pa_free(d->ops);
+            pa_free(d->x), pa_free(d->ops), pa_free(d->msg);
         pa_free(d);
         return pa_error(err, PA_ENOMEM, "out of memory starting the exchanges");
     }
@@ -703,7 +721,7 @@ int ex__xdriver_start(ex_sched *s, ex__xdriver **out, pa_err *err)
             d->x[d->n++] = p->ops[i]->state;
         }
     if (pthread_create(&d->tid, NULL, driver_main, d) != 0) {
-        pa_free(d->x), pa_free(d->ops), pa_free(d);
+        pa_free(d->x), pa_free(d->ops), pa_free(d->msg), pa_free(d);
         return pa_error(err, PA_EINTERNAL, "cannot start the exchanges' thread");
     }
     *out = d;
@@ -715,5 +733,7 @@ void ex__xdriver_finish(ex__xdriver *d)
     if (!d)
         return;
     pthread_join(d->tid, NULL);
-    pa_free(d->x), pa_free(d->ops), pa_free(d);
+    for (int p = 0; p < nt_size(d->w); p++)
+        pa_free(d->msg[p].p);
+    pa_free(d->x), pa_free(d->ops), pa_free(d->msg), pa_free(d);
 }

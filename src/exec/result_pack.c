@@ -222,28 +222,51 @@ static void pack_routed(wbuf *b, int64_t *nch, const dv_chunk *c, int n_keep, co
 }
 
 int ex__pack_route(const dv_chunk *c, int n_keep, const int *keys, int n_keys, int parts, int only, ex_packed *out,
-                   int64_t *n_chunks, int64_t *rows, pa_err *err)
+                   int64_t *n_chunks, int64_t *rows, ex_route_scratch *sc, pa_err *err)
 {
     if (parts < 1 || parts > 65535 || n_keep > c->n_columns)
         return pa_error(err, PA_EINVAL, "ex__pack_route: bad arguments");
     int64_t n = c->length ? c->length : 1;
-    uint16_t *dest = pa_malloc((size_t)n * sizeof *dest);
-    int32_t *sel = pa_malloc((size_t)n * sizeof *sel);
-    int64_t *count = pa_calloc((size_t)parts + 1, sizeof *count);
-    int64_t *start = pa_calloc((size_t)parts + 1, sizeof *start);
-    bool oom = !dest || !sel || !count || !start;
+    bool oom = false;
+    if (n > sc->cap_rows) {
+        uint16_t *d = pa_realloc(sc->dest, (size_t)n * sizeof *d);
+        if (d)
+            sc->dest = d;
+        int32_t *s = pa_realloc(sc->sel, (size_t)n * sizeof *s);
+        if (s)
+            sc->sel = s;
+        oom = !d || !s;
+        if (!oom)
+            sc->cap_rows = n;
+    }
+    if (!oom && parts > sc->cap_parts) {
+        int64_t *k = pa_realloc(sc->count, ((size_t)parts + 1) * sizeof *k);
+        if (k)
+            sc->count = k;
+        int64_t *t = pa_realloc(sc->start, ((size_t)parts + 1) * sizeof *t);
+        if (t)
+            sc->start = t;
+        oom = !k || !t;
+        if (!oom)
+            sc->cap_parts = parts;
+    }
     if (!oom) {
-        pack_routed(out, n_chunks, c, n_keep, keys, n_keys, parts, only, dest, sel, count, start);
+        pack_routed(out, n_chunks, c, n_keep, keys, n_keys, parts, only, sc->dest, sc->sel, sc->count, sc->start);
         for (int p = 0; p < parts; p++) {
             oom |= out[p].oom;
             if (rows)
-                rows[p] += count[p];
+                rows[p] += sc->count[p];
         }
     }
-    pa_free(dest), pa_free(sel), pa_free(count), pa_free(start);
     if (oom)
         return pa_error(err, PA_ENOMEM, "out of memory partitioning a chunk of %lld rows", (long long)c->length);
     return PA_OK;
+}
+
+void ex__route_scratch_free(ex_route_scratch *sc)
+{
+    pa_free(sc->dest), pa_free(sc->sel), pa_free(sc->count), pa_free(sc->start);
+    memset(sc, 0, sizeof *sc);
 }
 
 int ex_result_pack_parts(const ex_result *r, int n_keep, const int *keys, int n_keys, int parts, int only,
