@@ -21,9 +21,13 @@
  *   ZERO  rank 0 alone has it (after the final gather).
  * Filters and projections keep their input's. A join whose outer side is
  * PART and inner side REPL is PART (an inner join either way round). Where
- * an operator needs more, an *exchange* runs the subtree below it on every
- * rank and moves the rows (one src/net round each), and the rows take the
- * subtree's place as a ROWS source:
+ * an operator needs more, an *exchange* moves the rows. REPARTITION,
+ * BROADCAST and a hash share go into the plan as an EXCHANGE node (an
+ * EXCHANGE operator, src/exec/op_exchange.c: the rows move while the
+ * subtree below produces them, and the operator above reads them as they
+ * arrive); a GATHER (and, with PISTA_EXCHANGE=materialized, every
+ * exchange) runs the subtree below it on every rank to the end, makes one
+ * src/net round, and the rows take the subtree's place as a ROWS source:
  *   REPARTITION  rows to rank hash(key) mod N (ex_result_pack_parts): a
  *                join of two PART sides on its equality keys (both sides;
  *                a REPL side just keeps its own hash share, no round); a
@@ -42,6 +46,9 @@
  *                first), or the root itself. ZERO: the other ranks are then
  *                done with the statement (c->passive).
  * A UNION of PART and REPL inputs takes a REPL input from rank 0 only.
+ * Every EXCHANGE node must run on every rank: a plan part holding one runs
+ * on all of them, also where only rank 0's rows count (a REPL top, a REPL
+ * UNION input: RANK 0, run everywhere, kept on rank 0).
  * Partial aggregation: SUM, COUNT, MIN, MAX, AVG of DOUBLE merge (see
  * partial_agg).
  *
@@ -57,9 +64,9 @@
  * (sq_statement_round), which every other rank is making too, so the
  * statement fails on every rank with that rank's error; a round that fails
  * is the statement's last. A statement that makes no round otherwise ends
- * with an empty gather (sq_statement_round). Not yet (issue 16): exchanges
- * that stream inside a pipeline; here each exchange runs its subtree to
- * the end first.
+ * with an empty gather (sq_statement_round). The EXCHANGE operators' rounds
+ * happen inside a run; a failure there reaches every rank in the same round
+ * (ex_run_options.round_failed), so no rank makes another round for it.
  */
 #include "sql/sql_int.h"
 

@@ -144,9 +144,13 @@ int sq_run_ex(sq_ctx *c, ex_plan *plan, ex_op *root, bool keep_on_device, ex_res
     atomic_store(&s->progress.rows_scanned, 0);
     atomic_store(&s->progress.rows_total, 0);
     o.progress = &s->progress;
+    bool round_failed = false;   /* every rank has the error already: no statement round for it */
+    o.round_failed = &round_failed;
     s->running = true;
     int rc = ex_run(plan, root, &o, out, c->err);
     s->running = false;
+    if (round_failed)
+        c->dist_round = true;
     return rc;
 }
 
