@@ -122,11 +122,18 @@ static int scan_open(ex_op *op, ex_query *q, pa_err *err)
 }
 
 /* A chunk viewing rows [lo, lo+n) of in (lo a multiple of 8, so validity
- * bitmaps are views too). */
-static int view(dv_chunk *in, int64_t lo, int64_t n, dv_chunk **out, pa_err *err)
+ * bitmaps are views too), for worker w (NULL: none). The view has no ready
+ * event of its own: w's stream waits for in's (its decode), so what w
+ * enqueues reads decoded rows; the scheduler then marks the view ready on
+ * that stream for whoever reads it next. Without the wait, a morsel after a
+ * unit's first was read before the device had decoded it. */
+static int view(dv_chunk *in, ex_worker *w, int64_t lo, int64_t n, dv_chunk **out, pa_err *err)
 {
     dv_chunk *c = NULL;
-    int rc = dv_chunk_create(in->dev, in->n_columns, &c, err);
+    int rc = dv_chunk_wait_ready(in, w ? w->stream : NULL, err);
+    if (rc != PA_OK)
+        return rc;
+    rc = dv_chunk_create(in->dev, in->n_columns, &c, err);
     if (rc != PA_OK)
         return rc;
     if ((rc = dv_chunk_depend(c, in, err)) != PA_OK) {
@@ -195,11 +202,11 @@ static int scan_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
     if (left <= s->morsel + s->morsel / 2) {
         if (s->at == 0)
             *out = s->cur;
-        else if ((rc = view(s->cur, s->at, left, out, err)) == PA_OK)
+        else if ((rc = view(s->cur, w, s->at, left, out, err)) == PA_OK)
             dv_chunk_destroy(s->cur);
         if (rc == PA_OK)
             s->cur = NULL;
-    } else if ((rc = view(s->cur, s->at, s->morsel, out, err)) == PA_OK) {
+    } else if ((rc = view(s->cur, w, s->at, s->morsel, out, err)) == PA_OK) {
         s->at += s->morsel;
     }
 done:
