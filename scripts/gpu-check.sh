@@ -24,6 +24,8 @@
 #      where DuckDB is installed: node and tests/oracle/setup.sh), then
 #      `pista bench device` and `pista bench kernels` (skipped first when the
 #      budget runs out).
+#   6. NCCL (src/net's GPU backend) on one rank: an all-to-all of device
+#      memory with itself (tests/tools/net_check gpu).
 # Exit status 0 when every step that ran passed.
 set -u
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -131,6 +133,20 @@ if [ $suites -eq 1 ]; then
     done
 else
     note "SKIP the conformance suites (--no-suites)"
+fi
+
+# ------------------------------------------- NCCL (one rank: to itself)
+# The NCCL backend of src/net (loaded at run time) on this GPU: a one-rank
+# all-to-all of device memory through ncclSend/ncclRecv, checked byte by
+# byte (tests/tools/net_check.c); several ranks need a GPU each.
+if [ -x "$tests/net_check" ] && command -v mpirun > /dev/null 2>&1; then
+    step "NCCL all-to-all on one rank" 60 bash -c "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 1 '$tests/net_check' gpu cuda > '$out/nccl.txt' 2>&1 && grep -q 'gpu all-to-all ok' '$out/nccl.txt'"
+    [ -s "$out/nccl.txt" ] && note "nccl: $(grep -m1 'gpu' "$out/nccl.txt")"
+elif [ -x "$tests/net_check" ]; then
+    step "NCCL all-to-all on one rank" 60 bash -c "'$tests/net_check' gpu cuda > '$out/nccl.txt' 2>&1 && grep -q 'gpu all-to-all ok' '$out/nccl.txt'"
+    [ -s "$out/nccl.txt" ] && note "nccl: $(grep -m1 'gpu' "$out/nccl.txt")"
+else
+    note "SKIP NCCL (net_check not built)"
 fi
 
 # ------------------------------------------------------------------ TPC-H

@@ -208,6 +208,10 @@ void dv_close(dv_device *d)
 }
 
 dv_kind dv_kind_of(const dv_device *d) { return d->ops->kind; }
+
+int dv_ordinal(const dv_device *d) { return d->ordinal; }
+
+void *dv_stream_handle(const dv_stream *s) { return s && s->dev->ops->kind == DV_KIND_CUDA ? s->impl : NULL; }
 const char *dv_name(const dv_device *d) { return d->name; }
 const char *dv_describe(const dv_device *d) { return d->desc; }
 const char *dv_selection(const dv_device *d) { return d->selection; }

@@ -84,6 +84,9 @@ int dv_open(const dv_options *opt, dv_device **out, pa_err *err);
 void dv_close(dv_device *d);
 
 dv_kind dv_kind_of(const dv_device *d);
+/* The device's number among those of its kind (N of cuda:N; 0 for cpu and
+ * sim). */
+int dv_ordinal(const dv_device *d);
 const char *dv_name(const dv_device *d);       /* "cpu", "cuda:0" */
 const char *dv_describe(const dv_device *d);   /* "cuda:0 (NVIDIA H200, 139.8 GiB)" */
 /* How the device was chosen: "requested cpu", "auto: no usable CUDA device (...)". */
@@ -196,6 +199,9 @@ void dv_chunk_release(dv_chunk *c, dv_stream *s);
 /* ---------------------------------------------------------------- streams */
 
 int dv_stream_create(dv_device *d, dv_stream **out, pa_err *err);
+/* The backend's own handle of s for a library that takes one (NCCL): its
+ * cudaStream_t on a cuda device, NULL on the others. */
+void *dv_stream_handle(const dv_stream *s);
 /* Waits for the stream's work to finish, then frees it. */
 void dv_stream_destroy(dv_stream *s);
 /* Block until all work enqueued so far finished. Counts one host sync.

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "core/core.h"
+#include "device/device.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,6 +117,32 @@ int nt_fail(nt_world *w, const pa_err *why, pa_err *err);
  * `runs`: the slowest rank's seconds in *secs, the same on every rank.
  * PA_EUNSUPPORTED on the local world. A collective (run in call order). */
 int nt_bench_raw_alltoall(nt_world *w, int64_t bytes, int runs, double *secs, pa_err *err);
+
+/* ------------------------------------------------------- GPUs (NCCL)
+ *
+ * Device memory moved between the ranks' GPUs by NCCL, without staging it
+ * through the host. NCCL is loaded at run time (libnccl.so.2: the CUDA
+ * toolkit's or Debian's libnccl2); the build needs only the CUDA backend.
+ * Every rank calls nt_gpu_open with its CUDA device (one GPU per rank:
+ * NCCL runs no two ranks on one GPU): a collective, which agrees first, so
+ * a rank that cannot (no CUDA device, no NCCL) fails the call on every rank
+ * with its error as "rank R: message" instead of leaving the others waiting
+ * in NCCL's set-up; then rank 0's NCCL id goes to every rank (a broadcast
+ * round) and the communicator is made. */
+typedef struct nt_gpu nt_gpu;
+int nt_gpu_open(nt_world *w, dv_device *dev, nt_gpu **out, pa_err *err);
+/* All-to-all of device memory, enqueued on stream s (of the device given
+ * to nt_gpu_open) without a host sync: send[p] (send_bytes[p] bytes) to
+ * rank p, recv[p] (recv_bytes[p] bytes, which the caller learned first,
+ * from a host round of the sizes) from rank p. Every rank calls it in the
+ * same order. An error here is this rank's (NCCL's launch); a lost peer
+ * shows in a later host round. */
+int nt_gpu_alltoallv(nt_gpu *g, dv_stream *s, const void *const *send, const int64_t *send_bytes, void *const *recv,
+                     const int64_t *recv_bytes, pa_err *err);
+/* "NCCL 2.28.3" or the like. */
+const char *nt_gpu_describe(const nt_gpu *g);
+/* Free the communicator (after the work enqueued with it finished). */
+void nt_gpu_close(nt_gpu *g);
 
 /* Give back a received buffer (NULL: nothing). Any thread, any time before
  * nt_world_close. */

@@ -56,6 +56,17 @@ extern const nt__ops nt__local_ops;
 extern const nt__ops nt__mpi_ops;
 #endif
 
+/* NCCL through the CUDA backend (net_nccl_cuda.c; without it, net_gpu.c's
+ * answers say so). impl is the backend's. */
+#define NT__NCCL_ID_BYTES 128
+int nt__nccl_prepare(dv_device *dev, void **impl, pa_err *err);
+int nt__nccl_unique_id(void *impl, char id[NT__NCCL_ID_BYTES], pa_err *err);
+int nt__nccl_init(void *impl, const char id[NT__NCCL_ID_BYTES], int rank, int size, pa_err *err);
+int nt__nccl_alltoallv(void *impl, void *stream, int size, const void *const *send, const int64_t *send_bytes,
+                       void *const *recv, const int64_t *recv_bytes, pa_err *err);
+const char *nt__nccl_describe(const void *impl);
+void nt__nccl_close(void *impl);
+
 struct nt_world {
     const nt__ops *ops;
     int rank, size;

@@ -39,6 +39,19 @@ good=$(grep -c "ok (mpi)" <<<"$out")
 if [ $rc -eq 0 ] && [ "$good" -eq 3 ]; then ok "an error of rank 1 reaches every rank; the world works on"
 else bad "error round (exit $rc)" "$out"; fi
 
+# NCCL between GPUs (nt_gpu_*): where the ranks have none (this machine,
+# CI), nt_gpu_open must fail on every rank with the same error, the lowest
+# failing rank's, and none may wait in NCCL's set-up. With GPUs (one per
+# rank) the same command checks an all-to-all of device memory.
+out=$(run 3 "$CHECK" gpu cuda); rc=$?
+n=$(grep -c "^net_check: rank [0-2] of 3: gpu: rank [0-2]: " <<<"$out")
+same=$(sed -nE 's/^net_check: rank [0-2] of 3: gpu: //p' <<<"$out" | sort -u | wc -l)
+okgpu=$(grep -c "gpu all-to-all ok" <<<"$out")
+if [ "$okgpu" -eq 3 ]; then ok "3 ranks: NCCL all-to-all of device memory ($(grep -m1 -o '(NCCL[^)]*)' <<<"$out"))"
+elif [ $rc -ne 124 ] && [ "$n" -eq 3 ] && [ "$same" -eq 1 ]; then
+  ok "3 ranks without a GPU each: every rank fails opening NCCL with the same rank's error"
+else bad "NCCL set-up on 3 ranks (exit $rc)" "$out"; fi
+
 # A rank that stops: the others name it within the timeout (3 s here) and
 # exit; the launcher then ends the stopped one. mpirun ends the job when
 # the first of them exits, so at least one names it (the rest may be ended

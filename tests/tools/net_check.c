@@ -12,6 +12,13 @@
  *   net_check stop R       rank R stops (SIGSTOP) after a first round: the
  *                          others' next round fails naming R; they exit 3
  *   net_check die R        rank R is killed (SIGKILL) after a first round
+ *   net_check gpu SPEC     NCCL between the ranks' GPUs (nt_gpu_*), each rank
+ *                          on device SPEC (cuda: rank r takes cuda:r): an
+ *                          all-to-all of device buffers, checked byte by
+ *                          byte; where a rank cannot (no CUDA device, no
+ *                          NCCL), every rank must get that rank's error
+ *                          from nt_gpu_open (it prints "gpu: ..." and
+ *                          exits 5), none may wait in NCCL's set-up
  *
  * Every byte checked is a function of (sender, receiver, position), so a
  * buffer delivered to the wrong place or cut short is caught.
@@ -218,6 +225,85 @@ static int lose(nt_world *w, int bad, int sig)
     return 3;
 }
 
+/* NCCL: device buffers of size_of bytes to every rank, on stream s. */
+static int gpu(nt_world *w, const char *spec)
+{
+    char name[32];
+    if (!strcmp(spec, "cuda"))
+        snprintf(name, sizeof name, "cuda:%d", me);
+    else
+        snprintf(name, sizeof name, "%s", spec);
+    pa_err e;
+    pa_err_init(&e);
+    dv_device *d = NULL;
+    dv_options o = {.spec = name};
+    dv_stream *st = NULL;
+    nt_gpu *g = NULL;
+    int rc = dv_open(&o, &d, &e);
+    if (rc != PA_OK) {   /* still in the collective (with a cpu device): every rank fails there */
+        fprintf(stderr, "net_check: rank %d: %s: %s\n", me, name, e.msg);
+        dv_options c = {.spec = "cpu"};
+        pa_err e2;
+        pa_err_init(&e2);
+        if (dv_open(&c, &d, &e2) != PA_OK) {
+            fprintf(stderr, "net_check: rank %d: %s\n", me, e2.msg);
+            exit(2);
+        }
+        pa_err_close(&e2);
+    }
+    pa_err_clear(&e);
+    rc = nt_gpu_open(w, d, &g, &e);
+    if (rc != PA_OK) {
+        printf("net_check: rank %d of %d: gpu: %s\n", me, size, e.msg);
+        fflush(stdout);
+        dv_close(d);
+        pa_err_close(&e);
+        return 5;
+    }
+    void *send[64] = {0}, *recv[64] = {0};
+    int64_t sb[64], rb[64];
+    rc = dv_stream_create(d, &st, &e);
+    for (int p = 0; rc == PA_OK && p < size; p++) {
+        sb[p] = size_of(me, p, 0);
+        rb[p] = size_of(p, me, 0);
+        unsigned char *h = malloc((size_t)sb[p] + 1);
+        for (int64_t i = 0; i < sb[p]; i++)
+            h[i] = byte_of(me, p, 0, i);
+        if ((rc = dv_alloc(d, (size_t)sb[p] + 1, &send[p], &e)) == PA_OK &&
+            (rc = dv_copy_async(st, send[p], h, (size_t)sb[p], DV_COPY_H2D, &e)) == PA_OK)
+            rc = dv_alloc(d, (size_t)rb[p] + 1, &recv[p], &e);
+        if (rc == PA_OK)
+            rc = dv_stream_sync(st, &e);
+        free(h);
+    }
+    if (rc == PA_OK)
+        rc = nt_gpu_alltoallv(g, st, (const void *const *)send, sb, recv, rb, &e);
+    for (int p = 0; rc == PA_OK && p < size; p++) {
+        unsigned char *h = malloc((size_t)rb[p] + 1);
+        if ((rc = dv_copy_async(st, h, recv[p], (size_t)rb[p], DV_COPY_D2H, &e)) == PA_OK &&
+            (rc = dv_stream_sync(st, &e)) == PA_OK)
+            for (int64_t i = 0; i < rb[p]; i++)
+                if (h[i] != byte_of(p, me, 0, i)) {
+                    CHECK(0, "gpu: byte %lld from rank %d", (long long)i, p);
+                    break;
+                }
+        free(h);
+    }
+    CHECK(rc == PA_OK, "gpu: %s", e.msg);
+    if (rc == PA_OK)
+        printf("net_check: rank %d of %d: gpu all-to-all ok (%s)\n", me, size, nt_gpu_describe(g));
+    for (int p = 0; p < size; p++) {
+        dv_free(d, send[p]);
+        dv_free(d, recv[p]);
+    }
+    nt_gpu_close(g);
+    if (st)
+        dv_stream_destroy(st);
+    dv_close(d);
+    pa_err_close(&e);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
@@ -241,13 +327,15 @@ int main(int argc, char **argv)
         basic(w);
     } else if (strcmp(mode, "fail") == 0) {
         fail_round(w, arg % size);
+    } else if (strcmp(mode, "gpu") == 0) {
+        status = gpu(w, argc > 2 ? argv[2] : "cuda");
     } else if (strcmp(mode, "stop") == 0 || strcmp(mode, "die") == 0) {
         status = lose(w, arg % size, strcmp(mode, "stop") == 0 ? SIGSTOP : SIGKILL);
     } else {
         fprintf(stderr, "net_check: unknown mode %s\n", mode);
         return 2;
     }
-    if (failures == 0)
+    if (failures == 0 && status == 0)
         printf("net_check: rank %d of %d ok (%s)\n", me, size, nt_backend(w));
     fflush(stdout);
     nt_world_close(w);
