@@ -81,6 +81,11 @@ int agg_finalize(ex_op *op, ex_query *q, pa_err *err)
     }
     /* After merges only the source's workers can read the count. */
     s->n_out = s->g_merged ? -1 : s->g.groups;
+    /* The groups are counted (at most): a better estimate of the rows to come
+     * than the planner's for what reads them while they come (an EXCHANGE
+     * above, and the aggregate after it sizing its table). */
+    if (s->n_out >= 0 && (op->est_rows < 0 || s->n_out < op->est_rows))
+        __atomic_store_n(&op->est_rows, s->n_out, __ATOMIC_RELAXED);
     s->next = 0;
     return PA_OK;
 }

@@ -85,6 +85,7 @@ typedef struct xstate {
 
 typedef struct xlocal {
     ex_role role;
+    bool refined;             /* refine_estimate ran for this worker */
     /* send side, kept between chunks (no allocation per chunk) */
     ex_packed *b;             /* per part: this chunk's packed rows */
     int64_t *nch, *rows;
@@ -245,11 +246,31 @@ static int send_rows(ex_op *op, xstate *s, xlocal *l, const dv_chunk *c, pa_err 
     return rc;
 }
 
+/* The rows this rank's reader will get, from its input's estimate as it
+ * stands once rows flow (an aggregate below has counted its groups by
+ * then): what the reader sizes its tables by. Only ever lowered. */
+static void refine_estimate(ex_op *op, const xstate *s)
+{
+    int64_t e = __atomic_load_n(&op->child[0]->est_rows, __ATOMIC_RELAXED);
+    if (e < 0)
+        return;
+    int64_t here = s->mode == EX_X_BROADCAST ? (e > INT64_MAX / s->size ? INT64_MAX : e * s->size)
+                   : s->mode == EX_X_LOCAL   ? e / s->size
+                                             : e;   /* REPART: about as many come as go */
+    int64_t cur = __atomic_load_n(&op->est_rows, __ATOMIC_RELAXED);
+    if (cur < 0 || here < cur)
+        __atomic_store_n(&op->est_rows, here, __ATOMIC_RELAXED);
+}
+
 static int x_sink(ex_op *op, ex_worker *w, void *local, dv_chunk *in, pa_err *err)
 {
     xstate *s = op->state;
     xlocal *l = local;
     int rc;
+    if (!l->refined) {
+        refine_estimate(op, s);
+        l->refined = true;
+    }
     if (l->phase == 0) {
         bool wait;
         pthread_mutex_lock(&s->mu);   /* back-pressure: what waits to be sent (or read) */
