@@ -47,8 +47,11 @@ for dev in cpu sim; do
   for np in 2 3 4; do
     [ $dev = sim ] && [ $np -ne 3 ] && continue   # sim: one size (its kernels run emulated)
     split=(); [ $np -gt 2 ] && split=(--replicate-rows 1)
-    PISTA_DEVICE=$dev run $np "$PISTA" --data "$D" "${split[@]}" --answers "${args[@]}" > "$tmp/np.csv" 2> "$tmp/np.err"; rc=$?
-    if [ $rc -eq 0 ] && cmp -s "$tmp/np.csv" "$tmp/answers.csv"; then ok "$np ranks on $dev ${split[*]}: the 22 answers"
+    # 4 ranks and sim: every exchange's receive queue 4 KiB, so senders wait
+    # for readers throughout (back-pressure in every query's shape).
+    q=""; { [ $np -eq 4 ] || [ $dev = sim ]; } && q=4096
+    PISTA_EXCHANGE_QUEUE_BYTES=$q PISTA_DEVICE=$dev run $np "$PISTA" --data "$D" "${split[@]}" --answers "${args[@]}" > "$tmp/np.csv" 2> "$tmp/np.err"; rc=$?
+    if [ $rc -eq 0 ] && cmp -s "$tmp/np.csv" "$tmp/answers.csv"; then ok "$np ranks on $dev ${split[*]}${q:+ (queues of $q bytes)}: the 22 answers"
     else bad "$np ranks on $dev ${split[*]} (exit $rc)" "$(diff "$tmp/answers.csv" "$tmp/np.csv" | head)" "$(head -5 "$tmp/np.err")"; fi
   done
 done
