@@ -293,8 +293,9 @@ void ex__route_scratch_free(ex_route_scratch *sc);
  * NULL); once the offsets arrived, ex__download_bytes copies those. */
 int ex__download_fixed(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err);
 int ex__download_bytes(dv_stream *st, dv_chunk *h, const pa_column *d, pa_column *o, pa_err *err);
-/* Column d of chunk o: a device copy of host column h, in w's stream order
- * (h must live until the stream got there; op_rows.c). */
-int ex__column_upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err);
+/* A new chunk of op's (*out) with device copies of host chunk h's first
+ * op->n_cols columns, in w's stream order (h must live until the stream got
+ * there; op_rows.c). */
+int ex__chunk_upload(ex_op *op, ex_worker *w, const dv_chunk *h, dv_chunk **out, pa_err *err);
 
 #endif /* PISTA_EXEC_INT_H */

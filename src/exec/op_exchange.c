@@ -78,9 +78,9 @@ typedef struct xstate {
     int readers;              /* source locals alive */
     bool closed;              /* the readers stopped: drop arrivals */
     /* statistics (mu) */
-    int64_t rounds, rows_sent, rows_here, bytes_sent, bytes_received;
+    int64_t rounds, rows_sent, rows_here;
     int64_t full_rounds;      /* rounds in which this rank's queue said FULL */
-    uint64_t t0, t_first_read, t_produced, t_ended;
+    uint64_t t0, t_first_read, t_ended;
 } xstate;
 
 typedef struct xlocal {
@@ -167,7 +167,44 @@ static void x_local_free(ex_op *op, void *local)
 
 /* --------------------------------------------------------------- send side */
 
-/* Pack host chunk c for its destinations and append to the pending buffers. */
+/* Rows for the reader: the packed result seg (bytes, from rank `from`)
+ * unpacked onto the queue, or dropped when the reader stopped. */
+static int enqueue(ex_op *op, xstate *s, const char *seg, int64_t bytes, int from, pa_err *err)
+{
+    pthread_mutex_lock(&s->mu);
+    bool drop = s->closed;
+    pthread_mutex_unlock(&s->mu);
+    if (drop || !bytes)
+        return PA_OK;
+    ex_result *r = NULL;
+    const void *buf = seg;
+    int rc = ex_result_unpack(op->plan->q->dev, s->n_keep, op->names, op->types, &buf, &bytes, 1, &r, err);
+    if (rc != PA_OK)
+        return pa_error(err, rc, "%s: rows from rank %d cannot be read", op->label, from);
+    pthread_mutex_lock(&s->mu);
+    for (int k = 0; rc == PA_OK && !s->closed && k < r->n_chunks; k++) {
+        if (s->q_n == s->q_cap) {
+            size_t cap = s->q_cap ? 2 * s->q_cap : 16;
+            dv_chunk **v = pa_realloc(s->q, cap * sizeof *v);
+            if (!v) {
+                rc = pa_error(err, PA_ENOMEM, "out of memory receiving rows in %s", op->label);
+                break;
+            }
+            s->q = v, s->q_cap = cap;
+        }
+        s->q_bytes += host_bytes(r->chunks[k]);
+        s->rows_here += r->chunks[k]->length;
+        s->q[s->q_n++] = r->chunks[k];
+        r->chunks[k] = NULL;
+    }
+    pthread_mutex_unlock(&s->mu);
+    ex_result_destroy(r);   /* what was not queued */
+    return rc;
+}
+
+/* Pack host chunk c for its destinations and hand the rows on: to the
+ * pending buffers of the next round, or (LOCAL) this rank's share straight
+ * to the reader's queue. */
 static int send_rows(ex_op *op, xstate *s, xlocal *l, const dv_chunk *c, pa_err *err)
 {
     int parts = s->mode == EX_X_BROADCAST ? 1 : s->size;
@@ -184,65 +221,44 @@ static int send_rows(ex_op *op, xstate *s, xlocal *l, const dv_chunk *c, pa_err 
         b[p].oom = false;
         nch[p] = rows[p] = 0;
     }
-    if (rc == PA_OK)
-        rc = ex__pack_route(c, s->n_keep, s->keys, s->n_keys, parts, s->mode == EX_X_LOCAL ? s->me : -1, b, nch, rows,
-                            &l->sc, err);
-    if (rc == PA_OK && s->mode == EX_X_LOCAL) {   /* this rank's share, straight to the queue */
-        ex_result *r = NULL;
-        const void *buf = NULL;
-        int64_t len = 0;
-        ex_packed hdr = {0};
-        if (nch[s->me]) {
-            ex__pack_header(&hdr, op->types, s->n_keep, nch[s->me]);
-            ex__pack_append(&hdr, b[s->me].p, b[s->me].n);
-            buf = hdr.p;
-            len = (int64_t)hdr.n;
-            rc = hdr.oom ? pa_error(err, PA_ENOMEM, "out of memory in %s", op->label)
-                         : ex_result_unpack(op->plan->q->dev, s->n_keep, op->names, op->types, &buf, &len, 1, &r,
-                                            err);
-        }
-        pa_free(hdr.p);
-        pthread_mutex_lock(&s->mu);
-        for (int i = 0; rc == PA_OK && r && i < r->n_chunks; i++) {
-            if (s->q_n == s->q_cap) {
-                size_t cap = s->q_cap ? 2 * s->q_cap : 16;
-                dv_chunk **v = pa_realloc(s->q, cap * sizeof *v);
-                if (!v) {
-                    rc = pa_error(err, PA_ENOMEM, "out of memory in %s", op->label);
-                    break;
-                }
-                s->q = v, s->q_cap = cap;
-            }
-            s->q_bytes += host_bytes(r->chunks[i]);
-            s->rows_here += r->chunks[i]->length;
-            s->q[s->q_n++] = r->chunks[i];
-            r->chunks[i] = NULL;
-        }
-        pthread_mutex_unlock(&s->mu);
-        if (r) {
-            for (int i = 0; i < r->n_chunks; i++)
-                dv_chunk_destroy(r->chunks[i]);
-            r->n_chunks = 0;
-            ex_result_destroy(r);
-        }
-    } else if (rc == PA_OK) {
-        pthread_mutex_lock(&s->mu);
-        for (int p = 0; p < s->size && rc == PA_OK; p++) {
-            int k = s->mode == EX_X_REPART ? p : 0;   /* BROADCAST: the same rows to every rank */
-            const ex_packed *src = &b[k];
-            int64_t n = nch[k];
-            if (!n)
-                continue;
-            ex__pack_append(&s->pend[p], src->p, src->n);
+    if (rc != PA_OK)
+        return rc;
+    if (s->mode == EX_X_LOCAL) {   /* a whole packed result: its header, then the count patched */
+        ex_packed *mine = &b[s->me];
+        ex__pack_header(mine, op->types, s->n_keep, 0);
+        size_t count_at = mine->n - sizeof(int64_t);
+        if (mine->oom)
+            return pa_error(err, PA_ENOMEM, "out of memory in %s", op->label);
+        if ((rc = ex__pack_route(c, s->n_keep, s->keys, s->n_keys, parts, s->me, b, nch, rows, &l->sc, err)) != PA_OK ||
+            !nch[s->me])
+            return rc;
+        memcpy(mine->p + count_at, &nch[s->me], sizeof(int64_t));
+        return enqueue(op, s, mine->p, (int64_t)mine->n, s->me, err);
+    }
+    if ((rc = ex__pack_route(c, s->n_keep, s->keys, s->n_keys, parts, -1, b, nch, rows, &l->sc, err)) != PA_OK)
+        return rc;
+    pthread_mutex_lock(&s->mu);
+    for (int p = 0; p < s->size && rc == PA_OK; p++) {
+        int k = s->mode == EX_X_REPART ? p : 0;   /* BROADCAST: the same rows to every rank */
+        int64_t n = nch[k];
+        if (!n)
+            continue;
+        size_t bytes = b[k].n;
+        if (s->mode == EX_X_REPART && s->pend[p].n == 0) {   /* nothing pending: hand the buffer over */
+            ex_packed t = s->pend[p];
+            s->pend[p] = b[k];
+            b[k] = t;
+        } else {
+            ex__pack_append(&s->pend[p], b[k].p, bytes);
             if (s->pend[p].oom)
                 rc = pa_error(err, PA_ENOMEM, "out of memory in %s", op->label);
-            s->pend_chunks[p] += n;
-            s->pend_bytes += src->n;
-            if (p != s->me)
-                s->rows_sent += rows[k];
         }
-        pthread_mutex_unlock(&s->mu);
+        s->pend_chunks[p] += n;
+        s->pend_bytes += bytes;
+        if (p != s->me)
+            s->rows_sent += rows[k];
     }
+    pthread_mutex_unlock(&s->mu);
     return rc;
 }
 
@@ -332,10 +348,9 @@ static int x_finalize(ex_op *op, ex_query *q, pa_err *err)
     xstate *s = op->state;
     pthread_mutex_lock(&s->mu);
     s->produced = true;
-    s->t_produced = pa_now_ns();
-    if (s->mode == EX_X_LOCAL) {
+    if (s->mode == EX_X_LOCAL) {   /* no rounds: ended here */
         s->ended = true;
-        s->t_ended = s->t_produced;
+        s->t_ended = pa_now_ns();
     }
     pthread_mutex_unlock(&s->mu);
     return PA_OK;
@@ -369,21 +384,9 @@ static int x_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *
         *out = h;
         return PA_OK;
     }
-    dv_chunk *o = NULL;
-    int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
-    for (int j = 0; rc == PA_OK && j < op->n_cols; j++)
-        rc = ex__column_upload(op, w, o, &h->columns[j], &o->columns[j], err);
-    if (rc == PA_OK)
-        rc = dv_chunk_depend(o, h, err);   /* the host rows live until the copies ran */
-    if (rc != PA_OK) {
-        dv_chunk_release(o, w->stream);
-        dv_chunk_destroy(h);
-        return rc;
-    }
-    o->length = h->length;
-    dv_chunk_release(h, w->stream);
-    *out = o;
-    return PA_OK;
+    int rc = ex__chunk_upload(op, w, h, out, err);
+    dv_chunk_release(h, w->stream);   /* the host rows live until the copies ran */
+    return rc;
 }
 
 static void x_destroy(ex_op *op)
@@ -496,50 +499,11 @@ static bool x_full(const xstate *s)
     return s->bounded && !s->closed && s->q_bytes > s->limit;
 }
 
-/* Receive exchange x's segment from rank p (seg: a packed result). */
-static int take_segment(struct ex__xdriver *d, int i, int p, const char *seg, int64_t bytes, pa_err *err)
-{
-    xstate *s = d->x[i];
-    ex_op *op = d->ops[i];
-    pthread_mutex_lock(&s->mu);
-    bool drop = s->closed;
-    pthread_mutex_unlock(&s->mu);
-    if (drop || !bytes)
-        return PA_OK;
-    ex_result *r = NULL;
-    const void *buf = seg;
-    int rc = ex_result_unpack(d->s->q.dev, s->n_keep, op->names, op->types, &buf, &bytes, 1, &r, err);
-    if (rc != PA_OK)
-        return pa_error(err, rc, "%s: rows from rank %d cannot be read", op->label, p);
-    pthread_mutex_lock(&s->mu);
-    for (int k = 0; rc == PA_OK && !s->closed && k < r->n_chunks; k++) {
-        if (s->q_n == s->q_cap) {
-            size_t cap = s->q_cap ? 2 * s->q_cap : 16;
-            dv_chunk **v = pa_realloc(s->q, cap * sizeof *v);
-            if (!v) {
-                rc = pa_error(err, PA_ENOMEM, "out of memory receiving rows in %s", op->label);
-                break;
-            }
-            s->q = v, s->q_cap = cap;
-        }
-        s->q_bytes += host_bytes(r->chunks[k]);
-        s->rows_here += r->chunks[k]->length;
-        s->q[s->q_n++] = r->chunks[k];
-        r->chunks[k] = NULL;
-    }
-    pthread_mutex_unlock(&s->mu);
-    for (int k = 0; k < r->n_chunks; k++)
-        dv_chunk_destroy(r->chunks[k]);
-    r->n_chunks = 0;
-    ex_result_destroy(r);
-    return rc;
-}
-
 /* One round: every exchange's pending rows and flags out, the others' in.
  * Returns PA_OK and *all_done once every exchange ended on every rank. */
 static int one_round(struct ex__xdriver *d, bool *all_done, pa_err *err)
 {
-    int size = nt_size(d->w), me = nt_rank(d->w), n = d->n;
+    int size = nt_size(d->w), n = d->n;
     const size_t hdr = (size_t)n * 16;
     ex_packed *msg = d->msg;
     nt_buf *sb = pa_calloc((size_t)size, sizeof *sb), *rb = pa_calloc((size_t)size, sizeof *rb);
@@ -574,8 +538,6 @@ static int one_round(struct ex__xdriver *d, bool *all_done, pa_err *err)
                 s->pend_bytes -= s->pend[p].n;
                 s->pend[p].n = 0;
                 s->pend_chunks[p] = 0;
-                if (p != me)
-                    s->bytes_sent += bytes;
             }
             left |= s->pend_chunks[p] != 0;
             memcpy(msg[p].p + (size_t)i * 16, &bytes, 8);
@@ -608,12 +570,10 @@ static int one_round(struct ex__xdriver *d, bool *all_done, pa_err *err)
                 rc = pa_error(err, PA_ECORRUPT, "an exchange round from rank %d is cut short", p);
                 break;
             }
-            rc = take_segment(d, i, p, m + at, bytes, err);
+            rc = enqueue(d->ops[i], d->x[i], m + at, bytes, p, err);
             at += (size_t)bytes;
             xstate *s = d->x[i];
             pthread_mutex_lock(&s->mu);
-            if (p != me)
-                s->bytes_received += bytes;
             s->peer_full[p] = (f & X_FULL) != 0;
             s->peer_done[p] = (f & X_DONE) != 0;
             pthread_mutex_unlock(&s->mu);

@@ -30,7 +30,7 @@ static int put(ex_op *op, ex_worker *w, dv_chunk *o, void **dst, const void *src
 }
 
 /* Column d of o: a device copy of the result's host column h. */
-int ex__column_upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err)
+static int upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, pa_column *d, pa_err *err)
 {
     int64_t n = h->length;
     int rc;
@@ -46,6 +46,21 @@ int ex__column_upload(ex_op *op, ex_worker *w, dv_chunk *o, const pa_column *h, 
     return put(op, w, o, &d->data, h->data, (size_t)h->offsets[n], err);   /* offsets index from byte 0 */
 }
 
+int ex__chunk_upload(ex_op *op, ex_worker *w, const dv_chunk *h, dv_chunk **out, pa_err *err)
+{
+    dv_chunk *o = NULL;
+    int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
+    for (int j = 0; rc == PA_OK && j < op->n_cols; j++)
+        rc = upload(op, w, o, &h->columns[j], &o->columns[j], err);
+    if (rc != PA_OK) {
+        dv_chunk_release(o, w->stream);   /* after the copies already enqueued on it */
+        return rc;
+    }
+    o->length = h->length;
+    *out = o;
+    return PA_OK;
+}
+
 static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_err *err)
 {
     rows_state *s = op->state;
@@ -57,17 +72,14 @@ static int rows_next(ex_op *op, ex_worker *w, void *local, dv_chunk **out, pa_er
         dv_chunk *src = s->r->chunks[i];
         if (src->length == 0)
             continue;
+        if (!dv_host_visible(w->dev) && !s->r->on_device)
+            return ex__chunk_upload(op, w, src, out, err);
         dv_chunk *o = NULL;
         int rc = ex_chunk_new(op, w, op->n_cols, &o, err);
-        if (rc == PA_OK && (dv_host_visible(w->dev) || s->r->on_device)) {
-            if ((rc = dv_chunk_depend(o, src, err)) == PA_OK)
-                memcpy(o->columns, src->columns, (size_t)op->n_cols * sizeof *o->columns);
-        } else {
-            for (int j = 0; rc == PA_OK && j < op->n_cols; j++)
-                rc = ex__column_upload(op, w, o, &src->columns[j], &o->columns[j], err);
-        }
+        if (rc == PA_OK && (rc = dv_chunk_depend(o, src, err)) == PA_OK)
+            memcpy(o->columns, src->columns, (size_t)op->n_cols * sizeof *o->columns);
         if (rc != PA_OK) {
-            dv_chunk_release(o, w->stream);   /* after the kernels already enqueued on it */
+            dv_chunk_release(o, w->stream);
             return rc;
         }
         o->length = src->length;

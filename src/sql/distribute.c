@@ -550,6 +550,21 @@ static bool has_streamed(const sq_node *n, int depth)
     return n->kind != SQ_L_SCAN && (has_streamed(n->in[0], depth + 1) || has_streamed(n->in[1], depth + 1));
 }
 
+/* This rank's part counted in the statement: its bytes read (Tmin) and, on
+ * the rows that take its place, its counters and time (session.c adds
+ * them to the statement's). */
+static void part_counted(sq_ctx *c, const ex_result *part, ex_result *all)
+{
+    if (!part)
+        return;
+    c->dist_read += part->stats.counters.v[PA_CTR_BYTES_READ];
+    if (all && all != part) {
+        all->stats.counters = part->stats.counters;
+        all->stats.ns_total = part->stats.ns_total;
+        all->stats.mem_peak = part->stats.mem_peak;
+    }
+}
+
 /* Exchange k of *slot's rows (keys: REPART and LOCAL). The slot gets a ROWS
  * node of the result (rank 0 only, for X_GATHER: the others turn passive). */
 static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, const char *what)
@@ -572,26 +587,16 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
     } else if (k == X_ZERO) {
         int *kidx = sq_alloc(&c->A, sizeof *kidx);
         rc = kidx ? run_part(d, g, NULL, 0, kidx, &keep, &n_keep, &part) : sq_fail(c, -1, PA_ENOMEM, "out of memory");
-        if (rc == PA_OK && d->me == 0) {
-            all = part;
-            part = NULL;
-        } else if (rc == PA_OK && slot != d->root) {
+        if (rc == PA_OK && d->me == 0)
+            all = part;   /* its rows are the answer */
+        else if (rc == PA_OK && slot != d->root)
             rc = ex_result_unpack(c->s->opt.dev, n_keep, (const char *const *)part->names, part->types, NULL, NULL, 0,
                                   &all, c->err);
-        } else if (rc == PA_OK) {
+        else if (rc == PA_OK)
             c->passive = true;   /* rank 0 has the statement's rows */
-        }
-        if (part) {
-            c->dist_read += part->stats.counters.v[PA_CTR_BYTES_READ];
-            if (all) {
-                all->stats.counters = part->stats.counters;
-                all->stats.ns_total = part->stats.ns_total;
-                all->stats.mem_peak = part->stats.mem_peak;
-            }
-        } else if (all) {
-            c->dist_read += all->stats.counters.v[PA_CTR_BYTES_READ];
-        }
-        ex_result_destroy(part);
+        part_counted(c, part, all);
+        if (part != all)
+            ex_result_destroy(part);
         if (rc == PA_OK && !all)
             return PA_OK;   /* passive */
     } else {
@@ -651,12 +656,7 @@ static int exchange(dctx *d, sq_node **slot, xkind k, sq_expr **keys, int nk, co
             pa_free(send[p]);
         pa_free(send), pa_free(sizes), pa_free(sb), pa_free(recv), pa_free(bufs), pa_free(bsz);
         mine = part ? part->n_rows : 0;
-        c->dist_read += part ? part->stats.counters.v[PA_CTR_BYTES_READ] : 0;
-        if (all) {   /* the statement's counters and time include this rank's part (session.c adds them) */
-            all->stats.counters = part->stats.counters;
-            all->stats.ns_total = part->stats.ns_total;
-            all->stats.mem_peak = part->stats.mem_peak;
-        }
+        part_counted(c, part, all);
         if (k == X_GATHER && rc == PA_OK && d->me != 0) {
             c->passive = true;
         }
