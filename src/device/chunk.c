@@ -141,6 +141,10 @@ static void chunk_free(dv_chunk *c, dv_stream *s)
         else
             dv_host_free(c->dev, c->pinned_[i]);
     }
+    /* The hook once the frees just queued have run: memory the holder
+     * counts on is back in the pool by then. */
+    if (c->on_free_ && (!s || dv_launch_host_fn(s, c->on_free_, c->on_free_arg_, NULL) != PA_OK))
+        c->on_free_(c->on_free_arg_);
     for (int i = 0; i < c->n_deps_; i++)
         dv_chunk_release(c->deps_[i], s);
     dv_event_destroy(c->ready_);
@@ -154,6 +158,12 @@ static void chunk_free(dv_chunk *c, dv_stream *s)
     pa_free(c->buffers_);
     pa_free(c->columns);
     pa_free(c);
+}
+
+void dv_chunk_on_free(dv_chunk *c, void (*fn)(void *arg), void *arg)
+{
+    c->on_free_ = fn;
+    c->on_free_arg_ = arg;
 }
 
 void dv_chunk_destroy(dv_chunk *c)

@@ -157,6 +157,8 @@ typedef struct dv_chunk {
     dv_event **uses_;          /* streams that read it and let it go (internal) */
     int n_uses_, cap_uses_;
     void *mu_;                 /* guards uses_ (internal) */
+    void (*on_free_)(void *);  /* dv_chunk_on_free (internal) */
+    void *on_free_arg_;
 } dv_chunk;
 
 /* A chunk with n_columns empty columns and one reference; free it with
@@ -180,6 +182,14 @@ dv_chunk *dv_chunk_retain(dv_chunk *c);
 void dv_chunk_destroy(dv_chunk *c);
 /* Bytes of device memory the chunk's buffers hold. */
 size_t dv_chunk_bytes(const dv_chunk *c);
+/* Call fn(arg) once the last reference is gone and the buffers are back in
+ * the pool: on the thread that let the chunk go, or, when it was released on
+ * a stream (dv_chunk_release), as a host function on that stream after its
+ * stream-ordered frees. For a producer that bounds how much of its output is
+ * alive (a scan's memory regulation). fn must not call *_sync functions nor
+ * take locks that a thread letting a chunk go may hold. One per chunk; the
+ * last call wins. */
+void dv_chunk_on_free(dv_chunk *c, void (*fn)(void *arg), void *arg);
 
 /* Stream order for chunks (DESIGN.md "Stream order is the only order").
  * The producer calls dv_chunk_set_ready after enqueuing, on s, the last work

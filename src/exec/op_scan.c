@@ -266,9 +266,13 @@ void ex__scan_detail(const ex_op *op, char *buf, size_t cap)
         return;
     pq_scan_stats st;
     pq_scan_get_stats(((const scan_state *)op->state)->scan, &st);
-    snprintf(buf, cap, "files %llu (%llu pruned)  row groups %llu (%llu pruned)",
-             (unsigned long long)st.files, (unsigned long long)st.files_pruned,
-             (unsigned long long)(st.row_groups - st.row_groups_pruned), (unsigned long long)st.row_groups_pruned);
+    int n = snprintf(buf, cap, "files %llu (%llu pruned)  row groups %llu (%llu pruned)",
+                     (unsigned long long)st.files, (unsigned long long)st.files_pruned,
+                     (unsigned long long)(st.row_groups - st.row_groups_pruned),
+                     (unsigned long long)st.row_groups_pruned);
+    if (st.mem_waits && n > 0 && (size_t)n < cap)   /* the memory regulation held row groups back */
+        snprintf(buf + n, cap - (size_t)n, "  %llu held back for memory (%.1f ms)", (unsigned long long)st.mem_waits,
+                 (double)st.ns_mem_wait / 1e6);
 }
 
 static const char *copy_str(ex_plan *p, const char *s, bool *oom)

@@ -1108,9 +1108,14 @@ typedef struct dscratch {
 
 static int scratch_alloc(dec *x, dscratch *ds, size_t size, void **out, pa_err *err)
 {
-    int rc = dv_alloc(x->s->dev, size ? size : 1, out, err);
+    pa_err e2;
+    pa_err_init(&e2);
+    int rc = dv_alloc(x->s->dev, size ? size : 1, out, &e2);
     if (rc == PA_OK)
         ds->p[ds->n++] = *out;
+    else
+        pa_error(err, rc, "%s: row group %u: decoding on the device: %s", SCAN_WHERE(x->s, x->u), e2.msg);
+    pa_err_close(&e2);
     return rc;
 }
 
@@ -1735,10 +1740,13 @@ fail:
 done:
     pa_free(ccols);
     /* A failure after device work was queued on the unit's buffers (the
-     * chunk's, which go now): wait for it first. Only on this error path. */
+     * chunk's, which go now): they return to the pool once the stream has
+     * passed that work. Never a host wait here: on sim this thread may be
+     * one of the executor threads the stream's work needs. */
     if (rc != PA_OK && x.n_dev_cols > 0 && x.chunk && w->stream)
-        dv_stream_sync(w->stream, NULL);
-    dv_chunk_destroy(x.chunk);
+        dv_chunk_release(x.chunk, w->stream);
+    else
+        dv_chunk_destroy(x.chunk);
     if (x.cols)
         for (int r = 0; r < s->n_rcols; r++) {
             pa_free(x.cols[r].walked);

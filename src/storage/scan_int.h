@@ -162,7 +162,19 @@ typedef struct scan_unit {
     int dstate;            /* SCAN_D_* */
     int drc;               /* the decode's status, its message in err */
     dv_chunk *chunk;       /* the decoded chunk, waiting for its turn */
+    uint64_t mem_est;      /* device bytes its decoding may take (scan__plan_unit) */
+    bool mem_waited;       /* held back by the memory regulation once (under mu) */
 } scan_unit;
+
+/* The scan's chunks still alive (decoded and not yet freed by whoever holds
+ * them): counted by a hook on each chunk (dv_chunk_on_free). Outlives the
+ * scan while chunks it made are alive; s is NULL once the scan closed. */
+typedef struct scan_live {
+    pthread_mutex_t mu;    /* guards s and refs; taken before the scan's mu */
+    struct pq_scan *s;
+    int refs;              /* the scan's, and one per live chunk */
+    int chunks;            /* live chunks (atomic) */
+} scan_live;
 
 enum { SCAN_D_WAITING, SCAN_D_RUNNING, SCAN_D_DONE };
 
@@ -179,6 +191,9 @@ typedef struct scan_wctx {
     struct pq_scan *s;     /* pool decoders: the task's scan and unit */
     uint32_t unit;
     dv_stream *stream;     /* non-host-visible devices: the decoder's uploads and kernels */
+    dv_event *done;        /* recorded after each unit's work, its stream-ordered frees
+                            * included: the memory regulation waits for it (under mu) */
+    bool done_set;
 } scan_wctx;
 
 #define SCAN_POOL_MAX 32
@@ -217,6 +232,12 @@ struct pq_scan {
     int decoding;          /* pool decoders busy (under mu) */
     bool hold;             /* read_first: no decoding until every read is done (under mu) */
     uint32_t win_lo, win_hi;   /* units [win_lo, win_hi) were submitted and not yet pushed (under mu) */
+    scan_live *live;       /* memory regulation (scan_run.c): chunks alive */
+    uint64_t mem_high;     /* pool use a row group may start under (0: no regulation) */
+    uint64_t mem_decoding; /* estimates of the units being decoded (under mu) */
+    bool mem_blocked;      /* a decoded-ready unit waits for memory: poll (under mu) */
+    uint64_t mem_seen;     /* the pool's use at the last check past the mark (under mu) */
+    int mem_unsteady;      /* checks in a row that found it changed (under mu) */
     uint64_t *pred_in, *pred_out;   /* per predicate: rows tested / passed so far (under mu) */
     pthread_mutex_t pool_mu;        /* guards the pool */
     void *pool[SCAN_POOL_MAX];      /* host working buffers kept for the next unit (scan_decode.c) */
@@ -264,6 +285,10 @@ void scan__unit_release(pq_scan *s, scan_unit *u);
 /* scan_decode.c: decode a unit whose reads completed into a chunk (*out
  * NULL when no row survives). */
 int scan__decode_unit(pq_scan *s, scan_wctx *w, scan_unit *u, dv_chunk **out, pa_err *err);
+
+/* scan_run.c: the memory regulation's bookkeeping. */
+int scan__live_create(pq_scan *s, pa_err *err);
+void scan__live_detach(pq_scan *s);
 
 /* scan_filter.c */
 typedef struct scan_seg {

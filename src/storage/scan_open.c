@@ -614,6 +614,8 @@ static int make_decoders(pq_scan *s, pa_err *err)
     if (!dv_host_visible(s->dev))
         for (int i = 0; i < n; i++) {
             int rc = dv_stream_create(s->dev, &s->wctx[i].stream, err);
+            if (rc == PA_OK)
+                rc = dv_event_create(s->dev, &s->wctx[i].done, err);
             if (rc != PA_OK)
                 return rc;
         }
@@ -656,6 +658,7 @@ int pq_scan_open(const pq_scan_options *opt, pq_scan **out, pa_err *err)
         s->tp = s->own_tp;
     }
     PA_TRY(rc = make_decoders(s, err));
+    PA_TRY(rc = scan__live_create(s, err));
     PA_TRY(rc = pa_queue_create((size_t)s->opt.max_chunks, &s->outq, err));
     if (pthread_create(&s->thread, NULL, scan__thread_main, s) != 0) {
         rc = pa_error(err, PA_ENOMEM, "cannot start the scan thread");
@@ -733,6 +736,7 @@ void pq_scan_close(pq_scan *s)
     for (int i = 0; i < s->n_wctx; i++) {
         pa_free(s->wctx[i].scratch);
         pa_free(s->wctx[i].sel_buf);
+        dv_event_destroy(s->wctx[i].done);
         if (s->wctx[i].stream)
             dv_stream_destroy(s->wctx[i].stream);
     }
@@ -762,6 +766,7 @@ void pq_scan_close(pq_scan *s)
     }
     pa_free(s->files);
     pq_hive_free(s->hive);
+    scan__live_detach(s);   /* chunks still held elsewhere no longer wake the scan */
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->pool_mu);
     pthread_cond_destroy(&s->cv);

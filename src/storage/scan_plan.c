@@ -272,6 +272,35 @@ static int plan_column(pq_scan *s, scan_unit *u, int r, const col_index *ix, siz
     return rc;
 }
 
+/* Device memory decoding u may take, from the footer: per column read, its
+ * uncompressed bytes (string bytes, or the values) plus values or offsets
+ * and validity for the rows kept; on a device that is not host-visible also
+ * the stored bytes and the kernels' per-value scratch (scan_decode.c,
+ * device_columns). An over-estimate for columns only filtered on, which
+ * stay on the host; a corrupt size only makes the unit wait for memory. */
+static uint64_t unit_mem_est(const pq_scan *s, const scan_unit *u)
+{
+    uint64_t rows = 0, est = 0;
+    for (uint32_t k = 0; k < u->rows.n; k++)
+        rows += (uint64_t)(u->rows.hi[k] - u->rows.lo[k]);
+    bool dev = !dv_host_visible(s->dev);
+    for (int r = 0; r < s->n_rcols; r++) {
+        if (!u->ucols[r].used)
+            continue;
+        const pq_column_desc *d = &s->rcols[r].desc[u->file];
+        const pq_column_meta *cm = &s->files[u->file].meta->row_groups[u->rg].columns[d->leaf_index].meta_data;
+        uint64_t unc = cm->total_uncompressed_size > 0 ? (uint64_t)cm->total_uncompressed_size : 0;
+        uint64_t stored = cm->total_compressed_size > 0 ? (uint64_t)cm->total_compressed_size : 0;
+        pa_type t = s->rcols[r].type;
+        uint64_t per = pa_type_is_varlen(t.id) ? 4 : (uint64_t)pa_type_bytes(t);
+        uint64_t add = (unc < ((uint64_t)1 << 40) ? unc : (uint64_t)1 << 40) + rows * per + rows / 8 + 1024;
+        if (dev)
+            add += (stored < ((uint64_t)1 << 40) ? stored : (uint64_t)1 << 40) + rows * 8;
+        est += add;
+    }
+    return est;
+}
+
 int scan__plan_unit(pq_scan *s, scan_unit *u, pa_err *err)
 {
     int rc = PA_OK;
@@ -325,6 +354,7 @@ int scan__plan_unit(pq_scan *s, scan_unit *u, pa_err *err)
     s->stats.pages += pages;
     s->stats.pages_pruned += pruned;
     pthread_mutex_unlock(&s->mu);
+    u->mem_est = unit_mem_est(s, u);
     io_plan_options po = {s->opt.max_gap, s->opt.max_read};
     PA_TRY(rc = io_plan_ranges(u->ranges, u->n_ranges, &po, &u->plan, err));
 done:

@@ -18,6 +18,7 @@
 #include "storage/scan_int.h"
 
 #include <string.h>
+#include <time.h>
 
 /* ------------------------------------------------------------- reads */
 
@@ -151,6 +152,181 @@ static void drain(pq_scan *s)
     }
 }
 
+/* ------------------------------------------------- memory regulation
+ *
+ * The scan's output must not fill the device: a row group starts decoding
+ * only while the pool's use, plus the estimates of the row groups being
+ * decoded and of this one, stays under s->mem_high. When it does not, the
+ * row group waits until chunks the scan made are freed by whoever holds
+ * them (the hook below wakes the scan) or other memory is freed (polled
+ * every millisecond). It goes anyway when nothing the scan made is alive,
+ * and the next row group in order goes when no chunk the scan handed out is
+ * alive (the others wait behind it and cannot free): so the scan always
+ * progresses, and fails for memory only where even one row group does not
+ * fit. Fewer chunks are in flight as memory gets short; as many as the
+ * queues allow while it is plentiful. */
+
+static void on_chunk_free(void *arg)
+{
+    scan_live *l = arg;
+    __atomic_sub_fetch(&l->chunks, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_lock(&l->mu);
+    pq_scan *s = l->s;
+    if (s) {
+        pthread_mutex_lock(&s->mu);
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    bool last = --l->refs == 0;
+    pthread_mutex_unlock(&l->mu);
+    if (last) {
+        pthread_mutex_destroy(&l->mu);
+        pa_free(l);
+    }
+}
+
+int scan__live_create(pq_scan *s, pa_err *err)
+{
+    scan_live *l = pa_calloc(1, sizeof *l);
+    if (!l)
+        return pa_error(err, PA_ENOMEM, "out of memory opening a scan");
+    pthread_mutex_init(&l->mu, NULL);
+    l->s = s;
+    l->refs = 1;
+    s->live = l;
+    pa_mempool_stats st;
+    dv_memory_stats(s->dev, &st, NULL);
+    s->mem_high = s->opt.memory_high ? s->opt.memory_high : st.limit / 4 * 3;
+    return PA_OK;
+}
+
+void scan__live_detach(pq_scan *s)
+{
+    scan_live *l = s->live;
+    if (!l)
+        return;
+    s->live = NULL;
+    pthread_mutex_lock(&l->mu);
+    l->s = NULL;
+    bool last = --l->refs == 0;
+    pthread_mutex_unlock(&l->mu);
+    if (last) {
+        pthread_mutex_destroy(&l->mu);
+        pa_free(l);
+    }
+}
+
+/* Count chunk c as alive until it is freed. */
+static void track(pq_scan *s, dv_chunk *c)
+{
+    if (!c || !s->live)
+        return;
+    scan_live *l = s->live;
+    pthread_mutex_lock(&l->mu);
+    l->refs++;
+    pthread_mutex_unlock(&l->mu);
+    __atomic_add_fetch(&l->chunks, 1, __ATOMIC_ACQ_REL);
+    dv_chunk_on_free(c, on_chunk_free, l);
+}
+
+/* Unit u's decoding by w ended: its estimate is no longer counted, and
+ * w's stream-ordered frees are marked. With s->mu held. */
+static void mem_done(pq_scan *s, scan_wctx *w, scan_unit *u)
+{
+    s->mem_decoding -= u->mem_est;
+    if (w->done)
+        w->done_set = dv_event_record(w->done, w->stream, NULL) == PA_OK;
+}
+
+/* Decoders whose last unit's device work (and the frees after it) has not
+ * run yet: memory that is about to come back. With s->mu held. */
+static int mem_pending(pq_scan *s)
+{
+    int n = 0;
+    for (int k = 0; k < s->n_wctx; k++) {
+        bool done = true;
+        if (s->wctx[k].done_set && dv_event_query(s->wctx[k].done, &done, NULL) == PA_OK && !done)
+            n++;
+    }
+    return n;
+}
+
+/* May unit i start decoding now? With s->mu held. */
+static bool mem_admit(pq_scan *s, uint32_t i)
+{
+    if (!s->mem_high || !s->live)
+        return true;
+    pa_mempool_stats st;
+    dv_memory_stats(s->dev, &st, NULL);
+    if (st.current + s->mem_decoding + s->units[i].mem_est <= s->mem_high)
+        return true;
+    int live = __atomic_load_n(&s->live->chunks, __ATOMIC_ACQUIRE);
+    if (s->mem_decoding > 0 || mem_pending(s) > 0)
+        return false;
+    bool go = live == 0;
+    if (!go && i == s->win_lo) {
+        int waiting = 0;   /* decoded after the head, held for their turn */
+        for (uint32_t k = s->win_lo; k < s->win_hi; k++)
+            waiting += s->units[k].chunk != NULL;
+        go = live - waiting <= 0;
+    }
+    /* Going beyond the mark: only once the pool's use held still for a
+     * poll (frees that chunks' holders queued on their streams come back
+     * first), or after 100 polls of change. */
+    if (go && st.current != s->mem_seen && s->mem_unsteady < 100) {
+        s->mem_seen = st.current;
+        s->mem_unsteady++;
+        return false;
+    }
+    if (go)
+        s->mem_unsteady = 0;
+    return go;
+}
+
+/* The first time unit i is held back: counted. With s->mu held. */
+static void mem_note_wait(pq_scan *s, uint32_t i)
+{
+    s->mem_blocked = true;
+    if (!s->units[i].mem_waited) {
+        s->units[i].mem_waited = true;
+        s->stats.mem_waits++;
+    }
+}
+
+/* Wait a millisecond at most for the scan's cv (memory may be freed by
+ * others, who do not signal it). With s->mu held. */
+static void mem_poll(pq_scan *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+}
+
+/* The serial path: wait until the head unit may decode (or the scan
+ * stopped). */
+static void mem_wait_head(pq_scan *s, uint32_t head)
+{
+    pthread_mutex_lock(&s->mu);
+    s->win_lo = head;
+    s->win_hi = head + 1;
+    uint64_t t0 = pa_now_ns();
+    bool waited = false;
+    while (!scan_stopped(s) && !mem_admit(s, head)) {
+        mem_note_wait(s, head);
+        waited = true;
+        mem_poll(s);
+    }
+    if (waited)
+        s->stats.ns_mem_wait += pa_now_ns() - t0;
+    s->mem_decoding += s->units[head].mem_est;
+    pthread_mutex_unlock(&s->mu);
+}
+
 /* ------------------------------------------------- parallel decoding */
 
 /* The lowest unit of the window whose reads are done and that no decoder
@@ -166,7 +342,12 @@ static int64_t claim_ready(pq_scan *s)
             continue;
         }
         if (v->pending == 0 && v->status == PA_OK) {   /* a failed read is reported in its turn */
+            if (!mem_admit(s, i)) {   /* later units wait behind it */
+                mem_note_wait(s, i);
+                return -1;
+            }
             v->dstate = SCAN_D_RUNNING;
+            s->mem_decoding += v->mem_est;
             return i;
         }
     }
@@ -183,7 +364,9 @@ static void decode_into_unit(pq_scan *s, scan_wctx *w, uint32_t i)
     pa_err_init(&e);
     int rc = scan_stopped(s) ? PA_OK : scan__decode_unit(s, w, u, &chunk, &e);
     scan__unit_release(s, u);
+    track(s, chunk);
     pthread_mutex_lock(&s->mu);
+    mem_done(s, w, u);
     s->stats.ns_read += u->t_done - u->t_submit;
     u->drc = rc;
     if (rc != PA_OK)
@@ -251,6 +434,7 @@ static void feed_pool(pq_scan *s)
             return;
         if (!start_decoder(s, (uint32_t)i)) {
             s->units[i].dstate = SCAN_D_WAITING;
+            s->mem_decoding -= s->units[i].mem_est;
             return;
         }
     }
@@ -266,7 +450,9 @@ static int await_head(pq_scan *s, uint32_t head, uint32_t next, dv_chunk **chunk
     pthread_mutex_lock(&s->mu);
     s->win_lo = head;
     s->win_hi = next;
+    uint64_t t_mem = 0;
     for (;;) {
+        s->mem_blocked = false;
         if (!scan_stopped(s) && !s->hold) {
             feed_pool(s);
             int64_t i = s->decoding == 0 ? claim_ready(s) : -1;
@@ -291,10 +477,18 @@ static int await_head(pq_scan *s, uint32_t head, uint32_t next, dv_chunk **chunk
         }
         uint64_t t0 = pa_now_ns();
         bool reading = h->pending > 0;
-        pthread_cond_wait(&s->cv, &s->mu);   /* a read or a decode finished */
+        if (s->mem_blocked) {   /* memory another holder frees does not signal */
+            if (h->dstate == SCAN_D_WAITING && !reading && !t_mem)
+                t_mem = t0;
+            mem_poll(s);
+        } else {
+            pthread_cond_wait(&s->cv, &s->mu);   /* a read, a decode or a chunk finished */
+        }
         if (reading)
             s->stats.ns_read_wait += pa_now_ns() - t0;
     }
+    if (t_mem)
+        s->stats.ns_mem_wait += pa_now_ns() - t_mem;
     int rc = h->dstate == SCAN_D_DONE ? h->drc : PA_OK;
     if (h->dstate == SCAN_D_DONE) {
         *chunk = h->chunk;
@@ -380,7 +574,12 @@ void *scan__thread_main(void *arg)
             if (!u->empty) {
                 if ((rc = wait_unit(s, u, &err)) != PA_OK)
                     goto out;
-                rc = scan__decode_unit(s, &s->wctx[0], u, &chunk, &err);
+                mem_wait_head(s, head);
+                rc = scan_stopped(s) ? PA_OK : scan__decode_unit(s, &s->wctx[0], u, &chunk, &err);
+                track(s, chunk);
+                pthread_mutex_lock(&s->mu);
+                mem_done(s, &s->wctx[0], u);
+                pthread_mutex_unlock(&s->mu);
             }
             scan__unit_release(s, u);
             if (rc != PA_OK)

@@ -814,6 +814,14 @@ typedef struct pq_scan_options {
     int hive_partitioning;
     bool union_by_name;
     const pa_type *types;
+    uint64_t memory_high;       /* memory regulation: a row group starts decoding only while
+                                 * the device pool's use plus what the row groups being
+                                 * decoded may take (estimated from the footer) stays under
+                                 * this, unless nothing the scan made is still alive (or,
+                                 * for the next row group in order, nothing it handed out);
+                                 * so a scan of more data than the device holds completes,
+                                 * with fewer chunks in flight as memory runs short
+                                 * (0 = 3/4 of the pool's limit; no limit: no regulation) */
     bool host_decode;           /* decode every page on the host, also on a device that
                                  * decodes pages itself (sim, cuda): the baseline to
                                  * measure against (default false: columns whose pages
@@ -883,6 +891,8 @@ typedef struct pq_scan_stats {
     uint64_t ns_decompress;       /* wall time of the decompression batches */
     uint64_t ns_decode;           /* wall time of measuring and decoding pages */
     uint64_t ns_filter;           /* wall time of filtering and compacting rows */
+    uint64_t mem_waits;           /* row groups held back because device memory was short */
+    uint64_t ns_mem_wait;         /* time the next row group in order waited for memory */
 } pq_scan_stats;
 
 /* A snapshot (consistent once the scan ended; approximate while it runs). */
