@@ -258,8 +258,10 @@ static bool mem_admit(pq_scan *s, uint32_t i)
         return true;
     pa_mempool_stats st;
     dv_memory_stats(s->dev, &st, NULL);
-    if (st.current + s->mem_decoding + s->units[i].mem_est <= s->mem_high)
+    if (st.current + s->mem_decoding + s->units[i].mem_est <= s->mem_high) {
+        s->mem_unsteady = 0;
         return true;
+    }
     int live = __atomic_load_n(&s->live->chunks, __ATOMIC_ACQUIRE);
     if (s->mem_decoding > 0 || mem_pending(s) > 0)
         return false;
